@@ -1,0 +1,9 @@
+/* The subcommands ttasim registers: only ones that do something real. */
+#include "sim/cli.h"
+
+extern const cli_command cmd_run;
+
+const cli_command *const CLI_COMMANDS[] = {
+    &cmd_run,
+    NULL,
+};

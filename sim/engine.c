@@ -1,0 +1,104 @@
+#include "sim/engine.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <simgrid/engine.h>
+
+const char *sim_network_name(network_model m)
+{
+    return m == NETWORK_IDEAL ? "ideal" : "calibrated";
+}
+
+/* ideal: CM02 has no latency or bandwidth factors; without cross-traffic a
+ * flow takes exactly latency + bytes / bandwidth (the alpha-beta model).
+ * TCP-gamma 0 removes the window bound gamma / (2 latency).
+ * calibrated: the same model with cross-traffic (acknowledgements share the
+ * reverse links), as measured transfers on full-duplex fabrics show. */
+static void child_main(const sim_job *job, const char *xml_path, int fd)
+{
+    char *argv[8];
+    int argc = 0;
+    argv[argc++] = "ttasim";
+    argv[argc++] = "--log=root.thresh:warning";
+    argv[argc++] = "--cfg=network/model:CM02";
+    argv[argc++] = "--cfg=network/TCP-gamma:0";
+    argv[argc++] = job->network == NETWORK_IDEAL ? "--cfg=network/crosstraffic:0"
+                                                   : "--cfg=network/crosstraffic:1";
+    argv[argc] = NULL;
+    simgrid_init(&argc, argv);
+    simgrid_load_platform(xml_path);
+    job->setup(job->arg);
+    simgrid_run();
+    char *buf = calloc(1, job->result_bytes ? job->result_bytes : 1);
+    job->collect(job->arg, buf);
+    size_t off = 0;
+    while (off < job->result_bytes) {
+        ssize_t w = write(fd, buf + off, job->result_bytes - off);
+        if (w <= 0)
+            _exit(3);
+        off += (size_t)w;
+    }
+    free(buf);
+    close(fd);
+    _exit(0);
+}
+
+int sim_run(const sim_job *job, tt_error *err)
+{
+    char xml_path[] = "/tmp/ttasim-platform-XXXXXX";
+    int xfd = mkstemp(xml_path);
+    if (xfd < 0)
+        return tt_error_set(err, TT_EINTERNAL, "cannot create a temporary platform file: %s", strerror(errno));
+    FILE *xf = fdopen(xfd, "w");
+    int rc = platform_write_xml(job->platform, xf, err);
+    if (fclose(xf) != 0 && rc == TT_OK)
+        rc = tt_error_set(err, TT_EINTERNAL, "cannot write %s", xml_path);
+    if (rc != TT_OK) {
+        unlink(xml_path);
+        return rc;
+    }
+    int pfd[2];
+    if (pipe(pfd) != 0) {
+        unlink(xml_path);
+        return tt_error_set(err, TT_EINTERNAL, "pipe: %s", strerror(errno));
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        unlink(xml_path);
+        return tt_error_set(err, TT_EINTERNAL, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(pfd[0]);
+        child_main(job, xml_path, pfd[1]);
+    }
+    close(pfd[1]);
+    size_t off = 0;
+    char *out = job->result;
+    while (off < job->result_bytes) {
+        ssize_t r = read(pfd[0], out + off, job->result_bytes - off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        off += (size_t)r;
+    }
+    close(pfd[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    unlink(xml_path);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || off != job->result_bytes)
+        return tt_error_set(err, TT_EINTERNAL, "the simulation process failed (%s %d)",
+                            WIFSIGNALED(status) ? "signal" : "exit status",
+                            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    return TT_OK;
+}

@@ -1,0 +1,254 @@
+/* Foundation: units, the strict scenario loader, the CLI contract, and the
+ * walking skeleton's ring allreduce against its alpha-beta closed form. */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectives/schedule.h"
+#include "common/units.h"
+#include "sim/replay.h"
+#include "sim/run.h"
+#include "sim/scenario.h"
+#include "tests/testutil.h"
+
+static const char *VALID =
+    "{\n"
+    "  \"version\": 1,\n"
+    "  \"name\": \"t\",\n"
+    "  \"platform\": {\"nodes\": 2, \"accelerators_per_node\": 4,\n"
+    "    \"intra_link\": {\"bandwidth_Bps\": \"100G\", \"latency_s\": \"1us\"},\n"
+    "    \"inter_link\": {\"bandwidth_Bps\": 12.5e9, \"latency_s\": 5e-6}},\n"
+    "  \"network\": \"ideal\",\n"
+    "  \"workload\": {\"gradient_bytes\": \"64Mi\"}\n"
+    "}\n";
+
+/* Loads text, expecting failure; returns the message. */
+static void load_bad(const char *text, char *msg, size_t n)
+{
+    char path[64];
+    tu_write_temp(text, path, sizeof path);
+    scenario sc;
+    tt_error err = {0};
+    int rc = scenario_load(path, &sc, &err);
+    unlink(path);
+    ck_assert_int_eq(rc, TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, path)); /* names the file */
+    snprintf(msg, n, "%s", err.msg);
+}
+
+/* VALID with one substring replaced. */
+static char *variant(const char *from, const char *to)
+{
+    static char buf[2048];
+    const char *at = strstr(VALID, from);
+    ck_assert_ptr_nonnull(at);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - VALID), VALID, to, at + strlen(from));
+    return buf;
+}
+
+START_TEST(units_sizes)
+{
+    double x;
+    const char *why;
+    ck_assert_int_eq(units_parse_bytes("100M", &x, &why), 0);
+    ck_assert_double_eq(x, 100e6);
+    ck_assert_int_eq(units_parse_bytes("64Ki", &x, &why), 0);
+    ck_assert_double_eq(x, 65536);
+    ck_assert_int_eq(units_parse_bytes("1.5GiB", &x, &why), 0);
+    ck_assert_double_eq(x, 1.5 * 1073741824.0);
+    ck_assert_int_eq(units_parse_bytes("7", &x, &why), 0);
+    ck_assert_double_eq(x, 7);
+    ck_assert_int_eq(units_parse_bytes("12X", &x, &why), -1);
+    ck_assert_int_eq(units_parse_bytes("-1K", &x, &why), -1);
+    ck_assert_int_eq(units_parse_seconds("5us", &x, &why), 0);
+    ck_assert_double_eq_tol(x, 5e-6, 1e-18);
+    ck_assert_int_eq(units_parse_seconds("2ms", &x, &why), 0);
+    ck_assert_double_eq_tol(x, 2e-3, 1e-15);
+}
+END_TEST
+
+START_TEST(loader_valid)
+{
+    char path[64];
+    tu_write_temp(VALID, path, sizeof path);
+    scenario sc;
+    tt_error err = {0};
+    ck_assert_int_eq(scenario_load(path, &sc, &err), TT_OK);
+    unlink(path);
+    ck_assert_int_eq(sc.cluster.nodes, 2);
+    ck_assert_int_eq(sc.cluster.accelerators_per_node, 4);
+    ck_assert_double_eq(sc.cluster.intra_bw_Bps, 100e9);
+    ck_assert_double_eq_tol(sc.cluster.intra_latency_s, 1e-6, 1e-18);
+    ck_assert_double_eq(sc.gradient_bytes, 64.0 * 1048576);
+    ck_assert_int_eq(sc.network, NETWORK_IDEAL);
+    scenario_free(&sc);
+}
+END_TEST
+
+START_TEST(loader_syntax_error_line_column)
+{
+    char msg[TT_ERROR_MSG_BYTES];
+    /* A missing comma after the name: line 3. */
+    load_bad(variant("\"name\": \"t\",", "\"name\": \"t\""), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, ":4:"));
+    ck_assert_ptr_nonnull(strstr(msg, "invalid JSON"));
+}
+END_TEST
+
+START_TEST(loader_unknown_key_suggests)
+{
+    char msg[TT_ERROR_MSG_BYTES];
+    load_bad(variant("\"nodes\"", "\"node\""), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.platform"));
+    ck_assert_ptr_nonnull(strstr(msg, "unknown key \"node\""));
+    ck_assert_ptr_nonnull(strstr(msg, "did you mean \"nodes\""));
+}
+END_TEST
+
+START_TEST(loader_wrong_type)
+{
+    char msg[TT_ERROR_MSG_BYTES];
+    load_bad(variant("\"nodes\": 2", "\"nodes\": \"two\""), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.platform.nodes"));
+    ck_assert_ptr_nonnull(strstr(msg, "expected an integer"));
+    ck_assert_ptr_nonnull(strstr(msg, "\"two\""));
+}
+END_TEST
+
+START_TEST(loader_out_of_range)
+{
+    char msg[TT_ERROR_MSG_BYTES];
+    load_bad(variant("\"nodes\": 2", "\"nodes\": 0"), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.platform.nodes"));
+    ck_assert_ptr_nonnull(strstr(msg, "[1, 4096]"));
+    ck_assert_ptr_nonnull(strstr(msg, "found 0"));
+}
+END_TEST
+
+START_TEST(loader_bad_size_suffix)
+{
+    char msg[TT_ERROR_MSG_BYTES];
+    load_bad(variant("\"64Mi\"", "\"64Q\""), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.workload.gradient_bytes"));
+    ck_assert_ptr_nonnull(strstr(msg, "suffix"));
+}
+END_TEST
+
+START_TEST(loader_missing_and_version)
+{
+    char msg[TT_ERROR_MSG_BYTES];
+    load_bad(variant("\"version\": 1,", ""), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "missing required key \"version\""));
+    load_bad(variant("\"version\": 1", "\"version\": 9"), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.version"));
+    load_bad(variant("\"ideal\"", "\"idael\""), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "did you mean \"ideal\""));
+}
+END_TEST
+
+START_TEST(cli_exit_codes)
+{
+    char out[8192], path[64], args[256];
+    ck_assert_int_eq(tu_run_ttasim("--help", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "run"));
+    ck_assert_int_eq(tu_run_ttasim("--version", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "ttasim "));
+    ck_assert_int_eq(tu_run_ttasim("run --help", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "usage: ttasim run"));
+    ck_assert_int_eq(tu_run_ttasim("frobnicate", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "unknown command"));
+    ck_assert_int_eq(tu_run_ttasim("rn x.json", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "did you mean 'run'"));
+    ck_assert_int_eq(tu_run_ttasim("run --jsn x.json", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--json"));
+    ck_assert_int_eq(tu_run_ttasim("run", out, sizeof out), 2);
+    ck_assert_int_eq(tu_run_ttasim("run /nonexistent/s.json", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "/nonexistent/s.json"));
+    tu_write_temp("{\"version\": 1,,}", path, sizeof path);
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, ":1:"));
+    unlink(path);
+}
+END_TEST
+
+START_TEST(cli_run_json)
+{
+    char out[8192], path[64], args[256];
+    tu_write_temp(VALID, path, sizeof path);
+    snprintf(args, sizeof args, "run --json %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
+    unlink(path);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    ck_assert_ptr_nonnull(doc);
+    double t = json_real_value(json_object_get(json_object_get(doc, "step"), "time_s"));
+    double cf = json_real_value(json_object_get(json_object_get(doc, "closed_form"), "comm_s"));
+    ck_assert(t > 0);
+    ck_assert_double_eq_tol(t, cf, 1e-3 * cf);
+    json_decref(doc);
+}
+END_TEST
+
+/* The simulated ring equals 2(n-1)(alpha + M/(n beta)) within 0.1 % (CM02, no
+ * cross-traffic), on one switch (uniform edges) and on two nodes (slowest edge). */
+static const double SIZES[] = {1e3, 1e6, 100e6};
+static const int PER_NODE[] = {4, 8};
+
+START_TEST(skeleton_ring_closed_form)
+{
+    double bytes = SIZES[_i % 3];
+    int per = PER_NODE[_i / 3];
+    for (int nodes = 1; nodes <= 2; nodes++) {
+        switched_spec spec = {nodes, per, 100e9, 1e-6, 12.5e9, 5e-6, 1e12};
+        tt_error err = {0};
+        platform *p = platform_new_switched(&spec, &err);
+        ck_assert_ptr_nonnull(p);
+        int n = platform_ranks(p);
+        schedule s;
+        ck_assert_int_eq(ring_allreduce(n, bytes, &s, &err), TT_OK);
+        double sim_s = 0;
+        ck_assert_int_eq(replay_schedule(p, NETWORK_IDEAL, &s, &sim_s, &err), TT_OK);
+        double alpha = nodes == 1 ? 2e-6 : 12e-6, beta = nodes == 1 ? 100e9 : 12.5e9;
+        double cf = ring_allreduce_closed_form_s(n, bytes, alpha, beta);
+        ck_assert_msg(fabs(sim_s / cf - 1) < 1e-3, "n=%d bytes=%g: simulated %.9g s, closed form %.9g s",
+                      n, bytes, sim_s, cf);
+        schedule_free(&s);
+        platform_free(p);
+    }
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("foundation");
+    TCase *t = tcase_create("loader");
+    tcase_add_test(t, units_sizes);
+    tcase_add_test(t, loader_valid);
+    tcase_add_test(t, loader_syntax_error_line_column);
+    tcase_add_test(t, loader_unknown_key_suggests);
+    tcase_add_test(t, loader_wrong_type);
+    tcase_add_test(t, loader_out_of_range);
+    tcase_add_test(t, loader_bad_size_suffix);
+    tcase_add_test(t, loader_missing_and_version);
+    suite_add_tcase(s, t);
+    t = tcase_create("cli");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, cli_exit_codes);
+    tcase_add_test(t, cli_run_json);
+    suite_add_tcase(s, t);
+    t = tcase_create("skeleton");
+    tcase_set_timeout(t, 60);
+    tcase_add_loop_test(t, skeleton_ring_closed_form, 0, 6);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite()) ? EXIT_FAILURE : EXIT_SUCCESS;
+}

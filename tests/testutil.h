@@ -1,0 +1,18 @@
+/* testutil.h: helpers shared by the Check suites. */
+#ifndef TT_TESTUTIL_H
+#define TT_TESTUTIL_H
+
+#include <check.h>
+#include <stddef.h>
+
+/* Writes text to a fresh temporary file; returns its path (static buffer per call slot). */
+const char *tu_write_temp(const char *text, char *path_buf, size_t path_bytes);
+
+/* Runs "ttasim ARGS" from the build tree; captures stdout+stderr into out
+ * (truncated to out_bytes) and returns the exit status (or -1). */
+int tu_run_ttasim(const char *args, char *out, size_t out_bytes);
+
+/* Runs a suite in its own SRunner; returns the number of failures. */
+int tu_run_suite(Suite *s);
+
+#endif
