@@ -1,0 +1,1 @@
+# Check suites for collectives/ (see tests/local.mk for TEST_LIBS).

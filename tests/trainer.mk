@@ -1,0 +1,1 @@
+# Check suites for trainer/ (see tests/local.mk for TEST_LIBS).
