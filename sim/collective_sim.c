@@ -375,3 +375,55 @@ int replay_schedule(const platform *p, network_model net, const schedule *s, dou
         *time_s = r.time_s;
     return rc;
 }
+
+/* ---- One point-to-point message ---- */
+
+typedef struct p2p {
+    const platform *p;
+    int a, b;
+    double bytes, time_s;
+} p2p;
+
+static p2p *g_p2p;
+
+static void p2p_sender(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    static char token;
+    sg_mailbox_put(sg_mailbox_by_name("p2p"), &token, (long)llround(g_p2p->bytes));
+}
+
+static void p2p_receiver(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    sg_mailbox_get(sg_mailbox_by_name("p2p"));
+    g_p2p->time_s = simgrid_get_clock();
+}
+
+static void p2p_setup(void *arg)
+{
+    g_p2p = arg;
+    char host[64];
+    platform_rank_host(g_p2p->p, g_p2p->a, host, sizeof host);
+    sg_actor_create("p2p-sender", sg_host_by_name(host), p2p_sender, 0, NULL);
+    platform_rank_host(g_p2p->p, g_p2p->b, host, sizeof host);
+    sg_actor_create("p2p-receiver", sg_host_by_name(host), p2p_receiver, 0, NULL);
+}
+
+static void p2p_collect(void *arg, void *result)
+{
+    *(double *)result = ((p2p *)arg)->time_s;
+}
+
+int sim_point_to_point(const platform *p, network_model net, int a, int b, double bytes,
+                       double *time_s, tt_error *err)
+{
+    int n = platform_ranks(p);
+    if (a < 0 || b < 0 || a >= n || b >= n || a == b)
+        return tt_error_set(err, TT_EINPUT, "a message needs two distinct ranks in 0..%d, got %d and %d", n - 1, a, b);
+    p2p st = {p, a, b, bytes, 0.0};
+    sim_job job = {p, net, p2p_setup, p2p_collect, &st, time_s, sizeof *time_s};
+    return sim_run(&job, err);
+}

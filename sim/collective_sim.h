@@ -53,6 +53,10 @@ typedef struct coll_result {
 int coll_simulate(const platform *p, network_model net, const coll_request *reqs, int nreq,
                   coll_result *out, tt_error *err);
 
+/* One message of `bytes` from rank a to rank b, alone on the platform. */
+int sim_point_to_point(const platform *p, network_model net, int a, int b, double bytes,
+                       double *time_s, tt_error *err);
+
 /* The walking skeleton's entry point: one schedule on all its ranks, rounds executor. */
 int replay_schedule(const platform *p, network_model net, const schedule *s, double *time_s,
                     tt_error *err);
