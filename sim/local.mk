@@ -6,7 +6,8 @@ libsim_a_SOURCES = \
 	sim/collective_sim.c sim/collective_sim.h \
 	sim/run.c sim/run.h \
 	sim/scenario.c sim/scenario.h \
-	sim/cmd_run.c
+	sim/cmd_run.c \
+	sim/cmd_collective.c
 
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/main.c
