@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
@@ -26,13 +27,15 @@ typedef struct step_round {
     int busy;             /* any flow or reduction at all */
 } step_round;
 
-enum { MODE_ROUNDS, MODE_MESSAGES };
+/* Free-running steps measured when a round's ranks do not finish together. */
+#define WINDOW 8
 
 struct coll_group {
     const platform *p;
     int n;
     double gamma; /* reduce seconds per byte */
     double *speed_flops;
+    double *finish_s; /* each worker's last step end */
     sg_actor_t *workers;
     sg_bar_t start, end;
     int quit;
@@ -137,6 +140,7 @@ static void worker_step(coll_group *g, const step_round *rd, int r, sg_comm_t **
         sg_comm_wait_all(*comms, nc);
     if (rd->reduce_bytes[r] > 0 && g->gamma > 0)
         sg_actor_execute(rd->reduce_bytes[r] * g->gamma * g->speed_flops[r]);
+    g->finish_s[r] = simgrid_get_clock();
 }
 
 static void worker(int argc, char **argv)
@@ -166,6 +170,7 @@ coll_group *coll_group_create(const platform *p, const int *ranks, int n, double
     g->n = n;
     g->gamma = reduce_s_per_byte;
     g->speed_flops = calloc((size_t)n, sizeof *g->speed_flops);
+    g->finish_s = calloc((size_t)n, sizeof *g->finish_s);
     g->workers = calloc((size_t)n, sizeof *g->workers);
     g->start = sg_barrier_init((unsigned)n + 1);
     g->end = sg_barrier_init((unsigned)n + 1);
@@ -194,20 +199,56 @@ static double run_rounds(coll_group *g, const step_round *rounds, long nrounds)
 }
 
 /* Rounds: one simulated step per identical stage, then a sleep for the rest. */
+/* Whether every busy rank of the last round finished together: then no rank
+ * can run ahead and identical rounds take exactly the same time. */
+static int round_uniform(const coll_group *g, const step_round *rd, double dt)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int r = 0; r < g->n; r++)
+        if (rd->send_off[r + 1] > rd->send_off[r] || rd->recv_off[r + 1] > rd->recv_off[r] ||
+            rd->reduce_bytes[r] > 0) {
+            lo = fmin(lo, g->finish_s[r]);
+            hi = fmax(hi, g->finish_s[r]);
+        }
+    return hi - lo <= 1e-9 * dt;
+}
+
+/* An identical stage: one synchronous round; if its ranks finish at
+ * different times, ranks ahead would start the next step early, so the
+ * steady-state period is measured on free-running windows of WINDOW and
+ * 2 WINDOW steps and extrapolated (the window estimate of the
+ * message-level time). */
+static void execute_identical(coll_group *g, const sched_stage *stg, const step_round *rd)
+{
+    double dt = run_rounds(g, rd, 1);
+    if (stg->steps < 2)
+        return;
+    if (stg->steps < 3 * WINDOW + 1 || round_uniform(g, rd, dt)) {
+        sg_actor_sleep_for(dt * (stg->steps - 1));
+        return;
+    }
+    step_round *win = malloc(sizeof *win * 2 * WINDOW);
+    for (int k = 0; k < 2 * WINDOW; k++)
+        win[k] = *rd; /* shallow: the workers only read it */
+    double t1 = run_rounds(g, win, WINDOW), t2 = run_rounds(g, win, 2 * WINDOW);
+    double est = t2 + (stg->steps - 2 * WINDOW) * (t2 - t1) / WINDOW;
+    double spent = dt + t1 + t2;
+    sg_actor_sleep_for(est > spent ? est - spent : 0.0);
+    free(win);
+}
+
 static void execute_rounds(coll_group *g, const schedule *s, xfer *xs, flow *scratch)
 {
     for (int st = 0; st < s->nstages; st++) {
         const sched_stage *stg = &s->stages[st];
-        for (int t = 0; t < stg->steps; t++) {
+        for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
             step_round rd;
             round_build(&rd, g->n, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
-            double dt = rd.busy ? run_rounds(g, &rd, 1) : 0.0;
+            if (rd.busy && stg->identical)
+                execute_identical(g, stg, &rd);
+            else if (rd.busy)
+                run_rounds(g, &rd, 1);
             round_free(&rd);
-            if (stg->identical) {
-                if (stg->steps > 1)
-                    sg_actor_sleep_for(dt * (stg->steps - 1));
-                break;
-            }
         }
     }
 }
@@ -254,6 +295,7 @@ void coll_group_destroy(coll_group *g)
     sg_barrier_destroy(g->end);
     free(g->workers);
     free(g->speed_flops);
+    free(g->finish_s);
     free(g);
 }
 
@@ -302,7 +344,7 @@ static coll_result run_request(coll_group *g, const coll_request *rq)
         if (cost[c] >= 0 && (cheapest < 0 || cost[c] < cost[cheapest]))
             cheapest = c;
     }
-    coll_result best = {NAN, rq->params.algo};
+    coll_result best = {NAN, rq->params.algo, 0};
     g->gamma = rq->reduce_s_per_byte;
     for (int c = 0; c < nc; c++) {
         schedule s;
@@ -311,7 +353,7 @@ static coll_result run_request(coll_group *g, const coll_request *rq)
         double t = coll_group_run(g, &s, rq->messages);
         schedule_free(&s);
         if (isnan(best.time_s) || t < best.time_s)
-            best = (coll_result){t, cand[c]};
+            best = (coll_result){t, cand[c], 0};
     }
     return best;
 }
@@ -350,6 +392,10 @@ static void batch_setup(void *arg)
 static void batch_collect(void *arg, void *result)
 {
     batch *b = arg;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    for (int i = 0; i < b->nreq; i++)
+        b->res[i].peak_rss_bytes = (double)ru.ru_maxrss * 1024.0;
     memcpy(result, b->res, sizeof *b->res * (size_t)b->nreq);
 }
 

@@ -7,7 +7,9 @@ libsim_a_SOURCES = \
 	sim/run.c sim/run.h \
 	sim/scenario.c sim/scenario.h \
 	sim/cmd_run.c \
-	sim/cmd_collective.c
+	sim/cmd_collective.c \
+	sim/bench_sim.c sim/bench_sim.h \
+	sim/cmd_bench.c
 
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/main.c
