@@ -132,6 +132,38 @@ START_TEST(grad_linear)
 }
 END_TEST
 
+static void linrelu_f(gc *g)
+{
+    linear_relu_forward(g->out, g->v[0].x, g->v[1].x, g->v[2].x, g->B, g->C, g->OC);
+}
+static void linrelu_b(gc *g)
+{
+    float *d = malloc((size_t)g->nout * sizeof(float)); /* the kernel overwrites dout */
+    memcpy(d, g->r, (size_t)g->nout * sizeof(float));
+    linear_relu_backward(g->v[0].dx, g->v[1].dx, g->v[2].dx, d, g->out, g->v[0].x, g->v[1].x,
+                         g->B, g->C, g->OC);
+    free(d);
+}
+START_TEST(grad_linear_relu)
+{
+    gc g = {.B = 6, .C = 5, .OC = 7, .fwd = linrelu_f, .bwd = linrelu_b, .h = 1e-3f};
+    add_var(&g, "inp", rnd(30, 1, 1), 30);
+    add_var(&g, "weight", rnd(35, 2, 0.5f), 35);
+    add_var(&g, "bias", rnd(7, 3, 0.5f), 7);
+    g.nout = 42;
+    g.out = zeros(42);
+    run_check(&g, "linear+relu");
+    linrelu_f(&g);
+    int zeros_seen = 0;
+    for (int i = 0; i < 42; i++)
+        zeros_seen += g.out[i] == 0.0f;
+    ck_assert_int_gt(zeros_seen, 0); /* the relu is exercised */
+    for (int k = 0; k < 3; k++)
+        free(g.v[k].x);
+    free(g.out);
+}
+END_TEST
+
 /* ---- conv2d ---- */
 static void conv_f(gc *g)
 {
@@ -568,6 +600,7 @@ static Suite *layers_suite(void)
     TCase *tc = tcase_create("gradcheck");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, grad_linear);
+    tcase_add_test(tc, grad_linear_relu);
     tcase_add_test(tc, grad_conv2d);
     tcase_add_test(tc, grad_batchnorm);
     tcase_add_test(tc, grad_elementwise);

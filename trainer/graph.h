@@ -25,6 +25,8 @@ int g_input_vector(model *m, int n);
 int g_dims(const model *m, int t, int *dims); /* returns ndim */
 
 int g_linear(model *m, const char *name, int x, int OC, int bias);
+/* linear with relu fused into its output pass (one layer, one tensor) */
+int g_linear_relu(model *m, const char *name, int x, int OC, int bias);
 int g_linear_tied(model *m, const char *name, int x, const char *weight_view);
 int g_conv(model *m, const char *name, int x, int OC, int K, int stride, int pad, int bias);
 int g_bn(model *m, const char *name, int x);

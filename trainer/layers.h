@@ -18,6 +18,14 @@ void linear_forward(float *out, const float *inp, const float *w, const float *b
 void linear_backward(float *dinp, float *dw, float *dbias, const float *dout,
                      const float *inp, const float *w, int B, int C, int OC);
 
+/* linear followed by relu in one pass over the output (the MLP fast path):
+ * out (B,OC) = max(inp W^T + bias, 0) */
+void linear_relu_forward(float *out, const float *inp, const float *w, const float *bias,
+                         int B, int C, int OC);
+/* dout (B,OC) is overwritten with the gradient before the relu; out as forward */
+void linear_relu_backward(float *dinp, float *dw, float *dbias, float *dout, const float *out,
+                          const float *inp, const float *w, int B, int C, int OC);
+
 /* ---- conv2d (im2col + sgemm; 1x1 stride-1 convolutions skip im2col) ---- */
 typedef struct conv_shape {
     int C, H, W;        /* input channels and size */

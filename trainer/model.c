@@ -44,6 +44,7 @@ typedef struct op {
     conv_shape cs;
     pool_shape pl;
     int rows, C, OC, T, NH, F, D, L, mode, P, V, ntypes;
+    int relu;            /* linear: relu fused into the output pass */
     float eps, p;
     long saved_ps, isaved_ps, saved_fixed, scratch;
     float *saved;
@@ -264,6 +265,13 @@ int g_linear(model *m, const char *name, int x, int OC, int bias)
     add_weight_bias(m, o, 2, shape, o->C, OC, bias);
     o->out = like_with_last(m, x, OC);
     return o->out;
+}
+
+int g_linear_relu(model *m, const char *name, int x, int OC, int bias)
+{
+    int y = g_linear(m, name, x, OC, bias);
+    m->ops[m->nops - 1].relu = 1;
+    return y;
 }
 
 int g_linear_tied(model *m, const char *name, int x, const char *weight_view)
@@ -598,8 +606,8 @@ static void op_costs(model *m, op *o)
     switch (o->type) {
     case OP_LINEAR: {
         double mm = 2.0 * o->rows * o->C * o->OC, bias = o->npv > 1 ? (double)o->rows * o->OC : 0;
-        f = mm + bias;
-        b = mm * (has_din ? 2 : 1) + bias;
+        f = mm + bias + (o->relu ? n : 0);
+        b = mm * (has_din ? 2 : 1) + bias + (o->relu ? n : 0);
         break;
     }
     case OP_CONV: {
@@ -899,8 +907,8 @@ float model_forward(model *m)
         long n = o->out >= 0 ? (long)B * m->t[o->out].numel : 0;
         switch (o->type) {
         case OP_LINEAR:
-            linear_forward(y, x, P(m, o->wv), o->npv > 1 ? P(m, o->pv + 1) : NULL,
-                           B * o->rows, o->C, o->OC);
+            (o->relu ? linear_relu_forward : linear_forward)(
+                y, x, P(m, o->wv), o->npv > 1 ? P(m, o->pv + 1) : NULL, B * o->rows, o->C, o->OC);
             break;
         case OP_CONV:
             conv2d_forward(y, x, P(m, o->wv), o->npv > 1 ? P(m, o->pv + 1) : NULL, m->scratch,
@@ -979,8 +987,12 @@ void model_backward(model *m)
         long n = o->out >= 0 ? (long)B * m->t[o->out].numel : 0;
         switch (o->type) {
         case OP_LINEAR:
-            linear_backward(d[0], G(m, o->wv), o->npv > 1 ? G(m, o->pv + 1) : NULL, dy, x,
-                            P(m, o->wv), B * o->rows, o->C, o->OC);
+            if (o->relu)
+                linear_relu_backward(d[0], G(m, o->wv), o->npv > 1 ? G(m, o->pv + 1) : NULL, dy,
+                                     y, x, P(m, o->wv), B * o->rows, o->C, o->OC);
+            else
+                linear_backward(d[0], G(m, o->wv), o->npv > 1 ? G(m, o->pv + 1) : NULL, dy, x,
+                                P(m, o->wv), B * o->rows, o->C, o->OC);
             break;
         case OP_CONV:
             conv2d_backward(d[0], G(m, o->wv), o->npv > 1 ? G(m, o->pv + 1) : NULL, dy, x,

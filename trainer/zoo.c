@@ -14,7 +14,7 @@ const char *const MODEL_NAMES[] = {
 };
 
 static const char *const DESCRIPTIONS[] = {
-    "multi-layer perceptron, widths --widths (default 784-1024-1024-10), ReLU",
+    "multi-layer perceptron, widths --widths (default 784-1024-1024-10), ReLU fused in the linear layers",
     "small conv net for 28x28 images: 2 x (conv3x3, ReLU, max-pool), 2 linear layers",
     "ResNet-18 (torchvision), 224x224, 1000 classes",
     "ResNet-34 (torchvision), 224x224, 1000 classes",
@@ -59,11 +59,7 @@ static int build_mlp(model *m, const model_opts *o)
     char name[64];
     for (int i = 1; i < n; i++) {
         snprintf(name, sizeof name, "fc%d", i);
-        x = g_linear(m, name, x, w[i], 1);
-        if (i < n - 1) {
-            snprintf(name, sizeof name, "relu%d", i);
-            x = g_relu(m, name, x);
-        }
+        x = (i < n - 1 ? g_linear_relu : g_linear)(m, name, x, w[i], 1);
     }
     g_softmax_ce(m, "loss", x, o->label_smoothing);
     return 0;
@@ -232,19 +228,13 @@ static int build_dlrm(model *m, const model_opts *o, long default_cap)
     int x = g_input_vector(m, 13);
     for (int i = 0; i < 3; i++) {
         snprintf(name, sizeof name, "bot_l.%d", 2 * i);
-        x = g_linear(m, name, x, bot[i], 1);
-        snprintf(name, sizeof name, "bot_l.%d", 2 * i + 1);
-        x = g_relu(m, name, x);
+        x = g_linear_relu(m, name, x, bot[i], 1);
     }
     int e = g_embbag(m, "emb_l", 26, rows, 128, 1, BAG_SUM);
     int z = g_interaction(m, "interaction", x, e);
     for (int i = 0; i < 5; i++) {
         snprintf(name, sizeof name, "top_l.%d", 2 * i);
-        z = g_linear(m, name, z, top[i], 1);
-        if (i < 4) {
-            snprintf(name, sizeof name, "top_l.%d", 2 * i + 1);
-            z = g_relu(m, name, z);
-        }
+        z = (i < 4 ? g_linear_relu : g_linear)(m, name, z, top[i], 1);
     }
     g_bce(m, "loss", z);
     return 0;
