@@ -253,7 +253,14 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
     for (int s = 0; s < n; s++)
         route_from(p, s, queue);
     free(queue);
-    if (p->fabric != FABRIC_NONE) {
+    if (p->fabric == FABRIC_TORUS) {
+        /* The accelerators themselves are the torus. */
+        for (int r = 0; r < p->nacc; r++) {
+            p->att_uplink_Bps[r] = p->fab_bw_Bps;
+            p->comp_att[p->acc[r]] = r;
+            p->att[p->natt++] = p->acc[r];
+        }
+    } else if (p->fabric != FABRIC_NONE) {
         if (!attach_group)
             return tt_error_set(err, TT_EINPUT, "%s: the fabric needs \"attach\", the devices that connect to it", where);
         for (int c = 0; c < n; c++)
@@ -642,6 +649,15 @@ void platform_summarize(const platform *p, platform_summary *s)
     s->accelerators = platform_ranks(p);
     for (int c = 0; c < p->ncomp; c++) {
         device_kind k = p->comp[c].dev->kind;
+        int i = 0;
+        while (i < s->n_devices && s->devices[i].dev != p->comp[c].dev)
+            i++;
+        if (i < (int)(sizeof s->devices / sizeof s->devices[0])) {
+            s->devices[i].dev = p->comp[c].dev;
+            s->devices[i].count += p->nodes;
+            if (i == s->n_devices)
+                s->n_devices++;
+        }
         s->cpu_sockets += (k == DEVICE_CPU) * p->nodes;
         s->nics += (k == DEVICE_NIC) * p->nodes;
         s->switches += (k == DEVICE_SWITCH) * p->nodes;
@@ -649,8 +665,11 @@ void platform_summarize(const platform *p, platform_summary *s)
     for (int k = 0; k < p->nlink; k++)
         add_class(s, p->link[k].cls, p->link[k].bw_Bps, (long)p->link[k].count * p->nodes);
     int members = p->flat ? platform_ranks(p) : p->nodes;
-    if (p->fabric != FABRIC_NONE)
-        add_class(s, p->fab_cls, fabric_link_Bps(p), fabric_link_count(p, members));
+    /* A node's port is natt cables (one per NIC, rails) at the NIC's rate. */
+    if (p->fabric != FABRIC_NONE && (p->flat || p->nodes > 1)) {
+        int per = p->flat ? 1 : p->natt;
+        add_class(s, p->fab_cls, fabric_link_Bps(p) / per, fabric_link_count(p, members) * per);
+    }
     s->bisection_Bps = p->nodes == 1 && !p->flat ? node_bisection_Bps(p) : fabric_bisection_Bps(p, members);
     for (int b = 0; b < platform_ranks(p); b++) {
         int h = platform_hops(p, 0, b);

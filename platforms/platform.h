@@ -74,8 +74,15 @@ typedef struct platform_link_class {
     long count;      /* link units in the whole platform (a bundle of 2 counts 2) */
 } platform_link_class;
 
+typedef struct platform_device_count {
+    const device_info *dev;
+    long count; /* in the whole platform */
+} platform_device_count;
+
 typedef struct platform_summary {
     int nodes, accelerators, cpu_sockets, nics, switches;
+    int n_devices;
+    platform_device_count devices[24]; /* by type, in node-template order */
     int n_link_classes;
     platform_link_class link_classes[16];
     double bisection_Bps;   /* per direction, across the worst balanced cut of ranks */
