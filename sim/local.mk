@@ -6,7 +6,8 @@ libsim_a_SOURCES = \
 	sim/replay.c sim/replay.h \
 	sim/run.c sim/run.h \
 	sim/scenario.c sim/scenario.h \
-	sim/cmd_run.c
+	sim/cmd_run.c \
+	sim/cmd_platform.c
 
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/main.c
