@@ -19,3 +19,9 @@ tests_test_profile_SOURCES = tests/test_profile.c
 tests_test_profile_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_profile_LDADD = $(TEST_LIBS)
 TESTS += tests/test_profile
+
+check_PROGRAMS += tests/test_dataparallel
+tests_test_dataparallel_SOURCES = tests/test_dataparallel.c
+tests_test_dataparallel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_dataparallel_LDADD = $(TEST_LIBS)
+TESTS += tests/test_dataparallel
