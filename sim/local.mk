@@ -12,3 +12,4 @@ libsim_a_SOURCES = \
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/main.c
 ttasim_LDADD = $(TT_LIBS)
+libsim_a_SOURCES += sim/cmd_train.c
