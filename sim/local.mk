@@ -6,6 +6,10 @@ libsim_a_SOURCES = \
 	sim/replay.c sim/replay.h \
 	sim/run.c sim/run.h \
 	sim/scenario.c sim/scenario.h \
+	sim/trace.c sim/trace.h \
+	sim/step.c sim/step.h \
+	sim/convergence.c sim/convergence.h \
+	sim/cost.c sim/cost.h \
 	sim/cmd_run.c
 
 bin_PROGRAMS += ttasim
