@@ -11,23 +11,37 @@
 #include "sim/cost.h"
 #include "tests/testutil.h"
 
-START_TEST(fit_recovers_mccandlish)
+/* A profile of S = 1000 (1 + 512 / B) outside its points follows the fit. */
+START_TEST(profile_fit_extrapolates)
 {
-    /* S = 1000 (1 + 500 / B) exactly: S_min 1000, E_min 5e5. */
-    double b[] = {64, 256, 1024, 4096}, s[4];
-    for (int i = 0; i < 4; i++)
-        s[i] = 1000 * (1 + 500 / b[i]);
-    double s_min, e_min, res;
-    convergence_fit(b, s, 4, &s_min, &e_min, &res);
+    char text[2048], path[64];
+    int len = snprintf(text, sizeof text, "{\"format\": \"ttasim-convergence-profile\", \"version\": 1,"
+                       " \"workload\": \"w\", \"optimizer\": \"sgd\", \"target\": {\"metric\": \"acc\","
+                       " \"value\": 0.9}, \"points\": [");
+    double b[] = {64, 256, 1024, 4096};
+    for (int i = 0; i < 4; i++) {
+        double s = 1000 * (1 + 512 / b[i]);
+        len += snprintf(text + len, sizeof text - len, "%s{\"batch\": %g, \"steps\": %g, \"epochs\": 1,"
+                        " \"examples\": %g, \"reached\": true}", i ? ", " : "", b[i], s, s * b[i]);
+    }
+    snprintf(text + len, sizeof text - len, "], \"fit\": null, \"noise_scale\": null, \"sources\": []}");
+    tu_write_temp(text, path, sizeof path);
+    convergence *c;
+    tt_error err = {0};
+    ck_assert_msg(convergence_load(path, &c, &err) == TT_OK, "%s", err.msg);
+    unlink(path);
+    double s_min, e_min, b_crit, res;
+    convergence_fit_params(c, &s_min, &e_min, &b_crit, &res);
     ck_assert_double_eq_tol(s_min, 1000, 1e-6);
-    ck_assert_double_eq_tol(e_min, 5e5, 1e-3);
-    ck_assert(res < 1e-9);
-    /* Perfect scaling (S = 9e6 / B) gives S_min 0, not a negative one. */
-    for (int i = 0; i < 4; i++)
-        s[i] = 9e6 / b[i] * (i == 2 ? 1.01 : 1);
-    convergence_fit(b, s, 4, &s_min, &e_min, &res);
-    ck_assert(s_min >= 0);
-    ck_assert(fabs(e_min / 9e6 - 1) < 0.01);
+    ck_assert_double_eq_tol(b_crit, 512, 1e-6);
+    int ex;
+    ck_assert_double_eq_tol(convergence_steps(c, 16384, &ex), 1000 * (1 + 512 / 16384.0), 1e-6);
+    ck_assert_int_eq(ex, 1);
+    /* Inside: log-log interpolation between 256 and 1024 (not the fit). */
+    double lin = sqrt(3000.0 * 1500.0);
+    ck_assert_double_eq_tol(convergence_steps(c, 512, &ex), lin, 1e-6);
+    ck_assert_int_eq(ex, 0);
+    convergence_free(c);
 }
 END_TEST
 
@@ -47,9 +61,11 @@ START_TEST(published_profile_interpolates)
     ck_assert_double_eq_tol(mid, sqrt(3519.0 * 1800.0), 1e-6);
     ck_assert_int_eq(ex, 0);
     /* Beyond the points: the fit, flagged. */
-    double far = convergence_steps(c, 163840, &ex);
+    double s_min, e_min, b_crit, res;
+    convergence_fit_params(c, &s_min, &e_min, &b_crit, &res);
+    ck_assert(s_min > 0 && b_crit > 0);
+    ck_assert_double_eq_tol(convergence_steps(c, 163840, &ex), s_min + e_min / 163840, 1e-9);
     ck_assert_int_eq(ex, 1);
-    ck_assert(far < 1440 && far > 500);
     ck_assert_ptr_nonnull(strstr(convergence_target(c), "top1_accuracy 0.749"));
     convergence_free(c);
 }
@@ -66,6 +82,17 @@ START_TEST(profile_errors)
     tt_error err = {0};
     ck_assert_int_eq(convergence_load(path, &c, &err), TT_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "no point reached the target"));
+    unlink(path);
+    /* One reached point gives no fit: beyond it, its number of examples. */
+    tu_write_temp("{\"format\": \"ttasim-convergence-profile\", \"version\": 1, \"workload\": \"w\",\n"
+                  " \"optimizer\": \"sgd\", \"target\": {\"metric\": \"acc\", \"value\": 0.9},\n"
+                  " \"points\": [{\"batch\": 100, \"steps\": 1000, \"epochs\": 1, \"examples\": 1e5, \"reached\": true}],\n"
+                  " \"fit\": null, \"noise_scale\": null, \"sources\": []}\n", path, sizeof path);
+    ck_assert_msg(convergence_load(path, &c, &err) == TT_OK, "%s", err.msg);
+    int ex;
+    ck_assert_double_eq_tol(convergence_steps(c, 400, &ex), 250, 1e-9);
+    ck_assert_int_eq(ex, 1);
+    convergence_free(c);
     unlink(path);
     tu_write_temp("{\"format\": \"ttasim-trace\", \"version\": 1}", path, sizeof path);
     ck_assert_int_eq(convergence_load(path, &c, &err), TT_EINPUT);
@@ -98,7 +125,7 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("tta");
     TCase *t = tcase_create("convergence");
-    tcase_add_test(t, fit_recovers_mccandlish);
+    tcase_add_test(t, profile_fit_extrapolates);
     tcase_add_test(t, published_profile_interpolates);
     tcase_add_test(t, profile_errors);
     tcase_add_test(t, mccandlish_model);
