@@ -3,7 +3,7 @@ libsim_a_SOURCES = \
 	sim/cli.c sim/cli.h \
 	sim/commands.c \
 	sim/engine.c sim/engine.h \
-	sim/replay.c sim/replay.h \
+	sim/collective_sim.c sim/collective_sim.h \
 	sim/run.c sim/run.h \
 	sim/scenario.c sim/scenario.h \
 	sim/trace.c sim/trace.h \

@@ -4,7 +4,7 @@
 
 #include "collectives/schedule.h"
 #include "platforms/platform.h"
-#include "sim/replay.h"
+#include "sim/collective_sim.h"
 #include "trainer/workload.h"
 
 /* The ring advances at the pace of its slowest edge: each step, every rank

@@ -10,7 +10,7 @@
 
 #include "collectives/schedule.h"
 #include "common/units.h"
-#include "sim/replay.h"
+#include "sim/collective_sim.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "tests/testutil.h"
