@@ -2,8 +2,10 @@
 #include "sim/cli.h"
 
 extern const cli_command cmd_run;
+extern const cli_command cmd_check;
 
 const cli_command *const CLI_COMMANDS[] = {
     &cmd_run,
+    &cmd_check,
     NULL,
 };

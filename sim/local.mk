@@ -10,7 +10,12 @@ libsim_a_SOURCES = \
 	sim/step.c sim/step.h \
 	sim/convergence.c sim/convergence.h \
 	sim/cost.c sim/cost.h \
-	sim/cmd_run.c
+	sim/report.c sim/report.h \
+	sim/expect.c sim/expect.h \
+	sim/svg.c sim/svg.h \
+	sim/junit.c sim/junit.h \
+	sim/cmd_run.c \
+	sim/cmd_check.c
 
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/main.c

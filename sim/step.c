@@ -36,10 +36,10 @@ size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
     scaling k = {(double)o->micro_batch / t->micro_batch, (double)o->dtype_bytes / t->dtype_bytes};
     size_t n = 0;
     for (size_t b = 0; b < t->n_buckets; b++)
-        out[n++] = (step_coll){COLL_ALLREDUCE, t->buckets[b].bytes * k.dtype};
+        out[n++] = (step_coll){STEP_ALLREDUCE, t->buckets[b].bytes * k.dtype};
     if (o->embeddings == EMB_ACCELERATORS)
         for (size_t c = 0; c < t->n_comm; c++)
-            out[n++] = (step_coll){COLL_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
+            out[n++] = (step_coll){STEP_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
     return n;
 }
 
@@ -101,7 +101,7 @@ static void layer_pass(timeline *tl, const trace_layer *l, const device_model *d
     double bytes = scaled_bytes(k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
     if (l->cls == OP_EMBEDDING && o->embeddings == EMB_HOST) {
         double rows_bytes = l->activation_bytes * k->samples * k->dtype;
-        double dt = bytes / o->host_mem_Bps + rows_bytes / o->host_link_Bps;
+        double dt = (o->host_mem_Bps > 0 ? bytes / o->host_mem_Bps : 0) + rows_bytes / o->host_link_Bps;
         tl->t += dt;
         tl->r->idle_s += dt;
         return;

@@ -29,14 +29,14 @@ typedef struct step_options {
     int ranks;                 /* data-parallel group (embedding tables are split over it) */
     int optimizer_state_words; /* fp32 words of state per parameter (momentum 1, Adam/LAMB 2) */
     embedding_placement embeddings;
-    double host_mem_Bps;  /* EMB_HOST: CPU memory bandwidth serving the lookups */
+    double host_mem_Bps;  /* EMB_HOST: CPU memory bandwidth serving the lookups (0: not a bound) */
     double host_link_Bps; /* EMB_HOST: bottleneck of UPI and PCIe between tables and accelerator */
 } step_options;
 
-typedef enum { COLL_ALLREDUCE = 0, COLL_ALLTOALL = 1 } coll_op;
+typedef enum { STEP_ALLREDUCE = 0, STEP_ALLTOALL = 1 } step_coll_op;
 
 typedef struct step_coll {
-    coll_op op;
+    step_coll_op op;
     double bytes; /* allreduce: buffer size; alltoall: bytes each rank sends in all */
 } step_coll;
 

@@ -1,7 +1,11 @@
 #include "sim/trace.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/jsonx.h"
 
@@ -169,4 +173,62 @@ void trace_free(trace *t)
     free(t->precision);
     free(t->optimizer);
     memset(t, 0, sizeof *t);
+}
+
+int trace_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
+               trace *out, tt_error *err)
+{
+    char path[] = "/tmp/ttasim-trace-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return tt_error_set(err, TT_EINTERNAL, "cannot create a temporary trace file: %s", strerror(errno));
+    close(fd);
+    char mb[32], bb[32];
+    snprintf(mb, sizeof mb, "%d", micro_batch);
+    snprintf(bb, sizeof bb, "%.0f", bucket_bytes);
+    const char *argv[16];
+    int argc = 0;
+    argv[argc++] = "ttasim";
+    argv[argc++] = "trace";
+    argv[argc++] = "--model";
+    argv[argc++] = model;
+    if (micro_batch > 0) {
+        argv[argc++] = "--micro-batch";
+        argv[argc++] = mb;
+    }
+    if (precision) {
+        argv[argc++] = "--precision";
+        argv[argc++] = precision;
+    }
+    if (bucket_bytes > 0) {
+        argv[argc++] = "--bucket-bytes";
+        argv[argc++] = bb;
+    }
+    argv[argc++] = "--out";
+    argv[argc++] = path;
+    argv[argc] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        unlink(path);
+        return tt_error_set(err, TT_EINTERNAL, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        /* stdout is the report's; the trace command's chatter goes to stderr */
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        execv("/proc/self/exe", (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        unlink(path);
+        return tt_error_set(err, TT_EINPUT, "'ttasim trace --model %s' failed (exit status %d); run it alone "
+                            "to see why, or give a trace file in $.workload.trace", model,
+                            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+    int rc = trace_load(path, out, err);
+    unlink(path);
+    return rc;
 }

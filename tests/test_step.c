@@ -122,7 +122,7 @@ START_TEST(timeline_overlap)
     step_options o = opts(8);
     step_coll c[2];
     ck_assert_int_eq((int)step_collectives(&t, &o, c), 2);
-    ck_assert_int_eq(c[0].op, COLL_ALLREDUCE);
+    ck_assert_int_eq(c[0].op, STEP_ALLREDUCE);
     ck_assert_double_eq(c[0].bytes, 4e8);
     double coll_s[] = {0.5, 0.1};
     step_result r;
@@ -204,7 +204,7 @@ START_TEST(alltoall_and_host_embeddings)
     step_options o = opts(8);
     step_coll c[3];
     ck_assert_int_eq((int)step_collectives(&t, &o, c), 3);
-    ck_assert_int_eq(c[2].op, COLL_ALLTOALL);
+    ck_assert_int_eq(c[2].op, STEP_ALLTOALL);
     double coll_s[] = {0, 0, 0.3};
     step_result r;
     tt_error err = {0};
