@@ -70,12 +70,12 @@ static int host_path(const scenario *sc, const platform *p, step_options *o, tt_
 
 /* ---- stage 2: the workload at this point's batch ---- */
 
-static int split_batch(const scenario *sc, const trace *t, int ranks, long *global, int *micro, int *accum,
-                       tt_error *err)
+static int split_batch(const scenario *sc, const trace *t, int want_micro, int ranks, long *global, int *micro,
+                       int *accum, tt_error *err)
 {
     long gb = *global;
     if (gb == 0) { /* no global batch: the micro-batch on every rank */
-        *micro = sc->micro_batch ? sc->micro_batch : t->micro_batch;
+        *micro = want_micro ? want_micro : t->micro_batch;
         *accum = 1;
         *global = (long)*micro * ranks;
         return TT_OK;
@@ -84,7 +84,7 @@ static int split_batch(const scenario *sc, const trace *t, int ranks, long *glob
         return tt_error_set(err, TT_EINPUT, "%s: the global batch %ld does not split over %d ranks; "
                             "use a multiple of %d", sc->path, gb, ranks, ranks);
     long per_rank = gb / ranks;
-    long mb = sc->micro_batch ? sc->micro_batch : per_rank;
+    long mb = want_micro ? want_micro : per_rank;
     if (per_rank % mb != 0)
         return tt_error_set(err, TT_EINPUT, "%s: $.workload.micro_batch: %ld samples per rank (global batch "
                             "%ld over %d ranks) is not a multiple of the micro-batch %ld", sc->path, per_rank,
@@ -154,10 +154,86 @@ static int time_collectives(const scenario *sc, const platform *p, const device_
 
 typedef struct run_ctx {
     const scenario *sc;
-    trace tr;
+    trace tr[SCENARIO_MAX_PHASES];
     convergence *conv;
     run_result *res;
 } run_ctx;
+
+/* One phase of the workload at a point: its batch split and its step. */
+typedef struct phase_plan {
+    long global_batch;
+    int micro_batch, accumulation;
+    step_options o;
+    size_t first_coll, n_coll; /* its collectives in the point's list */
+    step_result r;
+} phase_plan;
+
+static void note_assumptions(run_ctx *x, const platform *p)
+{
+    run_result *r = x->res;
+    if (r->n_assumptions)
+        return;
+    for (int i = 0; i < platform_assumption_count(p) && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++) {
+        const char *name, *value, *note;
+        platform_assumption(p, i, &name, &value, &note);
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s = %s (%s)", name, value, note ? note : "");
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
+    for (size_t i = 0; x->sc->assumptions && x->sc->assumptions[i] && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
+        r->assumptions[r->n_assumptions++] = strdup(x->sc->assumptions[i]);
+    if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
+                 "cost_usd is 0)", r->accelerator);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
+}
+
+/* The point's step: every phase replayed, weighted by its share of the steps. */
+static void combine_phases(const scenario *sc, const phase_plan *ph, double peak_flops, run_point *pt)
+{
+    step_result *s = &pt->step;
+    double samples = 0;
+    for (size_t k = 0; k < sc->n_phases; k++) {
+        double f = sc->phases[k].fraction;
+        const step_result *r = &ph[k].r;
+        s->time_s += f * r->time_s;
+        s->compute_s += f * r->compute_s;
+        s->comm_s += f * r->comm_s;
+        s->exposed_comm_s += f * r->exposed_comm_s;
+        s->optimizer_s += f * r->optimizer_s;
+        s->idle_s += f * r->idle_s;
+        s->model_flops += f * r->model_flops;
+        samples += f * ph[k].global_batch;
+        if (r->memory.total_bytes > s->memory.total_bytes)
+            s->memory = r->memory;
+    }
+    s->mfu = s->model_flops / (s->time_s * peak_flops);
+    pt->global_batch = ph[0].global_batch;
+    pt->micro_batch = ph[0].micro_batch;
+    pt->accumulation = ph[0].accumulation;
+    pt->samples_per_s = samples / s->time_s;
+}
+
+static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
+{
+    const scenario *sc = x->sc;
+    if (x->conv)
+        pt->steps_to_target = convergence_steps(x->conv, (double)pt->global_batch, &pt->extrapolated);
+    else
+        pt->steps_to_target = sc->fixed_steps;
+    if (sc->dataset_examples > 0)
+        pt->epochs = pt->steps_to_target * pt->samples_per_s * pt->step.time_s / sc->dataset_examples;
+    if (sc->eval_every_steps > 0)
+        pt->eval_s = floor(pt->steps_to_target / sc->eval_every_steps) * sc->eval_time_s;
+    pt->time_to_accuracy_s = pt->steps_to_target * pt->step.time_s + pt->eval_s;
+    cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w};
+    double busy = pt->step.compute_s + pt->step.optimizer_s;
+    pt->per_step = cost_of(&rates, pt->step.time_s, busy);
+    /* evaluation counts as busy time */
+    pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
+}
 
 static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt, tt_error *err)
 {
@@ -166,72 +242,56 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
     platform *p = load_platform(sc, nodes, err);
     if (!p)
         return err->code;
-    const char *precision = sc->precision ? sc->precision : x->tr.precision;
+    const char *precision = sc->precision ? sc->precision : x->tr[0].precision;
     device_model d;
-    step_options o = {0};
     int rc = device_of(p, precision, &d, err);
     pt->nodes = platform_nodes(p);
     pt->ranks = platform_ranks(p);
-    pt->global_batch = global_batch;
-    if (rc == TT_OK)
-        rc = split_batch(sc, &x->tr, pt->ranks, &pt->global_batch, &pt->micro_batch, &pt->accumulation, err);
-    step_coll *c = calloc(x->tr.n_buckets + x->tr.n_comm + 1, sizeof *c);
-    double *coll_s = calloc(x->tr.n_buckets + x->tr.n_comm + 1, sizeof *coll_s);
+    phase_plan ph[SCENARIO_MAX_PHASES];
+    memset(ph, 0, sizeof ph);
+    size_t total_coll = 0;
+    for (size_t k = 0; k < sc->n_phases; k++)
+        total_coll += x->tr[k].n_buckets + x->tr[k].n_comm;
+    step_coll *c = calloc(total_coll + 1, sizeof *c);
+    double *coll_s = calloc(total_coll + 1, sizeof *coll_s);
     size_t nc = 0;
-    if (rc == TT_OK) {
-        o.micro_batch = pt->micro_batch;
-        o.accumulation = pt->accumulation;
-        o.dtype_bytes = trace_dtype_bytes(precision);
-        o.ranks = pt->ranks;
-        o.optimizer_state_words = optimizer_state_words(x->res->optimizer);
-        o.embeddings = (embedding_placement)sc->embeddings;
-        nc = step_collectives(&x->tr, &o, c);
-        rc = time_collectives(sc, p, &d, c, nc, coll_s, x->res, err);
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
+        const scenario_phase *sp = &sc->phases[k];
+        phase_plan *pp = &ph[k];
+        pp->global_batch = sp->global_batch ? sp->global_batch : global_batch;
+        rc = split_batch(sc, &x->tr[k], sp->micro_batch ? sp->micro_batch : sc->micro_batch, pt->ranks,
+                         &pp->global_batch, &pp->micro_batch, &pp->accumulation, err);
+        if (rc)
+            break;
+        step_options *o = &pp->o;
+        o->micro_batch = pp->micro_batch;
+        o->accumulation = pp->accumulation;
+        o->dtype_bytes = trace_dtype_bytes(precision);
+        o->ranks = pt->ranks;
+        o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
+        o->embeddings = (embedding_placement)sc->embeddings;
+        if (o->embeddings == EMB_HOST)
+            rc = host_path(sc, p, o, err);
+        pp->first_coll = nc;
+        pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
+        nc += pp->n_coll;
     }
-    if (rc == TT_OK && o.embeddings == EMB_HOST)
-        rc = host_path(sc, p, &o, err);
     if (rc == TT_OK)
-        rc = step_replay(&x->tr, &d, &o, coll_s, &pt->step, err);
+        rc = time_collectives(sc, p, &d, c, nc, coll_s, x->res, err);
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
+        rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
     if (rc == TT_OK) {
         const device_info *dev = platform_device(p, 0);
-        x->res->price_per_h_usd = dev->price_usd_per_h;
-        x->res->busy_w = dev->tdp_w;
-        x->res->idle_w = dev->idle_w;
-        x->res->peak_flops = d.peak_flops;
-        snprintf(x->res->accelerator, sizeof x->res->accelerator, "%s", dev->name);
-        snprintf(x->res->platform, sizeof x->res->platform, "%s", platform_name(p));
-        pt->samples_per_s = pt->global_batch / pt->step.time_s;
-        if (x->conv)
-            pt->steps_to_target = convergence_steps(x->conv, (double)pt->global_batch, &pt->extrapolated);
-        else
-            pt->steps_to_target = sc->fixed_steps;
-        if (sc->dataset_examples > 0)
-            pt->epochs = pt->steps_to_target * pt->global_batch / sc->dataset_examples;
-        if (sc->eval_every_steps > 0)
-            pt->eval_s = floor(pt->steps_to_target / sc->eval_every_steps) * sc->eval_time_s;
-        pt->time_to_accuracy_s = pt->steps_to_target * pt->step.time_s + pt->eval_s;
-        cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w};
-        double busy = pt->step.compute_s + pt->step.optimizer_s;
-        pt->per_step = cost_of(&rates, pt->step.time_s, busy);
-        /* evaluation counts as busy time */
-        pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
-    }
-    if (rc == TT_OK && x->res->n_assumptions == 0) {
-        for (int i = 0; i < platform_assumption_count(p) && x->res->n_assumptions < RUN_MAX_ASSUMPTIONS; i++) {
-            const char *name, *value, *note;
-            platform_assumption(p, i, &name, &value, &note);
-            char buf[1024];
-            snprintf(buf, sizeof buf, "%s = %s (%s)", name, value, note ? note : "");
-            x->res->assumptions[x->res->n_assumptions++] = strdup(buf);
-        }
-        for (size_t i = 0; sc->assumptions && sc->assumptions[i] && x->res->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
-            x->res->assumptions[x->res->n_assumptions++] = strdup(sc->assumptions[i]);
-        if (x->res->price_per_h_usd <= 0 && x->res->n_assumptions < RUN_MAX_ASSUMPTIONS) {
-            char buf[256];
-            snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
-                     "cost_usd is 0)", x->res->accelerator);
-            x->res->assumptions[x->res->n_assumptions++] = strdup(buf);
-        }
+        run_result *r = x->res;
+        r->price_per_h_usd = dev->price_usd_per_h;
+        r->busy_w = dev->tdp_w;
+        r->idle_w = dev->idle_w;
+        r->peak_flops = d.peak_flops;
+        snprintf(r->accelerator, sizeof r->accelerator, "%s", dev->name);
+        snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
+        combine_phases(sc, ph, d.peak_flops, pt);
+        time_to_target(x, dev, pt);
+        note_assumptions(x, p);
     }
     free(c);
     free(coll_s);
@@ -242,14 +302,19 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
 static int load_workload(run_ctx *x, tt_error *err)
 {
     const scenario *sc = x->sc;
-    int rc = sc->trace_path ? trace_load(sc->trace_path, &x->tr, err)
-                            : trace_make(sc->model, sc->micro_batch, sc->precision, sc->bucket_bytes, &x->tr, err);
+    int rc = TT_OK;
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
+        const scenario_phase *sp = &sc->phases[k];
+        int mb = sp->micro_batch ? sp->micro_batch : sc->micro_batch;
+        rc = sp->trace_path ? trace_load(sp->trace_path, &x->tr[k], err)
+                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, &x->tr[k], err);
+    }
     if (rc)
         return rc;
     run_result *r = x->res;
-    snprintf(r->model, sizeof r->model, "%s", x->tr.model);
-    snprintf(r->precision, sizeof r->precision, "%s", sc->precision ? sc->precision : x->tr.precision);
-    snprintf(r->optimizer, sizeof r->optimizer, "%s", sc->optimizer ? sc->optimizer : x->tr.optimizer);
+    snprintf(r->model, sizeof r->model, "%s", x->tr[0].model);
+    snprintf(r->precision, sizeof r->precision, "%s", sc->precision ? sc->precision : x->tr[0].precision);
+    snprintf(r->optimizer, sizeof r->optimizer, "%s", sc->optimizer ? sc->optimizer : x->tr[0].optimizer);
     if (sc->conv == CONV_PROFILE) {
         if ((rc = convergence_load(sc->profile_path, &x->conv, err)))
             return rc;
@@ -275,7 +340,7 @@ int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t do
     memset(out, 0, sizeof *out);
     snprintf(out->allreduce, sizeof out->allreduce, "none");
     snprintf(out->alltoall, sizeof out->alltoall, "none");
-    run_ctx x = {sc, {0}, NULL, out};
+    run_ctx x = {sc, {{0}}, NULL, out};
     int rc = load_workload(&x, err);
     if (rc == TT_OK)
         rc = run_point_at(&x, sc->nodes, sc->global_batch, &out->base, err);
@@ -300,7 +365,9 @@ int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t do
             out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
         }
     }
-    trace_free(&x.tr);
+    for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
+        if (x.tr[k].path)
+            trace_free(&x.tr[k]);
     convergence_free(x.conv);
     return rc;
 }

@@ -83,16 +83,62 @@ static int load_platform(const jx_obj *r, scenario *s)
     return TT_OK;
 }
 
+static int load_source(const jx_obj *w, scenario_phase *ph)
+{
+    const char *trace = NULL, *model = NULL;
+    int rc;
+    if ((rc = jx_string(w, "trace", 0, &trace)) || (rc = jx_string(w, "model", 0, &model)))
+        return rc;
+    if (!trace == !model)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s: give exactly one of \"trace\" (a file written by "
+                            "'ttasim trace') and \"model\" (a model name; the trace is made on the fly)",
+                            w->file, w->path);
+    ph->model = dup_or_null(model);
+    return trace ? resolve(w, "trace", trace, &ph->trace_path) : TT_OK;
+}
+
+static int load_phases(const jx_obj *w, scenario *s)
+{
+    static const char *const keys[] = {"trace", "model", "micro_batch", "global_batch", "fraction", NULL};
+    size_t n;
+    int rc = jx_array(w, "phases", 1, &n);
+    if (rc)
+        return rc;
+    if (n == 0 || n > SCENARIO_MAX_PHASES)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.phases: expected 1 to %d phases, found %zu", w->file,
+                            w->path, SCENARIO_MAX_PHASES, n);
+    if (jx_has(w, "trace") || jx_has(w, "model"))
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s: with \"phases\", give each phase its \"trace\" or "
+                            "\"model\" instead of the workload's", w->file, w->path);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        jx_obj p;
+        scenario_phase *ph = &s->phases[i];
+        long mb = 0, gb = 0;
+        if ((rc = jx_elem(w, "phases", i, &p)) || (rc = jx_check_keys(&p, keys)) ||
+            (rc = load_source(&p, ph)) || (rc = jx_int(&p, "micro_batch", 0, 1, 1 << 20, &mb)) ||
+            (rc = jx_int(&p, "global_batch", 0, 1, 1L << 32, &gb)) ||
+            (rc = jx_number(&p, "fraction", 1, 1e-9, 1, &ph->fraction)))
+            return rc;
+        s->n_phases++;
+        ph->micro_batch = (int)mb;
+        ph->global_batch = gb;
+        sum += ph->fraction;
+    }
+    if (fabs(sum - 1) > 1e-6)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.phases: the fractions of the steps add up to %g; "
+                            "make them add up to 1", w->file, w->path, sum);
+    return TT_OK;
+}
+
 static int load_workload(const jx_obj *r, scenario *s)
 {
-    static const char *const keys[] = {"trace", "model", "micro_batch", "global_batch", "precision",
-                                       "bucket_bytes", "dataset_examples", "embeddings", NULL};
+    static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
+                                       "precision", "bucket_bytes", "dataset_examples", "embeddings", NULL};
     jx_obj w;
-    const char *trace = NULL, *model = NULL;
     long mb = 0, gb = 0;
     int prec = -1, rc;
     if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
-        (rc = jx_string(&w, "trace", 0, &trace)) || (rc = jx_string(&w, "model", 0, &model)) ||
         (rc = jx_int(&w, "micro_batch", 0, 1, 1 << 20, &mb)) ||
         (rc = jx_int(&w, "global_batch", 0, 1, 1L << 32, &gb)) ||
         (rc = jx_enum(&w, "precision", 0, PRECISIONS, &prec)) ||
@@ -100,17 +146,14 @@ static int load_workload(const jx_obj *r, scenario *s)
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
         (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)))
         return rc;
-    if (!trace == !model)
-        return tt_error_set(w.err, TT_EINPUT, "%s: %s: give exactly one of \"trace\" (a file written by "
-                            "'ttasim trace') and \"model\" (a model name; the trace is made on the fly)",
-                            w.file, w.path);
-    if (trace && (rc = resolve(&w, "trace", trace, &s->trace_path)))
-        return rc;
-    s->model = dup_or_null(model);
     s->micro_batch = (int)mb;
     s->global_batch = gb;
     s->precision = prec >= 0 ? strdup(PRECISIONS[prec]) : NULL;
-    return TT_OK;
+    if (jx_has(&w, "phases"))
+        return load_phases(&w, s);
+    s->n_phases = 1;
+    s->phases[0].fraction = 1;
+    return load_source(&w, &s->phases[0]);
 }
 
 static int load_convergence(const jx_obj *r, scenario *s)
@@ -282,8 +325,12 @@ int scenario_file_is_scenario(const char *path)
 
 void scenario_free(scenario *s)
 {
+    for (size_t i = 0; i < SCENARIO_MAX_PHASES; i++) {
+        free(s->phases[i].trace_path);
+        free(s->phases[i].model);
+    }
     char **strs[] = {&s->path, &s->name, &s->description, &s->platform, &s->accelerator, &s->mesh,
-                     &s->trace_path, &s->model, &s->precision, &s->optimizer, &s->allreduce,
+                     &s->precision, &s->optimizer, &s->allreduce,
                      &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
                      &s->ref_source};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)

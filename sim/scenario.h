@@ -11,6 +11,7 @@
 #define SCENARIO_VERSION 1
 #define SCENARIO_MAX_SWEEP 64
 #define SCENARIO_MAX_EXPECT 32
+#define SCENARIO_MAX_PHASES 8
 
 typedef enum { CONV_NONE, CONV_PROFILE, CONV_MCCANDLISH, CONV_STEPS } convergence_kind;
 
@@ -18,6 +19,16 @@ typedef struct scenario_expect {
     char *metric; /* a dotted path into the run's JSON document ("step.time_s") */
     double min, max; /* -inf / +inf when absent */
 } scenario_expect;
+
+/* A part of training with its own trace (BERT: sequence length 128 for 90 %
+ * of the steps, 512 for the rest). A plain workload is one phase. */
+typedef struct scenario_phase {
+    char *trace_path;  /* resolved path of the trace file, or NULL with model */
+    char *model;       /* a model name: the trace is made on the fly */
+    int micro_batch;   /* 0: the workload's */
+    long global_batch; /* 0: the workload's (the point's) */
+    double fraction;   /* of the optimizer steps */
+} scenario_phase;
 
 typedef struct scenario {
     char *path;
@@ -34,8 +45,8 @@ typedef struct scenario {
     int network;       /* network_model: 0 ideal, 1 calibrated */
 
     /* workload */
-    char *trace_path; /* resolved path of the trace file, or NULL with model */
-    char *model;      /* a model name: the trace is made on the fly */
+    size_t n_phases;  /* >= 1 */
+    scenario_phase phases[SCENARIO_MAX_PHASES];
     int micro_batch;  /* 0: global_batch / ranks (with accumulation if needed) */
     long global_batch; /* 0: ranks x micro_batch */
     char *precision;  /* NULL: the trace's */

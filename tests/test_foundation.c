@@ -86,7 +86,8 @@ START_TEST(loader_valid)
     ck_assert_double_eq(sc.link_bw_Bps, 100e9);
     ck_assert_double_eq_tol(sc.link_latency_s, 1e-6, 1e-18);
     ck_assert_int_eq(sc.global_batch, 64);
-    ck_assert_ptr_nonnull(strstr(sc.trace_path, "tests/data/tiny-trace.json"));
+    ck_assert_int_eq((int)sc.n_phases, 1);
+    ck_assert_ptr_nonnull(strstr(sc.phases[0].trace_path, "tests/data/tiny-trace.json"));
     ck_assert_str_eq(sc.allreduce, "ring");
     ck_assert_int_eq(sc.conv, CONV_STEPS);
     ck_assert_double_eq(sc.fixed_steps, 1000);

@@ -195,6 +195,43 @@ START_TEST(check_dir_junit)
 }
 END_TEST
 
+/* Phases: 3/4 of the steps at global batch 64, 1/4 at 128 (two micro-steps):
+ * the step is the weighted mean of the two single-phase steps. */
+START_TEST(run_phases)
+{
+    char path[64], out[32768];
+    double t64, t128, t, mem128, mem;
+    write_scenario(path, sizeof path, "b64", 64, "");
+    json_t *doc = run_json(path, 0, out, sizeof out);
+    ck_assert(report_lookup(doc, "step.time_s", &t64));
+    json_decref(doc);
+    unlink(path);
+    write_scenario(path, sizeof path, "b128", 128, "");
+    doc = run_json(path, 0, out, sizeof out);
+    ck_assert(report_lookup(doc, "step.time_s", &t128));
+    ck_assert(report_lookup(doc, "step.memory.total_bytes", &mem128));
+    json_decref(doc);
+    unlink(path);
+    tu_write_temp("{\"version\": 1, \"name\": \"phased\",\n"
+                  " \"platform\": {\"name\": \"star\", \"nodes\": 8, \"link_bw_Bps\": \"12.5G\", \"link_latency_s\": \"1us\"},\n"
+                  " \"network\": \"ideal\", \"collectives\": {\"allreduce\": \"ring\"},\n"
+                  " \"workload\": {\"global_batch\": 64, \"micro_batch\": 8, \"phases\": [\n"
+                  "   {\"trace\": \"" TRACE "\", \"fraction\": 0.75},\n"
+                  "   {\"trace\": \"" TRACE "\", \"fraction\": 0.25, \"global_batch\": 128}]},\n"
+                  " \"convergence\": {\"steps\": 100}}\n", path, sizeof path);
+    doc = run_json(path, 0, out, sizeof out);
+    unlink(path);
+    ck_assert(report_lookup(doc, "step.time_s", &t));
+    ck_assert_double_eq_tol(t, 0.75 * t64 + 0.25 * t128, 1e-9 * t);
+    ck_assert(report_lookup(doc, "step.memory.total_bytes", &mem));
+    ck_assert_double_eq_tol(mem, mem128, 1);
+    double tta;
+    ck_assert(report_lookup(doc, "time_to_accuracy_s", &tta));
+    ck_assert_double_eq_tol(tta, 100 * t, 1e-9 * tta);
+    json_decref(doc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("run");
@@ -204,6 +241,7 @@ static Suite *suite(void)
     tcase_add_test(t, run_sweep_outputs);
     tcase_add_test(t, run_expect_and_errors);
     tcase_add_test(t, check_dir_junit);
+    tcase_add_test(t, run_phases);
     suite_add_tcase(s, t);
     return s;
 }
