@@ -2,8 +2,12 @@
 #include "sim/cli.h"
 
 extern const cli_command cmd_run;
+extern const cli_command cmd_model;
+extern const cli_command cmd_bench;
 
 const cli_command *const CLI_COMMANDS[] = {
     &cmd_run,
+    &cmd_model,
+    &cmd_bench,
     NULL,
 };

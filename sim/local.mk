@@ -6,7 +6,9 @@ libsim_a_SOURCES = \
 	sim/replay.c sim/replay.h \
 	sim/run.c sim/run.h \
 	sim/scenario.c sim/scenario.h \
-	sim/cmd_run.c
+	sim/cmd_run.c \
+	sim/cmd_model.c sim/model_cli.c sim/model_cli.h \
+	sim/cmd_bench.c sim/bench_trainer.c sim/bench_trainer.h
 
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/main.c

@@ -2,6 +2,7 @@
  * checks through the engine (fan-out accumulation, tied weights), determinism,
  * the IDX reader, and a short Fashion-MNIST run whose loss must fall. */
 #include <check.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,6 +382,34 @@ START_TEST(synthetic_inputs)
 }
 END_TEST
 
+START_TEST(model_command)
+{
+    static char out[1 << 20];
+    ck_assert_int_eq(tu_run_ttasim("model show resnet50 --json", out, sizeof out), 0);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    ck_assert_msg(doc != NULL, "%s", je.text);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "params")), 25557032);
+    json_t *layers = json_object_get(doc, "layers");
+    ck_assert_int_gt(json_array_size(layers), 150);
+    double sum = 0, fwd = json_real_value(json_object_get(doc, "forward_flops_per_sample"));
+    for (size_t i = 0; i < json_array_size(layers); i++)
+        sum += json_real_value(json_object_get(json_array_get(layers, i), "forward_flops"));
+    ck_assert(fabs(sum - fwd) < 1e-6 * fwd);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(layers, 0), "name")),
+                     "conv1");
+    json_decref(doc);
+    ck_assert_int_eq(tu_run_ttasim("model show mlp --widths 10-5-3 --json", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "\"params\": 73"));
+    ck_assert_int_eq(tu_run_ttasim("model list", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "dlrm-mlperf"));
+    ck_assert_int_eq(tu_run_ttasim("model show resnet-50", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "did you mean 'resnet50'"));
+    ck_assert_int_eq(tu_run_ttasim("model show cnn --image 2", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "too small"));
+}
+END_TEST
+
 static Suite *models_suite(void)
 {
     Suite *s = suite_create("models");
@@ -395,6 +424,7 @@ static Suite *models_suite(void)
     tcase_add_test(tc, fashion_mnist_loss_falls);
     tcase_add_test(tc, teacher_stream_learnable);
     tcase_add_test(tc, synthetic_inputs);
+    tcase_add_test(tc, model_command);
     suite_add_tcase(s, tc);
     return s;
 }

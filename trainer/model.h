@@ -70,6 +70,13 @@ typedef struct model_layer {
 } model_layer;
 
 void model_opts_default(model_opts *o);
+/* Sets one option from text, as on the command line: widths (784-1024-10),
+ * image, channels, classes, seq-len, vocab, table-rows-cap, dropout,
+ * label-smoothing, seed. MODEL_OPTION_KEYS lists them for getopt tables. */
+int model_opts_set(model_opts *o, const char *key, const char *value, tt_error *err);
+#define MODEL_OPTION_KEYS                                                                      \
+    "widths", "image", "channels", "classes", "seq-len", "vocab", "table-rows-cap", "dropout", \
+        "label-smoothing", "seed"
 
 /* The zoo: NULL-terminated names, and a one-line description. */
 extern const char *const MODEL_NAMES[];
