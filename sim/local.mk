@@ -8,7 +8,8 @@ libsim_a_SOURCES = \
 	sim/scenario.c sim/scenario.h \
 	sim/cmd_run.c \
 	sim/cmd_model.c sim/model_cli.c sim/model_cli.h \
-	sim/cmd_bench.c sim/bench_trainer.c sim/bench_trainer.h
+	sim/cmd_bench.c sim/bench_trainer.c sim/bench_trainer.h \
+	sim/cmd_trace.c
 
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/main.c

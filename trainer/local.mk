@@ -8,7 +8,19 @@ libtrainer_a_SOURCES = \
 	trainer/sequence.c trainer/attention.c trainer/interaction.c trainer/loss.c \
 	trainer/model.h trainer/graph.h trainer/model.c trainer/zoo.c trainer/model_opts.c \
 	trainer/fmnist.c trainer/fmnist.h \
-	trainer/synth.c trainer/synth.h
+	trainer/synth.c trainer/synth.h \
+	trainer/trace.c trainer/trace.h
 # The elementwise passes between the GEMMs are a large share of a training
 # step: let GCC vectorise loops with a remainder (not done at -O2's cost model).
 libtrainer_a_CFLAGS = $(AM_CFLAGS) -ftree-vectorize -fvect-cost-model=dynamic
+
+# Regenerates the committed workload traces (one real step each; minutes).
+TRACE_CMD = $(abs_top_builddir)/ttasim trace
+traces: ttasim$(EXEEXT)
+	$(MKDIR_P) $(srcdir)/scenarios/traces
+	$(TRACE_CMD) --model resnet50 --micro-batch 32 --out $(srcdir)/scenarios/traces/resnet50.json
+	$(TRACE_CMD) --model bert-large --seq-len 128 --micro-batch 8 --run-batch 2 --optimizer lamb \
+		--out $(srcdir)/scenarios/traces/bert-large.json
+	$(TRACE_CMD) --model vit-b32 --micro-batch 32 --out $(srcdir)/scenarios/traces/vit-b32.json
+	$(TRACE_CMD) --model dlrm-mlperf --micro-batch 2048 --out $(srcdir)/scenarios/traces/dlrm-mlperf.json
+.PHONY: traces

@@ -666,6 +666,8 @@ static void op_costs(model *m, op *o)
         L->bwd_elems_fixed = L->backward ? 3 * w : 0; /* read w, read-modify-write dw */
     }
     L->act_elems = out + (double)o->saved_ps + (double)o->isaved_ps;
+    L->model_parallel = o->type == OP_EMBBAG;
+    L->lookups = o->type == OP_EMBBAG ? (double)o->F * o->L : o->type == OP_EMBED ? o->T : 0;
 }
 
 /* Decides which layers run backward and where tensors with several consumers

@@ -66,6 +66,9 @@ typedef struct model_layer {
     double fwd_elems_fixed, bwd_elems_fixed; /* parameters read (and gradients written) */
     double act_elems;      /* per sample: output and saved state kept for backward */
     int backward;          /* 1 if a gradient reaches this layer */
+    int model_parallel;    /* its parameters are sharded across ranks (DLRM tables),
+                              exchanged by alltoall rather than allreduced */
+    double lookups;        /* embedding rows read per sample (embedding layers) */
     int first_view, nviews;/* its parameter views in model_params() */
 } model_layer;
 
