@@ -11,10 +11,17 @@
 
 static void cluster_topology(const platform *p, FILE *out)
 {
-    if (p->fabric == FABRIC_TORUS) {
+    int torus_dims = 0;
+    for (int d = 0; d < p->ndims; d++)
+        torus_dims += p->dims[d] > 1;
+    if (p->fabric == FABRIC_TORUS && torus_dims > 0) {
+        /* SimGrid refuses a dimension of size 1; it adds nothing to routes. */
         fprintf(out, " topology=\"TORUS\" topo_parameters=\"");
-        for (int d = 0; d < p->ndims; d++)
-            fprintf(out, "%s%d", d ? "," : "", p->dims[d]);
+        for (int d = 0, first = 1; d < p->ndims; d++)
+            if (p->dims[d] > 1) {
+                fprintf(out, "%s%d", first ? "" : ",", p->dims[d]);
+                first = 0;
+            }
         fprintf(out, "\"");
     } else if ((p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) && p->levels > 1) {
         /* levels;down per level;up per level;parallel links per level */
