@@ -56,6 +56,14 @@ struct platform {
     int levels, down[PLAT_MAX_LEVELS], up[PLAT_MAX_LEVELS]; /* fat tree (SimGrid's PGFT) */
     int oversubscription;
     int flat; /* written as one SimGrid cluster of accelerators */
+
+    /* A user's own SimGrid XML: the file, rank -> host, and the route
+     * summary platform_path reports for every pair. */
+    char *user_xml;
+    char **rank_hosts;
+    int n_rank_hosts;
+    double user_bw_Bps, user_lat_s;
+    int user_hops;
 };
 
 /* Building (platform.c). */

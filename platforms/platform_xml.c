@@ -212,8 +212,26 @@ static void write_spine(const platform *p, int groups, FILE *out)
     fprintf(out, "\"/>\n");
 }
 
+/* A user's platform is their file, as it is. */
+static int copy_user_xml(const platform *p, FILE *out, tt_error *err)
+{
+    FILE *in = fopen(p->user_xml, "r");
+    if (!in)
+        return tt_error_set(err, TT_EINPUT, "%s: cannot read the SimGrid platform", p->user_xml);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    fclose(in);
+    if (ferror(out))
+        return tt_error_set(err, TT_EINPUT, "could not write the platform XML");
+    return TT_OK;
+}
+
 int platform_write_xml(const platform *p, FILE *out, tt_error *err)
 {
+    if (p->user_xml)
+        return copy_user_xml(p, out, err);
     fprintf(out, "<?xml version='1.0'?>\n"
                  "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
                  "<!-- ttasim platform %s: %d nodes, %d accelerators -->\n"

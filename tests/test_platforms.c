@@ -390,6 +390,49 @@ START_TEST(cli_show_export)
 }
 END_TEST
 
+/* A user's own SimGrid XML and rank -> host file (here: an exported star with
+ * the ranks reversed). */
+START_TEST(user_simgrid_xml)
+{
+    char dir[] = "/tmp/ttasim-userxml-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char xml[128], hosts[128], json[128], out[256];
+    snprintf(xml, sizeof xml, "%s/star.xml", dir);
+    snprintf(hosts, sizeof hosts, "%s/ranks.txt", dir);
+    snprintf(json, sizeof json, "%s/mine.json", dir);
+    snprintf(out, sizeof out, "platform export star --nodes 4 --link-bw 5G --link-latency 2us --xml %s", xml);
+    static char buf[4096];
+    ck_assert_int_eq(tu_run_ttasim(out, buf, sizeof buf), 0);
+    FILE *f = fopen(hosts, "w");
+    fprintf(f, "# rank i is line i\nacc-3\nacc-2\n\nacc-1\nacc-0\n");
+    fclose(f);
+    f = fopen(json, "w");
+    fprintf(f, "{\"format\": \"ttasim-platform\", \"version\": 1, \"name\": \"mine\", \"sources\": [], \"assumptions\": [],\n"
+               " \"simgrid\": {\"xml\": \"star.xml\", \"rank_hosts\": \"ranks.txt\", \"accelerator\": \"a100-sxm4-40gb\",\n"
+               "   \"ranks_per_node\": 2, \"path_estimate\": {\"bandwidth_Bps\": \"5G\", \"latency_s\": \"4us\", \"hops\": 2}}}\n");
+    fclose(f);
+    tt_error err = {0};
+    platform *p = platform_load(json, NULL, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(platform_ranks(p), 4);
+    ck_assert_int_eq(platform_nodes(p), 2);
+    char host[32];
+    ck_assert_str_eq(platform_rank_host(p, 1, host, sizeof host), "acc-2");
+    ck_assert_str_eq(platform_device(p, 3)->name, "a100-sxm4-40gb");
+    assert_sim_matches_path(p, 0, 3);
+    platform_free(p);
+    f = fopen(hosts, "w");
+    fprintf(f, "acc-3\nacc 2\n");
+    fclose(f);
+    ck_assert_ptr_null(platform_load(json, NULL, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "ranks.txt:2: expected one SimGrid host name per line"));
+    unlink(xml);
+    unlink(hosts);
+    unlink(json);
+    rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("platforms");
@@ -417,6 +460,7 @@ static Suite *suite(void)
     tcase_add_test(t, user_file_loads);
     tcase_add_test(t, malformed_files);
     tcase_add_test(t, cli_show_export);
+    tcase_add_test(t, user_simgrid_xml);
     suite_add_tcase(s, t);
     return s;
 }
