@@ -11,7 +11,7 @@
 
 #include "collectives/schedule.h"
 #include "platforms/platform.h"
-#include "sim/replay.h"
+#include "sim/collective_sim.h"
 #include "tests/testutil.h"
 
 static platform *load(const char *name, int nodes, double bw, double lat)
@@ -26,12 +26,9 @@ static platform *load(const char *name, int nodes, double bw, double lat)
 /* One transfer a -> b simulated on the platform's XML. */
 static double simulate_one(const platform *p, network_model net, int a, int b, double bytes)
 {
-    transfer x = {a, b, bytes, 0};
-    size_t begin[2] = {0, 1};
-    schedule s = {platform_ranks(p), 1, begin, &x};
     double t = 0;
     tt_error err = {0};
-    ck_assert_msg(replay_schedule(p, net, &s, &t, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(sim_point_to_point(p, net, a, b, bytes, &t, &err) == TT_OK, "%s", err.msg);
     return t;
 }
 
