@@ -148,9 +148,20 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
 {
     static const char *keys[] = {"components", "links", NULL};
     static const char *ckeys[] = {"name", "device", "count", NULL};
+    static const char *const MESHES[] = {"fully_connected", "hybrid_cube_mesh", "hybrid_cube_mesh_4", NULL};
     jx_obj node;
     size_t nc = 0, nl = 0;
     int rc;
+    if (opt && opt->mesh) {
+        int known = 0;
+        for (int i = 0; MESHES[i]; i++)
+            known |= strcmp(opt->mesh, MESHES[i]) == 0;
+        const char *near = jx_closest(opt->mesh, MESHES);
+        if (!known)
+            return tt_error_set(root->err, TT_EINPUT, "--mesh %s: expected fully_connected, hybrid_cube_mesh or "
+                                "hybrid_cube_mesh_4%s%s%s", opt->mesh, near ? " (did you mean " : "", near ? near : "",
+                                near ? "?)" : "");
+    }
     if ((rc = jx_child(root, "node", 1, &node)) || (rc = jx_check_keys(&node, keys)) ||
         (rc = jx_array(&node, "components", 1, &nc)) || (rc = jx_array(&node, "links", 0, &nl)))
         return rc;

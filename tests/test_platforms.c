@@ -189,6 +189,9 @@ START_TEST(zion_sockets_and_mesh)
     ck_assert_int_eq(platform_hops(p, 1, 6), 1);
     ck_assert_str_eq(platform_device(p, 2)->name, "v100-sxm2");
     platform_free(p);
+    o.mesh = "fuly_connected";
+    ck_assert_ptr_null(platform_load("zion", &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "did you mean fully_connected?"));
 }
 END_TEST
 
