@@ -270,7 +270,7 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
         for (int c = 0; c < n; c++)
             if (in_group(p, c, attach_group) || strcmp(p->comp[c].name, attach_group) == 0) {
                 const device_info *d = p->comp[c].dev;
-                p->att_uplink_Bps[p->natt] = d->kind == DEVICE_NIC ? d->bandwidth_Bps : p->fab_bw_Bps;
+                p->att_uplink_Bps[p->natt] = d->kind == DEVICE_NIC && !p->fab_bw_forced ? d->bandwidth_Bps : p->fab_bw_Bps;
                 p->port_bw_Bps += p->att_uplink_Bps[p->natt];
                 p->att[p->natt++] = c;
             }
@@ -469,6 +469,20 @@ int platform_hops(const platform *p, int a, int b)
     int hops;
     path_impl(p, a, b, &lat, &bw, &hops);
     return hops;
+}
+
+int platform_component_path(const platform *p, const char *from, const char *to, double *latency_s,
+                            double *bw_Bps)
+{
+    int a = plat_find_comp(p, from), b = plat_find_comp(p, to);
+    *latency_s = 0;
+    *bw_Bps = 0;
+    if (a < 0 || b < 0 || a == b || p->nhops == NULL || p->nhops[(size_t)a * p->ncomp + b] < 0)
+        return -1;
+    size_t i = (size_t)a * p->ncomp + b;
+    *latency_s = p->nlat[i];
+    *bw_Bps = p->nbw[i];
+    return p->nhops[i];
 }
 
 int platform_component_links(const platform *p, const char *component, const char *link_class)

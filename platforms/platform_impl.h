@@ -51,6 +51,7 @@ struct platform {
     int nodes;
     double fab_bw_Bps, fab_lat_s; /* one fabric link */
     char fab_cls[32];             /* its link class ("edr-ib", "ici") */
+    int fab_bw_forced;            /* --link-bw: NIC uplinks run at fab_bw_Bps too */
     double port_bw_Bps;           /* a node's aggregate uplink: fabric links carry this */
     int ndims, dims[3];           /* torus: dims[0] varies fastest (SimGrid's order) */
     int levels, down[PLAT_MAX_LEVELS], up[PLAT_MAX_LEVELS]; /* fat tree (SimGrid's PGFT) */

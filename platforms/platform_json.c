@@ -239,8 +239,10 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
     p->nodes = opt && opt->nodes > 0 ? opt->nodes : (int)nodes;
     if (p->fabric == FABRIC_NONE && p->nodes != 1)
         return tt_error_set(f.err, TT_EINPUT, "%s: %s: --nodes %d needs a fabric topology other than \"none\"", f.file, f.path, p->nodes);
-    if (opt && opt->link_bw_Bps > 0)
+    if (opt && opt->link_bw_Bps > 0) {
         p->fab_bw_Bps = opt->link_bw_Bps;
+        p->fab_bw_forced = 1;
+    }
     if (opt && opt->link_latency_s > 0)
         p->fab_lat_s = opt->link_latency_s;
     snprintf(p->fab_cls, sizeof p->fab_cls, "%s", cls);

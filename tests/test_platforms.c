@@ -180,6 +180,11 @@ START_TEST(zion_sockets_and_mesh)
         ck_assert_int_eq(platform_component_links(p, name, "oam-serdes"), 6);
     }
     ck_assert_int_eq(platform_component_links(p, "cpu3", "upi"), 6);
+    /* Socket 5 reaches OAM 2 over UPI to socket 1, then its PCIe switch (Gen3 uplink). */
+    double lat, bw;
+    ck_assert_int_eq(platform_component_path(p, "cpu5", "oam2", &lat, &bw), 3);
+    ck_assert_double_eq(bw, 16e9);
+    ck_assert_int_eq(platform_component_path(p, "cpu5", "oam9", &lat, &bw), -1);
     platform_free(p);
     platform_options o = {0, 0, 0, "v100-sxm2", "fully_connected"};
     tt_error err = {0};
@@ -214,6 +219,11 @@ START_TEST(rail_alignment)
     platform_path(p, 0, 7, &lat, &bw);
     ck_assert_int_eq(platform_hops(p, 0, 7), 2);
     ck_assert_double_eq(bw, 50e9);
+    platform_free(p);
+    /* --link-bw replaces the fabric's rate, NICs included. */
+    p = load("dgx-a100", 4, 10e9, 0);
+    platform_path(p, 3, 8 + 3, &lat, &bw);
+    ck_assert_double_eq(bw, 10e9);
     platform_free(p);
 }
 END_TEST
