@@ -441,7 +441,10 @@ platform *plat_load_json(const char *path, const platform_options *opt, tt_error
     const char *name = NULL, *attach = NULL;
     platform *p = NULL;
     int rc;
+    static const char *const FORMATS[] = {"ttasim-platform", NULL};
+    int format = 0;
     if ((rc = jx_root(&r, path, root, err)) || (rc = jx_check_keys(&r, keys)) ||
+        (rc = jx_enum(&r, "format", 0, FORMATS, &format)) ||
         (rc = jx_int(&r, "version", 1, PLATFORM_VERSION, PLATFORM_VERSION, &version)) ||
         (rc = jx_string(&r, "name", 1, &name)))
         goto done;

@@ -361,6 +361,10 @@ START_TEST(malformed_files)
     ck_assert_ptr_nonnull(strstr(msg, "did you mean \"single_switch\""));
     load_variant("\"attach\": \"nic\"", "\"attach\": \"hca\"", msg, sizeof msg);
     ck_assert_ptr_nonnull(strstr(msg, "attach: no component named \"hca\""));
+    load_variant("\"ttasim-platform\"", "\"ttasim-scenario\"", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.format"));
+    load_variant("\"version\": 1,", "\"version\": 2,", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.version"));
     load_variant("\"version\": 1,", "\"version\": 1", msg, sizeof msg);
     ck_assert_ptr_nonnull(strstr(msg, ":1:"));
     load_variant("\"latency_s\": \"1us\", \"class\": \"nvlink2\"", "\"class\": \"nvlink2\"", msg, sizeof msg);
