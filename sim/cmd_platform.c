@@ -85,7 +85,11 @@ static void print_summary(const platform *p, const platform_summary *s)
     printf("\n%-16s %10s %16s\n", "link class", "count", "B/s per dir");
     for (int i = 0; i < s->n_link_classes; i++)
         printf("%-16s %10ld %16.4g\n", s->link_classes[i].name, s->link_classes[i].count, s->link_classes[i].bw_Bps);
-    printf("\nbisection_Bps   %.4g (per direction)\ndiameter_hops   %d\n", s->bisection_Bps, s->diameter_hops);
+    if (s->bisection_Bps > 0)
+        printf("\nbisection_Bps   %.4g (per direction)\n", s->bisection_Bps);
+    else
+        printf("\nbisection_Bps   unknown (a SimGrid XML of your own)\n");
+    printf("diameter_hops   %d\n", s->diameter_hops);
     printf("peak_flops      fp32 %.4g  fp16 %.4g  bf16 %.4g\n", s->peak_flops[DTYPE_FP32], s->peak_flops[DTYPE_FP16],
            s->peak_flops[DTYPE_BF16]);
     printf("\nassumptions (numbers tagged U or C in numbers.md, and modelling choices):\n");
