@@ -181,7 +181,10 @@ int device_table_load_library(device_table *t, tt_error *err)
     static const char *keys[] = {"format", "version", "devices", NULL};
     long version = 0;
     jx_obj devs;
+    static const char *const FORMATS[] = {"ttasim-devices", NULL};
+    int format = 0;
     if (!(rc = jx_root(&r, path, root, err)) && !(rc = jx_check_keys(&r, keys)) &&
+        !(rc = jx_enum(&r, "format", 0, FORMATS, &format)) &&
         !(rc = jx_int(&r, "version", 1, 1, 1, &version)) && !(rc = jx_child(&r, "devices", 1, &devs)))
         rc = device_table_add_json(t, path, devs.obj, "$.devices", err);
     json_decref(root);

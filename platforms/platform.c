@@ -44,6 +44,10 @@ void platform_free(platform *p)
     free(p->nvia);
     free(p->nlat);
     free(p->nbw);
+    for (int r = 0; r < p->n_rank_hosts; r++)
+        free(p->rank_hosts[r]);
+    free(p->rank_hosts);
+    free(p->user_xml);
     free(p);
 }
 
@@ -266,7 +270,7 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
         for (int c = 0; c < n; c++)
             if (in_group(p, c, attach_group) || strcmp(p->comp[c].name, attach_group) == 0) {
                 const device_info *d = p->comp[c].dev;
-                p->att_uplink_Bps[p->natt] = d->kind == DEVICE_NIC ? d->bandwidth_Bps : p->fab_bw_Bps;
+                p->att_uplink_Bps[p->natt] = d->kind == DEVICE_NIC && !p->fab_bw_forced ? d->bandwidth_Bps : p->fab_bw_Bps;
                 p->port_bw_Bps += p->att_uplink_Bps[p->natt];
                 p->att[p->natt++] = c;
             }
@@ -345,7 +349,9 @@ int platform_ranks_per_node(const platform *p)
 
 const char *platform_rank_host(const platform *p, int rank, char *buf, size_t buf_bytes)
 {
-    if (p->flat)
+    if (p->rank_hosts)
+        snprintf(buf, buf_bytes, "%s", p->rank_hosts[rank]);
+    else if (p->flat)
         snprintf(buf, buf_bytes, "acc-%d", rank);
     else
         snprintf(buf, buf_bytes, "n%d-%s", rank / p->nacc, p->comp[p->acc[rank % p->nacc]].name);
@@ -411,6 +417,12 @@ static void path_impl(const platform *p, int a, int b, double *latency_s, double
     *hops = 0;
     if (a == b)
         return;
+    if (p->user_xml) {
+        *hops = p->user_hops;
+        *latency_s = p->user_lat_s;
+        *bw_Bps = p->user_bw_Bps;
+        return;
+    }
     if (p->flat) {
         *hops = plat_fabric_hops(p, a, b);
         *latency_s = *hops * p->fab_lat_s;
@@ -457,6 +469,20 @@ int platform_hops(const platform *p, int a, int b)
     int hops;
     path_impl(p, a, b, &lat, &bw, &hops);
     return hops;
+}
+
+int platform_component_path(const platform *p, const char *from, const char *to, double *latency_s,
+                            double *bw_Bps)
+{
+    int a = plat_find_comp(p, from), b = plat_find_comp(p, to);
+    *latency_s = 0;
+    *bw_Bps = 0;
+    if (a < 0 || b < 0 || a == b || p->nhops == NULL || p->nhops[(size_t)a * p->ncomp + b] < 0)
+        return -1;
+    size_t i = (size_t)a * p->ncomp + b;
+    *latency_s = p->nlat[i];
+    *bw_Bps = p->nbw[i];
+    return p->nhops[i];
 }
 
 int platform_component_links(const platform *p, const char *component, const char *link_class)
@@ -670,7 +696,8 @@ void platform_summarize(const platform *p, platform_summary *s)
         int per = p->flat ? 1 : p->natt;
         add_class(s, p->fab_cls, fabric_link_Bps(p) / per, fabric_link_count(p, members) * per);
     }
-    s->bisection_Bps = p->nodes == 1 && !p->flat ? node_bisection_Bps(p) : fabric_bisection_Bps(p, members);
+    if (!p->user_xml) /* unknown for a user's XML */
+        s->bisection_Bps = p->nodes == 1 && !p->flat ? node_bisection_Bps(p) : fabric_bisection_Bps(p, members);
     for (int b = 0; b < platform_ranks(p); b++) {
         int h = platform_hops(p, 0, b);
         for (int a = 1; a < p->nacc && a < platform_ranks(p); a++) {

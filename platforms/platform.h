@@ -91,6 +91,12 @@ typedef struct platform_summary {
 } platform_summary;
 void platform_summarize(const platform *p, platform_summary *out);
 
+/* Route between two components of one node ("cpu3" -> "oam0": an embedding
+ * table's rows reaching an accelerator): hops, or -1 if either is unknown or
+ * there is no route inside the node (and for flat or user-XML platforms). */
+int platform_component_path(const platform *p, const char *from, const char *to, double *latency_s,
+                            double *bw_Bps);
+
 /* Link units of class link_class ending at component `component` ("gpu3") of
  * every node's template; -1 if there is no such component. */
 int platform_component_links(const platform *p, const char *component, const char *link_class);

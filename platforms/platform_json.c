@@ -148,9 +148,20 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
 {
     static const char *keys[] = {"components", "links", NULL};
     static const char *ckeys[] = {"name", "device", "count", NULL};
+    static const char *const MESHES[] = {"fully_connected", "hybrid_cube_mesh", "hybrid_cube_mesh_4", NULL};
     jx_obj node;
     size_t nc = 0, nl = 0;
     int rc;
+    if (opt && opt->mesh) {
+        int known = 0;
+        for (int i = 0; MESHES[i]; i++)
+            known |= strcmp(opt->mesh, MESHES[i]) == 0;
+        const char *near = jx_closest(opt->mesh, MESHES);
+        if (!known)
+            return tt_error_set(root->err, TT_EINPUT, "--mesh %s: expected fully_connected, hybrid_cube_mesh or "
+                                "hybrid_cube_mesh_4%s%s%s", opt->mesh, near ? " (did you mean " : "", near ? near : "",
+                                near ? "?)" : "");
+    }
     if ((rc = jx_child(root, "node", 1, &node)) || (rc = jx_check_keys(&node, keys)) ||
         (rc = jx_array(&node, "components", 1, &nc)) || (rc = jx_array(&node, "links", 0, &nl)))
         return rc;
@@ -228,8 +239,10 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
     p->nodes = opt && opt->nodes > 0 ? opt->nodes : (int)nodes;
     if (p->fabric == FABRIC_NONE && p->nodes != 1)
         return tt_error_set(f.err, TT_EINPUT, "%s: %s: --nodes %d needs a fabric topology other than \"none\"", f.file, f.path, p->nodes);
-    if (opt && opt->link_bw_Bps > 0)
+    if (opt && opt->link_bw_Bps > 0) {
         p->fab_bw_Bps = opt->link_bw_Bps;
+        p->fab_bw_forced = 1;
+    }
     if (opt && opt->link_latency_s > 0)
         p->fab_lat_s = opt->link_latency_s;
     snprintf(p->fab_cls, sizeof p->fab_cls, "%s", cls);
@@ -322,10 +335,104 @@ static void add_device_assumptions(platform *p)
     }
 }
 
+/* A path in a platform file is relative to the file's directory. */
+static char *relative_to(const char *file, const char *path)
+{
+    if (path[0] == '/' || !strchr(file, '/'))
+        return strdup(path);
+    size_t dir = (size_t)(strrchr(file, '/') - file);
+    char *out = malloc(dir + strlen(path) + 2);
+    if (out)
+        sprintf(out, "%.*s/%s", (int)dir, file, path);
+    return out;
+}
+
+/* The rank -> host file: one SimGrid host name per line, rank order; blank
+ * lines and lines starting with # are skipped. */
+static int load_rank_hosts(platform *p, const char *file, long *ranks, tt_error *err)
+{
+    FILE *f = fopen(file, "r");
+    if (!f)
+        return tt_error_set(err, TT_EINPUT, "%s: cannot read the rank-to-host file", file);
+    char line[512];
+    long n = 0, lineno = 0;
+    int rc = TT_OK;
+    while (rc == TT_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '\0' || line[0] == '#')
+            continue;
+        if (strpbrk(line, " \t")) {
+            rc = tt_error_set(err, TT_EINPUT, "%s:%ld: expected one SimGrid host name per line, found \"%s\"", file, lineno, line);
+            break;
+        }
+        char **grown = realloc(p->rank_hosts, sizeof *grown * (size_t)(n + 1));
+        if (!grown) {
+            rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
+            break;
+        }
+        p->rank_hosts = grown;
+        p->rank_hosts[n++] = strdup(line);
+        p->n_rank_hosts = (int)n;
+    }
+    fclose(f);
+    *ranks = n;
+    if (rc == TT_OK && n == 0)
+        rc = tt_error_set(err, TT_EINPUT, "%s: no host names (rank i is the host on the i-th line)", file);
+    return rc;
+}
+
+static int load_user_simgrid(platform *p, const jx_obj *r)
+{
+    static const char *keys[] = {"xml", "rank_hosts", "accelerator", "ranks_per_node", "path_estimate", NULL};
+    static const char *ekeys[] = {"bandwidth_Bps", "latency_s", "hops", NULL};
+    jx_obj u, e;
+    const char *xml, *hosts, *acc;
+    long rpn = 1, hops = 0, ranks = 0;
+    int rc;
+    if ((rc = jx_child(r, "simgrid", 1, &u)) || (rc = jx_check_keys(&u, keys)) ||
+        (rc = jx_string(&u, "xml", 1, &xml)) || (rc = jx_string(&u, "rank_hosts", 1, &hosts)) ||
+        (rc = jx_string(&u, "accelerator", 1, &acc)) || (rc = jx_int(&u, "ranks_per_node", 0, 1, 256, &rpn)) ||
+        (rc = jx_child(&u, "path_estimate", 1, &e)) || (rc = jx_check_keys(&e, ekeys)) ||
+        (rc = jx_rate(&e, "bandwidth_Bps", 1, 1e3, 1e15, &p->user_bw_Bps)) ||
+        (rc = jx_seconds(&e, "latency_s", 1, 0, 1, &p->user_lat_s)) || (rc = jx_int(&e, "hops", 1, 1, 1000, &hops)))
+        return rc;
+    p->user_hops = (int)hops;
+    const device_info *dev = device_table_find(&p->devices, acc);
+    if (!dev || dev->kind != DEVICE_ACCELERATOR)
+        return tt_error_set(u.err, TT_EINPUT, "%s: %s.accelerator: \"%s\" is not an accelerator of platforms/devices.json or the file's \"devices\"",
+                            u.file, u.path, acc);
+    char *hosts_path = relative_to(u.file, hosts);
+    p->user_xml = relative_to(u.file, xml);
+    if (!hosts_path || !p->user_xml) {
+        free(hosts_path);
+        return tt_error_set(u.err, TT_EINTERNAL, "out of memory");
+    }
+    rc = load_rank_hosts(p, hosts_path, &ranks, u.err);
+    if (rc == TT_OK && ranks % rpn != 0)
+        rc = tt_error_set(u.err, TT_EINPUT, "%s: %ld ranks are not a whole number of nodes of %ld (%s.ranks_per_node)",
+                          hosts_path, ranks, rpn, u.path);
+    free(hosts_path);
+    if (rc)
+        return rc;
+    p->nodes = (int)(ranks / rpn);
+    p->acc = calloc((size_t)rpn, sizeof *p->acc);
+    if (!p->acc)
+        return tt_error_set(u.err, TT_EINTERNAL, "out of memory");
+    for (long i = 0; i < rpn; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "acc%ld", i);
+        if ((rc = plat_add_comp(p, name, dev, u.err)))
+            return rc;
+        p->acc[p->nacc++] = p->ncomp - 1;
+    }
+    return TT_OK;
+}
+
 platform *plat_load_json(const char *path, const platform_options *opt, tt_error *err)
 {
     static const char *keys[] = {"format", "version", "name", "description", "sources", "assumptions",
-                                 "devices", "node", "fabric", NULL};
+                                 "devices", "node", "fabric", "simgrid", NULL};
     json_t *root = NULL;
     if (jx_load_file(path, &root, err))
         return NULL;
@@ -334,7 +441,10 @@ platform *plat_load_json(const char *path, const platform_options *opt, tt_error
     const char *name = NULL, *attach = NULL;
     platform *p = NULL;
     int rc;
+    static const char *const FORMATS[] = {"ttasim-platform", NULL};
+    int format = 0;
     if ((rc = jx_root(&r, path, root, err)) || (rc = jx_check_keys(&r, keys)) ||
+        (rc = jx_enum(&r, "format", 0, FORMATS, &format)) ||
         (rc = jx_int(&r, "version", 1, PLATFORM_VERSION, PLATFORM_VERSION, &version)) ||
         (rc = jx_string(&r, "name", 1, &name)))
         goto done;
@@ -345,10 +455,23 @@ platform *plat_load_json(const char *path, const platform_options *opt, tt_error
     json_t *devs = json_object_get(root, "devices");
     if (devs && (rc = device_table_add_json(&p->devices, path, devs, "$.devices", err)))
         goto done;
-    if ((rc = load_meta(p, &r)) || (rc = load_node(p, &r, opt)) || (rc = load_fabric(p, &r, opt, &attach)))
+    if ((rc = load_meta(p, &r)))
         goto done;
-    if ((rc = plat_finish(p, attach, path, err)))
+    if (jx_has(&r, "simgrid")) {
+        if (jx_has(&r, "node") || jx_has(&r, "fabric")) {
+            rc = tt_error_set(err, TT_EINPUT, "%s: \"simgrid\" (your own platform XML) replaces \"node\" and \"fabric\": keep one", path);
+            goto done;
+        }
+        if (opt && (opt->nodes || opt->link_bw_Bps > 0 || opt->accelerator || opt->mesh)) {
+            rc = tt_error_set(err, TT_EINPUT, "%s: a SimGrid XML platform takes no --nodes, --link-bw, --accelerator or --mesh", path);
+            goto done;
+        }
+        if ((rc = load_user_simgrid(p, &r)))
+            goto done;
+    } else if ((rc = load_node(p, &r, opt)) || (rc = load_fabric(p, &r, opt, &attach)) ||
+               (rc = plat_finish(p, attach, path, err))) {
         goto done;
+    }
     add_device_assumptions(p);
 done:
     json_decref(root);

@@ -4,12 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <simgrid/host.h>
 
 #include "common/error.h"
 #include "common/jsonx.h"
 #include "common/units.h"
 #include "platforms/platform.h"
 #include "sim/cli.h"
+#include "sim/engine.h"
 
 extern const cli_command cmd_platform;
 
@@ -19,7 +23,9 @@ static void platform_help(FILE *out)
             "Lists, describes and exports the platforms (platforms/README.md).\n\n"
             "  list                   the built-in and generic platforms\n"
             "  show NAME|FILE         devices, links, bisection, diameter, peak, assumptions\n"
-            "  export NAME|FILE --xml OUT   a SimGrid 4.1 platform file (ranks are acc-R or nN-COMPONENT)\n\n"
+            "  export NAME|FILE --xml OUT   a SimGrid 4.1 platform file (ranks are acc-R or nN-COMPONENT)\n"
+            "  check NAME|FILE        builds the platform, loads it in SimGrid, prints the host\n"
+            "                         count and the wall seconds of each (a benchmark)\n\n"
             "  --nodes N              number of nodes (TPU pods: slices of 4N chips)\n"
             "  --link-bw B/S          fabric link bandwidth per direction (\"12.5G\")\n"
             "  --link-latency S       fabric link latency (\"1us\")\n"
@@ -79,7 +85,11 @@ static void print_summary(const platform *p, const platform_summary *s)
     printf("\n%-16s %10s %16s\n", "link class", "count", "B/s per dir");
     for (int i = 0; i < s->n_link_classes; i++)
         printf("%-16s %10ld %16.4g\n", s->link_classes[i].name, s->link_classes[i].count, s->link_classes[i].bw_Bps);
-    printf("\nbisection_Bps   %.4g (per direction)\ndiameter_hops   %d\n", s->bisection_Bps, s->diameter_hops);
+    if (s->bisection_Bps > 0)
+        printf("\nbisection_Bps   %.4g (per direction)\n", s->bisection_Bps);
+    else
+        printf("\nbisection_Bps   unknown (a SimGrid XML of your own)\n");
+    printf("diameter_hops   %d\n", s->diameter_hops);
     printf("peak_flops      fp32 %.4g  fp16 %.4g  bf16 %.4g\n", s->peak_flops[DTYPE_FP32], s->peak_flops[DTYPE_FP16],
            s->peak_flops[DTYPE_BF16]);
     printf("\nassumptions (numbers tagged U or C in numbers.md, and modelling choices):\n");
@@ -91,6 +101,49 @@ static void print_summary(const platform *p, const platform_summary *s)
     printf("\nsources:\n");
     for (int i = 0; i < platform_source_count(p); i++)
         printf("  %s\n", platform_source(p, i));
+}
+
+static void no_actors(void *arg)
+{
+    (void)arg;
+}
+
+static void count_hosts(void *arg, void *result)
+{
+    (void)arg;
+    *(long *)result = (long)sg_host_count();
+}
+
+static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Build + SimGrid load of a platform, timed (stdout: figures, not results). */
+static int check_platform(const char *name, const platform_options *o, int as_json)
+{
+    tt_error err = {0};
+    double t0 = wall_s();
+    platform *p = platform_load(name, o, &err);
+    if (!p)
+        return cli_report_error(err.code, err.msg);
+    double t1 = wall_s();
+    long hosts = 0;
+    sim_job job = {p, NETWORK_IDEAL, no_actors, count_hosts, NULL, &hosts, sizeof hosts};
+    int rc = sim_run(&job, &err);
+    double t2 = wall_s();
+    if (rc == TT_OK && as_json)
+        printf("{\"platform\": \"%s\", \"accelerators\": %d, \"simgrid_hosts\": %ld, \"build_s\": %.6f, "
+               "\"write_and_load_s\": %.6f}\n", platform_name(p), platform_ranks(p), hosts, t1 - t0, t2 - t1);
+    else if (rc == TT_OK)
+        printf("%s: %d accelerators, %ld SimGrid hosts; built in %.3f s, written and loaded by SimGrid in %.3f s\n",
+               platform_name(p), platform_ranks(p), hosts, t1 - t0, t2 - t1);
+    else
+        rc = cli_report_error(rc, err.msg);
+    platform_free(p);
+    return rc;
 }
 
 static int parse_positive(const char *opt, const char *arg, int seconds, double *out)
@@ -112,9 +165,9 @@ static int platform_main(int argc, char **argv)
         {"link-latency", required_argument, NULL, 'l'}, {"accelerator", required_argument, NULL, 'a'},
         {"mesh", required_argument, NULL, 'm'}, {"json", no_argument, NULL, 'j'},
         {"xml", required_argument, NULL, 'x'}, {NULL, 0, NULL, 0}};
-    static const char *const SUBS[] = {"list", "show", "export", NULL};
+    static const char *const SUBS[] = {"list", "show", "export", "check", NULL};
     if (argc < 2)
-        return cli_usage_error(&cmd_platform, "missing the subcommand (list, show or export)");
+        return cli_usage_error(&cmd_platform, "missing the subcommand (list, show, export or check)");
     int sub = -1;
     for (int i = 0; SUBS[i]; i++)
         if (strcmp(argv[1], SUBS[i]) == 0)
@@ -168,6 +221,8 @@ static int platform_main(int argc, char **argv)
         return cli_usage_error(&cmd_platform, optind == argc ? "missing the platform name" : "expected one platform name");
     if (sub == 2 && !xml)
         return cli_usage_error(&cmd_platform, "export needs --xml FILE");
+    if (sub == 3)
+        return check_platform(argv[optind], &o, as_json);
     platform *p = platform_load(argv[optind], &o, &err);
     if (!p)
         return cli_report_error(err.code, err.msg);
@@ -200,6 +255,6 @@ static int platform_main(int argc, char **argv)
 
 const cli_command cmd_platform = {
     "platform", "list, show and export the hardware platforms",
-    "platform list | show NAME [--nodes N] [--json] | export NAME [--nodes N] --xml FILE",
+    "platform list | show NAME [--nodes N] [--json] | export NAME [--nodes N] --xml FILE | check NAME [--nodes N]",
     platform_main, platform_help,
 };
