@@ -18,5 +18,10 @@ const cli_command *const CLI_COMMANDS[] = {
     &cmd_model,
     &cmd_platform,
     &cmd_bench,
+extern const cli_command cmd_collective;
+
+const cli_command *const CLI_COMMANDS[] = {
+    &cmd_run,
+    &cmd_collective,
     NULL,
 };
