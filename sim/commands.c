@@ -9,6 +9,7 @@ extern const cli_command cmd_trace;
 extern const cli_command cmd_model;
 extern const cli_command cmd_platform;
 extern const cli_command cmd_bench;
+extern const cli_command cmd_collective;
 
 const cli_command *const CLI_COMMANDS[] = {
     &cmd_run,
@@ -18,10 +19,6 @@ const cli_command *const CLI_COMMANDS[] = {
     &cmd_model,
     &cmd_platform,
     &cmd_bench,
-extern const cli_command cmd_collective;
-
-const cli_command *const CLI_COMMANDS[] = {
-    &cmd_run,
     &cmd_collective,
     NULL,
 };

@@ -24,15 +24,7 @@ libsim_a_SOURCES += sim/cmd_trace.c
 libsim_a_SOURCES += sim/cmd_model.c
 libsim_a_SOURCES += sim/cmd_platform.c
 libsim_a_SOURCES += sim/cmd_bench.c
-libsim_a_SOURCES = \
-	sim/cli.c sim/cli.h \
-	sim/commands.c \
-	sim/engine.c sim/engine.h \
-	sim/collective_sim.c sim/collective_sim.h \
-	sim/run.c sim/run.h \
-	sim/scenario.c sim/scenario.h \
-	sim/cmd_run.c \
-	sim/cmd_collective.c
+libsim_a_SOURCES += sim/cmd_collective.c
 
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/main.c
