@@ -1,5 +1,5 @@
 # Check suites; each area adds its own tests/AREA.mk, included below.
-noinst_LIBRARIES += libtestutil.a
+check_LIBRARIES += libtestutil.a
 libtestutil_a_SOURCES = tests/testutil.c tests/testutil.h
 libtestutil_a_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 
