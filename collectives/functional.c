@@ -3,6 +3,7 @@
 #include "collectives/functional.h"
 #include "collectives/schedule_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,46 +127,20 @@ static int apply_step(const schedule *s, const xfer *xs, size_t nx, double *buf,
     return 0;
 }
 
-typedef struct pair_bytes {
-    int src, dst;
-    size_t len;
-} pair_bytes;
-
-static int pair_cmp(const void *a, const void *b)
-{
-    const pair_bytes *x = a, *y = b;
-    if (x->src != y->src)
-        return x->src < y->src ? -1 : 1;
-    return x->dst < y->dst ? -1 : x->dst > y->dst;
-}
-
-/* Network transfers of a step merged per (src, dst), sorted. */
-static size_t merged_pairs(const xfer *xs, size_t nx, pair_bytes *out)
-{
-    size_t m = 0;
-    for (size_t k = 0; k < nx; k++)
-        if (xs[k].src != xs[k].dst)
-            out[m++] = (pair_bytes){xs[k].src, xs[k].dst, xs[k].len};
-    qsort(out, m, sizeof *out, pair_cmp);
-    size_t w = 0;
-    for (size_t k = 0; k < m; k++) {
-        if (w && out[w - 1].src == out[k].src && out[w - 1].dst == out[k].dst)
-            out[w - 1].len += out[k].len;
-        else
-            out[w++] = out[k];
-    }
-    return w;
-}
-
 /* A stage marked identical must move the same bytes (within block rounding)
  * between the same pairs at every step: the fast executor relies on it. */
-static int check_identical(const pair_bytes *a, size_t na, const pair_bytes *b, size_t nb)
+static int check_identical(const schedule *s, const coll_flow *a, size_t na, const coll_flow *b, size_t nb)
 {
     size_t i = 0, j = 0;
-    while (i < na || j < nb) { /* a pair of at most 2 elements may come and go with empty blocks */
-        int c = i == na ? 1 : j == nb ? -1 : pair_cmp(&a[i], &b[j]);
-        long d = c < 0 ? (long)a[i].len : c > 0 ? (long)b[j].len : (long)a[i].len - (long)b[j].len;
-        if (d > 2 || d < -2)
+    double tol = 2.5 * s->unit_bytes; /* a pair of at most 2 elements may come and go with empty blocks */
+    while (i < na || j < nb) {
+        int c = i == na ? 1
+                : j == nb ? -1
+                : a[i].src != b[j].src ? (a[i].src < b[j].src ? -1 : 1)
+                : a[i].dst != b[j].dst ? (a[i].dst < b[j].dst ? -1 : 1)
+                                       : 0;
+        double d = c < 0 ? a[i].bytes : c > 0 ? b[j].bytes : a[i].bytes - b[j].bytes;
+        if (fabs(d) > tol)
             return -1;
         i += c <= 0;
         j += c >= 0;
@@ -178,7 +153,7 @@ int schedule_verify(const schedule *s, char *why, size_t why_bytes)
     size_t total = s->buf_elems * (size_t)s->ranks, mx = s->max_step_xfers + 1;
     double *buf = malloc(sizeof *buf * total), *snap = malloc(sizeof *snap * total);
     xfer *xs = malloc(sizeof *xs * mx);
-    pair_bytes *first = malloc(sizeof *first * mx), *cur = malloc(sizeof *cur * mx);
+    coll_flow *first = malloc(sizeof *first * mx), *cur = malloc(sizeof *cur * mx);
     int rc = -1;
     if (!buf || !snap || !xs || !first || !cur) {
         snprintf(why, why_bytes, "out of memory");
@@ -194,8 +169,8 @@ int schedule_verify(const schedule *s, char *why, size_t why_bytes)
             if (!s->stages[st].identical)
                 continue;
             if (t == 0)
-                nfirst = merged_pairs(xs, nx, first);
-            else if (check_identical(first, nfirst, cur, merged_pairs(xs, nx, cur))) {
+                nfirst = schedule_merge_flows(s, xs, nx, first);
+            else if (check_identical(s, first, nfirst, cur, schedule_merge_flows(s, xs, nx, cur))) {
                 snprintf(why, why_bytes, "stage %d is marked identical but step %d moves other bytes than step 0", st, t);
                 goto done;
             }

@@ -334,6 +334,30 @@ long schedule_steps(const schedule *s)
     return n;
 }
 
+static int flow_cmp(const void *a, const void *b)
+{
+    const coll_flow *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+size_t schedule_merge_flows(const schedule *s, const xfer *xs, size_t nx, coll_flow *out)
+{
+    size_t m = 0, w = 0;
+    for (size_t k = 0; k < nx; k++)
+        if (xs[k].src != xs[k].dst)
+            out[m++] = (coll_flow){xs[k].src, xs[k].dst, (double)xs[k].len * s->unit_bytes};
+    qsort(out, m, sizeof *out, flow_cmp);
+    for (size_t k = 0; k < m; k++) {
+        if (w && out[w - 1].src == out[k].src && out[w - 1].dst == out[k].dst)
+            out[w - 1].bytes += out[k].bytes;
+        else
+            out[w++] = out[k];
+    }
+    return w;
+}
+
 long schedule_round_flows(const schedule *s)
 {
     xfer *xs = malloc(sizeof *xs * (s->max_step_xfers + 1));

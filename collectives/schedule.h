@@ -94,6 +94,16 @@ long schedule_steps(const schedule *s);
  * out holds max_step_xfers entries. Returns how many were written. */
 size_t schedule_step(const schedule *s, int stage, int step, xfer *out);
 
+/* A step's network traffic from one rank to another. */
+typedef struct coll_flow {
+    int src, dst;
+    double bytes;
+} coll_flow;
+
+/* The transfers of a step merged per (src, dst), sorted by src then dst;
+ * local copies dropped. out holds nx entries. Returns how many flows. */
+size_t schedule_merge_flows(const schedule *s, const xfer *xs, size_t nx, coll_flow *out);
+
 /* Network transfers a rounds executor simulates: one step per identical
  * stage, every step of the others (the cost of simulating the schedule). */
 long schedule_round_flows(const schedule *s);

@@ -34,27 +34,16 @@ struct coll_group {
     const platform *p;
     int n;
     double gamma; /* reduce seconds per byte */
+    int *ranks; /* platform rank of each member */
     double *speed_flops;
     double *finish_s; /* each worker's last step end */
+    int sync_only;    /* rounds without free-running windows (auto's screening) */
     sg_actor_t *workers;
     sg_bar_t start, end;
     int quit;
     const step_round *rounds; /* what the workers execute next */
     long nrounds;
 };
-
-typedef struct flow {
-    int src, dst;
-    double bytes;
-} flow;
-
-static int flow_cmp(const void *a, const void *b)
-{
-    const flow *x = a, *y = b;
-    if (x->src != y->src)
-        return x->src < y->src ? -1 : 1;
-    return x->dst < y->dst ? -1 : x->dst > y->dst;
-}
 
 static void round_free(step_round *rd)
 {
@@ -69,29 +58,18 @@ static void round_free(step_round *rd)
 /* Merges a step's transfers into flows; local copies cost nothing here. */
 static sg_mailbox_t pair_mailbox(const coll_group *g, int src, int dst);
 
-static void round_build(step_round *rd, const coll_group *g, const xfer *xs, size_t nx, double unit_bytes,
-                        flow *scratch)
+static void round_build(step_round *rd, const coll_group *g, const schedule *s, const xfer *xs, size_t nx,
+                        coll_flow *scratch)
 {
-    size_t m = 0;
     int n = g->n;
     memset(rd, 0, sizeof *rd);
     rd->reduce_bytes = calloc((size_t)n, sizeof *rd->reduce_bytes);
-    for (size_t k = 0; k < nx; k++) {
+    for (size_t k = 0; k < nx; k++)
         if (xs[k].op == XFER_REDUCE) {
-            rd->reduce_bytes[xs[k].dst] += (double)xs[k].len * unit_bytes;
+            rd->reduce_bytes[xs[k].dst] += (double)xs[k].len * s->unit_bytes;
             rd->busy = 1;
         }
-        if (xs[k].src != xs[k].dst)
-            scratch[m++] = (flow){xs[k].src, xs[k].dst, (double)xs[k].len * unit_bytes};
-    }
-    qsort(scratch, m, sizeof *scratch, flow_cmp);
-    size_t w = 0;
-    for (size_t k = 0; k < m; k++) {
-        if (w && scratch[w - 1].src == scratch[k].src && scratch[w - 1].dst == scratch[k].dst)
-            scratch[w - 1].bytes += scratch[k].bytes;
-        else
-            scratch[w++] = scratch[k];
-    }
+    size_t w = schedule_merge_flows(s, xs, nx, scratch);
     rd->busy |= w > 0;
     rd->send_off = calloc((size_t)n + 1, sizeof *rd->send_off);
     rd->recv_off = calloc((size_t)n + 1, sizeof *rd->recv_off);
@@ -173,6 +151,8 @@ coll_group *coll_group_create(const platform *p, const int *ranks, int n, double
     g->n = n;
     g->gamma = reduce_s_per_byte;
     g->speed_flops = calloc((size_t)n, sizeof *g->speed_flops);
+    g->ranks = malloc(sizeof *g->ranks * (size_t)n);
+    memcpy(g->ranks, ranks, sizeof *g->ranks * (size_t)n);
     g->finish_s = calloc((size_t)n, sizeof *g->finish_s);
     g->workers = calloc((size_t)n, sizeof *g->workers);
     g->start = sg_barrier_init((unsigned)n + 1);
@@ -226,7 +206,7 @@ static void execute_identical(coll_group *g, const sched_stage *stg, const step_
     double dt = run_rounds(g, rd, 1);
     if (stg->steps < 2)
         return;
-    if (stg->steps < 3 * WINDOW + 1 || round_uniform(g, rd, dt)) {
+    if (g->sync_only || stg->steps < 3 * WINDOW + 1 || round_uniform(g, rd, dt)) {
         sg_actor_sleep_for(dt * (stg->steps - 1));
         return;
     }
@@ -240,13 +220,13 @@ static void execute_identical(coll_group *g, const sched_stage *stg, const step_
     free(win);
 }
 
-static void execute_rounds(coll_group *g, const schedule *s, xfer *xs, flow *scratch)
+static void execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
 {
     for (int st = 0; st < s->nstages; st++) {
         const sched_stage *stg = &s->stages[st];
         for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
             step_round rd;
-            round_build(&rd, g, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
+            round_build(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch);
             if (rd.busy && stg->identical)
                 execute_identical(g, stg, &rd);
             else if (rd.busy)
@@ -257,13 +237,13 @@ static void execute_rounds(coll_group *g, const schedule *s, xfer *xs, flow *scr
 }
 
 /* Messages: every step of every rank materialized, ranks run unsynchronized. */
-static void execute_messages(coll_group *g, const schedule *s, xfer *xs, flow *scratch)
+static void execute_messages(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
 {
     long total = schedule_steps(s), k = 0;
     step_round *rounds = calloc((size_t)total + 1, sizeof *rounds);
     for (int st = 0; st < s->nstages; st++)
         for (int t = 0; t < s->stages[st].steps; t++, k++)
-            round_build(&rounds[k], g, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
+            round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch);
     run_rounds(g, rounds, total);
     for (k = 0; k < total; k++)
         round_free(&rounds[k]);
@@ -276,7 +256,7 @@ double coll_group_run(coll_group *g, const schedule *s, int messages)
     if (s->ranks != g->n || s->nstages == 0)
         return 0.0;
     xfer *xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
-    flow *scratch = malloc(sizeof *scratch * (s->max_step_xfers + 1));
+    coll_flow *scratch = malloc(sizeof *scratch * (s->max_step_xfers + 1));
     if (messages)
         execute_messages(g, s, xs, scratch);
     else
@@ -299,6 +279,7 @@ void coll_group_destroy(coll_group *g)
     free(g->workers);
     free(g->speed_flops);
     free(g->finish_s);
+    free(g->ranks);
     free(g);
 }
 
@@ -313,9 +294,12 @@ typedef struct batch {
 
 static batch *g_batch; /* the child's only simulation */
 
-/* auto simulates the candidates whose rounds cost at most this many flows
- * (direct at a few hundred ranks would take minutes), else the cheapest one. */
-#define AUTO_FLOW_BUDGET 20000
+/* auto ranks the candidates by their contention-free estimate, then
+ * simulates the AUTO_SIMULATED best whose simulation cost (coll_estimate_s)
+ * is at most AUTO_SIM_COST: trees and recursive doubling over thousands of
+ * ranks of a torus would take minutes. With none affordable, the cheapest. */
+#define AUTO_SIMULATED 3
+#define AUTO_SIM_COST 300000L
 
 static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
 {
@@ -328,37 +312,65 @@ static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
     return schedule_build(&prm, (size_t)llround(prm.bytes), 1.0, s, &err) == TT_OK ? 0 : -1;
 }
 
-/* The fastest simulated candidate of the request's op (or its one algorithm). */
+/* The request's algorithm, or auto's choice: the best AUTO_SIMULATED
+ * candidates by estimate are screened with synchronous rounds, then the
+ * fastest runs with the requested executor. */
 static coll_result run_request(coll_group *g, const coll_request *rq)
 {
     coll_algo cand[16];
+    double est[16];
     long cost[16];
-    int nc = 1, cheapest = -1;
+    int nc = 1, order[16], best = -1, cheapest = -1;
     cand[0] = rq->params.algo;
     if (rq->params.algo == ALGO_AUTO)
         nc = coll_algos_for(rq->params.op, cand, 16);
     for (int c = 0; c < nc; c++) {
         schedule s;
+        est[c] = INFINITY;
         cost[c] = -1;
+        order[c] = c;
         if (build_for(rq, cand[c], &s) == 0) {
-            cost[c] = nc > 1 ? schedule_round_flows(&s) : 0;
+            est[c] = coll_estimate_s(g->p, g->ranks, &s, rq->reduce_s_per_byte, &cost[c]);
             schedule_free(&s);
         }
         if (cost[c] >= 0 && (cheapest < 0 || cost[c] < cost[cheapest]))
             cheapest = c;
     }
-    coll_result best = {NAN, rq->params.algo, 0};
+    for (int c = 0; nc > 1 && c < nc; c++)
+        if (cost[c] > AUTO_SIM_COST && c != cheapest)
+            est[c] = INFINITY;
+    for (int i = 1; i < nc; i++) /* insertion sort by estimate, stable */
+        for (int j = i; j > 0 && est[order[j]] < est[order[j - 1]]; j--) {
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
     g->gamma = rq->reduce_s_per_byte;
-    for (int c = 0; c < nc; c++) {
-        schedule s;
-        if (cost[c] < 0 || (cost[c] > AUTO_FLOW_BUDGET && c != cheapest) || build_for(rq, cand[c], &s))
-            continue;
-        double t = coll_group_run(g, &s, rq->messages);
-        schedule_free(&s);
-        if (isnan(best.time_s) || t < best.time_s)
-            best = (coll_result){t, cand[c], 0};
+    if (nc == 1) {
+        best = isfinite(est[0]) ? 0 : -1;
+    } else {
+        double best_s = INFINITY;
+        g->sync_only = 1;
+        for (int i = 0; i < nc && i < AUTO_SIMULATED && isfinite(est[order[i]]); i++) {
+            schedule s;
+            if (build_for(rq, cand[order[i]], &s))
+                continue;
+            double t = coll_group_run(g, &s, 0);
+            schedule_free(&s);
+            if (t < best_s) {
+                best_s = t;
+                best = order[i];
+            }
+        }
+        g->sync_only = 0;
     }
-    return best;
+    coll_result r = {NAN, rq->params.algo, 0};
+    schedule s;
+    if (best >= 0 && build_for(rq, cand[best], &s) == 0) {
+        r = (coll_result){coll_group_run(g, &s, rq->messages), cand[best], 0};
+        schedule_free(&s);
+    }
+    return r;
 }
 
 static void controller(int argc, char **argv)

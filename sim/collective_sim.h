@@ -35,6 +35,20 @@ double coll_group_run(coll_group *g, const schedule *s, int messages);
 /* From an actor: stops the workers and frees the group. */
 void coll_group_destroy(coll_group *g);
 
+/* ---- Without SimGrid ---- */
+
+/* Contention-free estimate: per step, the slowest flow alone on its path
+ * (platform_path latency + bytes / bottleneck bandwidth) plus the largest
+ * reduction; identical stages multiplied. Microseconds to compute: auto's
+ * screening and a cheap fallback. Schedule rank i is platform rank ranks[i]
+ * (ranks NULL: i). sim_cost (if not NULL) receives, summed over the rounds
+ * a rounds executor simulates, flows times the longest path's hops: flows of
+ * different path lengths end apart and SimGrid re-solves the sharing each
+ * time, so this predicts what simulating costs.
+ * Returns -1 when out of memory. */
+double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, double reduce_s_per_byte,
+                       long *sim_cost);
+
 /* ---- From the parent process: a whole simulation of a batch ---- */
 
 typedef struct coll_request {

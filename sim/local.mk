@@ -5,6 +5,7 @@ libsim_a_SOURCES += sim/cli.c sim/cli.h
 libsim_a_SOURCES += sim/commands.c
 libsim_a_SOURCES += sim/engine.c sim/engine.h
 libsim_a_SOURCES += sim/collective_sim.c sim/collective_sim.h
+libsim_a_SOURCES += sim/collective_estimate.c
 libsim_a_SOURCES += sim/run.c sim/run.h
 libsim_a_SOURCES += sim/scenario.c sim/scenario.h
 libsim_a_SOURCES += sim/trace.c sim/trace.h
