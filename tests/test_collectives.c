@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collectives/closed_form.h"
 #include "collectives/functional.h"
@@ -183,6 +184,71 @@ START_TEST(auto_picks_fastest)
 }
 END_TEST
 
+/* A 64-rank fat tree of 16-rank leaves, non-blocking or with 4:1 uplinks. */
+static platform *fattree64(int oversubscription)
+{
+    char text[1024], path[64];
+    snprintf(text, sizeof text,
+             "{\"format\": \"ttasim-platform\", \"version\": 1, \"name\": \"osub%d\", \"description\": \"test\",\n"
+             " \"sources\": [\"test\"], \"assumptions\": [],\n"
+             " \"node\": {\"components\": [{\"name\": \"acc\", \"device\": \"generic-accelerator\", \"count\": 1}], \"links\": []},\n"
+             " \"fabric\": {\"topology\": \"fattree\", \"attach\": \"acc\", \"nodes\": 64,\n"
+             "   \"link\": {\"bandwidth_Bps\": 12.5e9, \"latency_s\": \"1us\"},\n"
+             "   \"nodes_per_leaf\": 16, \"levels\": 2, \"oversubscription\": %d}}\n",
+             oversubscription, oversubscription);
+    tu_write_temp(text, path, sizeof path);
+    tt_error err = {0};
+    platform *p = platform_load(path, NULL, &err);
+    unlink(path);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    return p;
+}
+
+/* Contention: on 4:1 uplinks, alltoall (pairwise and direct), whose flows
+ * mostly leave their leaf, slow down about 4x (at least 2.5x); the ring,
+ * with one flow per leaf uplink, does not slow down at all. */
+START_TEST(contention_oversubscribed_fattree)
+{
+    coll_request rq[3] = {
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, 0, 0},
+        {{.op = OP_ALLTOALL, .algo = ALGO_PAIRWISE, .ranks = 64, .bytes = 64e6}, 0, 0},
+        {{.op = OP_ALLTOALL, .algo = ALGO_DIRECT, .ranks = 64, .bytes = 64e6}, 0, 0},
+    };
+    coll_result full[3], thin[3];
+    tt_error err = {0};
+    platform *p1 = fattree64(1), *p4 = fattree64(4);
+    ck_assert_msg(coll_simulate(p1, NETWORK_IDEAL, rq, 3, full, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(coll_simulate(p4, NETWORK_IDEAL, rq, 3, thin, &err) == TT_OK, "%s", err.msg);
+    ck_assert_double_eq_tol(thin[0].time_s / full[0].time_s, 1.0, 1e-6);
+    for (int k = 1; k < 3; k++)
+        ck_assert_msg(thin[k].time_s / full[k].time_s > 2.5 && thin[k].time_s / full[k].time_s < 4.01,
+                      "%s: %.9g s on 4:1 uplinks, %.9g s non-blocking", coll_algo_name(rq[k].params.algo),
+                      thin[k].time_s, full[k].time_s);
+    platform_free(p1);
+    platform_free(p4);
+}
+END_TEST
+
+/* On a 32 x 32 torus, the 2D-torus allreduce (rings per dimension, both
+ * directions) beats the flat ring at 1,024 ranks, by fewer steps and twice
+ * the links; and the window-free uniform rounds keep it quick. */
+START_TEST(torus2d_beats_ring_1024)
+{
+    platform_options o = {.nodes = 1024, .link_bw_Bps = 12.5e9, .link_latency_s = 1e-6};
+    tt_error err = {0};
+    platform *p = platform_load("torus2d", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    coll_request rq[2] = {
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 1024, .bytes = 100e6}, 0, 0},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = 1024, .bytes = 100e6}, 0, 0},
+    };
+    coll_result r[2];
+    ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 2, r, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(r[1].time_s < 0.7 * r[0].time_s, "torus2d %.9g s, ring %.9g s", r[1].time_s, r[0].time_s);
+    platform_free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("collectives");
@@ -197,6 +263,8 @@ static Suite *suite(void)
     tcase_add_loop_test(t, closed_form_all_algorithms, 0, OP_COUNT);
     tcase_add_test(t, rounds_match_messages);
     tcase_add_test(t, auto_picks_fastest);
+    tcase_add_test(t, contention_oversubscribed_fattree);
+    tcase_add_test(t, torus2d_beats_ring_1024);
     suite_add_tcase(s, t);
     return s;
 }
