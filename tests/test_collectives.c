@@ -1,6 +1,7 @@
 /* Collectives: every schedule computes its collective on real buffers for
  * 2..64 ranks (non-powers of two included), and the closed forms hold. */
 #include <check.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,6 +250,48 @@ START_TEST(torus2d_beats_ring_1024)
 }
 END_TEST
 
+/* ttasim collective: the JSON contract (busbw = algbw x nccl-tests' factor,
+ * time equal to the closed form on an ideal star) and input errors (exit 2). */
+START_TEST(cli_collective)
+{
+    static char out[65536];
+    int rc = tu_run_ttasim("collective --platform star --nodes 8 --link-bw 12.5e9 --link-latency 1us "
+                           "--op allgather --algo ring --bytes 1M,64M --network ideal --json",
+                           out, sizeof out);
+    ck_assert_msg(rc == 0, "%s", out);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    ck_assert_msg(doc != NULL, "%s: %s", je.text, out);
+    json_t *res = json_object_get(doc, "results");
+    ck_assert_int_eq(json_array_size(res), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *r = json_array_get(res, i);
+        double bytes = json_number_value(json_object_get(r, "bytes"));
+        double t = json_number_value(json_object_get(r, "time_s"));
+        double algbw = json_number_value(json_object_get(r, "algbw_Bps"));
+        double busbw = json_number_value(json_object_get(r, "busbw_Bps"));
+        ck_assert_str_eq(json_string_value(json_object_get(r, "op")), "allgather");
+        ck_assert_str_eq(json_string_value(json_object_get(r, "algo")), "ring");
+        ck_assert_int_eq(json_integer_value(json_object_get(r, "ranks")), 8);
+        coll_params prm = {.op = OP_ALLGATHER, .algo = ALGO_RING, .ranks = 8, .bytes = bytes};
+        double cf = coll_closed_form_s(&prm, 2e-6, 12.5e9, 0);
+        ck_assert_msg(fabs(t / cf - 1) < 0.01, "%g bytes: %.9g s, closed form %.9g s", bytes, t, cf);
+        ck_assert_double_eq_tol(algbw, bytes / t, 1e-6 * algbw);
+        ck_assert_double_eq_tol(busbw, algbw * 7 / 8, 1e-6 * busbw);
+    }
+    json_decref(doc);
+    rc = tu_run_ttasim("collective --platform star --op allreduse --bytes 1M", out, sizeof out);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(out, "did you mean 'allreduce'") != NULL, "%s", out);
+    rc = tu_run_ttasim("collective --platform star --op alltoall --algo dbtree --bytes 1M", out, sizeof out);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(out, "does not implement") != NULL, "%s", out);
+    rc = tu_run_ttasim("collective --platform star --bytes 12X", out, sizeof out);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_msg(strstr(out, "--bytes") != NULL, "%s", out);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("collectives");
@@ -265,6 +308,7 @@ static Suite *suite(void)
     tcase_add_test(t, auto_picks_fastest);
     tcase_add_test(t, contention_oversubscribed_fattree);
     tcase_add_test(t, torus2d_beats_ring_1024);
+    tcase_add_test(t, cli_collective);
     suite_add_tcase(s, t);
     return s;
 }
