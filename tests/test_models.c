@@ -167,6 +167,9 @@ START_TEST(model_gradients)
     model_opts_default(&o);
     o.table_rows_cap = 50;
     model_gradcheck("dlrm-small", &o, 4, 1);
+    model_opts_default(&o);
+    o.image = 12; /* flatten and max-pool inside the engine */
+    model_gradcheck("cnn", &o, 3, 1);
 }
 END_TEST
 

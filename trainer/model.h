@@ -38,7 +38,7 @@ typedef struct model_opts {
 /* What one step reads; the model owns the buffers (sized for the batch). The
  * data generators (trainer/data.h) and the Fashion-MNIST reader fill them. */
 typedef struct model_inputs {
-    int batch;
+    int batch;             /* samples this step: up to the allocated batch (may be lowered) */
     float *x;              /* (B, x_per_sample): images (C,H,W), features, DLRM dense */
     long x_per_sample;
     int channels, height, width; /* image models */
