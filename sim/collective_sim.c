@@ -268,19 +268,52 @@ typedef struct batch {
 
 static batch *g_batch; /* the child's only simulation */
 
-/* Simulated time of one request with one algorithm; NaN if it cannot be built. */
-static double time_one(coll_group *g, const coll_request *rq, coll_algo algo)
+/* auto simulates the candidates whose rounds cost at most this many flows
+ * (direct at a few hundred ranks would take minutes), else the cheapest one. */
+#define AUTO_FLOW_BUDGET 20000
+
+static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
 {
     coll_params prm = rq->params;
-    prm.algo = algo;
-    schedule s;
+    const char *why;
     tt_error err = {0};
-    if (schedule_build(&prm, (size_t)llround(prm.bytes), 1.0, &s, &err) != TT_OK)
-        return NAN;
+    prm.algo = algo;
+    if (!coll_algo_applies(&prm, &why))
+        return -1;
+    return schedule_build(&prm, (size_t)llround(prm.bytes), 1.0, s, &err) == TT_OK ? 0 : -1;
+}
+
+/* The fastest simulated candidate of the request's op (or its one algorithm). */
+static coll_result run_request(coll_group *g, const coll_request *rq)
+{
+    coll_algo cand[16];
+    long cost[16];
+    int nc = 1, cheapest = -1;
+    cand[0] = rq->params.algo;
+    if (rq->params.algo == ALGO_AUTO)
+        nc = coll_algos_for(rq->params.op, cand, 16);
+    for (int c = 0; c < nc; c++) {
+        schedule s;
+        cost[c] = -1;
+        if (build_for(rq, cand[c], &s) == 0) {
+            cost[c] = nc > 1 ? schedule_round_flows(&s) : 0;
+            schedule_free(&s);
+        }
+        if (cost[c] >= 0 && (cheapest < 0 || cost[c] < cost[cheapest]))
+            cheapest = c;
+    }
+    coll_result best = {NAN, rq->params.algo};
     g->gamma = rq->reduce_s_per_byte;
-    double t = coll_group_run(g, &s, rq->messages);
-    schedule_free(&s);
-    return t;
+    for (int c = 0; c < nc; c++) {
+        schedule s;
+        if (cost[c] < 0 || (cost[c] > AUTO_FLOW_BUDGET && c != cheapest) || build_for(rq, cand[c], &s))
+            continue;
+        double t = coll_group_run(g, &s, rq->messages);
+        schedule_free(&s);
+        if (isnan(best.time_s) || t < best.time_s)
+            best = (coll_result){t, cand[c]};
+    }
+    return best;
 }
 
 static void controller(int argc, char **argv)
@@ -290,33 +323,17 @@ static void controller(int argc, char **argv)
     batch *b = g_batch;
     coll_group *g = NULL;
     for (int i = 0; i < b->nreq; i++) {
-        const coll_request *rq = &b->reqs[i];
-        int n = rq->params.ranks;
+        int n = b->reqs[i].params.ranks;
         if (!g || g->n != n) {
             if (g)
                 coll_group_destroy(g);
             int *ranks = malloc(sizeof *ranks * (size_t)n);
             for (int r = 0; r < n; r++)
                 ranks[r] = r;
-            g = coll_group_create(b->p, ranks, n, rq->reduce_s_per_byte);
+            g = coll_group_create(b->p, ranks, n, b->reqs[i].reduce_s_per_byte);
             free(ranks);
         }
-        coll_algo cand[16];
-        int nc = 1;
-        cand[0] = rq->params.algo;
-        if (rq->params.algo == ALGO_AUTO)
-            nc = coll_algos_for(rq->params.op, cand, 16);
-        b->res[i] = (coll_result){NAN, rq->params.algo};
-        for (int c = 0; c < nc; c++) {
-            coll_params prm = rq->params;
-            const char *why;
-            prm.algo = cand[c];
-            if (!coll_algo_applies(&prm, &why))
-                continue;
-            double t = time_one(g, rq, cand[c]);
-            if (!isnan(t) && (isnan(b->res[i].time_s) || t < b->res[i].time_s))
-                b->res[i] = (coll_result){t, cand[c]};
-        }
+        b->res[i] = run_request(g, &b->reqs[i]);
     }
     if (g)
         coll_group_destroy(g);

@@ -142,9 +142,12 @@ START_TEST(trains_to_target_on_teacher)
                     .teacher_test = 2000};
     dp_options o;
     small_options(&o);
+    o.warmup_epochs = 1; /* 100 steps, but at most the 10 steps set: the shorter */
     dp_result r;
     tt_error err = {0};
     ck_assert_int_eq(dp_train(&o, &data, &r, &err), TT_OK);
+    ck_assert_int_eq(r.warmup_steps, 10);
+    ck_assert_double_eq_tol(r.peak_lr, 3e-3, 1e-12);
     ck_assert_msg(r.reached, "final accuracy %g", r.final_test_accuracy);
     ck_assert(!r.diverged);
     ck_assert_int_eq(r.steps_to_target % 25, 0);

@@ -2,6 +2,7 @@
  * checks through the engine (fan-out accumulation, tied weights), determinism,
  * the IDX reader, and a short Fashion-MNIST run whose loss must fall. */
 #include <check.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "trainer/model.h"
 #include "trainer/rng.h"
 #include "trainer/synth.h"
+#include "trainer/trace.h"
 
 static model *make(const char *name, const model_opts *o)
 {
@@ -381,6 +383,111 @@ START_TEST(synthetic_inputs)
 }
 END_TEST
 
+START_TEST(model_command)
+{
+    static char out[1 << 20];
+    ck_assert_int_eq(tu_run_ttasim("model show resnet50 --json", out, sizeof out), 0);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    ck_assert_msg(doc != NULL, "%s", je.text);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "params")), 25557032);
+    json_t *layers = json_object_get(doc, "layers");
+    ck_assert_int_gt(json_array_size(layers), 150);
+    double sum = 0, fwd = json_real_value(json_object_get(doc, "forward_flops_per_sample"));
+    for (size_t i = 0; i < json_array_size(layers); i++)
+        sum += json_real_value(json_object_get(json_array_get(layers, i), "forward_flops"));
+    ck_assert(fabs(sum - fwd) < 1e-6 * fwd);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(layers, 0), "name")),
+                     "conv1");
+    json_decref(doc);
+    ck_assert_int_eq(tu_run_ttasim("model show mlp --widths 10-5-3 --json", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "\"params\": 73"));
+    ck_assert_int_eq(tu_run_ttasim("model list", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "dlrm-mlperf"));
+    ck_assert_int_eq(tu_run_ttasim("model show resnet-50", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "did you mean 'resnet50'"));
+    ck_assert_int_eq(tu_run_ttasim("model show cnn --image 2", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "too small"));
+}
+END_TEST
+
+/* the trace: sums, orders and buckets consistent with the model; deterministic */
+START_TEST(trace_consistent)
+{
+    model_opts mo;
+    model_opts_default(&mo);
+    mo.seq_len = 16;
+    trace_opts to;
+    trace_opts_default(&to);
+    to.micro_batch = 4;
+    to.bucket_bytes = 2e6;
+    to.optimizer = "lamb";
+    to.precision = "bf16";
+    tt_error err = {0};
+    json_t *a, *b;
+    ck_assert_msg(trace_build("bert-tiny", &mo, &to, &a, &err) == 0, "%s", err.msg);
+    ck_assert(trace_build("bert-tiny", &mo, &to, &b, &err) == 0);
+    char *sa = json_dumps(a, JSON_SORT_KEYS), *sb = json_dumps(b, JSON_SORT_KEYS);
+    ck_assert_str_eq(sa, sb);
+    free(sa);
+    free(sb);
+    json_decref(b);
+    ck_assert_int_eq(json_integer_value(json_object_get(a, "dtype_bytes")), 2);
+    json_t *layers = json_object_get(a, "layers"), *grads = json_object_get(a, "gradients");
+    json_t *buckets = json_object_get(a, "buckets");
+    double fwd = 0, gbytes = 0, bbytes = 0;
+    for (size_t i = 0; i < json_array_size(layers); i++)
+        fwd += json_real_value(json_object_get(json_array_get(layers, i), "forward_flops"));
+    ck_assert(fabs(fwd - json_real_value(json_object_get(a, "forward_flops"))) < 1e-6 * fwd);
+    int last = 1 << 30;
+    for (size_t i = 0; i < json_array_size(grads); i++) {
+        json_t *g = json_array_get(grads, i);
+        int layer = (int)json_integer_value(json_object_get(g, "layer"));
+        ck_assert_int_le(layer, last); /* backward order */
+        last = layer;
+        gbytes += json_real_value(json_object_get(g, "bytes"));
+    }
+    /* the tied word embedding's gradient comes last: its layer (0) finishes it */
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(grads, json_array_size(grads) - 1), "name")),
+                     "embeddings.word_embeddings.weight");
+    ck_assert(gbytes == json_real_value(json_object_get(a, "param_bytes")));
+    int prev = 1 << 30;
+    for (size_t i = 0; i < json_array_size(buckets); i++) {
+        json_t *k = json_array_get(buckets, i);
+        int r = (int)json_integer_value(json_object_get(k, "ready_after_layer"));
+        ck_assert_int_le(r, prev);
+        prev = r;
+        bbytes += json_real_value(json_object_get(k, "bytes"));
+        if (i > 0 && i + 1 < json_array_size(buckets))
+            ck_assert(json_real_value(json_object_get(k, "bytes")) >= 2e6);
+    }
+    ck_assert(bbytes == gbytes);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(buckets, json_array_size(buckets) - 1), "ready_after_layer")), 0);
+    /* lamb: 16 FLOPs per parameter */
+    double params = (double)json_integer_value(json_object_get(a, "params"));
+    ck_assert(json_real_value(json_object_get(json_object_get(a, "optimizer"), "flops")) == 16 * params);
+    json_decref(a);
+    /* DLRM: tables model-parallel, alltoalls, full table bytes */
+    model_opts_default(&mo);
+    trace_opts_default(&to);
+    to.micro_batch = 64;
+    ck_assert(trace_build("dlrm-mlperf", &mo, &to, &a, &err) == 0);
+    ck_assert(json_integer_value(json_object_get(a, "params")) == 24036595969LL);
+    json_t *comm = json_object_get(a, "comm");
+    ck_assert_int_eq(json_array_size(comm), 2);
+    ck_assert(json_real_value(json_object_get(json_array_get(comm, 0), "bytes_per_rank")) ==
+              64.0 * 26 * 128 * 4);
+    grads = json_object_get(a, "gradients");
+    for (size_t i = 0; i < json_array_size(grads); i++)
+        ck_assert(strncmp(json_string_value(json_object_get(json_array_get(grads, i), "name")),
+                          "emb_l", 5) != 0);
+    json_decref(a);
+    to.precision = "fp8";
+    ck_assert_int_eq(trace_build("mlp", &mo, &to, &a, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "fp8"));
+}
+END_TEST
+
 static Suite *models_suite(void)
 {
     Suite *s = suite_create("models");
@@ -395,6 +502,8 @@ static Suite *models_suite(void)
     tcase_add_test(tc, fashion_mnist_loss_falls);
     tcase_add_test(tc, teacher_stream_learnable);
     tcase_add_test(tc, synthetic_inputs);
+    tcase_add_test(tc, model_command);
+    tcase_add_test(tc, trace_consistent);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -265,8 +265,9 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
     lr_schedule lr = o->lr;
     lr.batch = (double)o->batch;
     lr.total_steps = max_steps;
-    if (lr.warmup_steps < 0)
-        lr.warmup_steps = lround(o->warmup_epochs * steps_per_epoch);
+    long warmup_from_epochs = lround(o->warmup_epochs * steps_per_epoch);
+    if (lr.warmup_steps < 0 || (o->warmup_epochs > 0 && warmup_from_epochs < lr.warmup_steps))
+        lr.warmup_steps = warmup_from_epochs; /* both given: the shorter */
     if (lr.cooldown_steps < 0)
         lr.cooldown_steps = lround(o->cooldown_epochs * steps_per_epoch);
     r->peak_lr = lr_schedule_peak(&lr);

@@ -68,7 +68,7 @@ typedef struct dp_options {
     long batch, micro_max;
     optim_config opt;
     lr_schedule lr;               /* batch and total_steps are set by dp_train */
-    double warmup_epochs;         /* used when lr.warmup_steps < 0 */
+    double warmup_epochs;         /* when lr.warmup_steps < 0; with both, the shorter applies */
     double cooldown_epochs;       /* used when lr.cooldown_steps < 0 */
     int augment;                  /* Fashion-MNIST: -1 auto (when batch > train set), 0 off, 1 on */
     double target;                /* test accuracy in (0, 1] */

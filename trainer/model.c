@@ -127,12 +127,16 @@ static int new_tensor(model *m, int ndim, int d0, int d1, int d2)
     t->dims[2] = d2;
     t->numel = (long)d0 * (ndim > 1 ? d1 : 1) * (ndim > 2 ? d2 : 1);
     if (d0 <= 0 || (ndim > 1 && d1 <= 0) || (ndim > 2 && d2 <= 0))
-        g_fail(m, "a layer's output would be empty (the input is too small for the model)");
+        g_fail(m, "the output of layer %s would be empty: the input is too small for the model",
+               m->nops ? m->ops[m->nops - 1].name : "(input)");
     return m->nt++;
 }
 
+/* NULL once the plan has failed, so the builders stop (each checks). */
 static op *new_op(model *m, int type, const char *name, int in0, int in1)
 {
+    if (m->bad)
+        return NULL;
     if (m->nops == m->cap_ops) {
         int cap = m->cap_ops ? 2 * m->cap_ops : 64;
         op *o = realloc(m->ops, (size_t)cap * sizeof *o);
@@ -270,7 +274,8 @@ int g_linear(model *m, const char *name, int x, int OC, int bias)
 int g_linear_relu(model *m, const char *name, int x, int OC, int bias)
 {
     int y = g_linear(m, name, x, OC, bias);
-    m->ops[m->nops - 1].relu = 1;
+    if (!m->bad)
+        m->ops[m->nops - 1].relu = 1;
     return y;
 }
 
@@ -367,6 +372,8 @@ int g_dropout(model *m, const char *name, int x, float p)
     if (p <= 0.0f)
         return x;
     int y = elementwise(m, OP_DROPOUT, name, x);
+    if (m->bad)
+        return 0;
     op *o = &m->ops[m->nops - 1];
     o->p = p;
     o->saved_ps = m->t[x].numel;
@@ -659,6 +666,8 @@ static void op_costs(model *m, op *o)
         L->bwd_elems_fixed = L->backward ? 3 * w : 0; /* read w, read-modify-write dw */
     }
     L->act_elems = out + (double)o->saved_ps + (double)o->isaved_ps;
+    L->model_parallel = o->type == OP_EMBBAG;
+    L->lookups = o->type == OP_EMBBAG ? (double)o->F * o->L : o->type == OP_EMBED ? o->T : 0;
 }
 
 /* Decides which layers run backward and where tensors with several consumers

@@ -66,10 +66,20 @@ typedef struct model_layer {
     double fwd_elems_fixed, bwd_elems_fixed; /* parameters read (and gradients written) */
     double act_elems;      /* per sample: output and saved state kept for backward */
     int backward;          /* 1 if a gradient reaches this layer */
+    int model_parallel;    /* its parameters are sharded across ranks (DLRM tables),
+                              exchanged by alltoall rather than allreduced */
+    double lookups;        /* embedding rows read per sample (embedding layers) */
     int first_view, nviews;/* its parameter views in model_params() */
 } model_layer;
 
 void model_opts_default(model_opts *o);
+/* Sets one option from text, as on the command line: widths (784-1024-10),
+ * image, channels, classes, seq-len, vocab, table-rows-cap, dropout,
+ * label-smoothing, seed. MODEL_OPTION_KEYS lists them for getopt tables. */
+int model_opts_set(model_opts *o, const char *key, const char *value, tt_error *err);
+#define MODEL_OPTION_KEYS                                                                      \
+    "widths", "image", "channels", "classes", "seq-len", "vocab", "table-rows-cap", "dropout", \
+        "label-smoothing", "seed"
 
 /* The zoo: NULL-terminated names, and a one-line description. */
 extern const char *const MODEL_NAMES[];
