@@ -1,5 +1,13 @@
-/* schedule.h: a collective as data: which rank sends which bytes to whom, in
- * which step. No SimGrid here; sim/ executes schedules, tests check them. */
+/* schedule.h: a collective as data: which rank sends which elements of its
+ * buffer to whom, in which synchronous step. No SimGrid here: sim/ executes
+ * schedules (timing), collectives/functional.c executes them on real buffers.
+ *
+ * A schedule is a list of stages; a stage is one or more parts (primitives
+ * such as "ring reduce-scatter over these groups of ranks") that advance in
+ * lockstep. Steps are generated on demand, so memory stays O(ranks) even for
+ * a 4,096-rank ring with 8,190 steps. A stage marked `identical` has steps
+ * that move the same bytes between the same ranks (only which block travels
+ * differs): a timing executor may simulate one step and multiply. */
 #ifndef TT_SCHEDULE_H
 #define TT_SCHEDULE_H
 
@@ -7,28 +15,109 @@
 
 #include "common/error.h"
 
-typedef struct transfer {
-    int src, dst;
-    double bytes;
-    int reduce; /* the receiver reduces the block into its buffer */
-} transfer;
+typedef enum {
+    OP_ALLREDUCE,
+    OP_REDUCE_SCATTER,
+    OP_ALLGATHER,
+    OP_BROADCAST,
+    OP_REDUCE,
+    OP_ALLTOALL,
+    OP_COUNT
+} coll_op;
 
-/* Steps run in order; a rank starts step s once its own transfers of step s-1
- * (sent and received) are done. */
-typedef struct schedule {
+typedef enum {
+    ALGO_AUTO,
+    ALGO_RING,     /* ring (allreduce = reduce-scatter + allgather); chain for broadcast/reduce */
+    ALGO_RHD,      /* recursive halving-doubling (Rabenseifner) */
+    ALGO_RD,       /* recursive doubling */
+    ALGO_BINOMIAL, /* binomial tree */
+    ALGO_TREE,     /* pipelined binary tree */
+    ALGO_DBTREE,   /* double binary tree (NCCL) */
+    ALGO_TORUS2D,  /* per-dimension bidirectional rings */
+    ALGO_HIER,     /* intra-node / inter-node / intra-node */
+    ALGO_DIRECT,   /* everyone sends to everyone in one step */
+    ALGO_PAIRWISE, /* alltoall: n-1 shifted exchanges */
+    ALGO_BRUCK,    /* alltoall: log2 n steps of aggregated blocks */
+    ALGO_COUNT
+} coll_algo;
+
+typedef enum { XFER_COPY = 0, XFER_REDUCE = 1 } xfer_op;
+
+/* Offsets and lengths are in elements of the per-rank working buffer. */
+typedef struct xfer {
+    int src, dst; /* src == dst is a local copy (no network) */
+    size_t src_off, dst_off, len;
+    xfer_op op; /* REDUCE: dst[dst_off + i] += src[src_off + i] */
+} xfer;
+
+typedef struct coll_params {
+    coll_op op;
+    coll_algo algo;
     int ranks;
+    double bytes;        /* nccl-tests size: the full vector per rank (alltoall: all blocks sent) */
+    double chunk_bytes;  /* pipelining unit for tree/chain/dbtree, loop slice for ring; 0 = none */
+    int ranks_per_node;  /* hier: ranks per node (0 = 1) */
+    int dim_x;           /* torus2d: ranks per row (0 = the factor nearest sqrt(ranks)) */
+} coll_params;
+
+typedef struct sched_part sched_part;
+
+typedef struct sched_stage {
+    int first_part, parts; /* parts[first_part .. +parts) of the schedule */
+    int first_step;        /* in the parts' own step numbering */
     int steps;
-    size_t *step_begin; /* steps + 1 offsets into xfers */
-    transfer *xfers;
+    int identical;
+} sched_stage;
+
+typedef struct schedule {
+    coll_params params;
+    int ranks;
+    size_t count;      /* elements of the vector (alltoall: all blocks of one rank) */
+    size_t buf_elems;  /* per-rank working buffer (alltoall adds receive and scratch areas) */
+    double unit_bytes; /* bytes per element */
+    int nstages, nparts;
+    sched_stage *stages;
+    sched_part *parts;
+    size_t max_step_xfers; /* an upper bound on the transfers of any step */
 } schedule;
 
+/* Builds the schedule of params (algo must not be AUTO) for a vector of
+ * `count` elements of `unit_bytes` each (timing: count = bytes, unit 1). */
+int schedule_build(const coll_params *params, size_t count, double unit_bytes, schedule *out,
+                   tt_error *err);
 void schedule_free(schedule *s);
 
-/* Ring allreduce of `bytes` over n ranks: n-1 reduce-scatter steps then n-1
- * allgather steps, each rank sending bytes/n to its successor. */
-int ring_allreduce(int n, double bytes, schedule *out, tt_error *err);
+/* Total steps over all stages. */
+long schedule_steps(const schedule *s);
 
-/* Alpha-beta time of the ring: 2(n-1) (alpha + bytes / (n beta)). */
+/* The transfers of step `step` of stage `stage` (0 <= step < steps);
+ * out holds max_step_xfers entries. Returns how many were written. */
+size_t schedule_step(const schedule *s, int stage, int step, xfer *out);
+
+/* Network transfers a rounds executor simulates: one step per identical
+ * stage, every step of the others (the cost of simulating the schedule). */
+long schedule_round_flows(const schedule *s);
+
+/* Names: "allreduce", "ring", ... Parse returns -1 for an unknown word. */
+const char *coll_op_name(coll_op op);
+const char *coll_algo_name(coll_algo a);
+int coll_op_parse(const char *word, coll_op *out);
+int coll_algo_parse(const char *word, coll_algo *out);
+/* The algorithms that exist for op (ALGO_AUTO excluded); returns how many. */
+int coll_algos_for(coll_op op, coll_algo *out, int max);
+/* Whether algo applies to op on n ranks (why names the reason when not). */
+int coll_algo_applies(const coll_params *params, const char **why);
+
+/* Pipeline chunks of a tree/chain for a vector of count elements (>= 1). */
+int coll_chunks(const coll_params *params, size_t count);
+/* torus2d: ranks per row. */
+int coll_torus_dim_x(const coll_params *params);
+
+/* nccl-tests' bus bandwidth factor: busbw = algbw * factor. */
+double coll_busbw_factor(coll_op op, int ranks);
+
+/* Backwards-compatible helpers of the walking skeleton. */
+int ring_allreduce(int n, double bytes, schedule *out, tt_error *err);
 double ring_allreduce_closed_form_s(int n, double bytes, double alpha_s, double beta_Bps);
 
 #endif

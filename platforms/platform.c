@@ -1,96 +1,714 @@
+/* The platform model: building a node template and a fabric, routes inside a
+ * node, and the closed-form queries (paths, hops, bisection) that must agree
+ * with what SimGrid routes on the XML of platform_xml.c. */
 #include "platforms/platform.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-struct platform {
-    switched_spec spec;
-};
+#include "platforms/platform_impl.h"
 
-platform *platform_new_switched(const switched_spec *spec, tt_error *err)
+platform *plat_alloc(const char *name, tt_error *err)
 {
-    if (spec->nodes < 1 || spec->accelerators_per_node < 1) {
-        tt_error_set(err, TT_EINPUT, "a cluster needs at least one node and one accelerator per node");
-        return NULL;
-    }
     platform *p = calloc(1, sizeof *p);
     if (!p) {
         tt_error_set(err, TT_EINTERNAL, "out of memory");
         return NULL;
     }
-    p->spec = *spec;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->assumptions = json_array();
+    p->sources = json_array();
+    p->nodes = 1;
+    p->oversubscription = 1;
     return p;
 }
 
 void platform_free(platform *p)
 {
+    if (!p)
+        return;
+    free(p->description);
+    device_table_free(&p->devices);
+    json_decref(p->assumptions);
+    json_decref(p->sources);
+    free(p->comp);
+    free(p->link);
+    free(p->acc);
+    free(p->att);
+    free(p->att_uplink_Bps);
+    free(p->comp_att);
+    free(p->nhops);
+    free(p->nnext);
+    free(p->nvia);
+    free(p->nlat);
+    free(p->nbw);
+    for (int r = 0; r < p->n_rank_hosts; r++)
+        free(p->rank_hosts[r]);
+    free(p->rank_hosts);
+    free(p->user_xml);
     free(p);
+}
+
+int plat_find_comp(const platform *p, const char *name)
+{
+    for (int i = 0; i < p->ncomp; i++)
+        if (strcmp(p->comp[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int plat_add_comp(platform *p, const char *name, const device_info *dev, tt_error *err)
+{
+    if (plat_find_comp(p, name) >= 0)
+        return tt_error_set(err, TT_EINPUT, "component \"%s\" is defined twice", name);
+    if (p->ncomp >= 256)
+        return tt_error_set(err, TT_EINPUT, "a node holds at most 256 components");
+    pcomp *grown = realloc(p->comp, sizeof *grown * (size_t)(p->ncomp + 1));
+    if (!grown)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    p->comp = grown;
+    snprintf(p->comp[p->ncomp].name, sizeof p->comp[p->ncomp].name, "%s", name);
+    p->comp[p->ncomp].dev = dev;
+    p->ncomp++;
+    return TT_OK;
+}
+
+int plat_add_link(platform *p, int a, int b, double bw_Bps, double latency_s, int count,
+                  const char *cls, tt_error *err)
+{
+    if (a == b)
+        return tt_error_set(err, TT_EINPUT, "a link from \"%s\" to itself", p->comp[a].name);
+    plink *grown = realloc(p->link, sizeof *grown * (size_t)(p->nlink + 1));
+    if (!grown)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    p->link = grown;
+    plink *l = &p->link[p->nlink++];
+    l->a = a;
+    l->b = b;
+    l->bw_Bps = bw_Bps;
+    l->latency_s = latency_s;
+    l->count = count;
+    snprintf(l->cls, sizeof l->cls, "%s", cls);
+    return TT_OK;
+}
+
+void plat_assume(platform *p, const char *name, const char *value, const char *why)
+{
+    json_array_append_new(p->assumptions, json_pack("{s:s, s:s, s:s}", "name", name, "value", value, "why", why));
+}
+
+/* Routes can pass through switches, CPUs (UPI, root complexes) and
+ * accelerators (NVLink forwarding, as NCCL does), never through a NIC. */
+static int can_transit(const platform *p, int c)
+{
+    return p->comp[c].dev->kind != DEVICE_NIC;
+}
+
+/* Breadth-first from s: fewest hops, ties broken by the widest bottleneck,
+ * then the lowest latency. Fills row s of the node tables (nnext holds the
+ * predecessor on s's tree, nvia the link into that vertex). */
+static void route_from(platform *p, int s, int *queue)
+{
+    int n = p->ncomp;
+    int *hops = p->nhops + (size_t)s * n, *prev = p->nnext + (size_t)s * n, *via = p->nvia + (size_t)s * n;
+    double *lat = p->nlat + (size_t)s * n, *bw = p->nbw + (size_t)s * n;
+    for (int v = 0; v < n; v++) {
+        hops[v] = -1;
+        prev[v] = via[v] = -1;
+        lat[v] = 0;
+        bw[v] = 0;
+    }
+    hops[s] = 0;
+    bw[s] = DBL_MAX;
+    int head = 0, tail = 0;
+    queue[tail++] = s;
+    while (head < tail) {
+        int u = queue[head++];
+        if (u != s && !can_transit(p, u))
+            continue;
+        for (int k = 0; k < p->nlink; k++) {
+            const plink *l = &p->link[k];
+            int v = l->a == u ? l->b : l->b == u ? l->a : -1;
+            if (v < 0)
+                continue;
+            double w = fmin(bw[u], l->bw_Bps * l->count), t = lat[u] + l->latency_s;
+            if (hops[v] < 0) {
+                hops[v] = hops[u] + 1;
+                queue[tail++] = v;
+            } else if (hops[v] != hops[u] + 1 || w < bw[v] || (w == bw[v] && t >= lat[v])) {
+                continue;
+            }
+            bw[v] = w;
+            lat[v] = t;
+            prev[v] = u;
+            via[v] = k;
+        }
+    }
+    bw[s] = 0;
+}
+
+static int in_group(const platform *p, int c, const char *group)
+{
+    size_t n = strlen(group);
+    const char *name = p->comp[c].name;
+    if (strncmp(name, group, n) != 0)
+        return 0;
+    for (const char *s = name + n; *s; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return name[n] != '\0';
+}
+
+/* Each component leaves the node by its nearest attachment; among equals an
+ * accelerator takes the one matching its position (GPU i -> NIC i on rails). */
+static void choose_exits(platform *p)
+{
+    for (int c = 0; c < p->ncomp; c++) {
+        int best = -1, want = -1;
+        for (int r = 0; r < p->nacc; r++)
+            if (p->acc[r] == c)
+                want = r * p->natt / p->nacc;
+        for (int j = 0; j < p->natt; j++) {
+            int h = p->att[j] == c ? 0 : p->nhops[(size_t)c * p->ncomp + p->att[j]];
+            if (h < 0)
+                continue;
+            int hb = best < 0 ? -1 : p->att[best] == c ? 0 : p->nhops[(size_t)c * p->ncomp + p->att[best]];
+            if (best < 0 || h < hb || (h == hb && j == want))
+                best = j;
+        }
+        p->comp_att[c] = best;
+    }
+}
+
+/* Near-balanced torus shape of total chips: dims[0] >= dims[1] >= dims[2]. */
+static void torus_shape(int total, int ndims, int *dims)
+{
+    int rest = total;
+    for (int d = 0; d < ndims - 1; d++) {
+        double root = pow(rest, 1.0 / (ndims - d));
+        int x = 1;
+        for (int k = 1; k <= rest; k++)
+            if (rest % k == 0 && k <= root + 1e-9)
+                x = k;
+        dims[ndims - 1 - d] = x;
+        rest /= x;
+    }
+    dims[0] = rest;
+}
+
+static int fattree_shape(platform *p, int members, tt_error *err)
+{
+    int k = p->down[0] > 0 ? p->down[0] : 16;
+    if (members <= k) {
+        p->levels = 1;
+        p->down[0] = members;
+        p->up[0] = 1;
+        return TT_OK;
+    }
+    if (p->levels < 2)
+        p->levels = 2;
+    if (p->levels > PLAT_MAX_LEVELS)
+        return tt_error_set(err, TT_EINPUT, "a fat tree has at most %d levels", PLAT_MAX_LEVELS);
+    long below = 1;
+    for (int l = 0; l < p->levels - 1; l++) {
+        p->down[l] = k;
+        below *= k;
+    }
+    /* The top level takes what is left, rounded up: spare ports stay unused. */
+    p->down[p->levels - 1] = (int)((members + below - 1) / below);
+    p->up[0] = 1;
+    for (int l = 1; l < p->levels; l++)
+        p->up[l] = p->down[l - 1];
+    if (p->oversubscription < 1 || k % p->oversubscription != 0)
+        return tt_error_set(err, TT_EINPUT, "oversubscription %d must divide the %d nodes per leaf",
+                            p->oversubscription, k);
+    p->up[1] = k / p->oversubscription;
+    return TT_OK;
+}
+
+int plat_finish(platform *p, const char *attach_group, const char *where, tt_error *err)
+{
+    int n = p->ncomp;
+    p->acc = calloc((size_t)n + 1, sizeof *p->acc);
+    p->att = calloc((size_t)n + 1, sizeof *p->att);
+    p->att_uplink_Bps = calloc((size_t)n + 1, sizeof *p->att_uplink_Bps);
+    p->comp_att = calloc((size_t)n + 1, sizeof *p->comp_att);
+    size_t nn = (size_t)n * n + 1;
+    p->nhops = calloc(nn, sizeof *p->nhops);
+    p->nnext = calloc(nn, sizeof *p->nnext);
+    p->nvia = calloc(nn, sizeof *p->nvia);
+    p->nlat = calloc(nn, sizeof *p->nlat);
+    p->nbw = calloc(nn, sizeof *p->nbw);
+    int *queue = calloc((size_t)n + 1, sizeof *queue);
+    if (!p->acc || !p->att || !p->att_uplink_Bps || !p->comp_att || !p->nhops || !p->nnext ||
+        !p->nvia || !p->nlat || !p->nbw || !queue) {
+        free(queue);
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    }
+    for (int c = 0; c < n; c++) {
+        p->comp_att[c] = -1;
+        if (p->comp[c].dev->kind == DEVICE_ACCELERATOR)
+            p->acc[p->nacc++] = c;
+    }
+    if (p->nacc == 0)
+        return free(queue), tt_error_set(err, TT_EINPUT, "%s: the node has no accelerator (a device of kind \"accelerator\")", where);
+    for (int s = 0; s < n; s++)
+        route_from(p, s, queue);
+    free(queue);
+    if (p->fabric == FABRIC_TORUS) {
+        /* The accelerators themselves are the torus. */
+        for (int r = 0; r < p->nacc; r++) {
+            p->att_uplink_Bps[r] = p->fab_bw_Bps;
+            p->comp_att[p->acc[r]] = r;
+            p->att[p->natt++] = p->acc[r];
+        }
+    } else if (p->fabric != FABRIC_NONE) {
+        if (!attach_group)
+            return tt_error_set(err, TT_EINPUT, "%s: the fabric needs \"attach\", the devices that connect to it", where);
+        for (int c = 0; c < n; c++)
+            if (in_group(p, c, attach_group) || strcmp(p->comp[c].name, attach_group) == 0) {
+                const device_info *d = p->comp[c].dev;
+                p->att_uplink_Bps[p->natt] = d->kind == DEVICE_NIC && !p->fab_bw_forced ? d->bandwidth_Bps : p->fab_bw_Bps;
+                p->port_bw_Bps += p->att_uplink_Bps[p->natt];
+                p->att[p->natt++] = c;
+            }
+        if (p->natt == 0)
+            return tt_error_set(err, TT_EINPUT, "%s: attach: no component named \"%s\" or \"%s0\", \"%s1\"...",
+                                where, attach_group, attach_group, attach_group);
+        choose_exits(p);
+    } else if (p->nodes != 1) {
+        return tt_error_set(err, TT_EINPUT, "%s: %d nodes need a fabric (\"fabric\": {\"topology\": ...})", where, p->nodes);
+    }
+    /* One accelerator whose only companions are its NICs: the node is one
+     * host of a SimGrid cluster (its NIC folded into the host's link). */
+    int others = 0;
+    for (int c = 0; c < n; c++)
+        others += p->comp[c].dev->kind != DEVICE_ACCELERATOR && (p->comp[c].dev->kind != DEVICE_NIC || p->comp_att[c] < 0 || p->att[p->comp_att[c]] != c);
+    p->flat = p->fabric == FABRIC_TORUS || (p->nacc == 1 && others == 0 && p->fabric != FABRIC_NONE);
+    /* Hosts of one node must reach each other inside it. */
+    if (!p->flat)
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++)
+                if (a != b && p->comp[a].dev->kind != DEVICE_SWITCH && p->comp[b].dev->kind != DEVICE_SWITCH &&
+                    p->nhops[(size_t)a * n + b] < 0)
+                    return tt_error_set(err, TT_EINPUT, "%s: no route from \"%s\" to \"%s\" inside the node: add a link",
+                                        where, p->comp[a].name, p->comp[b].name);
+    int members = p->flat ? p->nodes * p->nacc : p->nodes;
+    if (p->fabric == FABRIC_TORUS) {
+        int total = 1;
+        for (int d = 0; d < p->ndims; d++)
+            total *= p->dims[d];
+        if (total != members)
+            torus_shape(members, p->ndims, p->dims);
+    } else if (p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) {
+        int rc = fattree_shape(p, members, err);
+        if (rc)
+            return tt_error_prefix(err, "%s: ", where);
+    }
+    return TT_OK;
+}
+
+const char *platform_name(const platform *p)
+{
+    return p->name;
+}
+
+const char *platform_description(const platform *p)
+{
+    return p->description ? p->description : "";
+}
+
+const char *platform_fabric_name(const platform *p)
+{
+    switch (p->fabric) {
+    case FABRIC_NONE: return "none";
+    case FABRIC_SWITCH: return "single_switch";
+    case FABRIC_FATTREE: return "fattree";
+    case FABRIC_RAIL: return "rail";
+    case FABRIC_TORUS: return p->ndims == 1 ? "ring" : p->ndims == 2 ? "torus2d" : "torus3d";
+    }
+    return "?";
 }
 
 int platform_ranks(const platform *p)
 {
-    return p->spec.nodes * p->spec.accelerators_per_node;
+    return p->nodes * p->nacc;
+}
+
+int platform_nodes(const platform *p)
+{
+    return p->nodes;
+}
+
+int platform_ranks_per_node(const platform *p)
+{
+    return p->nacc;
 }
 
 const char *platform_rank_host(const platform *p, int rank, char *buf, size_t buf_bytes)
 {
-    (void)p;
-    snprintf(buf, buf_bytes, "acc-%d", rank);
+    if (p->rank_hosts)
+        snprintf(buf, buf_bytes, "%s", p->rank_hosts[rank]);
+    else if (p->flat)
+        snprintf(buf, buf_bytes, "acc-%d", rank);
+    else
+        snprintf(buf, buf_bytes, "n%d-%s", rank / p->nacc, p->comp[p->acc[rank % p->nacc]].name);
     return buf;
 }
 
-static int node_of(const platform *p, int rank)
+const device_info *platform_device(const platform *p, int rank)
 {
-    return rank / p->spec.accelerators_per_node;
+    return p->comp[p->acc[rank % p->nacc]].dev;
+}
+
+const char *platform_rank_exit(const platform *p, int rank)
+{
+    if (p->fabric == FABRIC_NONE || p->flat)
+        return NULL;
+    return p->comp[p->att[p->comp_att[p->acc[rank % p->nacc]]]].name;
+}
+
+int plat_fabric_hops(const platform *p, int x, int y)
+{
+    if (x == y)
+        return 0;
+    switch (p->fabric) {
+    case FABRIC_NONE:
+        return 0;
+    case FABRIC_SWITCH:
+        return 2;
+    case FABRIC_FATTREE:
+    case FABRIC_RAIL: {
+        long div = 1;
+        for (int l = 0; l < p->levels; l++) {
+            div *= p->down[l];
+            if (x / div == y / div)
+                return 2 * (l + 1);
+        }
+        return 2 * p->levels;
+    }
+    case FABRIC_TORUS: {
+        int h = 0;
+        for (int d = 0; d < p->ndims; d++) {
+            int dx = abs(x % p->dims[d] - y % p->dims[d]);
+            h += dx < p->dims[d] - dx ? dx : p->dims[d] - dx;
+            x /= p->dims[d];
+            y /= p->dims[d];
+        }
+        return h;
+    }
+    }
+    return 0;
+}
+
+/* Fabric links between nodes carry a node's aggregate uplink; a torus's
+ * links are the chip-to-chip links themselves. */
+static double fabric_link_Bps(const platform *p)
+{
+    return p->fabric == FABRIC_TORUS ? p->fab_bw_Bps : p->port_bw_Bps;
+}
+
+static void path_impl(const platform *p, int a, int b, double *latency_s, double *bw_Bps, int *hops)
+{
+    *latency_s = 0;
+    *bw_Bps = 0;
+    *hops = 0;
+    if (a == b)
+        return;
+    if (p->user_xml) {
+        *hops = p->user_hops;
+        *latency_s = p->user_lat_s;
+        *bw_Bps = p->user_bw_Bps;
+        return;
+    }
+    if (p->flat) {
+        *hops = plat_fabric_hops(p, a, b);
+        *latency_s = *hops * p->fab_lat_s;
+        *bw_Bps = fabric_link_Bps(p);
+        return;
+    }
+    int n = p->ncomp, ka = a / p->nacc, kb = b / p->nacc;
+    int ca = p->acc[a % p->nacc], cb = p->acc[b % p->nacc];
+    if (ka == kb) {
+        *hops = p->nhops[(size_t)ca * n + cb];
+        *latency_s = p->nlat[(size_t)ca * n + cb];
+        *bw_Bps = p->nbw[(size_t)ca * n + cb];
+        return;
+    }
+    int ja = p->comp_att[ca], jb = p->comp_att[cb];
+    int xa = p->att[ja], xb = p->att[jb];
+    int fh = plat_fabric_hops(p, ka, kb);
+    double bw = fmin(p->att_uplink_Bps[ja], p->att_uplink_Bps[jb]);
+    bw = fmin(bw, fabric_link_Bps(p));
+    *hops = fh;
+    *latency_s = fh * p->fab_lat_s;
+    if (xa != ca) {
+        *hops += p->nhops[(size_t)ca * n + xa];
+        *latency_s += p->nlat[(size_t)ca * n + xa];
+        bw = fmin(bw, p->nbw[(size_t)ca * n + xa]);
+    }
+    if (xb != cb) {
+        *hops += p->nhops[(size_t)xb * n + cb];
+        *latency_s += p->nlat[(size_t)xb * n + cb];
+        bw = fmin(bw, p->nbw[(size_t)xb * n + cb]);
+    }
+    *bw_Bps = bw;
 }
 
 void platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps)
 {
-    const switched_spec *s = &p->spec;
-    if (a == b) {
-        *latency_s = 0;
-        *bw_Bps = 0;
-        return;
-    }
-    *latency_s = 2 * s->intra_latency_s;
-    *bw_Bps = s->intra_bw_Bps;
-    if (node_of(p, a) != node_of(p, b)) {
-        *latency_s += 2 * s->inter_latency_s;
-        if (s->inter_bw_Bps < *bw_Bps)
-            *bw_Bps = s->inter_bw_Bps;
-    }
+    int hops;
+    path_impl(p, a, b, latency_s, bw_Bps, &hops);
 }
 
-/* Full-duplex links are written as two links, one per direction, so flows in
- * opposite directions never share bandwidth. */
-int platform_write_xml(const platform *p, FILE *out, tt_error *err)
+int platform_hops(const platform *p, int a, int b)
 {
-    const switched_spec *s = &p->spec;
-    int n = platform_ranks(p);
-    fprintf(out, "<?xml version='1.0'?>\n"
-                 "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-                 "<platform version=\"4.1\">\n<zone id=\"cluster\" routing=\"Full\">\n");
-    for (int r = 0; r < n; r++)
-        fprintf(out, "  <host id=\"acc-%d\" speed=\"%.17gf\"/>\n", r, s->accelerator_flops);
-    for (int r = 0; r < n; r++)
-        for (int d = 0; d < 2; d++)
-            fprintf(out, "  <link id=\"acc-%d-%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\"/>\n", r,
-                    d ? "down" : "up", s->intra_bw_Bps, s->intra_latency_s);
-    if (s->nodes > 1)
-        for (int k = 0; k < s->nodes; k++)
-            for (int d = 0; d < 2; d++)
-                fprintf(out, "  <link id=\"node-%d-%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\"/>\n", k,
-                        d ? "down" : "up", s->inter_bw_Bps, s->inter_latency_s);
-    for (int a = 0; a < n; a++)
-        for (int b = 0; b < n; b++) {
-            if (a == b)
-                continue;
-            fprintf(out, "  <route src=\"acc-%d\" dst=\"acc-%d\" symmetrical=\"NO\"><link_ctn id=\"acc-%d-up\"/>", a, b, a);
-            if (node_of(p, a) != node_of(p, b))
-                fprintf(out, "<link_ctn id=\"node-%d-up\"/><link_ctn id=\"node-%d-down\"/>", node_of(p, a), node_of(p, b));
-            fprintf(out, "<link_ctn id=\"acc-%d-down\"/></route>\n", b);
+    double lat, bw;
+    int hops;
+    path_impl(p, a, b, &lat, &bw, &hops);
+    return hops;
+}
+
+int platform_component_path(const platform *p, const char *from, const char *to, double *latency_s,
+                            double *bw_Bps)
+{
+    int a = plat_find_comp(p, from), b = plat_find_comp(p, to);
+    *latency_s = 0;
+    *bw_Bps = 0;
+    if (a < 0 || b < 0 || a == b || p->nhops == NULL || p->nhops[(size_t)a * p->ncomp + b] < 0)
+        return -1;
+    size_t i = (size_t)a * p->ncomp + b;
+    *latency_s = p->nlat[i];
+    *bw_Bps = p->nbw[i];
+    return p->nhops[i];
+}
+
+int platform_component_links(const platform *p, const char *component, const char *link_class)
+{
+    int c = plat_find_comp(p, component);
+    if (c < 0)
+        return -1;
+    int units = 0;
+    for (int k = 0; k < p->nlink; k++)
+        if ((p->link[k].a == c || p->link[k].b == c) && (!link_class || strcmp(p->link[k].cls, link_class) == 0))
+            units += p->link[k].count;
+    return units;
+}
+
+int platform_assumption_count(const platform *p)
+{
+    return (int)json_array_size(p->assumptions);
+}
+
+void platform_assumption(const platform *p, int i, const char **name, const char **value, const char **note)
+{
+    json_t *a = json_array_get(p->assumptions, (size_t)i);
+    *name = json_string_value(json_object_get(a, "name"));
+    *value = json_string_value(json_object_get(a, "value"));
+    *note = json_string_value(json_object_get(a, "why"));
+}
+
+int platform_source_count(const platform *p)
+{
+    return (int)json_array_size(p->sources);
+}
+
+const char *platform_source(const platform *p, int i)
+{
+    return json_string_value(json_array_get(p->sources, (size_t)i));
+}
+
+/* ---- summary ---- */
+
+static void add_class(platform_summary *s, const char *name, double bw_Bps, long count)
+{
+    for (int i = 0; i < s->n_link_classes; i++)
+        if (strcmp(s->link_classes[i].name, name) == 0 && s->link_classes[i].bw_Bps == bw_Bps) {
+            s->link_classes[i].count += count;
+            return;
         }
-    fprintf(out, "</zone>\n</platform>\n");
-    if (ferror(out))
-        return tt_error_set(err, TT_EINPUT, "could not write the platform XML");
-    return TT_OK;
+    if (s->n_link_classes == (int)(sizeof s->link_classes / sizeof s->link_classes[0]))
+        return;
+    platform_link_class *c = &s->link_classes[s->n_link_classes++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->bw_Bps = bw_Bps;
+    c->count = count;
+}
+
+/* Links in the fabric: a fat tree has up[l] uplinks per element of level l. */
+static long fabric_link_count(const platform *p, int members)
+{
+    switch (p->fabric) {
+    case FABRIC_NONE: return 0;
+    case FABRIC_SWITCH: return members;
+    case FABRIC_TORUS: return (long)members * p->ndims;
+    case FABRIC_FATTREE:
+    case FABRIC_RAIL: {
+        /* Level l (0 = end points) holds E_l elements, each with up[l] uplinks;
+         * E_{l+1} = E_l * up[l] / down[l]. */
+        long elems = 1, total = 0;
+        for (int l = 0; l < p->levels; l++)
+            elems *= p->down[l];
+        for (int l = 0; l < p->levels; l++) {
+            total += elems * p->up[l];
+            elems = elems * p->up[l] / p->down[l];
+        }
+        return total;
+    }
+    }
+    return 0;
+}
+
+/* Max flow (Dinic) between two vertex sets of the node graph, per direction. */
+typedef struct flownet {
+    int n;
+    double *cap; /* n x n residual capacities */
+    int *level, *it;
+} flownet;
+
+static int flow_bfs(flownet *f, int s, int t, int *queue)
+{
+    for (int v = 0; v < f->n; v++)
+        f->level[v] = -1;
+    int head = 0, tail = 0;
+    f->level[s] = 0;
+    queue[tail++] = s;
+    while (head < tail) {
+        int u = queue[head++];
+        for (int v = 0; v < f->n; v++)
+            if (f->level[v] < 0 && f->cap[(size_t)u * f->n + v] > 1e-9) {
+                f->level[v] = f->level[u] + 1;
+                queue[tail++] = v;
+            }
+    }
+    return f->level[t] >= 0;
+}
+
+static double flow_dfs(flownet *f, int u, int t, double pushed)
+{
+    if (u == t)
+        return pushed;
+    for (; f->it[u] < f->n; f->it[u]++) {
+        int v = f->it[u];
+        double *c = &f->cap[(size_t)u * f->n + v];
+        if (*c > 1e-9 && f->level[v] == f->level[u] + 1) {
+            double got = flow_dfs(f, v, t, fmin(pushed, *c));
+            if (got > 0) {
+                *c -= got;
+                f->cap[(size_t)v * f->n + u] += got;
+                return got;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Min over balanced splits of the node's accelerators (the first on side A)
+ * of the max flow from A to B. */
+static double node_bisection_Bps(const platform *p)
+{
+    int n = p->ncomp + 2, s = n - 2, t = n - 1, m = p->nacc;
+    if (m < 2 || m > 20)
+        return 0;
+    flownet f = {n, calloc((size_t)n * n, sizeof(double)), calloc((size_t)n, sizeof(int)), calloc((size_t)n, sizeof(int))};
+    int *queue = calloc((size_t)n, sizeof *queue);
+    double best = DBL_MAX;
+    for (unsigned mask = 0; mask < (1u << m); mask++) {
+        if (!(mask & 1u) || __builtin_popcount(mask) != m / 2)
+            continue;
+        memset(f.cap, 0, sizeof(double) * (size_t)n * n);
+        for (int k = 0; k < p->nlink; k++) {
+            const plink *l = &p->link[k];
+            f.cap[(size_t)l->a * n + l->b] += l->bw_Bps * l->count;
+            f.cap[(size_t)l->b * n + l->a] += l->bw_Bps * l->count;
+        }
+        for (int r = 0; r < m; r++) {
+            if (mask & (1u << r))
+                f.cap[(size_t)s * n + p->acc[r]] = DBL_MAX / 4;
+            else
+                f.cap[(size_t)p->acc[r] * n + t] = DBL_MAX / 4;
+        }
+        double flow = 0;
+        while (flow_bfs(&f, s, t, queue)) {
+            memset(f.it, 0, sizeof(int) * (size_t)n);
+            double got;
+            while ((got = flow_dfs(&f, s, t, DBL_MAX)) > 0)
+                flow += got;
+        }
+        if (flow < best)
+            best = flow;
+    }
+    free(f.cap);
+    free(f.level);
+    free(f.it);
+    free(queue);
+    return best;
+}
+
+static double fabric_bisection_Bps(const platform *p, int members)
+{
+    double link = fabric_link_Bps(p);
+    switch (p->fabric) {
+    case FABRIC_NONE: return 0;
+    case FABRIC_SWITCH: return members / 2 * link;
+    case FABRIC_TORUS: {
+        int dmax = 1;
+        for (int d = 0; d < p->ndims; d++)
+            if (p->dims[d] > dmax)
+                dmax = p->dims[d];
+        /* Halving the longest ring cuts two links per ring (one with wrap-around). */
+        return dmax < 2 ? 0 : 2.0 * (members / dmax) * link;
+    }
+    case FABRIC_FATTREE:
+    case FABRIC_RAIL:
+        return members / 2 * link / (p->levels > 1 ? p->oversubscription : 1);
+    }
+    return 0;
+}
+
+void platform_summarize(const platform *p, platform_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->nodes = p->nodes;
+    s->accelerators = platform_ranks(p);
+    for (int c = 0; c < p->ncomp; c++) {
+        device_kind k = p->comp[c].dev->kind;
+        int i = 0;
+        while (i < s->n_devices && s->devices[i].dev != p->comp[c].dev)
+            i++;
+        if (i < (int)(sizeof s->devices / sizeof s->devices[0])) {
+            s->devices[i].dev = p->comp[c].dev;
+            s->devices[i].count += p->nodes;
+            if (i == s->n_devices)
+                s->n_devices++;
+        }
+        s->cpu_sockets += (k == DEVICE_CPU) * p->nodes;
+        s->nics += (k == DEVICE_NIC) * p->nodes;
+        s->switches += (k == DEVICE_SWITCH) * p->nodes;
+    }
+    for (int k = 0; k < p->nlink; k++)
+        add_class(s, p->link[k].cls, p->link[k].bw_Bps, (long)p->link[k].count * p->nodes);
+    int members = p->flat ? platform_ranks(p) : p->nodes;
+    /* A node's port is natt cables (one per NIC, rails) at the NIC's rate. */
+    if (p->fabric != FABRIC_NONE && (p->flat || p->nodes > 1)) {
+        int per = p->flat ? 1 : p->natt;
+        add_class(s, p->fab_cls, fabric_link_Bps(p) / per, fabric_link_count(p, members) * per);
+    }
+    if (!p->user_xml) /* unknown for a user's XML */
+        s->bisection_Bps = p->nodes == 1 && !p->flat ? node_bisection_Bps(p) : fabric_bisection_Bps(p, members);
+    for (int b = 0; b < platform_ranks(p); b++) {
+        int h = platform_hops(p, 0, b);
+        for (int a = 1; a < p->nacc && a < platform_ranks(p); a++) {
+            int h2 = platform_hops(p, a, b);
+            if (h2 > h)
+                h = h2;
+        }
+        if (h > s->diameter_hops)
+            s->diameter_hops = h;
+    }
+    for (int r = 0; r < platform_ranks(p); r++)
+        for (int d = 0; d < DTYPE_COUNT; d++)
+            s->peak_flops[d] += platform_device(p, r)->peak_flops[d];
 }

@@ -1,5 +1,7 @@
-/* platform.h: hardware as data, turned into a SimGrid platform file.
- * Ranks are the accelerators, numbered node-major; each is a SimGrid host. */
+/* platform.h: hardware as data (platforms/README.md), turned into a SimGrid platform.
+ * A platform is a node template (devices and the links among them) repeated
+ * `nodes` times and joined by a cluster fabric. Ranks are the accelerators,
+ * numbered node-major; every accelerator, CPU socket and NIC is a SimGrid host. */
 #ifndef TT_PLATFORM_H
 #define TT_PLATFORM_H
 
@@ -7,34 +9,112 @@
 #include <stdio.h>
 
 #include "common/error.h"
+#include "platforms/device.h"
 
 typedef struct platform platform;
 
 /* Network models: ideal = CM02 without cross-traffic (the alpha-beta closed
- * form); calibrated = the documented default for predictions. */
+ * form); calibrated = the documented default for predictions (README.md). */
 typedef enum { NETWORK_IDEAL = 0, NETWORK_CALIBRATED = 1 } network_model;
 
-/* A switched cluster: nodes x accelerators_per_node accelerators, each on a
- * link to its node's switch, each node switch on an uplink to one top switch. */
+/* Overrides of a platform's defaults; 0 / NULL keep the file's value. */
+typedef struct platform_options {
+    int nodes;
+    double link_bw_Bps;       /* fabric links, per direction */
+    double link_latency_s;    /* fabric links */
+    const char *accelerator;  /* a device name replacing the accelerator type */
+    const char *mesh;         /* replaces the accelerator mesh pattern (zion: "fully_connected") */
+} platform_options;
+
+/* A built-in name (platform_list), a generic name (star, ring, torus2d,
+ * torus3d, fattree) or a path to a platform JSON file. opt may be NULL. */
+platform *platform_load(const char *name_or_path, const platform_options *opt, tt_error *err);
+void platform_free(platform *p);
+
+/* The built-in names: platforms/ *.json then the generic ones; NULL-terminated,
+ * caller frees the array and strings with platform_list_free. */
+char **platform_list(tt_error *err);
+void platform_list_free(char **names);
+
+/* A two-level switched cluster (the walking skeleton's scenario format):
+ * accelerators on a node switch, node switches on one top switch. */
 typedef struct switched_spec {
     int nodes;
     int accelerators_per_node;
     double intra_bw_Bps, intra_latency_s;  /* accelerator <-> node switch, per direction */
     double inter_bw_Bps, inter_latency_s;  /* node switch <-> top switch, per direction */
-    double accelerator_flops;              /* host speed in SimGrid */
+    double accelerator_flops;              /* fp32 peak of the generic accelerator */
 } switched_spec;
-
 platform *platform_new_switched(const switched_spec *spec, tt_error *err);
-void platform_free(platform *p);
+
+const char *platform_name(const platform *p);
+const char *platform_description(const platform *p);
+const char *platform_fabric_name(const platform *p); /* "single_switch", "fattree", "torus2d"... */
 
 int platform_ranks(const platform *p);
+int platform_nodes(const platform *p);
+int platform_ranks_per_node(const platform *p);
 /* The SimGrid host name of rank i. */
 const char *platform_rank_host(const platform *p, int rank, char *buf, size_t buf_bytes);
+/* The accelerator of a rank. */
+const device_info *platform_device(const platform *p, int rank);
 
-/* Route from rank a to rank b: summed latency and bottleneck bandwidth. */
+/* Route from rank a to rank b: summed latency, bottleneck bandwidth (per
+ * direction, bundles counted as their sum), and physical links crossed. */
 void platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps);
+int platform_hops(const platform *p, int a, int b);
+/* The component through which rank leaves its node ("nic3"), NULL if the
+ * platform has no node fabric; rail-optimised fabrics give GPU i NIC i. */
+const char *platform_rank_exit(const platform *p, int rank);
+
+/* Summary for `ttasim platform show`. */
+typedef struct platform_link_class {
+    char name[32];
+    double bw_Bps;   /* per link, per direction */
+    long count;      /* link units in the whole platform (a bundle of 2 counts 2) */
+} platform_link_class;
+
+typedef struct platform_device_count {
+    const device_info *dev;
+    long count; /* in the whole platform */
+} platform_device_count;
+
+typedef struct platform_summary {
+    int nodes, accelerators, cpu_sockets, nics, switches;
+    int n_devices;
+    platform_device_count devices[24]; /* by type, in node-template order */
+    int n_link_classes;
+    platform_link_class link_classes[16];
+    double bisection_Bps;   /* per direction, across the worst balanced cut of ranks */
+    int diameter_hops;      /* between accelerators */
+    double peak_flops[DTYPE_COUNT]; /* accelerators, whole platform */
+} platform_summary;
+void platform_summarize(const platform *p, platform_summary *out);
+
+/* Route between two components of one node ("cpu3" -> "oam0": an embedding
+ * table's rows reaching an accelerator): hops, or -1 if either is unknown or
+ * there is no route inside the node (and for flat or user-XML platforms). */
+int platform_component_path(const platform *p, const char *from, const char *to, double *latency_s,
+                            double *bw_Bps);
+
+/* Link units of class link_class ending at component `component` ("gpu3") of
+ * every node's template; -1 if there is no such component. */
+int platform_component_links(const platform *p, const char *component, const char *link_class);
+
+/* Named assumptions (numbers tagged U or C in numbers.md) and sources, in
+ * file order: name, chosen value as text, why. */
+int platform_assumption_count(const platform *p);
+void platform_assumption(const platform *p, int i, const char **name, const char **value,
+                         const char **note);
+int platform_source_count(const platform *p);
+const char *platform_source(const platform *p, int i);
 
 /* Writes a SimGrid 4.1 platform XML document. */
 int platform_write_xml(const platform *p, FILE *out, tt_error *err);
+
+/* SimGrid --cfg words for a network model (sim/engine.c passes them to
+ * simgrid_init); returns how many were written to argv (at most max). */
+int network_simgrid_args(network_model m, const char **argv, int max);
+const char *network_name(network_model m);
 
 #endif

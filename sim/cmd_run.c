@@ -1,68 +1,75 @@
-/* ttasim run SCENARIO.json [--json]: the main job. */
+/* ttasim run SCENARIO.json [--json] [--csv F] [--svg F]: the main job. */
 #include <getopt.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "common/error.h"
-#include "common/units.h"
 #include "sim/cli.h"
+#include "sim/expect.h"
+#include "sim/report.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
+#include "sim/svg.h"
 
 extern const cli_command cmd_run;
 
 static void run_help(FILE *out)
 {
     fprintf(out,
-            "Simulates one training step of the scenario on its platform and prints the\n"
-            "per-step cost.\n\n"
+            "Replays one training step of the scenario's workload trace on its platform\n"
+            "(collectives simulated with SimGrid), then prints the per-step cost and the\n"
+            "steps, time, money and energy to reach the target accuracy, for the\n"
+            "scenario and every point of its sweep. Schema: scenarios/README.md.\n\n"
             "  --json      print one JSON document on stdout\n"
-            "  --help      this text\n");
+            "  --csv F     write one CSV row per point to F\n"
+            "  --svg F     write plots to F (step-time breakdown, time to accuracy and\n"
+            "              cost against batch or nodes, scaling efficiency)\n"
+            "  --help      this text\n\n"
+            "The scenario's \"outputs\" name the same files. Exit status 1 when a bound in\n"
+            "the scenario's \"expect\" is violated (each one is named on stderr).\n");
 }
 
-static json_t *result_json(const scenario *sc, const run_result *r)
+static void progress(size_t done, size_t total)
 {
-    json_t *step = json_pack("{s:f, s:f, s:f, s:f, s:f}", "time_s", r->step.time_s,
-                             "compute_s", r->step.compute_s, "comm_s", r->step.comm_s,
-                             "exposed_comm_s", r->step.exposed_comm_s,
-                             "optimizer_s", r->step.optimizer_s);
-    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o, s:{s:f}}", "scenario", sc->name,
-                     "scenario_file", sc->path, "ranks", r->ranks, "network",
-                     sc->network == NETWORK_IDEAL ? "ideal" : "calibrated", "gradient_bytes",
-                     r->gradient_bytes, "step", step, "closed_form", "comm_s",
-                     r->closed_form_comm_s);
+    if (!isatty(STDERR_FILENO))
+        return;
+    fprintf(stderr, "\rsweep: %zu/%zu points%s", done, total, done == total ? "\n" : "");
+    fflush(stderr);
 }
 
-static void print_text(const scenario *sc, const run_result *r)
+static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, const char *csv,
+                         const char *svg, tt_error *err)
 {
-    char b[32];
-    printf("scenario        %s (%s)\n", sc->name, sc->path);
-    printf("platform        %d nodes x %d accelerators = %d ranks, network %s\n",
-           sc->cluster.nodes, sc->cluster.accelerators_per_node, r->ranks,
-           sc->network == NETWORK_IDEAL ? "ideal" : "calibrated");
-    printf("workload        ring allreduce of %s bytes per step\n",
-           units_format_bytes(r->gradient_bytes, b, sizeof b));
-    printf("\n%-22s %14s\n", "per step", "seconds");
-    printf("%-22s %14.6f\n", "step.time_s", r->step.time_s);
-    printf("%-22s %14.6f\n", "step.compute_s", r->step.compute_s);
-    printf("%-22s %14.6f\n", "step.comm_s", r->step.comm_s);
-    printf("%-22s %14.6f\n", "step.exposed_comm_s", r->step.exposed_comm_s);
-    printf("%-22s %14.6f\n", "step.optimizer_s", r->step.optimizer_s);
-    double rel = r->closed_form_comm_s > 0 ? r->step.comm_s / r->closed_form_comm_s - 1 : 0;
-    printf("\nalpha-beta closed form of the allreduce: %.6f s (simulated %+.3f %%)\n",
-           r->closed_form_comm_s, 100 * rel);
+    int rc = TT_OK;
+    const char *c = csv ? csv : sc->out_csv, *s = svg ? svg : sc->out_svg;
+    if (c)
+        rc = report_csv(c, sc, r, err);
+    if (rc == TT_OK && s)
+        rc = svg_write(s, sc, r, err);
+    if (rc == TT_OK && sc->out_json && json_dump_file(doc, sc->out_json, JSON_INDENT(2) | JSON_REAL_PRECISION(12)))
+        rc = tt_error_set(err, TT_EINPUT, "%s: cannot write the JSON output", sc->out_json);
+    return rc;
 }
 
 static int run_main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"csv", required_argument, NULL, 'c'},
+                                         {"svg", required_argument, NULL, 's'},
+                                         {NULL, 0, NULL, 0}};
     int as_json = 0, c;
+    const char *csv = NULL, *svg = NULL;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (c == 'j')
             as_json = 1;
+        else if (c == 'c')
+            csv = optarg;
+        else if (c == 's')
+            svg = optarg;
         else
             return cli_bad_option(&cmd_run, argv, optind, optopt, opts, c == ':');
     }
@@ -75,24 +82,38 @@ static int run_main(int argc, char **argv)
     if (rc)
         return cli_report_error(rc, err.msg);
     run_result r;
-    rc = run_scenario(&sc, &r, &err);
-    if (rc) {
-        scenario_free(&sc);
-        return cli_report_error(rc, err.msg);
+    rc = run_scenario(&sc, &r, progress, &err);
+    json_t *doc = NULL;
+    int failed = 0;
+    char failures[2048];
+    if (rc == TT_OK) {
+        doc = report_json(&sc, &r);
+        rc = expect_check(&sc, doc, &failed, failures, sizeof failures, &err);
     }
-    if (as_json) {
-        json_t *doc = result_json(&sc, &r);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-        fputc('\n', stdout);
-        json_decref(doc);
+    if (rc == TT_OK)
+        rc = write_outputs(&sc, &r, doc, csv, svg, &err);
+    if (rc == TT_OK) {
+        if (as_json) {
+            json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+            fputc('\n', stdout);
+        } else {
+            report_text(stdout, &sc, &r);
+        }
+        if (failed) {
+            fprintf(stderr, "ttasim run: %s: %d expectation%s not met: %s\n", sc.name, failed,
+                    failed > 1 ? "s" : "", failures);
+            rc = TT_EFAIL;
+        }
     } else {
-        print_text(&sc, &r);
+        cli_report_error(rc, err.msg);
     }
+    json_decref(doc);
+    run_result_free(&r);
     scenario_free(&sc);
-    return TT_OK;
+    return rc;
 }
 
 const cli_command cmd_run = {
     "run", "per-step cost and time-to-accuracy of a scenario",
-    "run SCENARIO.json [--json]", run_main, run_help,
+    "run SCENARIO.json [--json] [--csv F] [--svg F]", run_main, run_help,
 };

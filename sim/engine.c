@@ -14,24 +14,17 @@
 
 const char *sim_network_name(network_model m)
 {
-    return m == NETWORK_IDEAL ? "ideal" : "calibrated";
+    return network_name(m);
 }
 
-/* ideal: CM02 has no latency or bandwidth factors; without cross-traffic a
- * flow takes exactly latency + bytes / bandwidth (the alpha-beta model).
- * TCP-gamma 0 removes the window bound gamma / (2 latency).
- * calibrated: the same model with cross-traffic (acknowledgements share the
- * reverse links), as measured transfers on full-duplex fabrics show. */
+/* The network model's --cfg words come from platforms/network.c. */
 static void child_main(const sim_job *job, const char *xml_path, int fd)
 {
-    char *argv[8];
+    char *argv[16];
     int argc = 0;
     argv[argc++] = "ttasim";
     argv[argc++] = "--log=root.thresh:warning";
-    argv[argc++] = "--cfg=network/model:CM02";
-    argv[argc++] = "--cfg=network/TCP-gamma:0";
-    argv[argc++] = job->network == NETWORK_IDEAL ? "--cfg=network/crosstraffic:0"
-                                                   : "--cfg=network/crosstraffic:1";
+    argc += network_simgrid_args(job->network, (const char **)argv + argc, 12);
 #ifdef TT_SANITIZERS
     /* ASan cannot follow SimGrid's raw stack switching (false reports); threads it can. */
     argv[argc++] = "--cfg=contexts/factory:thread";

@@ -1,50 +1,381 @@
 #include "sim/run.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collectives/schedule.h"
 #include "platforms/platform.h"
-#include "sim/replay.h"
-#include "trainer/workload.h"
+#include "sim/collective_sim.h"
+#include "sim/convergence.h"
+#include "sim/trace.h"
 
-/* The ring advances at the pace of its slowest edge: each step, every rank
- * sends bytes/n to its successor, so the closed form takes the worst edge. */
-static double ring_closed_form_on(const platform *p, int n, double bytes)
+/* ---- stage 1: the scenario's platform at a node count ---- */
+
+static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
 {
-    double worst = 0.0;
-    for (int r = 0; r < n; r++) {
-        double lat, bw;
-        platform_path(p, r, (r + 1) % n, &lat, &bw);
-        double t = ring_allreduce_closed_form_s(n, bytes, lat, bw);
-        if (t > worst)
-            worst = t;
-    }
-    return worst;
+    platform_options opt = {nodes, sc->link_bw_Bps, sc->link_latency_s, sc->accelerator, sc->mesh};
+    platform *p = platform_load(sc->platform, &opt, err);
+    if (!p)
+        tt_error_prefix(err, "%s: $.platform: ", sc->path);
+    return p;
 }
 
-int run_scenario(const scenario *sc, run_result *out, tt_error *err)
+/* The accelerator as the roofline sees it. A device without fast math at the
+ * scenario's precision (P40 fp16) runs it in fp32 arithmetic on low-precision
+ * storage, as mixed-precision training did there: math never gets slower. */
+static int device_of(const platform *p, const char *precision, device_model *d, tt_error *err)
 {
-    memset(out, 0, sizeof *out);
-    platform *p = platform_new_switched(&sc->cluster, err);
+    const device_info *dev = platform_device(p, 0);
+    int dt = device_dtype_parse(precision);
+    memset(d, 0, sizeof *d);
+    d->name = dev->name;
+    int math = dev->peak_flops[dt] >= dev->peak_flops[DTYPE_FP32] ? dt : DTYPE_FP32;
+    d->peak_flops = dev->peak_flops[math];
+    d->peak_fp32_flops = dev->peak_flops[DTYPE_FP32] > 0 ? dev->peak_flops[DTYPE_FP32] : d->peak_flops;
+    if (d->peak_flops <= 0)
+        return tt_error_set(err, TT_EINPUT, "the %s has no %s or fp32 peak in its device definition; "
+                            "choose another precision", dev->name, precision);
+    d->mem_Bps = dev->mem_Bps * (dev->mem_efficiency > 0 ? dev->mem_efficiency : 1);
+    d->mem_bytes = dev->mem_bytes;
+    for (int c = 0; c < OP_CLASSES; c++)
+        d->efficiency[c] = device_efficiency(dev, (device_dtype)math,
+                                             (device_opclass)device_opclass_parse(TRACE_OP_CLASSES[c]));
+    return TT_OK;
+}
+
+/* Embedding tables in CPU memory reach an accelerator over PCIe and, from a
+ * remote socket, UPI: the narrowest of those link classes bounds the rows'
+ * traffic. CPU DRAM (about 4x a PCIe 3.0 x16 link per socket) is not the
+ * bottleneck and is not modelled (host_mem_Bps 0). */
+static int host_path(const scenario *sc, const platform *p, step_options *o, tt_error *err)
+{
+    platform_summary sum;
+    platform_summarize(p, &sum);
+    double bw = 0;
+    for (int i = 0; i < sum.n_link_classes; i++) {
+        const platform_link_class *l = &sum.link_classes[i];
+        if ((strstr(l->name, "pcie") || strstr(l->name, "upi")) && (bw == 0 || l->bw_Bps < bw))
+            bw = l->bw_Bps;
+    }
+    if (sum.cpu_sockets == 0 || bw == 0)
+        return tt_error_set(err, TT_EINPUT, "%s: $.workload.embeddings: \"host\" needs CPU sockets linked to the "
+                            "accelerators by PCIe or UPI, and platform %s has none; use \"accelerators\"",
+                            sc->path, platform_name(p));
+    o->host_mem_Bps = 0;
+    o->host_link_Bps = bw;
+    return TT_OK;
+}
+
+/* ---- stage 2: the workload at this point's batch ---- */
+
+static int split_batch(const scenario *sc, const trace *t, int want_micro, int ranks, long *global, int *micro,
+                       int *accum, tt_error *err)
+{
+    long gb = *global;
+    if (gb == 0) { /* no global batch: the micro-batch on every rank */
+        *micro = want_micro ? want_micro : t->micro_batch;
+        *accum = 1;
+        *global = (long)*micro * ranks;
+        return TT_OK;
+    }
+    if (gb % ranks != 0)
+        return tt_error_set(err, TT_EINPUT, "%s: the global batch %ld does not split over %d ranks; "
+                            "use a multiple of %d", sc->path, gb, ranks, ranks);
+    long per_rank = gb / ranks;
+    long mb = want_micro ? want_micro : per_rank;
+    if (per_rank % mb != 0)
+        return tt_error_set(err, TT_EINPUT, "%s: $.workload.micro_batch: %ld samples per rank (global batch "
+                            "%ld over %d ranks) is not a multiple of the micro-batch %ld", sc->path, per_rank,
+                            gb, ranks, mb);
+    *micro = (int)mb;
+    *accum = (int)(per_rank / mb);
+    return TT_OK;
+}
+
+static int optimizer_state_words(const char *name)
+{
+    if (strcmp(name, "sgd") == 0)
+        return 0;
+    if (strcmp(name, "adamw") == 0 || strcmp(name, "adam") == 0 || strcmp(name, "lamb") == 0)
+        return 2;
+    return 1; /* momentum, nesterov, lars */
+}
+
+/* ---- stage 3: the step's collectives on SimGrid, one simulation ---- */
+
+static int time_collectives(const scenario *sc, const platform *p, const device_model *d, const step_coll *c,
+                            size_t n, double *coll_s, run_result *res, tt_error *err)
+{
+    coll_request *req = calloc(n ? n : 1, sizeof *req);
+    size_t *which = calloc(n ? n : 1, sizeof *which); /* collective -> request */
+    int nreq = 0, ranks = platform_ranks(p);
+    coll_algo ar, a2a;
+    if (coll_algo_parse(sc->allreduce, &ar) != 0 || coll_algo_parse(sc->alltoall, &a2a) != 0) {
+        free(req);
+        free(which);
+        return tt_error_set(err, TT_EINPUT, "%s: $.collectives: unknown algorithm \"%s\"; see 'ttasim collective "
+                            "--help' for the names", sc->path,
+                            coll_algo_parse(sc->allreduce, &ar) != 0 ? sc->allreduce : sc->alltoall);
+    }
+    for (size_t i = 0; i < n; i++) {
+        coll_op op = c[i].op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL;
+        int k = 0;
+        while (k < nreq && !(req[k].params.op == op && req[k].params.bytes == c[i].bytes))
+            k++;
+        if (k == nreq) { /* buckets mostly share one size: simulate each size once */
+            req[k].params.op = op;
+            req[k].params.algo = op == OP_ALLREDUCE ? ar : a2a;
+            req[k].params.ranks = ranks;
+            req[k].params.bytes = c[i].bytes;
+            req[k].params.ranks_per_node = platform_ranks_per_node(p);
+            /* the receiver reads two operands and writes one at memory speed */
+            req[k].reduce_s_per_byte = 3.0 / d->mem_Bps;
+            nreq++;
+        }
+        which[i] = (size_t)k;
+    }
+    coll_result *out = calloc((size_t)nreq + 1, sizeof *out);
+    int rc = ranks > 1 && nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
+    for (size_t i = 0; rc == TT_OK && i < n; i++)
+        coll_s[i] = ranks > 1 ? out[which[i]].time_s : 0;
+    for (int k = 0; rc == TT_OK && k < nreq; k++) {
+        char *dst = req[k].params.op == OP_ALLREDUCE ? res->allreduce : res->alltoall;
+        snprintf(dst, sizeof res->allreduce, "%s", ranks > 1 ? coll_algo_name(out[k].algo) : "none (1 rank)");
+    }
+    free(out);
+    free(req);
+    free(which);
+    return rc;
+}
+
+/* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
+
+typedef struct run_ctx {
+    const scenario *sc;
+    trace tr[SCENARIO_MAX_PHASES];
+    convergence *conv;
+    run_result *res;
+} run_ctx;
+
+/* One phase of the workload at a point: its batch split and its step. */
+typedef struct phase_plan {
+    long global_batch;
+    int micro_batch, accumulation;
+    step_options o;
+    size_t first_coll, n_coll; /* its collectives in the point's list */
+    step_result r;
+} phase_plan;
+
+static void note_assumptions(run_ctx *x, const platform *p)
+{
+    run_result *r = x->res;
+    if (r->n_assumptions)
+        return;
+    for (int i = 0; i < platform_assumption_count(p) && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++) {
+        const char *name, *value, *note;
+        platform_assumption(p, i, &name, &value, &note);
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s = %s (%s)", name, value, note ? note : "");
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
+    for (size_t i = 0; x->sc->assumptions && x->sc->assumptions[i] && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
+        r->assumptions[r->n_assumptions++] = strdup(x->sc->assumptions[i]);
+    if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
+                 "cost_usd is 0)", r->accelerator);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
+}
+
+/* The point's step: every phase replayed, weighted by its share of the steps. */
+static void combine_phases(const scenario *sc, const phase_plan *ph, double peak_flops, run_point *pt)
+{
+    step_result *s = &pt->step;
+    double samples = 0;
+    for (size_t k = 0; k < sc->n_phases; k++) {
+        double f = sc->phases[k].fraction;
+        const step_result *r = &ph[k].r;
+        s->time_s += f * r->time_s;
+        s->compute_s += f * r->compute_s;
+        s->comm_s += f * r->comm_s;
+        s->exposed_comm_s += f * r->exposed_comm_s;
+        s->optimizer_s += f * r->optimizer_s;
+        s->idle_s += f * r->idle_s;
+        s->model_flops += f * r->model_flops;
+        samples += f * ph[k].global_batch;
+        if (r->memory.total_bytes > s->memory.total_bytes)
+            s->memory = r->memory;
+    }
+    s->mfu = s->model_flops / (s->time_s * peak_flops);
+    pt->global_batch = ph[0].global_batch;
+    pt->micro_batch = ph[0].micro_batch;
+    pt->accumulation = ph[0].accumulation;
+    pt->samples_per_s = samples / s->time_s;
+}
+
+static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
+{
+    const scenario *sc = x->sc;
+    if (x->conv)
+        pt->steps_to_target = convergence_steps(x->conv, (double)pt->global_batch, &pt->extrapolated);
+    else
+        pt->steps_to_target = sc->fixed_steps;
+    if (sc->dataset_examples > 0)
+        pt->epochs = pt->steps_to_target * pt->samples_per_s * pt->step.time_s / sc->dataset_examples;
+    if (sc->eval_every_steps > 0)
+        pt->eval_s = floor(pt->steps_to_target / sc->eval_every_steps) * sc->eval_time_s;
+    pt->time_to_accuracy_s = pt->steps_to_target * pt->step.time_s + pt->eval_s;
+    cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w};
+    double busy = pt->step.compute_s + pt->step.optimizer_s;
+    pt->per_step = cost_of(&rates, pt->step.time_s, busy);
+    /* evaluation counts as busy time */
+    pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
+}
+
+static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt, tt_error *err)
+{
+    const scenario *sc = x->sc;
+    memset(pt, 0, sizeof *pt);
+    platform *p = load_platform(sc, nodes, err);
     if (!p)
         return err->code;
-    workload w;
-    workload_gradient_only(&w, sc->gradient_bytes);
-    int n = platform_ranks(p);
-    schedule s;
-    int rc = ring_allreduce(n, w.gradient_bytes, &s, err);
-    if (rc == TT_OK) {
-        double comm_s = 0;
-        rc = replay_schedule(p, sc->network, &s, &comm_s, err);
-        out->ranks = n;
-        out->gradient_bytes = w.gradient_bytes;
-        /* No compute in this workload yet: the whole allreduce is exposed. */
-        out->step.comm_s = comm_s;
-        out->step.exposed_comm_s = comm_s;
-        out->step.time_s = comm_s;
-        out->closed_form_comm_s = ring_closed_form_on(p, n, w.gradient_bytes);
-        schedule_free(&s);
+    const char *precision = sc->precision ? sc->precision : x->tr[0].precision;
+    device_model d;
+    int rc = device_of(p, precision, &d, err);
+    pt->nodes = platform_nodes(p);
+    pt->ranks = platform_ranks(p);
+    phase_plan ph[SCENARIO_MAX_PHASES];
+    memset(ph, 0, sizeof ph);
+    size_t total_coll = 0;
+    for (size_t k = 0; k < sc->n_phases; k++)
+        total_coll += x->tr[k].n_buckets + x->tr[k].n_comm;
+    step_coll *c = calloc(total_coll + 1, sizeof *c);
+    double *coll_s = calloc(total_coll + 1, sizeof *coll_s);
+    size_t nc = 0;
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
+        const scenario_phase *sp = &sc->phases[k];
+        phase_plan *pp = &ph[k];
+        pp->global_batch = sp->global_batch ? sp->global_batch : global_batch;
+        rc = split_batch(sc, &x->tr[k], sp->micro_batch ? sp->micro_batch : sc->micro_batch, pt->ranks,
+                         &pp->global_batch, &pp->micro_batch, &pp->accumulation, err);
+        if (rc)
+            break;
+        step_options *o = &pp->o;
+        o->micro_batch = pp->micro_batch;
+        o->accumulation = pp->accumulation;
+        o->dtype_bytes = trace_dtype_bytes(precision);
+        o->ranks = pt->ranks;
+        o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
+        o->embeddings = (embedding_placement)sc->embeddings;
+        if (o->embeddings == EMB_HOST)
+            rc = host_path(sc, p, o, err);
+        pp->first_coll = nc;
+        pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
+        nc += pp->n_coll;
     }
+    if (rc == TT_OK)
+        rc = time_collectives(sc, p, &d, c, nc, coll_s, x->res, err);
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
+        rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
+    if (rc == TT_OK) {
+        const device_info *dev = platform_device(p, 0);
+        run_result *r = x->res;
+        r->price_per_h_usd = dev->price_usd_per_h;
+        r->busy_w = dev->tdp_w;
+        r->idle_w = dev->idle_w;
+        r->peak_flops = d.peak_flops;
+        snprintf(r->accelerator, sizeof r->accelerator, "%s", dev->name);
+        snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
+        combine_phases(sc, ph, d.peak_flops, pt);
+        time_to_target(x, dev, pt);
+        note_assumptions(x, p);
+    }
+    free(c);
+    free(coll_s);
     platform_free(p);
     return rc;
+}
+
+static int load_workload(run_ctx *x, tt_error *err)
+{
+    const scenario *sc = x->sc;
+    int rc = TT_OK;
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
+        const scenario_phase *sp = &sc->phases[k];
+        int mb = sp->micro_batch ? sp->micro_batch : sc->micro_batch;
+        rc = sp->trace_path ? trace_load(sp->trace_path, &x->tr[k], err)
+                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, &x->tr[k], err);
+    }
+    if (rc)
+        return rc;
+    run_result *r = x->res;
+    snprintf(r->model, sizeof r->model, "%s", x->tr[0].model);
+    snprintf(r->precision, sizeof r->precision, "%s", sc->precision ? sc->precision : x->tr[0].precision);
+    snprintf(r->optimizer, sizeof r->optimizer, "%s", sc->optimizer ? sc->optimizer : x->tr[0].optimizer);
+    if (sc->conv == CONV_PROFILE) {
+        if ((rc = convergence_load(sc->profile_path, &x->conv, err)))
+            return rc;
+    } else if (sc->conv == CONV_MCCANDLISH) {
+        x->conv = convergence_mccandlish(sc->s_min, sc->noise_scale);
+    }
+    if (x->conv) {
+        snprintf(r->convergence, sizeof r->convergence, "%s", convergence_source(x->conv));
+        snprintf(r->target, sizeof r->target, "%s", convergence_target(x->conv));
+    } else if (sc->conv == CONV_STEPS) {
+        snprintf(r->convergence, sizeof r->convergence, "fixed number of steps from the scenario");
+        snprintf(r->target, sizeof r->target, "%.0f steps", sc->fixed_steps);
+    } else {
+        return tt_error_set(err, TT_EINPUT, "%s: missing \"convergence\": give a \"profile\", \"mccandlish\" "
+                            "{s_min, noise_scale} or \"steps\" to get the time to accuracy", sc->path);
+    }
+    return TT_OK;
+}
+
+int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t done, size_t total),
+                 tt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->allreduce, sizeof out->allreduce, "none");
+    snprintf(out->alltoall, sizeof out->alltoall, "none");
+    run_ctx x = {sc, {{0}}, NULL, out};
+    int rc = load_workload(&x, err);
+    if (rc == TT_OK)
+        rc = run_point_at(&x, sc->nodes, sc->global_batch, &out->base, err);
+    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
+    if (rc == TT_OK && (sc->n_sweep_batch || sc->n_sweep_nodes)) {
+        out->points = calloc(nb * nn, sizeof *out->points);
+        for (size_t i = 0; rc == TT_OK && i < nn; i++)
+            for (size_t j = 0; rc == TT_OK && j < nb; j++) {
+                int nodes = sc->n_sweep_nodes ? sc->sweep_nodes[i] : out->base.nodes;
+                long gb = sc->n_sweep_batch ? sc->sweep_batch[j] : sc->global_batch;
+                if (progress)
+                    progress(out->n_points, nb * nn);
+                rc = run_point_at(&x, nodes, gb, &out->points[out->n_points], err);
+                if (rc == TT_OK)
+                    out->n_points++;
+            }
+        if (progress && rc == TT_OK)
+            progress(out->n_points, nb * nn);
+        /* scaling efficiency: throughput per rank against the first point */
+        for (size_t i = 0; rc == TT_OK && i < out->n_points && sc->n_sweep_nodes > 1; i++) {
+            const run_point *a = &out->points[0], *b = &out->points[i];
+            out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
+        }
+    }
+    for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
+        if (x.tr[k].path)
+            trace_free(&x.tr[k]);
+    convergence_free(x.conv);
+    return rc;
+}
+
+void run_result_free(run_result *r)
+{
+    for (size_t i = 0; i < r->n_assumptions; i++)
+        free(r->assumptions[i]);
+    free(r->points);
+    memset(r, 0, sizeof *r);
 }

@@ -1,26 +1,96 @@
-/* scenario.h: a scenario file (JSON, documented in scenarios/README.md). */
+/* scenario.h: a scenario file (JSON, documented in scenarios/README.md):
+ * platform, workload, optimizer, collectives, convergence source, sweep,
+ * outputs, published reference figures and expectations. */
 #ifndef TT_SCENARIO_H
 #define TT_SCENARIO_H
 
+#include <stddef.h>
+
 #include "common/error.h"
-#include "platforms/platform.h"
 
 #define SCENARIO_VERSION 1
+#define SCENARIO_MAX_SWEEP 64
+#define SCENARIO_MAX_EXPECT 32
+#define SCENARIO_MAX_PHASES 8
+
+typedef enum { CONV_NONE, CONV_PROFILE, CONV_MCCANDLISH, CONV_STEPS } convergence_kind;
+
+typedef struct scenario_expect {
+    char *metric; /* a dotted path into the run's JSON document ("step.time_s") */
+    double min, max; /* -inf / +inf when absent */
+} scenario_expect;
+
+/* A part of training with its own trace (BERT: sequence length 128 for 90 %
+ * of the steps, 512 for the rest). A plain workload is one phase. */
+typedef struct scenario_phase {
+    char *trace_path;  /* resolved path of the trace file, or NULL with model */
+    char *model;       /* a model name: the trace is made on the fly */
+    int micro_batch;   /* 0: the workload's */
+    long global_batch; /* 0: the workload's (the point's) */
+    double fraction;   /* of the optimizer steps */
+} scenario_phase;
 
 typedef struct scenario {
     char *path;
     char *name;
     char *description;
-    switched_spec cluster;
-    network_model network;
-    double gradient_bytes;
-    int allreduce_algo; /* index into SCENARIO_ALLREDUCE_ALGOS */
+    char **assumptions; /* the scenario's own named assumptions (NULL-terminated) */
+
+    /* platform */
+    char *platform;    /* built-in name, generic name, or a path */
+    int nodes;         /* 0: the platform's default */
+    double link_bw_Bps, link_latency_s; /* 0: the platform's default */
+    char *accelerator; /* NULL: the platform's */
+    char *mesh;        /* NULL: the platform's */
+    int network;       /* network_model: 0 ideal, 1 calibrated */
+
+    /* workload */
+    size_t n_phases;  /* >= 1 */
+    scenario_phase phases[SCENARIO_MAX_PHASES];
+    int micro_batch;  /* 0: global_batch / ranks (with accumulation if needed) */
+    long global_batch; /* 0: ranks x micro_batch */
+    char *precision;  /* NULL: the trace's */
+    double bucket_bytes; /* for traces made on the fly */
+    double dataset_examples; /* 0: unknown (no epochs) */
+    int embeddings;   /* embedding_placement */
+
+    char *optimizer; /* NULL: the trace's */
+
+    /* collectives: algorithm names ("auto" or one of collectives/) */
+    char *allreduce, *alltoall;
+
+    /* convergence */
+    convergence_kind conv;
+    char *profile_path; /* resolved */
+    double s_min, noise_scale; /* McCandlish */
+    double fixed_steps; /* CONV_STEPS */
+
+    double eval_every_steps, eval_time_s; /* evaluation added to time-to-accuracy */
+
+    /* sweep: every combination of these (empty list: the scenario's value) */
+    size_t n_sweep_batch, n_sweep_nodes;
+    long sweep_batch[SCENARIO_MAX_SWEEP];
+    int sweep_nodes[SCENARIO_MAX_SWEEP];
+
+    /* outputs written by 'ttasim run' besides stdout */
+    char *out_json, *out_csv, *out_svg;
+
+    /* reference: published figures echoed and compared (0: absent) */
+    double ref_step_time_s, ref_time_s, ref_steps;
+    char *ref_source;
+
+    size_t n_expect;
+    scenario_expect expect[SCENARIO_MAX_EXPECT];
 } scenario;
 
-extern const char *const SCENARIO_ALLREDUCE_ALGOS[];
-
-/* Loads and validates; errors name the file and the JSON path or line:column. */
+/* Loads and validates; errors name the file and the JSON path or line:column.
+ * Relative trace and profile paths are looked up next to the scenario, then
+ * in the built-in data (scenarios/...). */
 int scenario_load(const char *path, scenario *out, tt_error *err);
 void scenario_free(scenario *s);
+
+/* Whether a JSON file is a scenario (not a trace or a profile, which carry
+ * "format"): lets 'ttasim check DIR' walk scenarios/ with its data. */
+int scenario_file_is_scenario(const char *path);
 
 #endif

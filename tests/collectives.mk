@@ -1,1 +1,6 @@
 # Check suites for collectives/ (see tests/local.mk for TEST_LIBS).
+check_PROGRAMS += tests/test_collectives
+tests_test_collectives_SOURCES = tests/test_collectives.c
+tests_test_collectives_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_collectives_LDADD = $(TEST_LIBS)
+TESTS += tests/test_collectives

@@ -1,1 +1,25 @@
 # Check suites for sim/ (see tests/local.mk for TEST_LIBS).
+
+check_PROGRAMS += tests/test_step
+tests_test_step_SOURCES = tests/test_step.c
+tests_test_step_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_step_LDADD = $(TEST_LIBS)
+TESTS += tests/test_step
+
+check_PROGRAMS += tests/test_tta
+tests_test_tta_SOURCES = tests/test_tta.c
+tests_test_tta_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_tta_LDADD = $(TEST_LIBS)
+TESTS += tests/test_tta
+
+check_PROGRAMS += tests/test_run
+tests_test_run_SOURCES = tests/test_run.c
+tests_test_run_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_run_LDADD = $(TEST_LIBS)
+TESTS += tests/test_run
+
+# ttasim check scenarios/ (JUnit XML: scenarios-junit.xml in the build tree).
+TESTS += tests/check_scenarios.sh
+EXTRA_DIST += tests/check_scenarios.sh tests/data/tiny-trace.json
+AM_TESTS_ENVIRONMENT = top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)'; export top_builddir top_srcdir;
+CLEANFILES += scenarios-junit.xml

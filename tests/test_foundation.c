@@ -8,9 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collectives/closed_form.h"
 #include "collectives/schedule.h"
 #include "common/units.h"
-#include "sim/replay.h"
+#include "sim/collective_sim.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "tests/testutil.h"
@@ -19,11 +20,12 @@ static const char *VALID =
     "{\n"
     "  \"version\": 1,\n"
     "  \"name\": \"t\",\n"
-    "  \"platform\": {\"nodes\": 2, \"accelerators_per_node\": 4,\n"
-    "    \"intra_link\": {\"bandwidth_Bps\": \"100G\", \"latency_s\": \"1us\"},\n"
-    "    \"inter_link\": {\"bandwidth_Bps\": 12.5e9, \"latency_s\": 5e-6}},\n"
+    "  \"platform\": {\"name\": \"star\", \"nodes\": 8,\n"
+    "    \"link_bw_Bps\": \"100G\", \"link_latency_s\": \"1us\"},\n"
     "  \"network\": \"ideal\",\n"
-    "  \"workload\": {\"gradient_bytes\": \"64Mi\"}\n"
+    "  \"workload\": {\"trace\": \"" TTASIM_SRCDIR "/tests/data/tiny-trace.json\", \"global_batch\": 64},\n"
+    "  \"collectives\": {\"allreduce\": \"ring\"},\n"
+    "  \"convergence\": {\"steps\": 1000}\n"
     "}\n";
 
 /* Loads text, expecting failure; returns the message. */
@@ -79,11 +81,16 @@ START_TEST(loader_valid)
     tt_error err = {0};
     ck_assert_int_eq(scenario_load(path, &sc, &err), TT_OK);
     unlink(path);
-    ck_assert_int_eq(sc.cluster.nodes, 2);
-    ck_assert_int_eq(sc.cluster.accelerators_per_node, 4);
-    ck_assert_double_eq(sc.cluster.intra_bw_Bps, 100e9);
-    ck_assert_double_eq_tol(sc.cluster.intra_latency_s, 1e-6, 1e-18);
-    ck_assert_double_eq(sc.gradient_bytes, 64.0 * 1048576);
+    ck_assert_str_eq(sc.platform, "star");
+    ck_assert_int_eq(sc.nodes, 8);
+    ck_assert_double_eq(sc.link_bw_Bps, 100e9);
+    ck_assert_double_eq_tol(sc.link_latency_s, 1e-6, 1e-18);
+    ck_assert_int_eq(sc.global_batch, 64);
+    ck_assert_int_eq((int)sc.n_phases, 1);
+    ck_assert_ptr_nonnull(strstr(sc.phases[0].trace_path, "tests/data/tiny-trace.json"));
+    ck_assert_str_eq(sc.allreduce, "ring");
+    ck_assert_int_eq(sc.conv, CONV_STEPS);
+    ck_assert_double_eq(sc.fixed_steps, 1000);
     ck_assert_int_eq(sc.network, NETWORK_IDEAL);
     scenario_free(&sc);
 }
@@ -112,7 +119,7 @@ END_TEST
 START_TEST(loader_wrong_type)
 {
     char msg[TT_ERROR_MSG_BYTES];
-    load_bad(variant("\"nodes\": 2", "\"nodes\": \"two\""), msg, sizeof msg);
+    load_bad(variant("\"nodes\": 8", "\"nodes\": \"two\""), msg, sizeof msg);
     ck_assert_ptr_nonnull(strstr(msg, "$.platform.nodes"));
     ck_assert_ptr_nonnull(strstr(msg, "expected an integer"));
     ck_assert_ptr_nonnull(strstr(msg, "\"two\""));
@@ -122,9 +129,9 @@ END_TEST
 START_TEST(loader_out_of_range)
 {
     char msg[TT_ERROR_MSG_BYTES];
-    load_bad(variant("\"nodes\": 2", "\"nodes\": 0"), msg, sizeof msg);
+    load_bad(variant("\"nodes\": 8", "\"nodes\": 0"), msg, sizeof msg);
     ck_assert_ptr_nonnull(strstr(msg, "$.platform.nodes"));
-    ck_assert_ptr_nonnull(strstr(msg, "[1, 4096]"));
+    ck_assert_ptr_nonnull(strstr(msg, "[1, 100000]"));
     ck_assert_ptr_nonnull(strstr(msg, "found 0"));
 }
 END_TEST
@@ -132,8 +139,8 @@ END_TEST
 START_TEST(loader_bad_size_suffix)
 {
     char msg[TT_ERROR_MSG_BYTES];
-    load_bad(variant("\"64Mi\"", "\"64Q\""), msg, sizeof msg);
-    ck_assert_ptr_nonnull(strstr(msg, "$.workload.gradient_bytes"));
+    load_bad(variant("\"100G\"", "\"100Q\""), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.platform.link_bw_Bps"));
     ck_assert_ptr_nonnull(strstr(msg, "suffix"));
 }
 END_TEST
@@ -176,20 +183,39 @@ START_TEST(cli_exit_codes)
 }
 END_TEST
 
+/* The whole pipeline on the star of 8 (ideal network, ring): the step's
+ * communication is the two buckets' ring allreduces, each exactly its
+ * alpha-beta-gamma closed form. */
 START_TEST(cli_run_json)
 {
-    char out[8192], path[64], args[256];
+    char out[16384], path[64], args[256];
     tu_write_temp(VALID, path, sizeof path);
     snprintf(args, sizeof args, "run --json %s", path);
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
     unlink(path);
     json_error_t je;
     json_t *doc = json_loads(out, 0, &je);
-    ck_assert_ptr_nonnull(doc);
-    double t = json_real_value(json_object_get(json_object_get(doc, "step"), "time_s"));
-    double cf = json_real_value(json_object_get(json_object_get(doc, "closed_form"), "comm_s"));
-    ck_assert(t > 0);
-    ck_assert_double_eq_tol(t, cf, 1e-3 * cf);
+    ck_assert_msg(doc != NULL, "%s", out);
+    json_t *step = json_object_get(doc, "step");
+    double t = json_real_value(json_object_get(step, "time_s"));
+    double comm = json_real_value(json_object_get(step, "comm_s"));
+    tt_error err = {0};
+    platform_options opt = {8, 100e9, 1e-6, NULL, NULL};
+    platform *p = platform_load("star", &opt, &err);
+    ck_assert_ptr_nonnull(p);
+    double alpha, beta;
+    platform_path(p, 0, 1, &alpha, &beta);
+    const device_info *dev = platform_device(p, 0);
+    double gamma = 3.0 / (dev->mem_Bps * dev->mem_efficiency);
+    coll_params a = {.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 8, .bytes = 4e7};
+    double cf = coll_closed_form_s(&a, alpha, beta, gamma);
+    a.bytes = 1e7;
+    cf += coll_closed_form_s(&a, alpha, beta, gamma);
+    ck_assert_msg(fabs(comm / cf - 1) < 1e-3, "simulated %.9g s, closed form %.9g s", comm, cf);
+    ck_assert(t > comm);
+    ck_assert_double_eq(json_number_value(json_object_get(doc, "steps_to_target")), 1000);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(doc, "time_to_accuracy_s")), 1000 * t, 1e-9 * t);
+    platform_free(p);
     json_decref(doc);
 }
 END_TEST

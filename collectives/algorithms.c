@@ -1,0 +1,384 @@
+/* algorithms.c: every collective algorithm as a list of stages of parts. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/schedule_impl.h"
+
+static const coll_algo ALGOS[OP_COUNT][10] = {
+    [OP_ALLREDUCE] = {ALGO_RING, ALGO_RHD, ALGO_RD, ALGO_BINOMIAL, ALGO_TREE, ALGO_DBTREE,
+                      ALGO_TORUS2D, ALGO_HIER, ALGO_DIRECT},
+    [OP_REDUCE_SCATTER] = {ALGO_RING, ALGO_RHD, ALGO_BINOMIAL, ALGO_DIRECT},
+    [OP_ALLGATHER] = {ALGO_RING, ALGO_RD, ALGO_BINOMIAL, ALGO_DIRECT},
+    [OP_BROADCAST] = {ALGO_RING, ALGO_TREE, ALGO_BINOMIAL},
+    [OP_REDUCE] = {ALGO_RING, ALGO_TREE, ALGO_BINOMIAL},
+    [OP_ALLTOALL] = {ALGO_PAIRWISE, ALGO_BRUCK, ALGO_DIRECT, ALGO_HIER},
+};
+
+int coll_algos_for(coll_op op, coll_algo *out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < 10 && ALGOS[op][i] != ALGO_AUTO && n < max; i++)
+        out[n++] = ALGOS[op][i];
+    return n;
+}
+
+/* Ranks per row of a 2D torus: the divisor of n nearest its square root. */
+int coll_torus_dim_x(const coll_params *p)
+{
+    if (p->dim_x > 0)
+        return p->dim_x;
+    int a = (int)sqrt((double)p->ranks);
+    while (a > 1 && p->ranks % a)
+        a--;
+    return a < 1 ? 1 : a;
+}
+
+static int per_node(const coll_params *p)
+{
+    return p->ranks_per_node > 0 ? p->ranks_per_node : 1;
+}
+
+int coll_algo_applies(const coll_params *p, const char **why)
+{
+    int n = p->ranks, known = 0;
+    coll_algo list[12];
+    int m = coll_algos_for(p->op, list, 12);
+    for (int i = 0; i < m; i++)
+        known |= list[i] == p->algo;
+    if (!known) {
+        *why = "this algorithm does not implement this operation";
+        return 0;
+    }
+    if (n < 1) {
+        *why = "a collective needs at least one rank";
+        return 0;
+    }
+    int pow2 = (n & (n - 1)) == 0;
+    if (!pow2 && ((p->op == OP_REDUCE_SCATTER && p->algo == ALGO_RHD) ||
+                  (p->op == OP_ALLGATHER && p->algo == ALGO_RD))) {
+        *why = "recursive halving/doubling reduce-scatter and allgather need a power-of-two rank count";
+        return 0;
+    }
+    if (p->algo == ALGO_TORUS2D && n % coll_torus_dim_x(p)) {
+        *why = "the torus row length does not divide the rank count";
+        return 0;
+    }
+    if (p->algo == ALGO_HIER && n % per_node(p)) {
+        *why = "ranks per node does not divide the rank count";
+        return 0;
+    }
+    return 1;
+}
+
+/* A ring, tree or other part over `groups` groups of k ranks. */
+static sched_part part(part_kind kind, int groups, int k, int gstride, int istride, size_t off,
+                       size_t len)
+{
+    sched_part p;
+    memset(&p, 0, sizeof p);
+    p.kind = kind;
+    p.groups = groups;
+    p.gsize = k;
+    p.gstride = gstride;
+    p.istride = istride;
+    p.off = off;
+    p.len = len;
+    p.dir = 1;
+    p.arity = 1;
+    p.chunks = 1;
+    return p;
+}
+
+/* Adds parts that advance in lockstep as one stage (or, for pipelined trees,
+ * fill / steady / drain stages: only the steady steps are identical). */
+static int add_stage(schedule *s, const sched_part *ps, int np, int identical)
+{
+    int first = -1;
+    for (int i = 0; i < np; i++) {
+        int k = sched_add_part(s, &ps[i]);
+        if (k < 0)
+            return -1;
+        if (i == 0)
+            first = k;
+    }
+    int steps = part_steps(&ps[0]);
+    if (ps[0].kind == P_TREE_REDUCE || ps[0].kind == P_TREE_BCAST) {
+        int D = part_tree_depth(&ps[0]), c = ps[0].chunks;
+        if (c >= D && D > 0)
+            return sched_add_stage(s, first, np, 0, D - 1, 0) ||
+                   sched_add_stage(s, first, np, D - 1, c - D + 1, 1) ||
+                   sched_add_stage(s, first, np, c, D - 1, 0);
+        identical = 0;
+    }
+    return sched_add_stage(s, first, np, 0, steps, identical);
+}
+
+static int add1(schedule *s, sched_part p, int identical)
+{
+    return add_stage(s, &p, 1, identical);
+}
+
+/* Recursive halving-doubling or doubling over all n ranks, folding the
+ * ranks beyond the largest power of two into their neighbours first. */
+static int build_recursive(schedule *s, int n, size_t count, int halving)
+{
+    int p2 = 1 << ilog2_floor(n), r = n - p2;
+    sched_part fold = part(P_FOLD_IN, 1, n, 0, 1, 0, count);
+    fold.fold_pairs = r;
+    if (r && add1(s, fold, 0))
+        return -1;
+    sched_part a = part(halving ? P_RH_RS : P_RD_AR, 1, p2, 0, 1, 0, count);
+    a.fold = r;
+    if (add1(s, a, 0))
+        return -1;
+    if (halving) {
+        sched_part b = part(P_RD_AG, 1, p2, 0, 1, 0, count);
+        b.fold = r;
+        if (add1(s, b, 0))
+            return -1;
+    }
+    fold.kind = P_FOLD_OUT;
+    return r ? add1(s, fold, 0) : 0;
+}
+
+static int build_tree(schedule *s, part_kind kind, int n, size_t count, int arity, int chunks)
+{
+    sched_part t = part(kind, 1, n, 0, 1, 0, count);
+    t.arity = arity;
+    t.chunks = chunks;
+    return add1(s, t, 0);
+}
+
+/* NCCL's double binary tree: each half of the vector on its own tree; the
+ * second tree mirrors the first so a rank inner in one is a leaf in the other. */
+static int build_dbtree(schedule *s, int n, size_t count, int chunks)
+{
+    size_t h = count / 2;
+    for (int phase = 0; phase < 2; phase++) {
+        sched_part t[2] = {part(phase ? P_TREE_BCAST : P_TREE_REDUCE, 1, n, 0, 1, 0, h),
+                           part(phase ? P_TREE_BCAST : P_TREE_REDUCE, 1, n, 0, 1, h, count - h)};
+        for (int i = 0; i < 2; i++) {
+            t[i].arity = 2;
+            t[i].chunks = chunks;
+            t[i].mirror = i;
+        }
+        if (add_stage(s, t, 2, 0))
+            return -1;
+    }
+    return 0;
+}
+
+/* Rows then columns (reduce-scatter), columns then rows (allgather); each half
+ * of the vector travels one direction so both directions of every link work. */
+static int build_torus2d(schedule *s, int n, size_t count, int a)
+{
+    int b = n / a;
+    size_t h = count / 2;
+    part_kind kinds[4] = {P_RING_RS, P_RING_RS, P_RING_AG, P_RING_AG};
+    for (int st = 0; st < 4; st++) {
+        int rows = st == 0 || st == 3;
+        sched_part ps[2];
+        for (int i = 0; i < 2; i++) {
+            ps[i] = rows ? part(kinds[st], b, a, a, 1, i ? h : 0, i ? count - h : h)
+                         : part(kinds[st], a, b, 1, a, i ? h : 0, i ? count - h : h);
+            ps[i].split = !rows;
+            ps[i].dir = i ? -1 : 1;
+        }
+        if (ps[0].gsize > 1 && add_stage(s, ps, 2, 1))
+            return -1;
+    }
+    return 0;
+}
+
+/* Intra-node reduce-scatter, one inter-node ring per local rank on its block
+ * (they share the node's NICs as the platform routes them), intra-node allgather. */
+static int build_hier_allreduce(schedule *s, int n, size_t count, int g)
+{
+    int nodes = n / g;
+    sched_part intra = part(P_RING_RS, nodes, g, g, 1, 0, count);
+    sched_part inter = part(P_RING_RS, g, nodes, 1, g, 0, count);
+    inter.split = 1;
+    if ((g > 1 && add1(s, intra, 1)) || (nodes > 1 && add1(s, inter, 1)))
+        return -1;
+    inter.kind = P_RING_AG;
+    intra.kind = P_RING_AG;
+    if ((nodes > 1 && add1(s, inter, 1)) || (g > 1 && add1(s, intra, 1)))
+        return -1;
+    return 0;
+}
+
+static int build_alltoall(schedule *s, const coll_params *pp, size_t count)
+{
+    int n = pp->ranks;
+    size_t b = count / (size_t)n;
+    s->count = b * (size_t)n;
+    s->buf_elems = 3 * s->count; /* send, receive, scratch */
+    part_kind k = pp->algo == ALGO_PAIRWISE ? P_A2A_PAIRWISE
+                  : pp->algo == ALGO_BRUCK  ? P_A2A_BRUCK
+                  : pp->algo == ALGO_HIER   ? P_A2A_HIER
+                                            : P_A2A_DIRECT;
+    sched_part p = part(k, 1, n, 0, 1, 0, s->count);
+    p.block = b;
+    p.per_node = per_node(pp);
+    /* Pairwise steps share their bytes per rank but not their pairs. */
+    return add1(s, p, 0);
+}
+
+/* Pipeline chunks from the chunk size, at least one, at most one per element. */
+int coll_chunks(const coll_params *p, size_t count)
+{
+    if (p->chunk_bytes <= 0 || p->bytes <= 0)
+        return 1;
+    double c = ceil(p->bytes / p->chunk_bytes);
+    if (c > (double)count)
+        c = (double)count;
+    if (c > 1e6)
+        c = 1e6;
+    return c < 1 ? 1 : (int)c;
+}
+
+static int build(schedule *s, const coll_params *pp, size_t count)
+{
+    int n = pp->ranks, c = coll_chunks(pp, count);
+    switch (pp->op) {
+    case OP_ALLREDUCE:
+        switch (pp->algo) {
+        case ALGO_RING:
+            return add1(s, part(P_RING_RS, 1, n, 0, 1, 0, count), 1) ||
+                   add1(s, part(P_RING_AG, 1, n, 0, 1, 0, count), 1);
+        case ALGO_RHD:
+            return build_recursive(s, n, count, 1);
+        case ALGO_RD:
+            return build_recursive(s, n, count, 0);
+        case ALGO_BINOMIAL:
+            return add1(s, part(P_BIN_REDUCE, 1, n, 0, 1, 0, count), 0) ||
+                   add1(s, part(P_BIN_BCAST, 1, n, 0, 1, 0, count), 0);
+        case ALGO_TREE:
+            return build_tree(s, P_TREE_REDUCE, n, count, 2, c) ||
+                   build_tree(s, P_TREE_BCAST, n, count, 2, c);
+        case ALGO_DBTREE:
+            return build_dbtree(s, n, count, c);
+        case ALGO_TORUS2D:
+            return build_torus2d(s, n, count, coll_torus_dim_x(pp));
+        case ALGO_HIER:
+            return build_hier_allreduce(s, n, count, per_node(pp));
+        default:
+            return add1(s, part(P_DIRECT_RS, 1, n, 0, 1, 0, count), 0) ||
+                   add1(s, part(P_DIRECT_AG, 1, n, 0, 1, 0, count), 0);
+        }
+    case OP_REDUCE_SCATTER:
+        switch (pp->algo) {
+        case ALGO_RING:
+            return add1(s, part(P_RING_RS, 1, n, 0, 1, 0, count), 1);
+        case ALGO_RHD:
+            return add1(s, part(P_RH_RS, 1, n, 0, 1, 0, count), 0);
+        case ALGO_BINOMIAL:
+            return add1(s, part(P_BIN_REDUCE, 1, n, 0, 1, 0, count), 0) ||
+                   add1(s, part(P_BIN_SCATTER, 1, n, 0, 1, 0, count), 0);
+        default:
+            return add1(s, part(P_DIRECT_RS, 1, n, 0, 1, 0, count), 0);
+        }
+    case OP_ALLGATHER:
+        switch (pp->algo) {
+        case ALGO_RING:
+            return add1(s, part(P_RING_AG, 1, n, 0, 1, 0, count), 1);
+        case ALGO_RD:
+            return add1(s, part(P_RD_AG, 1, n, 0, 1, 0, count), 0);
+        case ALGO_BINOMIAL:
+            return add1(s, part(P_BIN_GATHER, 1, n, 0, 1, 0, count), 0) ||
+                   add1(s, part(P_BIN_BCAST, 1, n, 0, 1, 0, count), 0);
+        default:
+            return add1(s, part(P_DIRECT_AG, 1, n, 0, 1, 0, count), 0);
+        }
+    case OP_BROADCAST:
+    case OP_REDUCE: {
+        int red = pp->op == OP_REDUCE;
+        if (pp->algo == ALGO_BINOMIAL)
+            return add1(s, part(red ? P_BIN_REDUCE : P_BIN_BCAST, 1, n, 0, 1, 0, count), 0);
+        return build_tree(s, red ? P_TREE_REDUCE : P_TREE_BCAST, n, count,
+                          pp->algo == ALGO_TREE ? 2 : 1, c);
+    }
+    default:
+        return build_alltoall(s, pp, count);
+    }
+}
+
+int schedule_build(const coll_params *params, size_t count, double unit_bytes, schedule *s,
+                   tt_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->params = *params;
+    s->ranks = params->ranks;
+    s->count = count;
+    s->buf_elems = count;
+    s->unit_bytes = unit_bytes;
+    const char *why = NULL;
+    if (params->algo == ALGO_AUTO)
+        return tt_error_set(err, TT_EINPUT, "resolve 'auto' to an algorithm before building a schedule");
+    if (!coll_algo_applies(params, &why))
+        return tt_error_set(err, TT_EINPUT, "%s with %s on %d ranks: %s", coll_op_name(params->op),
+                            coll_algo_name(params->algo), params->ranks, why);
+    if (params->ranks > 1 && build(s, params, count)) {
+        schedule_free(s);
+        return tt_error_set(err, TT_EINTERNAL, "out of memory building a %d-rank schedule", params->ranks);
+    }
+    return TT_OK;
+}
+
+size_t gen_alltoall(const sched_part *p, int t, xfer *out, size_t k)
+{
+    int n = p->gsize;
+    size_t b = p->block, nb = (size_t)n * b, L = (size_t)ilog2_ceil(n);
+#define EMIT(s_, d_, so_, do_, len_) (out[k++] = (xfer){(s_), (d_), (so_), (do_), (len_), XFER_COPY})
+    if (b == 0)
+        return k;
+    for (int i = 0; i < n; i++) {
+        switch (p->kind) {
+        case P_A2A_PAIRWISE: {
+            int j = (i + t + 1) % n;
+            if (t == 0)
+                EMIT(i, i, (size_t)i * b, nb + (size_t)i * b, b);
+            EMIT(i, j, (size_t)j * b, nb + (size_t)i * b, b);
+            break;
+        }
+        case P_A2A_DIRECT:
+            for (int j = 0; j < n; j++)
+                EMIT(i, j, (size_t)j * b, nb + (size_t)i * b, b);
+            break;
+        case P_A2A_BRUCK:
+            /* Rotate so slot j holds the block for rank i+j; step k moves the
+             * slots with bit k set by 2^k; slot j then came from rank i-j. */
+            for (int j = 0; j < n; j++) {
+                if (t == 0)
+                    EMIT(i, i, (size_t)((i + j) % n) * b, 2 * nb + (size_t)j * b, b);
+                else if ((size_t)t == L + 1)
+                    EMIT(i, i, 2 * nb + (size_t)j * b, nb + (size_t)((i - j + n) % n) * b, b);
+                else if (j & (1 << (t - 1)))
+                    EMIT(i, (i + (1 << (t - 1))) % n, 2 * nb + (size_t)j * b, 2 * nb + (size_t)j * b, b);
+            }
+            break;
+        default: {
+            /* Two levels: local rank j first collects what its node sends to
+             * local rank j of every node, then one message per remote node. */
+            int g = p->per_node, nodes = n / g, a = i / g, li = i % g;
+            if (t == 0) {
+                for (int j = 0; j < g; j++)
+                    for (int c = 0; c < nodes; c++)
+                        EMIT(i, a * g + j, (size_t)(c * g + j) * b, 2 * nb + (size_t)(c * g + li) * b, b);
+            } else {
+                for (int c = 0; c < nodes; c++)
+                    EMIT(i, c * g + li, 2 * nb + (size_t)c * g * b, nb + (size_t)a * g * b, (size_t)g * b);
+            }
+        }
+        }
+    }
+#undef EMIT
+    return k;
+}
+
+int ring_allreduce(int n, double bytes, schedule *out, tt_error *err)
+{
+    coll_params p = {.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = n, .bytes = bytes};
+    return schedule_build(&p, (size_t)llround(bytes), 1.0, out, err);
+}

@@ -1,0 +1,47 @@
+/* schedule_impl.h: the parts schedules are made of (private to collectives/). */
+#ifndef TT_SCHEDULE_IMPL_H
+#define TT_SCHEDULE_IMPL_H
+
+#include "collectives/schedule.h"
+
+typedef enum {
+    P_RING_RS, P_RING_AG,          /* rings over each group, direction dir */
+    P_RH_RS, P_RD_AG, P_RD_AR,     /* recursive halving / doubling, power-of-two groups */
+    P_FOLD_IN, P_FOLD_OUT,         /* non-power-of-two pre/post step of the first fold_pairs pairs */
+    P_BIN_REDUCE, P_BIN_BCAST,     /* binomial trees rooted at index 0, whole range */
+    P_BIN_SCATTER, P_BIN_GATHER,   /* binomial trees moving blocks */
+    P_TREE_REDUCE, P_TREE_BCAST,   /* pipelined heap trees of `arity` (1 = chain) */
+    P_DIRECT_RS, P_DIRECT_AG,      /* one step, all pairs */
+    P_A2A_PAIRWISE, P_A2A_DIRECT, P_A2A_BRUCK, P_A2A_HIER,
+} part_kind;
+
+/* Index i of group g is rank g*gstride + i*istride. Group g works on
+ * [off, off+len) of each member's buffer, or on its g-th of `groups` blocks
+ * when split. */
+struct sched_part {
+    part_kind kind;
+    int groups, gsize, gstride, istride;
+    int fold;       /* indices count the survivors of a fold of `fold` pairs */
+    int fold_pairs; /* FOLD_IN/OUT: how many leading pairs fold */
+    size_t off, len;
+    int split;
+    int dir;        /* rings: +1 or -1 */
+    int arity;      /* trees: children per node (1 = chain) */
+    int mirror;     /* trees: positions counted from the last index (NCCL's second tree) */
+    int chunks;     /* trees: pipeline chunks */
+    size_t block;   /* alltoall: elements per peer */
+    int per_node;   /* alltoall hier: ranks per node */
+};
+
+int ilog2_floor(int n);
+int ilog2_ceil(int n);
+void block_of(size_t off, size_t len, int k, int j, size_t *b_off, size_t *b_len);
+int part_steps(const sched_part *p);
+int part_tree_depth(const sched_part *p);
+size_t part_max_xfers(const sched_part *p);
+size_t part_gen(const sched_part *p, int t, xfer *out, size_t n);
+size_t gen_alltoall(const sched_part *p, int t, xfer *out, size_t n);
+int sched_add_part(schedule *s, const sched_part *p);
+int sched_add_stage(schedule *s, int first_part, int parts, int first_step, int steps, int identical);
+
+#endif

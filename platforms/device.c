@@ -1,0 +1,219 @@
+#include "platforms/device.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/datapath.h"
+#include "common/jsonx.h"
+
+const char *const DEVICE_KIND_NAMES[] = {"accelerator", "cpu", "nic", "switch", NULL};
+const char *const DEVICE_DTYPE_NAMES[] = {"fp32", "fp16", "bf16", NULL};
+const char *const DEVICE_OPCLASS_NAMES[] = {"gemm", "conv", "attention", "elementwise", "norm",
+                                            "embedding", "pool", "loss", NULL};
+
+static int name_index(const char *const *names, const char *s)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
+}
+
+int device_dtype_parse(const char *s)
+{
+    return name_index(DEVICE_DTYPE_NAMES, s);
+}
+
+int device_opclass_parse(const char *s)
+{
+    return name_index(DEVICE_OPCLASS_NAMES, s);
+}
+
+/* One dtype's table: {"default": x, "conv": y, ...}; "default" fills the rest. */
+static int load_eff_table(const jx_obj *eff, const char *dtype, double *table)
+{
+    static const char *keys[] = {"default", "gemm", "conv", "attention", "elementwise", "norm",
+                                 "embedding", "pool", "loss", NULL};
+    jx_obj t;
+    int rc;
+    double dflt = 0;
+    if ((rc = jx_child(eff, dtype, 1, &t)) || (rc = jx_check_keys(&t, keys)) ||
+        (rc = jx_number(&t, "default", 1, 1e-4, 1, &dflt)))
+        return rc;
+    for (int c = 0; c < OPCLASS_COUNT; c++) {
+        table[c] = dflt;
+        if ((rc = jx_number(&t, DEVICE_OPCLASS_NAMES[c], 0, 1e-4, 1, &table[c])))
+            return rc;
+    }
+    return TT_OK;
+}
+
+static int load_efficiency(const jx_obj *d, device_info *dev)
+{
+    static const char *keys[] = {"fp32", "fp16", "bf16", NULL};
+    jx_obj eff;
+    int rc;
+    if ((rc = jx_child(d, "efficiency", dev->kind == DEVICE_ACCELERATOR, &eff)))
+        return rc;
+    if (!eff.obj)
+        return TT_OK;
+    if ((rc = jx_check_keys(&eff, keys)) || (rc = load_eff_table(&eff, "fp32", dev->efficiency[DTYPE_FP32])))
+        return rc;
+    /* Half precision runs other kernels (tensor cores): its own table when known. */
+    for (int dt = DTYPE_FP16; dt < DTYPE_COUNT; dt++) {
+        if (jx_has(&eff, DEVICE_DTYPE_NAMES[dt])) {
+            if ((rc = load_eff_table(&eff, DEVICE_DTYPE_NAMES[dt], dev->efficiency[dt])))
+                return rc;
+        } else {
+            memcpy(dev->efficiency[dt], dev->efficiency[DTYPE_FP32], sizeof dev->efficiency[dt]);
+        }
+    }
+    return TT_OK;
+}
+
+static int load_device(const jx_obj *d, const char *name, device_info *dev)
+{
+    static const char *keys[] = {"kind", "description", "peak_flops", "mem_bytes", "mem_Bps",
+                                 "tdp_w", "idle_w", "price_usd_per_h", "cores", "bandwidth_Bps",
+                                 "efficiency", "mem_efficiency", "derivation", "sources", "assumptions", NULL};
+    static const char *pkeys[] = {"fp32", "fp16", "bf16", NULL};
+    int rc, kind = 0;
+    const char *desc = "";
+    long cores = 0;
+    jx_obj pk;
+    memset(dev, 0, sizeof *dev);
+    if (strlen(name) >= sizeof dev->name)
+        return tt_error_set(d->err, TT_EINPUT, "%s: %s: device name \"%s\" is longer than %zu characters",
+                            d->file, d->path, name, sizeof dev->name - 1);
+    snprintf(dev->name, sizeof dev->name, "%s", name);
+    dev->mem_efficiency = 1;
+    if ((rc = jx_check_keys(d, keys)) || (rc = jx_enum(d, "kind", 1, DEVICE_KIND_NAMES, &kind)) ||
+        (rc = jx_string(d, "description", 0, &desc)))
+        return rc;
+    dev->kind = (device_kind)kind;
+    snprintf(dev->description, sizeof dev->description, "%s", desc);
+    int computes = dev->kind == DEVICE_ACCELERATOR || dev->kind == DEVICE_CPU;
+    if ((rc = jx_child(d, "peak_flops", computes, &pk)))
+        return rc;
+    if (pk.obj) {
+        if ((rc = jx_check_keys(&pk, pkeys)) || (rc = jx_number(&pk, "fp32", 1, 1e6, 1e18, &dev->peak_flops[DTYPE_FP32])) ||
+            (rc = jx_number(&pk, "fp16", 0, 0, 1e18, &dev->peak_flops[DTYPE_FP16])) ||
+            (rc = jx_number(&pk, "bf16", 0, 0, 1e18, &dev->peak_flops[DTYPE_BF16])))
+            return rc;
+    }
+    if ((rc = jx_bytes(d, "mem_bytes", dev->kind == DEVICE_ACCELERATOR, 0, 1e15, &dev->mem_bytes)) ||
+        (rc = jx_rate(d, "mem_Bps", computes, 0, 1e15, &dev->mem_Bps)) ||
+        (rc = jx_number(d, "tdp_w", computes, 0, 1e5, &dev->tdp_w)) ||
+        (rc = jx_number(d, "idle_w", 0, 0, 1e5, &dev->idle_w)) ||
+        (rc = jx_number(d, "price_usd_per_h", 0, 0, 1e4, &dev->price_usd_per_h)) ||
+        (rc = jx_int(d, "cores", dev->kind == DEVICE_CPU, 1, 4096, &cores)) ||
+        (rc = jx_rate(d, "bandwidth_Bps", dev->kind == DEVICE_NIC, 1e3, 1e15, &dev->bandwidth_Bps)) ||
+        (rc = jx_number(d, "mem_efficiency", 0, 1e-3, 1, &dev->mem_efficiency)) ||
+        (rc = load_efficiency(d, dev)))
+        return rc;
+    dev->cores = (int)cores;
+    return TT_OK;
+}
+
+int device_table_add_json(device_table *t, const char *file, json_t *devices, const char *path,
+                          tt_error *err)
+{
+    if (!json_is_object(devices))
+        return tt_error_set(err, TT_EINPUT, "%s: %s: expected an object of devices by name", file, path);
+    const char *name;
+    json_t *v;
+    json_object_foreach(devices, name, v) {
+        jx_obj d = {file, v, "", err};
+        snprintf(d.path, sizeof d.path, "%s.%s", path, name);
+        if (!json_is_object(v))
+            return tt_error_set(err, TT_EINPUT, "%s: %s: expected an object describing the device", file, d.path);
+        device_info dev;
+        int rc = load_device(&d, name, &dev);
+        if (rc)
+            return rc;
+        if ((rc = device_table_put(t, &dev, err)))
+            return rc;
+        json_t *as = json_object_get(v, "assumptions");
+        if (as) {
+            size_t k;
+            json_t *a;
+            int ok = json_is_array(as);
+            json_array_foreach(as, k, a)
+                ok &= json_is_string(json_object_get(a, "name")) && json_is_string(json_object_get(a, "why")) &&
+                      (json_is_string(json_object_get(a, "value")) || json_is_number(json_object_get(a, "value")));
+            if (!ok)
+                return tt_error_set(err, TT_EINPUT, "%s: %s.assumptions: expected an array of {\"name\": text, \"value\": "
+                                    "number or text, \"why\": text}", file, d.path);
+            if (!t->assumptions)
+                t->assumptions = json_object();
+            json_object_set(t->assumptions, name, as);
+        }
+    }
+    return TT_OK;
+}
+
+int device_table_put(device_table *t, const device_info *d, tt_error *err)
+{
+    device_info *old = (device_info *)device_table_find(t, d->name);
+    if (old) {
+        *old = *d;
+        return TT_OK;
+    }
+    device_info *grown = realloc(t->dev, sizeof *grown * (size_t)(t->n + 1));
+    if (!grown)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    t->dev = grown;
+    t->dev[t->n++] = *d;
+    return TT_OK;
+}
+
+int device_table_load_library(device_table *t, tt_error *err)
+{
+    char path[4096];
+    if (datapath_find("platforms/devices.json", path, sizeof path) != 0)
+        return tt_error_set(err, TT_EINPUT, "%s: the device library is missing (set TTASIM_DATA_DIR to the "
+                                            "directory holding platforms/)", path);
+    json_t *root;
+    int rc = jx_load_file(path, &root, err);
+    if (rc)
+        return rc;
+    jx_obj r;
+    static const char *keys[] = {"format", "version", "devices", NULL};
+    long version = 0;
+    jx_obj devs;
+    static const char *const FORMATS[] = {"ttasim-devices", NULL};
+    int format = 0;
+    if (!(rc = jx_root(&r, path, root, err)) && !(rc = jx_check_keys(&r, keys)) &&
+        !(rc = jx_enum(&r, "format", 0, FORMATS, &format)) &&
+        !(rc = jx_int(&r, "version", 1, 1, 1, &version)) && !(rc = jx_child(&r, "devices", 1, &devs)))
+        rc = device_table_add_json(t, path, devs.obj, "$.devices", err);
+    json_decref(root);
+    return rc;
+}
+
+const device_info *device_table_find(const device_table *t, const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->dev[i].name, name) == 0)
+            return &t->dev[i];
+    return NULL;
+}
+
+json_t *device_table_assumptions(const device_table *t, const char *name)
+{
+    return t->assumptions ? json_object_get(t->assumptions, name) : NULL;
+}
+
+void device_table_free(device_table *t)
+{
+    json_decref(t->assumptions);
+    t->assumptions = NULL;
+    free(t->dev);
+    t->dev = NULL;
+    t->n = 0;
+}
+
+double device_efficiency(const device_info *d, device_dtype dt, device_opclass c)
+{
+    return d->efficiency[dt][c];
+}

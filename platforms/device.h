@@ -1,0 +1,67 @@
+/* device.h: the hardware inside a node as data (platforms/devices.json and a
+ * platform file's own "devices"): accelerators, CPU sockets, NICs, switches.
+ * Efficiencies are the roofline's per-op-class fractions of peak, calibrated
+ * once per device from public throughput figures (see devices.json). */
+#ifndef TT_DEVICE_H
+#define TT_DEVICE_H
+
+#include <jansson.h>
+
+#include "common/error.h"
+
+typedef enum { DEVICE_ACCELERATOR, DEVICE_CPU, DEVICE_NIC, DEVICE_SWITCH, DEVICE_KIND_COUNT } device_kind;
+typedef enum { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_COUNT } device_dtype;
+/* The op classes of the workload trace (HACKING.md). */
+typedef enum {
+    OPCLASS_GEMM, OPCLASS_CONV, OPCLASS_ATTENTION, OPCLASS_ELEMENTWISE, OPCLASS_NORM,
+    OPCLASS_EMBEDDING, OPCLASS_POOL, OPCLASS_LOSS, OPCLASS_COUNT
+} device_opclass;
+
+extern const char *const DEVICE_KIND_NAMES[];    /* "accelerator", "cpu", "nic", "switch" */
+extern const char *const DEVICE_DTYPE_NAMES[];   /* "fp32", "fp16", "bf16" */
+extern const char *const DEVICE_OPCLASS_NAMES[]; /* "gemm", "conv", ... as in traces */
+
+typedef struct device_info {
+    char name[48];
+    char description[160];
+    device_kind kind;
+    double peak_flops[DTYPE_COUNT]; /* dense; 0 = the dtype is not supported */
+    double mem_bytes, mem_Bps;      /* device memory (accelerator HBM, CPU DDR) */
+    double tdp_w, idle_w;
+    double price_usd_per_h;         /* 0 = unknown */
+    int cores;                      /* CPU sockets */
+    double bandwidth_Bps;           /* NICs: per direction */
+    /* Fraction of peak_flops[dtype] a layer of the class reaches when compute
+     * bound; mem_efficiency is the fraction of mem_Bps when memory bound. */
+    double efficiency[DTYPE_COUNT][OPCLASS_COUNT];
+    double mem_efficiency;
+} device_info;
+
+/* A set of device types by name. */
+typedef struct device_table {
+    device_info *dev;
+    int n;
+    json_t *assumptions; /* device name -> array of {"name", "value", "why"} */
+} device_table;
+
+/* Adds every entry of the JSON object `devices` (keys are names) read from
+ * file at JSON path `path`; a name already present is replaced. */
+int device_table_add_json(device_table *t, const char *file, json_t *devices, const char *path,
+                          tt_error *err);
+/* Loads the shared library platforms/devices.json (found with datapath). */
+int device_table_load_library(device_table *t, tt_error *err);
+const device_info *device_table_find(const device_table *t, const char *name);
+/* Adds (or replaces) one device; pointers into the table move when it grows. */
+int device_table_put(device_table *t, const device_info *d, tt_error *err);
+void device_table_free(device_table *t);
+
+/* The device's named assumptions (an array, NULL when it has none). */
+json_t *device_table_assumptions(const device_table *t, const char *name);
+
+/* The roofline efficiency for a class and dtype. */
+double device_efficiency(const device_info *d, device_dtype dt, device_opclass c);
+/* Parses "fp32"/"fp16"/"bf16"; -1 if unknown. */
+int device_dtype_parse(const char *s);
+int device_opclass_parse(const char *s);
+
+#endif

@@ -1,0 +1,32 @@
+/* The SimGrid network models ttasim offers (documented in platforms/README.md). */
+#include "platforms/platform.h"
+
+/* ideal: CM02 has no latency or bandwidth factors; without cross-traffic a
+ * lone flow takes exactly latency_sum + bytes / bottleneck_bw (alpha-beta);
+ * TCP-gamma 0 removes the window bound gamma / (2 latency).
+ * calibrated: the same max-min sharing plus acknowledgement cross-traffic on
+ * the reverse direction, and links delivering 80 % of their line rate: the
+ * NCCL maintainer's figure for NVLink3 (25 GB/s line, ~20 GB/s payload,
+ * nccl-tests issue #149; numbers.md section 2). */
+static const char *const IDEAL[] = {"--cfg=network/model:CM02", "--cfg=network/TCP-gamma:0",
+                                    "--cfg=network/crosstraffic:0", NULL};
+static const char *const CALIBRATED[] = {"--cfg=network/model:CM02", "--cfg=network/TCP-gamma:0",
+                                         "--cfg=network/crosstraffic:1",
+                                         "--cfg=network/bandwidth-factor:0.8",
+                                         "--cfg=network/latency-factor:1", NULL};
+
+int network_simgrid_args(network_model m, const char **argv, int max)
+{
+    const char *const *words = m == NETWORK_IDEAL ? IDEAL : CALIBRATED;
+    int n = 0;
+    while (words[n] && n < max) {
+        argv[n] = words[n];
+        n++;
+    }
+    return n;
+}
+
+const char *network_name(network_model m)
+{
+    return m == NETWORK_IDEAL ? "ideal" : "calibrated";
+}

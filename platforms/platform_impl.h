@@ -1,0 +1,87 @@
+/* platform_impl.h: the platform model shared by the loader, the queries and
+ * the SimGrid writer (private to platforms/). */
+#ifndef TT_PLATFORM_IMPL_H
+#define TT_PLATFORM_IMPL_H
+
+#include <jansson.h>
+
+#include "platforms/device.h"
+#include "platforms/platform.h"
+
+#define PLAT_MAX_LEVELS 4
+
+/* One device instance of the node template ("gpu3"). */
+typedef struct pcomp {
+    char name[32];
+    const device_info *dev;
+} pcomp;
+
+/* A full-duplex link of the node template: bw_Bps per direction per link,
+ * `count` parallel links (an NVLink bundle) act as one pipe of count * bw_Bps. */
+typedef struct plink {
+    int a, b;
+    double bw_Bps, latency_s;
+    int count;
+    char cls[32];
+} plink;
+
+typedef enum { FABRIC_NONE, FABRIC_SWITCH, FABRIC_FATTREE, FABRIC_RAIL, FABRIC_TORUS } fabric_kind;
+
+struct platform {
+    char name[64];
+    char *description;
+    device_table devices;
+    json_t *assumptions; /* array of {"name", "value", "why"} */
+    json_t *sources;     /* array of strings */
+
+    /* Node template. */
+    int ncomp, nlink;
+    pcomp *comp;
+    plink *link;
+    int nacc, *acc;          /* accelerators in rank order (component indices) */
+    int natt, *att;          /* components attached to the fabric */
+    double *att_uplink_Bps;  /* per attachment: NIC bandwidth, else the fabric link's */
+    int *comp_att;           /* per component: index into att it leaves the node by */
+    /* All pairs inside a node (ncomp x ncomp): fewest hops, then widest. */
+    int *nhops, *nnext, *nvia;
+    double *nlat, *nbw;
+
+    /* Fabric. */
+    fabric_kind fabric;
+    int nodes;
+    double fab_bw_Bps, fab_lat_s; /* one fabric link */
+    char fab_cls[32];             /* its link class ("edr-ib", "ici") */
+    int fab_bw_forced;            /* --link-bw: NIC uplinks run at fab_bw_Bps too */
+    double port_bw_Bps;           /* a node's aggregate uplink: fabric links carry this */
+    int ndims, dims[3];           /* torus: dims[0] varies fastest (SimGrid's order) */
+    int levels, down[PLAT_MAX_LEVELS], up[PLAT_MAX_LEVELS]; /* fat tree (SimGrid's PGFT) */
+    int oversubscription;
+    int flat; /* written as one SimGrid cluster of accelerators */
+
+    /* A user's own SimGrid XML: the file, rank -> host, and the route
+     * summary platform_path reports for every pair. */
+    char *user_xml;
+    char **rank_hosts;
+    int n_rank_hosts;
+    double user_bw_Bps, user_lat_s;
+    int user_hops;
+};
+
+/* Building (platform.c). */
+platform *plat_alloc(const char *name, tt_error *err);
+int plat_add_comp(platform *p, const char *name, const device_info *dev, tt_error *err);
+int plat_add_link(platform *p, int a, int b, double bw_Bps, double latency_s, int count,
+                  const char *cls, tt_error *err);
+int plat_find_comp(const platform *p, const char *name);
+void plat_assume(platform *p, const char *name, const char *value, const char *why);
+/* Computes ranks, attachments, routes and fabric shape after components, links
+ * and the fabric fields are set; attach = the component group leaving the node. */
+int plat_finish(platform *p, const char *attach_group, const char *where, tt_error *err);
+
+/* Fabric distance between nodes (or flat ranks) in fabric links. */
+int plat_fabric_hops(const platform *p, int x, int y);
+
+/* Loading a platform JSON file (platform_json.c). */
+platform *plat_load_json(const char *path, const platform_options *opt, tt_error *err);
+
+#endif

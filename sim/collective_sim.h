@@ -1,0 +1,64 @@
+/* collective_sim.h: collective schedules executed on SimGrid.
+ *
+ * Two executors share one set of per-rank worker actors:
+ * - rounds (the default, fast): each step is a synchronous round whose flows
+ *   all start together (contention is SimGrid's bandwidth sharing); a stage
+ *   whose steps are identical (a ring's 2(n-1) steps) is simulated once and the
+ *   controller sleeps for the remaining identical rounds. Then a reduction
+ *   runs as an exec on the receiver (its work at the device's memory bandwidth).
+ * - messages (the reference): every rank advances through its own steps as
+ *   soon as its own sends and receives of the previous step are done.
+ * Both give the same time on synchronous schedules (checked by tests and by
+ * `ttasim bench sim`); rounds costs O(ranks) activities per distinct step. */
+#ifndef TT_COLLECTIVE_SIM_H
+#define TT_COLLECTIVE_SIM_H
+
+#include "collectives/schedule.h"
+#include "common/error.h"
+#include "platforms/platform.h"
+
+/* ---- Inside a running simulation (called from SimGrid actors) ---- */
+
+typedef struct coll_group coll_group;
+
+/* Creates one worker actor per member on the host of platform rank ranks[i]
+ * (schedule rank i = ranks[i]). Call from a setup function or an actor.
+ * reduce_s_per_byte: the receiver's time to reduce one byte (0 = free). */
+coll_group *coll_group_create(const platform *p, const int *ranks, int n, double reduce_s_per_byte);
+
+/* From an actor: runs the schedule (its ranks must equal the group size) and
+ * returns when it completes, with the simulated seconds it took. Other actors
+ * (compute execs, other groups) run meanwhile. messages=1 selects the
+ * message-level reference executor. */
+double coll_group_run(coll_group *g, const schedule *s, int messages);
+
+/* From an actor: stops the workers and frees the group. */
+void coll_group_destroy(coll_group *g);
+
+/* ---- From the parent process: a whole simulation of a batch ---- */
+
+typedef struct coll_request {
+    coll_params params;       /* algo may be ALGO_AUTO: the fastest simulated candidate */
+    double reduce_s_per_byte; /* see coll_group_create */
+    int messages;             /* 1: message-level reference executor */
+} coll_request;
+
+typedef struct coll_result {
+    double time_s;
+    coll_algo algo; /* the algorithm that ran (auto's choice) */
+} coll_result;
+
+/* Runs the requests one after another in one simulation on ranks 0..n-1 of
+ * the platform (n = the largest request's ranks). */
+int coll_simulate(const platform *p, network_model net, const coll_request *reqs, int nreq,
+                  coll_result *out, tt_error *err);
+
+/* One message of `bytes` from rank a to rank b, alone on the platform. */
+int sim_point_to_point(const platform *p, network_model net, int a, int b, double bytes,
+                       double *time_s, tt_error *err);
+
+/* The walking skeleton's entry point: one schedule on all its ranks, rounds executor. */
+int replay_schedule(const platform *p, network_model net, const schedule *s, double *time_s,
+                    tt_error *err);
+
+#endif

@@ -1,0 +1,252 @@
+/* ttasim run and ttasim check end to end on a generic star of 8 and the
+ * hand-made trace: sweep, expectations, CSV/SVG/JUnit outputs, errors. */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "sim/report.h"
+#include "tests/testutil.h"
+
+#define TRACE TTASIM_SRCDIR "/tests/data/tiny-trace.json"
+
+static const char *SCENARIO =
+    "{\"version\": 1, \"name\": \"%s\",\n"
+    " \"platform\": {\"name\": \"star\", \"nodes\": 8, \"link_bw_Bps\": \"12.5G\", \"link_latency_s\": \"1us\"},\n"
+    " \"network\": \"ideal\",\n"
+    " \"workload\": {\"trace\": \"" TRACE "\", \"global_batch\": %d, \"micro_batch\": %d},\n"
+    " \"collectives\": {\"allreduce\": \"ring\"},\n"
+    " \"convergence\": {\"mccandlish\": {\"s_min\": 1000, \"noise_scale\": 64}},\n"
+    " \"reference\": {\"step_time_s\": 0.25, \"source\": \"made up\"}%s}\n";
+
+static void write_scenario(char *path, size_t n, const char *name, int batch, const char *extra)
+{
+    char text[4096];
+    snprintf(text, sizeof text, SCENARIO, name, batch, 8, extra);
+    tu_write_temp(text, path, n);
+}
+
+static json_t *run_json(const char *path, int expect_rc, char *out, size_t n)
+{
+    char args[512];
+    snprintf(args, sizeof args, "run --json %s 2>/dev/null", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, n), expect_rc);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    ck_assert_msg(doc != NULL, "not JSON: %s", out);
+    return doc;
+}
+
+/* Global batch 128 on 8 ranks at micro-batch 8: two micro-steps; steps to
+ * target from McCandlish: 1000 (1 + 64 / 128) = 1500; reference echoed. */
+START_TEST(run_accumulation_and_tta)
+{
+    char path[64], out[32768];
+    write_scenario(path, sizeof path, "acc", 128, "");
+    json_t *doc = run_json(path, 0, out, sizeof out);
+    unlink(path);
+    double v;
+    ck_assert(report_lookup(doc, "accumulation", &v) && v == 2);
+    ck_assert(report_lookup(doc, "steps_to_target", &v) && fabs(v - 1500) < 1e-9);
+    double t, tta, ref, ratio, usd, energy;
+    ck_assert(report_lookup(doc, "step.time_s", &t));
+    ck_assert(report_lookup(doc, "time_to_accuracy_s", &tta));
+    ck_assert_double_eq_tol(tta, 1500 * t, 1e-9 * tta);
+    ck_assert(report_lookup(doc, "reference.step_time_s", &ref) && ref == 0.25);
+    ck_assert(report_lookup(doc, "reference.step_time_ratio", &ratio));
+    ck_assert_double_eq_tol(ratio, t / 0.25, 1e-9);
+    ck_assert(report_lookup(doc, "cost_usd", &usd) && usd == 0); /* generic device: no price */
+    /* energy: 8 x (300 W busy x compute+optimizer + 50 W the rest) per step */
+    double busy = 0, compute, opt;
+    ck_assert(report_lookup(doc, "step.compute_s", &compute));
+    ck_assert(report_lookup(doc, "step.optimizer_s", &opt));
+    busy = compute + opt;
+    ck_assert(report_lookup(doc, "per_step.energy_j", &energy));
+    ck_assert_double_eq_tol(energy, 8 * (300 * busy + 50 * (t - busy)), 1e-6 * energy);
+    json_decref(doc);
+}
+END_TEST
+
+START_TEST(run_sweep_outputs)
+{
+    char path[64], out[65536], args[512];
+    const char *csv = "/tmp/ttasim-test-sweep.csv", *svg = "/tmp/ttasim-test-sweep.svg";
+    write_scenario(path, sizeof path, "sweep", 64, ", \"sweep\": {\"nodes\": [2, 4, 8]}");
+    snprintf(args, sizeof args, "run %s --csv %s --svg %s", path, csv, svg);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "step.exposed_comm_s"));
+    ck_assert_ptr_nonnull(strstr(out, "sweep"));
+    json_t *doc = run_json(path, 0, out, sizeof out);
+    unlink(path);
+    double r2, r8, e8, b2;
+    ck_assert(report_lookup(doc, "sweep[0].ranks", &r2) && r2 == 2);
+    ck_assert(report_lookup(doc, "sweep[2].ranks", &r8) && r8 == 8);
+    /* The global batch stays 64: 32 per rank on 2 ranks, so 4 micro-steps of 8. */
+    ck_assert(report_lookup(doc, "sweep[0].accumulation", &b2) && b2 == 4);
+    ck_assert(report_lookup(doc, "sweep[2].scaling_efficiency", &e8));
+    ck_assert(e8 > 0.5 && e8 <= 1.0 + 1e-12);
+    json_decref(doc);
+    FILE *f = fopen(csv, "r");
+    ck_assert_ptr_nonnull(f);
+    int lines = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, f))
+        lines++;
+    fclose(f);
+    ck_assert_int_eq(lines, 4); /* header and three points */
+    f = fopen(svg, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(out, "<svg"));
+    ck_assert_ptr_nonnull(strstr(out, "scaling efficiency"));
+    ck_assert_ptr_nonnull(strstr(out, "</svg>"));
+    unlink(csv);
+    unlink(svg);
+}
+END_TEST
+
+START_TEST(run_expect_and_errors)
+{
+    char path[64], out[32768], args[512];
+    write_scenario(path, sizeof path, "tight", 64, ", \"expect\": {\"step.time_s\": {\"max\": 1e-6}}");
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 1);
+    ck_assert_ptr_nonnull(strstr(out, "step.time_s"));
+    ck_assert_ptr_nonnull(strstr(out, "> max 1e-06"));
+    unlink(path);
+    write_scenario(path, sizeof path, "typo", 64, ", \"expect\": {\"step.tme_s\": {\"max\": 1}}");
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "step.tme_s"));
+    unlink(path);
+    write_scenario(path, sizeof path, "odd", 60, "");
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "does not split over 8 ranks"));
+    unlink(path);
+    /* 8,000 samples per micro-step: 1.5e8 activation bytes per 8 samples -> 150 GB. */
+    char text[4096];
+    snprintf(text, sizeof text, SCENARIO, "huge", 64000, 8000, "");
+    tu_write_temp(text, path, sizeof path);
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "does not fit"));
+    ck_assert_ptr_nonnull(strstr(out, "activations 150 GB"));
+    unlink(path);
+}
+END_TEST
+
+START_TEST(check_dir_junit)
+{
+    char dir[] = "/tmp/ttasim-check-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char a[256], b[256], t[256], junit[256], text[4096], args[1024], out[32768];
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    snprintf(t, sizeof t, "%s/trace.json", dir);
+    snprintf(junit, sizeof junit, "%s/junit.xml", dir);
+    FILE *f = fopen(a, "w");
+    snprintf(text, sizeof text, SCENARIO, "passes", 64, 8, ", \"expect\": {\"step.time_s\": {\"min\": 1e-6, \"max\": 10}}");
+    fputs(text, f);
+    fclose(f);
+    f = fopen(b, "w");
+    snprintf(text, sizeof text, SCENARIO, "fails", 64, 8, ", \"expect\": {\"reference.step_time_ratio\": {\"min\": 5}}");
+    fputs(text, f);
+    fclose(f);
+    f = fopen(t, "w"); /* not a scenario: skipped */
+    fputs("{\"format\": \"ttasim-trace\", \"version\": 1}", f);
+    fclose(f);
+    snprintf(args, sizeof args, "check %s --junit %s", dir, junit);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 1);
+    ck_assert_ptr_nonnull(strstr(out, "PASS"));
+    ck_assert_ptr_nonnull(strstr(out, "FAIL"));
+    ck_assert_ptr_nonnull(strstr(out, "reference.step_time_ratio"));
+    ck_assert_ptr_nonnull(strstr(out, "1 of 2 scenarios passed"));
+    f = fopen(junit, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "tests=\"2\" failures=\"1\" errors=\"0\""));
+    ck_assert_ptr_nonnull(strstr(text, "<testcase name=\"passes\""));
+    ck_assert_ptr_nonnull(strstr(text, "<failure message=\"reference.step_time_ratio"));
+    snprintf(args, sizeof args, "check --json %s", a);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    ck_assert_ptr_nonnull(doc);
+    json_t *s0 = json_array_get(json_object_get(doc, "scenarios"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(s0, "name")), "passes");
+    ck_assert(json_is_true(json_object_get(s0, "passed")));
+    json_decref(doc);
+    ck_assert_int_eq(tu_run_ttasim("check /nonexistent", out, sizeof out), 2);
+    unlink(a);
+    unlink(b);
+    unlink(t);
+    unlink(junit);
+    rmdir(dir);
+}
+END_TEST
+
+/* Phases: 3/4 of the steps at global batch 64, 1/4 at 128 (two micro-steps):
+ * the step is the weighted mean of the two single-phase steps. */
+START_TEST(run_phases)
+{
+    char path[64], out[32768];
+    double t64, t128, t, mem128, mem;
+    write_scenario(path, sizeof path, "b64", 64, "");
+    json_t *doc = run_json(path, 0, out, sizeof out);
+    ck_assert(report_lookup(doc, "step.time_s", &t64));
+    json_decref(doc);
+    unlink(path);
+    write_scenario(path, sizeof path, "b128", 128, "");
+    doc = run_json(path, 0, out, sizeof out);
+    ck_assert(report_lookup(doc, "step.time_s", &t128));
+    ck_assert(report_lookup(doc, "step.memory.total_bytes", &mem128));
+    json_decref(doc);
+    unlink(path);
+    tu_write_temp("{\"version\": 1, \"name\": \"phased\",\n"
+                  " \"platform\": {\"name\": \"star\", \"nodes\": 8, \"link_bw_Bps\": \"12.5G\", \"link_latency_s\": \"1us\"},\n"
+                  " \"network\": \"ideal\", \"collectives\": {\"allreduce\": \"ring\"},\n"
+                  " \"workload\": {\"global_batch\": 64, \"micro_batch\": 8, \"phases\": [\n"
+                  "   {\"trace\": \"" TRACE "\", \"fraction\": 0.75},\n"
+                  "   {\"trace\": \"" TRACE "\", \"fraction\": 0.25, \"global_batch\": 128}]},\n"
+                  " \"convergence\": {\"steps\": 100}}\n", path, sizeof path);
+    doc = run_json(path, 0, out, sizeof out);
+    unlink(path);
+    ck_assert(report_lookup(doc, "step.time_s", &t));
+    ck_assert_double_eq_tol(t, 0.75 * t64 + 0.25 * t128, 1e-9 * t);
+    ck_assert(report_lookup(doc, "step.memory.total_bytes", &mem));
+    ck_assert_double_eq_tol(mem, mem128, 1);
+    double tta;
+    ck_assert(report_lookup(doc, "time_to_accuracy_s", &tta));
+    ck_assert_double_eq_tol(tta, 100 * t, 1e-9 * tta);
+    json_decref(doc);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("run");
+    TCase *t = tcase_create("cli");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, run_accumulation_and_tta);
+    tcase_add_test(t, run_sweep_outputs);
+    tcase_add_test(t, run_expect_and_errors);
+    tcase_add_test(t, check_dir_junit);
+    tcase_add_test(t, run_phases);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite()) ? EXIT_FAILURE : EXIT_SUCCESS;
+}

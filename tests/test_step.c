@@ -1,0 +1,253 @@
+/* The trace reader and the per-rank step timeline, against hand-computed
+ * timelines of a three-layer trace (HACKING.md format). */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/step.h"
+#include "sim/trace.h"
+#include "tests/testutil.h"
+
+/* conv (params 1e8 B) -> gemm (params 4e8 B) -> loss; fp32, micro-batch 8. */
+static const char *TINY =
+    "{\"format\": \"ttasim-trace\", \"version\": 1, \"model\": \"tiny\", \"micro_batch\": 8,\n"
+    " \"precision\": \"fp32\", \"dtype_bytes\": 4, \"params\": 125000000, \"param_bytes\": 5e8,\n"
+    " \"forward_flops\": 3e12, \"backward_flops\": 6e12,\n"
+    " \"layers\": [\n"
+    "  {\"name\": \"conv1\", \"class\": \"conv\", \"forward_flops\": 1e12, \"forward_bytes\": 1e9,\n"
+    "   \"backward_flops\": 2e12, \"backward_bytes\": 2e9, \"activation_bytes\": 1e9, \"param_bytes\": 1e8},\n"
+    "  {\"name\": \"fc\", \"class\": \"gemm\", \"forward_flops\": 2e12, \"forward_bytes\": 1e9,\n"
+    "   \"backward_flops\": 4e12, \"backward_bytes\": 2e9, \"activation_bytes\": 5e8, \"param_bytes\": 4e8},\n"
+    "  {\"name\": \"loss\", \"class\": \"loss\", \"forward_flops\": 1e6, \"forward_bytes\": 1e9,\n"
+    "   \"backward_flops\": 1e6, \"backward_bytes\": 1e9, \"activation_bytes\": 0, \"param_bytes\": 0}],\n"
+    " \"gradients\": [{\"name\": \"fc.weight\", \"bytes\": 4e8, \"layer\": 1},\n"
+    "                {\"name\": \"conv1.weight\", \"bytes\": 1e8, \"layer\": 0}],\n"
+    " \"optimizer\": {\"name\": \"sgd\", \"flops\": 1e9, \"bytes\": 4e9},\n"
+    " \"buckets\": [{\"bytes\": 4e8, \"ready_after_layer\": 1}, {\"bytes\": 1e8, \"ready_after_layer\": 0}]%s}\n";
+
+static const device_model DEV = {
+    "test device", 1e13, 5e12, 1e12, 80e9,
+    {[OP_CONV] = 0.5, [OP_GEMM] = 0.8, [OP_ATTENTION] = 0.5, [OP_NORM] = 0.5,
+     [OP_ELEMENTWISE] = 0.5, [OP_POOL] = 0.5, [OP_EMBEDDING] = 0.5, [OP_LOSS] = 0.5},
+};
+
+static void load_tiny(const char *extra, trace *t)
+{
+    char text[4096], path[64];
+    snprintf(text, sizeof text, TINY, extra);
+    tu_write_temp(text, path, sizeof path);
+    tt_error err = {0};
+    int rc = trace_load(path, t, &err);
+    unlink(path);
+    ck_assert_msg(rc == TT_OK, "%s", err.msg);
+}
+
+static step_options opts(int micro_batch)
+{
+    step_options o = {micro_batch, 1, 4, 8, 1, EMB_ACCELERATORS, 0, 0};
+    return o;
+}
+
+START_TEST(trace_reads_fields)
+{
+    trace t;
+    load_tiny("", &t);
+    ck_assert_str_eq(t.model, "tiny");
+    ck_assert_int_eq(t.micro_batch, 8);
+    ck_assert_int_eq((int)t.n_layers, 3);
+    ck_assert_int_eq(t.layers[1].cls, OP_GEMM);
+    ck_assert_double_eq(t.layers[1].backward_flops, 4e12);
+    ck_assert_double_eq(t.gradient_bytes, 5e8);
+    ck_assert_int_eq((int)t.n_buckets, 2);
+    ck_assert_int_eq(t.buckets[1].ready_after_layer, 0);
+    ck_assert_str_eq(t.optimizer, "sgd");
+    ck_assert_int_eq((int)t.n_comm, 0);
+    trace_free(&t);
+}
+END_TEST
+
+static void expect_bad(const char *text, const char *needle)
+{
+    char path[64];
+    tu_write_temp(text, path, sizeof path);
+    trace t;
+    tt_error err = {0};
+    int rc = trace_load(path, &t, &err);
+    unlink(path);
+    ck_assert_int_eq(rc, TT_EINPUT);
+    ck_assert_msg(strstr(err.msg, needle) != NULL, "expected '%s' in: %s", needle, err.msg);
+    ck_assert_ptr_nonnull(strstr(err.msg, path));
+}
+
+START_TEST(trace_rejects_bad_input)
+{
+    char text[4096];
+    snprintf(text, sizeof text, TINY, "");
+    char *at = strstr(text, "\"ready_after_layer\": 1");
+    memcpy(at, "\"ready_after_layer\": 7", 22);
+    expect_bad(text, "$.buckets[0].ready_after_layer");
+    snprintf(text, sizeof text, TINY, "");
+    at = strstr(text, "\"class\": \"gemm\"");
+    memcpy(at, "\"class\": \"gemn\"", 15);
+    expect_bad(text, "did you mean \"gemm\"");
+    snprintf(text, sizeof text, TINY, "");
+    at = strstr(text, "ttasim-trace");
+    memcpy(at, "ttasim-trade", 12);
+    expect_bad(text, "$.format");
+    /* Buckets out of backward order. */
+    snprintf(text, sizeof text, TINY, "");
+    at = strstr(text, "\"ready_after_layer\": 0");
+    memcpy(at, "\"ready_after_layer\": 2", 22);
+    expect_bad(text, "order backward fills them");
+}
+END_TEST
+
+START_TEST(kernel_roofline)
+{
+    ck_assert_double_eq_tol(step_kernel_s(1e12, 1e9, 1e13, 0.5, 1e12), 0.2, 1e-15);
+    ck_assert_double_eq_tol(step_kernel_s(1e9, 1e10, 1e13, 0.5, 1e12), 0.01, 1e-15);
+}
+END_TEST
+
+/* Forward 0.2 + 0.25 + 0.001; backward loss 0.001, fc 0.5 (bucket 0 from
+ * 0.952 to 1.452), conv 0.4 (ends 1.352, bucket 1 from 1.452 to 1.552);
+ * optimizer max(1e9 / 2.5e12, 4e9 / 1e12) = 0.004. */
+START_TEST(timeline_overlap)
+{
+    trace t;
+    load_tiny("", &t);
+    step_options o = opts(8);
+    step_coll c[2];
+    ck_assert_int_eq((int)step_collectives(&t, &o, c), 2);
+    ck_assert_int_eq(c[0].op, STEP_ALLREDUCE);
+    ck_assert_double_eq(c[0].bytes, 4e8);
+    double coll_s[] = {0.5, 0.1};
+    step_result r;
+    tt_error err = {0};
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.compute_s, 1.352, 1e-12);
+    ck_assert_double_eq_tol(r.comm_s, 0.6, 1e-12);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.2, 1e-12);
+    ck_assert_double_eq_tol(r.optimizer_s, 0.004, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 1.556, 1e-12);
+    ck_assert_double_eq_tol(r.idle_s, 0, 1e-15);
+    ck_assert_double_eq_tol(r.mfu, 9e12 / (1.556 * 1e13), 1e-12);
+    /* Fast collectives hide completely behind the conv backward. */
+    double fast[] = {0.1, 0.1};
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, fast, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.1, 1e-12); /* only the last bucket */
+    ck_assert_double_eq_tol(r.time_s, 1.352 + 0.1 + 0.004, 1e-12);
+    trace_free(&t);
+}
+END_TEST
+
+/* Micro-batch 16 doubles FLOPs and activation traffic but not weight reads;
+ * fp16 halves every byte; accumulation repeats the compute, reduces once. */
+START_TEST(scaling_and_accumulation)
+{
+    trace t;
+    load_tiny("", &t);
+    step_options o = opts(16);
+    o.dtype_bytes = 2;
+    step_coll c[2];
+    step_collectives(&t, &o, c);
+    ck_assert_double_eq(c[0].bytes, 2e8);
+    double coll_s[] = {0, 0};
+    step_result r;
+    tt_error err = {0};
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    /* conv fwd: 2e12 flops -> 0.4 s; loss fwd: 2e9 B x 0.5 -> 0.001 s. */
+    double fwd = 0.4 + 0.5 + 0.001, bwd = 0.001 + 1.0 + 0.8;
+    ck_assert_double_eq_tol(r.compute_s, fwd + bwd, 1e-12);
+    ck_assert_double_eq_tol(r.memory.activations_bytes, 1.5e9 * 2 * 0.5, 1);
+    /* 1.25e8 parameters: fp32 master + fp16 copy, fp16 gradients, one momentum word. */
+    ck_assert_double_eq_tol(r.memory.params_bytes, 1.25e8 * 6, 1);
+    ck_assert_double_eq_tol(r.memory.gradients_bytes, 1.25e8 * 2, 1);
+    ck_assert_double_eq_tol(r.memory.optimizer_bytes, 1.25e8 * 4, 1);
+    o = opts(8);
+    o.accumulation = 3;
+    double slow[] = {0.5, 0.1};
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, slow, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.compute_s, 3 * 1.352, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 2 * 1.352 + 1.556, 1e-12);
+    trace_free(&t);
+}
+END_TEST
+
+START_TEST(memory_does_not_fit)
+{
+    trace t;
+    load_tiny("", &t);
+    device_model small = DEV;
+    small.mem_bytes = 2e9;
+    step_options o = opts(8);
+    double coll_s[] = {0, 0};
+    step_result r;
+    tt_error err = {0};
+    ck_assert_int_eq(step_replay(&t, &small, &o, coll_s, &r, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "does not fit"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "activations 1.5 GB"));
+    trace_free(&t);
+}
+END_TEST
+
+/* A forward alltoall after fc blocks the compute stream; in host-memory
+ * placement there is none and the embedding lookups are idle time instead. */
+START_TEST(alltoall_and_host_embeddings)
+{
+    trace t;
+    load_tiny(", \"comm\": [{\"op\": \"alltoall\", \"phase\": \"forward\", \"after_layer\": 1,"
+              " \"bytes_per_rank\": 1e8}]", &t);
+    step_options o = opts(8);
+    step_coll c[3];
+    ck_assert_int_eq((int)step_collectives(&t, &o, c), 3);
+    ck_assert_int_eq(c[2].op, STEP_ALLTOALL);
+    double coll_s[] = {0, 0, 0.3};
+    step_result r;
+    tt_error err = {0};
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.3, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 1.352 + 0.3 + 0.004, 1e-12);
+    trace_free(&t);
+
+    /* Make conv1 an embedding table held in host memory. */
+    load_tiny("", &t);
+    t.layers[0].cls = OP_EMBEDDING;
+    o.embeddings = EMB_HOST;
+    o.host_mem_Bps = 1e11;
+    o.host_link_Bps = 1e10;
+    ck_assert_int_eq((int)step_collectives(&t, &o, c), 2);
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    /* forward: 1e9 B / 1e11 + 1e9 rows / 1e10 = 0.11; backward 2e9 / 1e11 + 0.1 = 0.12 */
+    ck_assert_double_eq_tol(r.idle_s, 0.23, 1e-12);
+    ck_assert_double_eq_tol(r.compute_s, 1.352 - 0.6, 1e-12);
+    /* the table stays in host memory: only fc's 1e8 fp32 parameters have gradients here */
+    ck_assert_double_eq_tol(r.memory.gradients_bytes, 1e8 * 4, 1);
+    trace_free(&t);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("step");
+    TCase *t = tcase_create("trace");
+    tcase_add_test(t, trace_reads_fields);
+    tcase_add_test(t, trace_rejects_bad_input);
+    suite_add_tcase(s, t);
+    t = tcase_create("timeline");
+    tcase_add_test(t, kernel_roofline);
+    tcase_add_test(t, timeline_overlap);
+    tcase_add_test(t, scaling_and_accumulation);
+    tcase_add_test(t, memory_does_not_fit);
+    tcase_add_test(t, alltoall_and_host_embeddings);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite()) ? EXIT_FAILURE : EXIT_SUCCESS;
+}

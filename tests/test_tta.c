@@ -1,0 +1,140 @@
+/* Steps to target (profiles, the McCandlish fit) and cost/energy. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/datapath.h"
+#include "sim/convergence.h"
+#include "sim/cost.h"
+#include "tests/testutil.h"
+
+/* A profile of S = 1000 (1 + 512 / B) outside its points follows the fit. */
+START_TEST(profile_fit_extrapolates)
+{
+    char text[2048], path[64];
+    int len = snprintf(text, sizeof text, "{\"format\": \"ttasim-convergence-profile\", \"version\": 1,"
+                       " \"workload\": \"w\", \"optimizer\": \"sgd\", \"target\": {\"metric\": \"acc\","
+                       " \"value\": 0.9}, \"points\": [");
+    double b[] = {64, 256, 1024, 4096};
+    for (int i = 0; i < 4; i++) {
+        double s = 1000 * (1 + 512 / b[i]);
+        len += snprintf(text + len, sizeof text - len, "%s{\"batch\": %g, \"steps\": %g, \"epochs\": 1,"
+                        " \"examples\": %g, \"reached\": true}", i ? ", " : "", b[i], s, s * b[i]);
+    }
+    snprintf(text + len, sizeof text - len, "], \"fit\": null, \"noise_scale\": null, \"sources\": []}");
+    tu_write_temp(text, path, sizeof path);
+    convergence *c;
+    tt_error err = {0};
+    ck_assert_msg(convergence_load(path, &c, &err) == TT_OK, "%s", err.msg);
+    unlink(path);
+    double s_min, e_min, b_crit, res;
+    convergence_fit_params(c, &s_min, &e_min, &b_crit, &res);
+    ck_assert_double_eq_tol(s_min, 1000, 1e-6);
+    ck_assert_double_eq_tol(b_crit, 512, 1e-6);
+    int ex;
+    ck_assert_double_eq_tol(convergence_steps(c, 16384, &ex), 1000 * (1 + 512 / 16384.0), 1e-6);
+    ck_assert_int_eq(ex, 1);
+    /* Inside: log-log interpolation between 256 and 1024 (not the fit). */
+    double lin = sqrt(3000.0 * 1500.0);
+    ck_assert_double_eq_tol(convergence_steps(c, 512, &ex), lin, 1e-6);
+    ck_assert_int_eq(ex, 0);
+    convergence_free(c);
+}
+END_TEST
+
+START_TEST(published_profile_interpolates)
+{
+    char path[4096];
+    ck_assert_int_eq(datapath_find("scenarios/profiles/resnet50-imagenet-lars.json", path, sizeof path), 0);
+    convergence *c;
+    tt_error err = {0};
+    ck_assert_msg(convergence_load(path, &c, &err) == TT_OK, "%s", err.msg);
+    int ex;
+    ck_assert_double_eq(convergence_steps(c, 32768, &ex), 3519);
+    ck_assert_int_eq(ex, 0);
+    ck_assert_double_eq(convergence_steps(c, 81920, &ex), 1440);
+    /* Half-way in log B between 32K and 64K: the geometric mean of the steps. */
+    double mid = convergence_steps(c, sqrt(32768.0 * 65536.0), &ex);
+    ck_assert_double_eq_tol(mid, sqrt(3519.0 * 1800.0), 1e-6);
+    ck_assert_int_eq(ex, 0);
+    /* Beyond the points: the fit, flagged. */
+    double s_min, e_min, b_crit, res;
+    convergence_fit_params(c, &s_min, &e_min, &b_crit, &res);
+    ck_assert(s_min > 0 && b_crit > 0);
+    ck_assert_double_eq_tol(convergence_steps(c, 163840, &ex), s_min + e_min / 163840, 1e-9);
+    ck_assert_int_eq(ex, 1);
+    ck_assert_ptr_nonnull(strstr(convergence_target(c), "top1_accuracy 0.749"));
+    convergence_free(c);
+}
+END_TEST
+
+START_TEST(profile_errors)
+{
+    char path[64];
+    tu_write_temp("{\"format\": \"ttasim-convergence-profile\", \"version\": 1, \"workload\": \"w\",\n"
+                  " \"optimizer\": \"sgd\", \"target\": {\"metric\": \"acc\", \"value\": 0.9},\n"
+                  " \"points\": [{\"batch\": 64, \"steps\": 10, \"epochs\": 1, \"examples\": 640, \"reached\": false}],\n"
+                  " \"fit\": null, \"noise_scale\": null, \"sources\": []}\n", path, sizeof path);
+    convergence *c;
+    tt_error err = {0};
+    ck_assert_int_eq(convergence_load(path, &c, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no point reached the target"));
+    unlink(path);
+    /* One reached point gives no fit: beyond it, its number of examples. */
+    tu_write_temp("{\"format\": \"ttasim-convergence-profile\", \"version\": 1, \"workload\": \"w\",\n"
+                  " \"optimizer\": \"sgd\", \"target\": {\"metric\": \"acc\", \"value\": 0.9},\n"
+                  " \"points\": [{\"batch\": 100, \"steps\": 1000, \"epochs\": 1, \"examples\": 1e5, \"reached\": true}],\n"
+                  " \"fit\": null, \"noise_scale\": null, \"sources\": []}\n", path, sizeof path);
+    ck_assert_msg(convergence_load(path, &c, &err) == TT_OK, "%s", err.msg);
+    int ex;
+    ck_assert_double_eq_tol(convergence_steps(c, 400, &ex), 250, 1e-9);
+    ck_assert_int_eq(ex, 1);
+    convergence_free(c);
+    unlink(path);
+    tu_write_temp("{\"format\": \"ttasim-trace\", \"version\": 1}", path, sizeof path);
+    ck_assert_int_eq(convergence_load(path, &c, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "$.format"));
+    unlink(path);
+}
+END_TEST
+
+START_TEST(mccandlish_model)
+{
+    convergence *c = convergence_mccandlish(2000, 1000);
+    int ex;
+    ck_assert_double_eq_tol(convergence_steps(c, 1000, &ex), 4000, 1e-9);
+    ck_assert_double_eq_tol(convergence_steps(c, 1e9, &ex), 2000, 1e-2);
+    ck_assert_int_eq(ex, 0);
+    convergence_free(c);
+}
+END_TEST
+
+START_TEST(cost_follows_utilisation)
+{
+    cost_rates r = {8, 3.0, 300, 50};
+    cost c = cost_of(&r, 3600, 1800);
+    ck_assert_double_eq_tol(c.usd, 24.0, 1e-9);
+    ck_assert_double_eq_tol(c.energy_j, 8 * (300 * 1800 + 50 * 1800), 1e-6);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("tta");
+    TCase *t = tcase_create("convergence");
+    tcase_add_test(t, profile_fit_extrapolates);
+    tcase_add_test(t, published_profile_interpolates);
+    tcase_add_test(t, profile_errors);
+    tcase_add_test(t, mccandlish_model);
+    tcase_add_test(t, cost_follows_utilisation);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite()) ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,136 @@
+#include "trainer/optimizer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct optimizer {
+    optim_config c;
+    size_t numel;
+    int nviews;
+    float *m, *v;             /* numel each, or NULL */
+    double *w_norm, *g_norm;  /* nviews each, refreshed every step */
+    long t;
+};
+
+const char *const OPTIM_NAMES[] = {"sgd", "momentum", "nesterov", "adamw", "lars", "lamb", NULL};
+
+void optim_config_default(optim_config *c, optim_kind kind)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    c->momentum = kind == OPT_SGD ? 0.0 : 0.9;
+    c->beta1 = 0.9;
+    c->beta2 = 0.999;
+    c->eps = 1e-6;
+    c->trust_coef = 0.001;
+    c->exclude_bias_norm = 1;
+}
+
+int optim_parse(const char *name, optim_config *c)
+{
+    static const optim_kind kinds[] = {OPT_SGD, OPT_MOMENTUM, OPT_MOMENTUM, OPT_ADAMW,
+                                       OPT_LARS, OPT_LAMB};
+    for (int i = 0; OPTIM_NAMES[i]; i++)
+        if (strcmp(name, OPTIM_NAMES[i]) == 0) {
+            optim_config_default(c, kinds[i]);
+            c->nesterov = strcmp(name, "nesterov") == 0;
+            return 0;
+        }
+    return -1;
+}
+
+const char *optim_name(const optim_config *c)
+{
+    switch (c->kind) {
+    case OPT_SGD: return "sgd";
+    case OPT_MOMENTUM: return c->nesterov ? "nesterov" : "momentum";
+    case OPT_ADAMW: return "adamw";
+    case OPT_LARS: return "lars";
+    case OPT_LAMB: return "lamb";
+    default: return "?";
+    }
+}
+
+double optim_norm(const float *x, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += (double)x[i] * x[i];
+    return sqrt(s);
+}
+
+int optimizer_create(const optim_config *c, const param_set *ps, optimizer **out, tt_error *err)
+{
+    if (c->kind < 0 || c->kind >= OPT_COUNT)
+        return tt_error_set(err, TT_EINPUT, "optimizer: unknown kind %d", (int)c->kind);
+    optimizer *o = calloc(1, sizeof *o);
+    if (!o)
+        return tt_error_set(err, TT_EINTERNAL, "optimizer: out of memory");
+    o->c = *c;
+    o->numel = ps->numel;
+    o->nviews = ps->nviews;
+    int moments = c->kind == OPT_ADAMW || c->kind == OPT_LAMB ? 2
+                  : c->kind == OPT_MOMENTUM || c->kind == OPT_LARS ? 1 : 0;
+    int ok = 1;
+    if (moments >= 1)
+        ok &= (o->m = calloc(ps->numel ? ps->numel : 1, sizeof(float))) != NULL;
+    if (moments >= 2)
+        ok &= (o->v = calloc(ps->numel ? ps->numel : 1, sizeof(float))) != NULL;
+    ok &= (o->w_norm = calloc(ps->nviews + 1, sizeof(double))) != NULL;
+    ok &= (o->g_norm = calloc(ps->nviews + 1, sizeof(double))) != NULL;
+    if (!ok) {
+        optimizer_free(o);
+        return tt_error_set(err, TT_EINTERNAL, "optimizer: out of memory for %zu parameters",
+                            ps->numel);
+    }
+    *out = o;
+    return TT_OK;
+}
+
+void optimizer_free(optimizer *o)
+{
+    if (!o)
+        return;
+    free(o->m);
+    free(o->v);
+    free(o->w_norm);
+    free(o->g_norm);
+    free(o);
+}
+
+void optimizer_step(optimizer *o, param_set *ps, double lr)
+{
+    o->t++;
+    for (int i = 0; i < ps->nviews; i++) {
+        const param_view *pv = &ps->views[i];
+        /* both norms before any tensor moves: each update sees w_{t-1} */
+        o->w_norm[i] = optim_norm(ps->params + pv->offset, pv->numel);
+        o->g_norm[i] = optim_norm(ps->grads + pv->offset, pv->numel);
+    }
+    for (int i = 0; i < ps->nviews; i++) {
+        const param_view *pv = &ps->views[i];
+        optim_tensor t = {
+            .w = ps->params + pv->offset,
+            .g = ps->grads + pv->offset,
+            .m = o->m ? o->m + pv->offset : NULL,
+            .v = o->v ? o->v + pv->offset : NULL,
+            .n = pv->numel,
+            .w_norm = o->w_norm[i],
+            .g_norm = o->g_norm[i],
+            .excluded = o->c.exclude_bias_norm && pv->is_bias_or_norm,
+        };
+        switch (o->c.kind) {
+        case OPT_SGD: sgd_update(&o->c, &t, lr); break;
+        case OPT_MOMENTUM: momentum_update(&o->c, &t, lr); break;
+        case OPT_ADAMW: adamw_update(&o->c, &t, lr, o->t); break;
+        case OPT_LARS: lars_update(&o->c, &t, lr); break;
+        case OPT_LAMB: lamb_update(&o->c, &t, lr, o->t); break;
+        default: break;
+        }
+    }
+}
+
+long optimizer_steps(const optimizer *o) { return o->t; }
+const double *optimizer_w_norms(const optimizer *o) { return o->w_norm; }
+const double *optimizer_g_norms(const optimizer *o) { return o->g_norm; }
