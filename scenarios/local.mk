@@ -6,3 +6,4 @@ dist_profiles_DATA = \
 	scenarios/profiles/resnet50-imagenet-lars.json \
 	scenarios/profiles/bert-large-lamb.json \
 	scenarios/profiles/vit-b32-imagenet-lamb.json
+dist_profiles_DATA += scenarios/profiles/fashion-mnist-mlp-lamb.json
