@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
@@ -17,22 +18,24 @@
 
 /* One step's network flows, merged per (src, dst), indexed both ways. */
 typedef struct step_round {
-    size_t *send_off; /* ranks + 1: rank r sends send_dst/bytes[send_off[r] .. send_off[r+1]) */
-    int *send_dst;
+    size_t *send_off; /* ranks + 1: rank r sends mailbox/send_bytes[send_off[r] .. send_off[r+1]) */
     double *send_bytes;
-    size_t *recv_off; /* ranks + 1: rank r receives from recv_src[recv_off[r] ..) */
-    int *recv_src;
+    sg_mailbox_t *mailbox; /* per flow, in send order: looked up once per round */
+    size_t *recv_off; /* ranks + 1: rank r receives recv_mailbox[recv_off[r] ..) */
+    sg_mailbox_t *recv_mailbox;
     double *reduce_bytes; /* ranks: what each rank reduces after receiving */
     int busy;             /* any flow or reduction at all */
 } step_round;
 
-enum { MODE_ROUNDS, MODE_MESSAGES };
+/* Free-running steps measured when a round's ranks do not finish together. */
+#define WINDOW 8
 
 struct coll_group {
     const platform *p;
     int n;
     double gamma; /* reduce seconds per byte */
     double *speed_flops;
+    double *finish_s; /* each worker's last step end */
     sg_actor_t *workers;
     sg_bar_t start, end;
     int quit;
@@ -56,17 +59,21 @@ static int flow_cmp(const void *a, const void *b)
 static void round_free(step_round *rd)
 {
     free(rd->send_off);
-    free(rd->send_dst);
     free(rd->send_bytes);
     free(rd->recv_off);
-    free(rd->recv_src);
+    free(rd->mailbox);
+    free(rd->recv_mailbox);
     free(rd->reduce_bytes);
 }
 
 /* Merges a step's transfers into flows; local copies cost nothing here. */
-static void round_build(step_round *rd, int n, const xfer *xs, size_t nx, double unit_bytes, flow *scratch)
+static sg_mailbox_t pair_mailbox(const coll_group *g, int src, int dst);
+
+static void round_build(step_round *rd, const coll_group *g, const xfer *xs, size_t nx, double unit_bytes,
+                        flow *scratch)
 {
     size_t m = 0;
+    int n = g->n;
     memset(rd, 0, sizeof *rd);
     rd->reduce_bytes = calloc((size_t)n, sizeof *rd->reduce_bytes);
     for (size_t k = 0; k < nx; k++) {
@@ -88,14 +95,14 @@ static void round_build(step_round *rd, int n, const xfer *xs, size_t nx, double
     rd->busy |= w > 0;
     rd->send_off = calloc((size_t)n + 1, sizeof *rd->send_off);
     rd->recv_off = calloc((size_t)n + 1, sizeof *rd->recv_off);
-    rd->send_dst = malloc(sizeof *rd->send_dst * (w + 1));
     rd->send_bytes = malloc(sizeof *rd->send_bytes * (w + 1));
-    rd->recv_src = malloc(sizeof *rd->recv_src * (w + 1));
+    rd->mailbox = malloc(sizeof *rd->mailbox * (w + 1));
+    rd->recv_mailbox = malloc(sizeof *rd->recv_mailbox * (w + 1));
     for (size_t k = 0; k < w; k++) {
         rd->send_off[scratch[k].src + 1]++;
         rd->recv_off[scratch[k].dst + 1]++;
-        rd->send_dst[k] = scratch[k].dst;
         rd->send_bytes[k] = scratch[k].bytes;
+        rd->mailbox[k] = pair_mailbox(g, scratch[k].src, scratch[k].dst);
     }
     for (int r = 0; r < n; r++) {
         rd->send_off[r + 1] += rd->send_off[r];
@@ -104,7 +111,7 @@ static void round_build(step_round *rd, int n, const xfer *xs, size_t nx, double
     size_t *fill = malloc(sizeof *fill * (size_t)n);
     memcpy(fill, rd->recv_off, sizeof *fill * (size_t)n);
     for (size_t k = 0; k < w; k++) /* sorted by src, so each receiver's list is too */
-        rd->recv_src[fill[scratch[k].dst]++] = scratch[k].src;
+        rd->recv_mailbox[fill[scratch[k].dst]++] = rd->mailbox[k];
     free(fill);
 }
 
@@ -129,14 +136,14 @@ static void worker_step(coll_group *g, const step_round *rd, int r, sg_comm_t **
     void *got = NULL;
     size_t k = 0;
     for (size_t i = s0; i < s1; i++)
-        (*comms)[k++] = sg_mailbox_put_async(pair_mailbox(g, r, rd->send_dst[i]), &token,
-                                             (long)llround(rd->send_bytes[i]));
+        (*comms)[k++] = sg_mailbox_put_async(rd->mailbox[i], &token, (long)llround(rd->send_bytes[i]));
     for (size_t i = q0; i < q1; i++)
-        (*comms)[k++] = sg_mailbox_get_async(pair_mailbox(g, rd->recv_src[i], r), &got);
+        (*comms)[k++] = sg_mailbox_get_async(rd->recv_mailbox[i], &got);
     if (nc)
         sg_comm_wait_all(*comms, nc);
     if (rd->reduce_bytes[r] > 0 && g->gamma > 0)
         sg_actor_execute(rd->reduce_bytes[r] * g->gamma * g->speed_flops[r]);
+    g->finish_s[r] = simgrid_get_clock();
 }
 
 static void worker(int argc, char **argv)
@@ -166,6 +173,7 @@ coll_group *coll_group_create(const platform *p, const int *ranks, int n, double
     g->n = n;
     g->gamma = reduce_s_per_byte;
     g->speed_flops = calloc((size_t)n, sizeof *g->speed_flops);
+    g->finish_s = calloc((size_t)n, sizeof *g->finish_s);
     g->workers = calloc((size_t)n, sizeof *g->workers);
     g->start = sg_barrier_init((unsigned)n + 1);
     g->end = sg_barrier_init((unsigned)n + 1);
@@ -194,20 +202,56 @@ static double run_rounds(coll_group *g, const step_round *rounds, long nrounds)
 }
 
 /* Rounds: one simulated step per identical stage, then a sleep for the rest. */
+/* Whether every busy rank of the last round finished together: then no rank
+ * can run ahead and identical rounds take exactly the same time. */
+static int round_uniform(const coll_group *g, const step_round *rd, double dt)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int r = 0; r < g->n; r++)
+        if (rd->send_off[r + 1] > rd->send_off[r] || rd->recv_off[r + 1] > rd->recv_off[r] ||
+            rd->reduce_bytes[r] > 0) {
+            lo = fmin(lo, g->finish_s[r]);
+            hi = fmax(hi, g->finish_s[r]);
+        }
+    return hi - lo <= 1e-9 * dt;
+}
+
+/* An identical stage: one synchronous round; if its ranks finish at
+ * different times, ranks ahead would start the next step early, so the
+ * steady-state period is measured on free-running windows of WINDOW and
+ * 2 WINDOW steps and extrapolated (the window estimate of the
+ * message-level time). */
+static void execute_identical(coll_group *g, const sched_stage *stg, const step_round *rd)
+{
+    double dt = run_rounds(g, rd, 1);
+    if (stg->steps < 2)
+        return;
+    if (stg->steps < 3 * WINDOW + 1 || round_uniform(g, rd, dt)) {
+        sg_actor_sleep_for(dt * (stg->steps - 1));
+        return;
+    }
+    step_round *win = malloc(sizeof *win * 2 * WINDOW);
+    for (int k = 0; k < 2 * WINDOW; k++)
+        win[k] = *rd; /* shallow: the workers only read it */
+    double t1 = run_rounds(g, win, WINDOW), t2 = run_rounds(g, win, 2 * WINDOW);
+    double est = t2 + (stg->steps - 2 * WINDOW) * (t2 - t1) / WINDOW;
+    double spent = dt + t1 + t2;
+    sg_actor_sleep_for(est > spent ? est - spent : 0.0);
+    free(win);
+}
+
 static void execute_rounds(coll_group *g, const schedule *s, xfer *xs, flow *scratch)
 {
     for (int st = 0; st < s->nstages; st++) {
         const sched_stage *stg = &s->stages[st];
-        for (int t = 0; t < stg->steps; t++) {
+        for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
             step_round rd;
-            round_build(&rd, g->n, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
-            double dt = rd.busy ? run_rounds(g, &rd, 1) : 0.0;
+            round_build(&rd, g, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
+            if (rd.busy && stg->identical)
+                execute_identical(g, stg, &rd);
+            else if (rd.busy)
+                run_rounds(g, &rd, 1);
             round_free(&rd);
-            if (stg->identical) {
-                if (stg->steps > 1)
-                    sg_actor_sleep_for(dt * (stg->steps - 1));
-                break;
-            }
         }
     }
 }
@@ -219,7 +263,7 @@ static void execute_messages(coll_group *g, const schedule *s, xfer *xs, flow *s
     step_round *rounds = calloc((size_t)total + 1, sizeof *rounds);
     for (int st = 0; st < s->nstages; st++)
         for (int t = 0; t < s->stages[st].steps; t++, k++)
-            round_build(&rounds[k], g->n, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
+            round_build(&rounds[k], g, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
     run_rounds(g, rounds, total);
     for (k = 0; k < total; k++)
         round_free(&rounds[k]);
@@ -254,6 +298,7 @@ void coll_group_destroy(coll_group *g)
     sg_barrier_destroy(g->end);
     free(g->workers);
     free(g->speed_flops);
+    free(g->finish_s);
     free(g);
 }
 
@@ -302,7 +347,7 @@ static coll_result run_request(coll_group *g, const coll_request *rq)
         if (cost[c] >= 0 && (cheapest < 0 || cost[c] < cost[cheapest]))
             cheapest = c;
     }
-    coll_result best = {NAN, rq->params.algo};
+    coll_result best = {NAN, rq->params.algo, 0};
     g->gamma = rq->reduce_s_per_byte;
     for (int c = 0; c < nc; c++) {
         schedule s;
@@ -311,7 +356,7 @@ static coll_result run_request(coll_group *g, const coll_request *rq)
         double t = coll_group_run(g, &s, rq->messages);
         schedule_free(&s);
         if (isnan(best.time_s) || t < best.time_s)
-            best = (coll_result){t, cand[c]};
+            best = (coll_result){t, cand[c], 0};
     }
     return best;
 }
@@ -350,6 +395,10 @@ static void batch_setup(void *arg)
 static void batch_collect(void *arg, void *result)
 {
     batch *b = arg;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    for (int i = 0; i < b->nreq; i++)
+        b->res[i].peak_rss_bytes = (double)ru.ru_maxrss * 1024.0;
     memcpy(result, b->res, sizeof *b->res * (size_t)b->nreq);
 }
 

@@ -46,6 +46,7 @@ typedef struct coll_request {
 typedef struct coll_result {
     double time_s;
     coll_algo algo; /* the algorithm that ran (auto's choice) */
+    double peak_rss_bytes; /* of the whole simulation process (for benchmarks) */
 } coll_result;
 
 /* Runs the requests one after another in one simulation on ranks 0..n-1 of

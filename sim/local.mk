@@ -25,6 +25,7 @@ libsim_a_SOURCES += sim/cmd_model.c
 libsim_a_SOURCES += sim/cmd_platform.c
 libsim_a_SOURCES += sim/cmd_bench.c
 libsim_a_SOURCES += sim/cmd_collective.c
+libsim_a_SOURCES += sim/bench_sim.c sim/bench_sim.h
 
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/main.c

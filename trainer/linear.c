@@ -72,8 +72,10 @@ void linear_relu_backward(float *dinp, float *dw, float *dbias, float *dout, con
     for (long b = 0; b < B; b++) {
         float *d = dout + b * OC;
         const float *y = out + b * OC;
-        for (int o = 0; o < OC; o++)
-            d[o] = y[o] > 0.0f ? d[o] : 0.0f;
+        for (int o = 0; o < OC; o++) {
+            float g = d[o]; /* loaded unconditionally, so the select vectorises */
+            d[o] = y[o] > 0.0f ? g : 0.0f;
+        }
         for (int o = 0; dbias && o < OC; o++)
             dbias[o] += d[o];
     }
