@@ -94,6 +94,10 @@ long schedule_steps(const schedule *s);
  * out holds max_step_xfers entries. Returns how many were written. */
 size_t schedule_step(const schedule *s, int stage, int step, xfer *out);
 
+/* Network transfers a rounds executor simulates: one step per identical
+ * stage, every step of the others (the cost of simulating the schedule). */
+long schedule_round_flows(const schedule *s);
+
 /* Names: "allreduce", "ring", ... Parse returns -1 for an unknown word. */
 const char *coll_op_name(coll_op op);
 const char *coll_algo_name(coll_algo a);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
@@ -26,13 +27,15 @@ typedef struct step_round {
     int busy;             /* any flow or reduction at all */
 } step_round;
 
-enum { MODE_ROUNDS, MODE_MESSAGES };
+/* Free-running steps measured when a round's ranks do not finish together. */
+#define WINDOW 8
 
 struct coll_group {
     const platform *p;
     int n;
     double gamma; /* reduce seconds per byte */
     double *speed_flops;
+    double *finish_s; /* each worker's last step end */
     sg_actor_t *workers;
     sg_bar_t start, end;
     int quit;
@@ -137,6 +140,7 @@ static void worker_step(coll_group *g, const step_round *rd, int r, sg_comm_t **
         sg_comm_wait_all(*comms, nc);
     if (rd->reduce_bytes[r] > 0 && g->gamma > 0)
         sg_actor_execute(rd->reduce_bytes[r] * g->gamma * g->speed_flops[r]);
+    g->finish_s[r] = simgrid_get_clock();
 }
 
 static void worker(int argc, char **argv)
@@ -166,6 +170,7 @@ coll_group *coll_group_create(const platform *p, const int *ranks, int n, double
     g->n = n;
     g->gamma = reduce_s_per_byte;
     g->speed_flops = calloc((size_t)n, sizeof *g->speed_flops);
+    g->finish_s = calloc((size_t)n, sizeof *g->finish_s);
     g->workers = calloc((size_t)n, sizeof *g->workers);
     g->start = sg_barrier_init((unsigned)n + 1);
     g->end = sg_barrier_init((unsigned)n + 1);
@@ -194,20 +199,56 @@ static double run_rounds(coll_group *g, const step_round *rounds, long nrounds)
 }
 
 /* Rounds: one simulated step per identical stage, then a sleep for the rest. */
+/* Whether every busy rank of the last round finished together: then no rank
+ * can run ahead and identical rounds take exactly the same time. */
+static int round_uniform(const coll_group *g, const step_round *rd, double dt)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int r = 0; r < g->n; r++)
+        if (rd->send_off[r + 1] > rd->send_off[r] || rd->recv_off[r + 1] > rd->recv_off[r] ||
+            rd->reduce_bytes[r] > 0) {
+            lo = fmin(lo, g->finish_s[r]);
+            hi = fmax(hi, g->finish_s[r]);
+        }
+    return hi - lo <= 1e-9 * dt;
+}
+
+/* An identical stage: one synchronous round; if its ranks finish at
+ * different times, ranks ahead would start the next step early, so the
+ * steady-state period is measured on free-running windows of WINDOW and
+ * 2 WINDOW steps and extrapolated (the window estimate of the
+ * message-level time). */
+static void execute_identical(coll_group *g, const sched_stage *stg, const step_round *rd)
+{
+    double dt = run_rounds(g, rd, 1);
+    if (stg->steps < 2)
+        return;
+    if (stg->steps < 3 * WINDOW + 1 || round_uniform(g, rd, dt)) {
+        sg_actor_sleep_for(dt * (stg->steps - 1));
+        return;
+    }
+    step_round *win = malloc(sizeof *win * 2 * WINDOW);
+    for (int k = 0; k < 2 * WINDOW; k++)
+        win[k] = *rd; /* shallow: the workers only read it */
+    double t1 = run_rounds(g, win, WINDOW), t2 = run_rounds(g, win, 2 * WINDOW);
+    double est = t2 + (stg->steps - 2 * WINDOW) * (t2 - t1) / WINDOW;
+    double spent = dt + t1 + t2;
+    sg_actor_sleep_for(est > spent ? est - spent : 0.0);
+    free(win);
+}
+
 static void execute_rounds(coll_group *g, const schedule *s, xfer *xs, flow *scratch)
 {
     for (int st = 0; st < s->nstages; st++) {
         const sched_stage *stg = &s->stages[st];
-        for (int t = 0; t < stg->steps; t++) {
+        for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
             step_round rd;
             round_build(&rd, g->n, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
-            double dt = rd.busy ? run_rounds(g, &rd, 1) : 0.0;
+            if (rd.busy && stg->identical)
+                execute_identical(g, stg, &rd);
+            else if (rd.busy)
+                run_rounds(g, &rd, 1);
             round_free(&rd);
-            if (stg->identical) {
-                if (stg->steps > 1)
-                    sg_actor_sleep_for(dt * (stg->steps - 1));
-                break;
-            }
         }
     }
 }
@@ -254,6 +295,7 @@ void coll_group_destroy(coll_group *g)
     sg_barrier_destroy(g->end);
     free(g->workers);
     free(g->speed_flops);
+    free(g->finish_s);
     free(g);
 }
 
@@ -268,19 +310,52 @@ typedef struct batch {
 
 static batch *g_batch; /* the child's only simulation */
 
-/* Simulated time of one request with one algorithm; NaN if it cannot be built. */
-static double time_one(coll_group *g, const coll_request *rq, coll_algo algo)
+/* auto simulates the candidates whose rounds cost at most this many flows
+ * (direct at a few hundred ranks would take minutes), else the cheapest one. */
+#define AUTO_FLOW_BUDGET 20000
+
+static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
 {
     coll_params prm = rq->params;
-    prm.algo = algo;
-    schedule s;
+    const char *why;
     tt_error err = {0};
-    if (schedule_build(&prm, (size_t)llround(prm.bytes), 1.0, &s, &err) != TT_OK)
-        return NAN;
+    prm.algo = algo;
+    if (!coll_algo_applies(&prm, &why))
+        return -1;
+    return schedule_build(&prm, (size_t)llround(prm.bytes), 1.0, s, &err) == TT_OK ? 0 : -1;
+}
+
+/* The fastest simulated candidate of the request's op (or its one algorithm). */
+static coll_result run_request(coll_group *g, const coll_request *rq)
+{
+    coll_algo cand[16];
+    long cost[16];
+    int nc = 1, cheapest = -1;
+    cand[0] = rq->params.algo;
+    if (rq->params.algo == ALGO_AUTO)
+        nc = coll_algos_for(rq->params.op, cand, 16);
+    for (int c = 0; c < nc; c++) {
+        schedule s;
+        cost[c] = -1;
+        if (build_for(rq, cand[c], &s) == 0) {
+            cost[c] = nc > 1 ? schedule_round_flows(&s) : 0;
+            schedule_free(&s);
+        }
+        if (cost[c] >= 0 && (cheapest < 0 || cost[c] < cost[cheapest]))
+            cheapest = c;
+    }
+    coll_result best = {NAN, rq->params.algo, 0};
     g->gamma = rq->reduce_s_per_byte;
-    double t = coll_group_run(g, &s, rq->messages);
-    schedule_free(&s);
-    return t;
+    for (int c = 0; c < nc; c++) {
+        schedule s;
+        if (cost[c] < 0 || (cost[c] > AUTO_FLOW_BUDGET && c != cheapest) || build_for(rq, cand[c], &s))
+            continue;
+        double t = coll_group_run(g, &s, rq->messages);
+        schedule_free(&s);
+        if (isnan(best.time_s) || t < best.time_s)
+            best = (coll_result){t, cand[c], 0};
+    }
+    return best;
 }
 
 static void controller(int argc, char **argv)
@@ -290,33 +365,17 @@ static void controller(int argc, char **argv)
     batch *b = g_batch;
     coll_group *g = NULL;
     for (int i = 0; i < b->nreq; i++) {
-        const coll_request *rq = &b->reqs[i];
-        int n = rq->params.ranks;
+        int n = b->reqs[i].params.ranks;
         if (!g || g->n != n) {
             if (g)
                 coll_group_destroy(g);
             int *ranks = malloc(sizeof *ranks * (size_t)n);
             for (int r = 0; r < n; r++)
                 ranks[r] = r;
-            g = coll_group_create(b->p, ranks, n, rq->reduce_s_per_byte);
+            g = coll_group_create(b->p, ranks, n, b->reqs[i].reduce_s_per_byte);
             free(ranks);
         }
-        coll_algo cand[16];
-        int nc = 1;
-        cand[0] = rq->params.algo;
-        if (rq->params.algo == ALGO_AUTO)
-            nc = coll_algos_for(rq->params.op, cand, 16);
-        b->res[i] = (coll_result){NAN, rq->params.algo};
-        for (int c = 0; c < nc; c++) {
-            coll_params prm = rq->params;
-            const char *why;
-            prm.algo = cand[c];
-            if (!coll_algo_applies(&prm, &why))
-                continue;
-            double t = time_one(g, rq, cand[c]);
-            if (!isnan(t) && (isnan(b->res[i].time_s) || t < b->res[i].time_s))
-                b->res[i] = (coll_result){t, cand[c]};
-        }
+        b->res[i] = run_request(g, &b->reqs[i]);
     }
     if (g)
         coll_group_destroy(g);
@@ -333,6 +392,10 @@ static void batch_setup(void *arg)
 static void batch_collect(void *arg, void *result)
 {
     batch *b = arg;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    for (int i = 0; i < b->nreq; i++)
+        b->res[i].peak_rss_bytes = (double)ru.ru_maxrss * 1024.0;
     memcpy(result, b->res, sizeof *b->res * (size_t)b->nreq);
 }
 
@@ -374,4 +437,56 @@ int replay_schedule(const platform *p, network_model net, const schedule *s, dou
     if (rc == TT_OK)
         *time_s = r.time_s;
     return rc;
+}
+
+/* ---- One point-to-point message ---- */
+
+typedef struct p2p {
+    const platform *p;
+    int a, b;
+    double bytes, time_s;
+} p2p;
+
+static p2p *g_p2p;
+
+static void p2p_sender(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    static char token;
+    sg_mailbox_put(sg_mailbox_by_name("p2p"), &token, (long)llround(g_p2p->bytes));
+}
+
+static void p2p_receiver(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    sg_mailbox_get(sg_mailbox_by_name("p2p"));
+    g_p2p->time_s = simgrid_get_clock();
+}
+
+static void p2p_setup(void *arg)
+{
+    g_p2p = arg;
+    char host[64];
+    platform_rank_host(g_p2p->p, g_p2p->a, host, sizeof host);
+    sg_actor_create("p2p-sender", sg_host_by_name(host), p2p_sender, 0, NULL);
+    platform_rank_host(g_p2p->p, g_p2p->b, host, sizeof host);
+    sg_actor_create("p2p-receiver", sg_host_by_name(host), p2p_receiver, 0, NULL);
+}
+
+static void p2p_collect(void *arg, void *result)
+{
+    *(double *)result = ((p2p *)arg)->time_s;
+}
+
+int sim_point_to_point(const platform *p, network_model net, int a, int b, double bytes,
+                       double *time_s, tt_error *err)
+{
+    int n = platform_ranks(p);
+    if (a < 0 || b < 0 || a >= n || b >= n || a == b)
+        return tt_error_set(err, TT_EINPUT, "a message needs two distinct ranks in 0..%d, got %d and %d", n - 1, a, b);
+    p2p st = {p, a, b, bytes, 0.0};
+    sim_job job = {p, net, p2p_setup, p2p_collect, &st, time_s, sizeof *time_s};
+    return sim_run(&job, err);
 }

@@ -46,12 +46,17 @@ typedef struct coll_request {
 typedef struct coll_result {
     double time_s;
     coll_algo algo; /* the algorithm that ran (auto's choice) */
+    double peak_rss_bytes; /* of the whole simulation process (for benchmarks) */
 } coll_result;
 
 /* Runs the requests one after another in one simulation on ranks 0..n-1 of
  * the platform (n = the largest request's ranks). */
 int coll_simulate(const platform *p, network_model net, const coll_request *reqs, int nreq,
                   coll_result *out, tt_error *err);
+
+/* One message of `bytes` from rank a to rank b, alone on the platform. */
+int sim_point_to_point(const platform *p, network_model net, int a, int b, double bytes,
+                       double *time_s, tt_error *err);
 
 /* The walking skeleton's entry point: one schedule on all its ranks, rounds executor. */
 int replay_schedule(const platform *p, network_model net, const schedule *s, double *time_s,

@@ -15,7 +15,10 @@ libsim_a_SOURCES = \
 	sim/svg.c sim/svg.h \
 	sim/junit.c sim/junit.h \
 	sim/cmd_run.c \
-	sim/cmd_check.c
+	sim/cmd_check.c \
+	sim/cmd_collective.c \
+	sim/bench_sim.c sim/bench_sim.h \
+	sim/cmd_bench.c
 
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/main.c

@@ -10,12 +10,7 @@
 
 #include "collectives/schedule.h"
 #include "platforms/platform.h"
-#include "sim/engine.h"
-
-#include <simgrid/actor.h>
-#include <simgrid/engine.h>
-#include <simgrid/host.h>
-#include <simgrid/mailbox.h>
+#include "sim/collective_sim.h"
 #include "tests/testutil.h"
 
 static platform *load(const char *name, int nodes, double bw, double lat)
@@ -27,51 +22,12 @@ static platform *load(const char *name, int nodes, double bw, double lat)
     return p;
 }
 
-/* One transfer a -> b simulated on the platform's XML (two actors, one mailbox). */
-typedef struct one_xfer {
-    const platform *p;
-    int a, b;
-    double bytes, end_s;
-} one_xfer;
-
-static one_xfer *g_one;
-
-static void one_sender(int argc, char **argv)
-{
-    (void)argc, (void)argv;
-    static char token;
-    sg_mailbox_put(sg_mailbox_by_name("one"), &token, (long)g_one->bytes);
-}
-
-static void one_receiver(int argc, char **argv)
-{
-    (void)argc, (void)argv;
-    sg_mailbox_get(sg_mailbox_by_name("one"));
-    g_one->end_s = simgrid_get_clock();
-}
-
-static void one_setup(void *arg)
-{
-    g_one = arg;
-    char ha[64], hb[64];
-    platform_rank_host(g_one->p, g_one->a, ha, sizeof ha);
-    platform_rank_host(g_one->p, g_one->b, hb, sizeof hb);
-    sg_actor_create("sender", sg_host_by_name(ha), one_sender, 0, NULL);
-    sg_actor_create("receiver", sg_host_by_name(hb), one_receiver, 0, NULL);
-}
-
-static void one_collect(void *arg, void *result)
-{
-    *(double *)result = ((one_xfer *)arg)->end_s;
-}
-
+/* One transfer a -> b simulated on the platform's XML. */
 static double simulate_one(const platform *p, network_model net, int a, int b, double bytes)
 {
-    one_xfer x = {p, a, b, bytes, 0};
     double t = 0;
     tt_error err = {0};
-    sim_job job = {p, net, one_setup, one_collect, &x, &t, sizeof t};
-    ck_assert_msg(sim_run(&job, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(sim_point_to_point(p, net, a, b, bytes, &t, &err) == TT_OK, "%s", err.msg);
     return t;
 }
 
