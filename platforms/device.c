@@ -135,9 +135,15 @@ int device_table_add_json(device_table *t, const char *file, json_t *devices, co
             return rc;
         json_t *as = json_object_get(v, "assumptions");
         if (as) {
-            if (!json_is_array(as))
-                return tt_error_set(err, TT_EINPUT, "%s: %s.assumptions: expected an array of {\"name\", \"value\", \"why\"}",
-                                    file, d.path);
+            size_t k;
+            json_t *a;
+            int ok = json_is_array(as);
+            json_array_foreach(as, k, a)
+                ok &= json_is_string(json_object_get(a, "name")) && json_is_string(json_object_get(a, "why")) &&
+                      (json_is_string(json_object_get(a, "value")) || json_is_number(json_object_get(a, "value")));
+            if (!ok)
+                return tt_error_set(err, TT_EINPUT, "%s: %s.assumptions: expected an array of {\"name\": text, \"value\": "
+                                    "number or text, \"why\": text}", file, d.path);
             if (!t->assumptions)
                 t->assumptions = json_object();
             json_object_set(t->assumptions, name, as);
@@ -175,7 +181,10 @@ int device_table_load_library(device_table *t, tt_error *err)
     static const char *keys[] = {"format", "version", "devices", NULL};
     long version = 0;
     jx_obj devs;
+    static const char *const FORMATS[] = {"ttasim-devices", NULL};
+    int format = 0;
     if (!(rc = jx_root(&r, path, root, err)) && !(rc = jx_check_keys(&r, keys)) &&
+        !(rc = jx_enum(&r, "format", 0, FORMATS, &format)) &&
         !(rc = jx_int(&r, "version", 1, 1, 1, &version)) && !(rc = jx_child(&r, "devices", 1, &devs)))
         rc = device_table_add_json(t, path, devs.obj, "$.devices", err);
     json_decref(root);

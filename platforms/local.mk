@@ -3,6 +3,7 @@ libplatforms_a_SOURCES = \
 	platforms/device.c platforms/device.h \
 	platforms/network.c \
 	platforms/platform.c platforms/platform.h platforms/platform_impl.h \
+	platforms/platform_json.c \
 	platforms/platform_load.c \
 	platforms/platform_xml.c
 

@@ -44,6 +44,10 @@ void platform_free(platform *p)
     free(p->nvia);
     free(p->nlat);
     free(p->nbw);
+    for (int r = 0; r < p->n_rank_hosts; r++)
+        free(p->rank_hosts[r]);
+    free(p->rank_hosts);
+    free(p->user_xml);
     free(p);
 }
 
@@ -253,13 +257,20 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
     for (int s = 0; s < n; s++)
         route_from(p, s, queue);
     free(queue);
-    if (p->fabric != FABRIC_NONE) {
+    if (p->fabric == FABRIC_TORUS) {
+        /* The accelerators themselves are the torus. */
+        for (int r = 0; r < p->nacc; r++) {
+            p->att_uplink_Bps[r] = p->fab_bw_Bps;
+            p->comp_att[p->acc[r]] = r;
+            p->att[p->natt++] = p->acc[r];
+        }
+    } else if (p->fabric != FABRIC_NONE) {
         if (!attach_group)
             return tt_error_set(err, TT_EINPUT, "%s: the fabric needs \"attach\", the devices that connect to it", where);
         for (int c = 0; c < n; c++)
             if (in_group(p, c, attach_group) || strcmp(p->comp[c].name, attach_group) == 0) {
                 const device_info *d = p->comp[c].dev;
-                p->att_uplink_Bps[p->natt] = d->kind == DEVICE_NIC ? d->bandwidth_Bps : p->fab_bw_Bps;
+                p->att_uplink_Bps[p->natt] = d->kind == DEVICE_NIC && !p->fab_bw_forced ? d->bandwidth_Bps : p->fab_bw_Bps;
                 p->port_bw_Bps += p->att_uplink_Bps[p->natt];
                 p->att[p->natt++] = c;
             }
@@ -338,7 +349,9 @@ int platform_ranks_per_node(const platform *p)
 
 const char *platform_rank_host(const platform *p, int rank, char *buf, size_t buf_bytes)
 {
-    if (p->flat)
+    if (p->rank_hosts)
+        snprintf(buf, buf_bytes, "%s", p->rank_hosts[rank]);
+    else if (p->flat)
         snprintf(buf, buf_bytes, "acc-%d", rank);
     else
         snprintf(buf, buf_bytes, "n%d-%s", rank / p->nacc, p->comp[p->acc[rank % p->nacc]].name);
@@ -404,6 +417,12 @@ static void path_impl(const platform *p, int a, int b, double *latency_s, double
     *hops = 0;
     if (a == b)
         return;
+    if (p->user_xml) {
+        *hops = p->user_hops;
+        *latency_s = p->user_lat_s;
+        *bw_Bps = p->user_bw_Bps;
+        return;
+    }
     if (p->flat) {
         *hops = plat_fabric_hops(p, a, b);
         *latency_s = *hops * p->fab_lat_s;
@@ -450,6 +469,20 @@ int platform_hops(const platform *p, int a, int b)
     int hops;
     path_impl(p, a, b, &lat, &bw, &hops);
     return hops;
+}
+
+int platform_component_path(const platform *p, const char *from, const char *to, double *latency_s,
+                            double *bw_Bps)
+{
+    int a = plat_find_comp(p, from), b = plat_find_comp(p, to);
+    *latency_s = 0;
+    *bw_Bps = 0;
+    if (a < 0 || b < 0 || a == b || p->nhops == NULL || p->nhops[(size_t)a * p->ncomp + b] < 0)
+        return -1;
+    size_t i = (size_t)a * p->ncomp + b;
+    *latency_s = p->nlat[i];
+    *bw_Bps = p->nbw[i];
+    return p->nhops[i];
 }
 
 int platform_component_links(const platform *p, const char *component, const char *link_class)
@@ -642,6 +675,15 @@ void platform_summarize(const platform *p, platform_summary *s)
     s->accelerators = platform_ranks(p);
     for (int c = 0; c < p->ncomp; c++) {
         device_kind k = p->comp[c].dev->kind;
+        int i = 0;
+        while (i < s->n_devices && s->devices[i].dev != p->comp[c].dev)
+            i++;
+        if (i < (int)(sizeof s->devices / sizeof s->devices[0])) {
+            s->devices[i].dev = p->comp[c].dev;
+            s->devices[i].count += p->nodes;
+            if (i == s->n_devices)
+                s->n_devices++;
+        }
         s->cpu_sockets += (k == DEVICE_CPU) * p->nodes;
         s->nics += (k == DEVICE_NIC) * p->nodes;
         s->switches += (k == DEVICE_SWITCH) * p->nodes;
@@ -649,9 +691,13 @@ void platform_summarize(const platform *p, platform_summary *s)
     for (int k = 0; k < p->nlink; k++)
         add_class(s, p->link[k].cls, p->link[k].bw_Bps, (long)p->link[k].count * p->nodes);
     int members = p->flat ? platform_ranks(p) : p->nodes;
-    if (p->fabric != FABRIC_NONE)
-        add_class(s, p->fab_cls, fabric_link_Bps(p), fabric_link_count(p, members));
-    s->bisection_Bps = p->nodes == 1 && !p->flat ? node_bisection_Bps(p) : fabric_bisection_Bps(p, members);
+    /* A node's port is natt cables (one per NIC, rails) at the NIC's rate. */
+    if (p->fabric != FABRIC_NONE && (p->flat || p->nodes > 1)) {
+        int per = p->flat ? 1 : p->natt;
+        add_class(s, p->fab_cls, fabric_link_Bps(p) / per, fabric_link_count(p, members) * per);
+    }
+    if (!p->user_xml) /* unknown for a user's XML */
+        s->bisection_Bps = p->nodes == 1 && !p->flat ? node_bisection_Bps(p) : fabric_bisection_Bps(p, members);
     for (int b = 0; b < platform_ranks(p); b++) {
         int h = platform_hops(p, 0, b);
         for (int a = 1; a < p->nacc && a < platform_ranks(p); a++) {

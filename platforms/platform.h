@@ -74,8 +74,15 @@ typedef struct platform_link_class {
     long count;      /* link units in the whole platform (a bundle of 2 counts 2) */
 } platform_link_class;
 
+typedef struct platform_device_count {
+    const device_info *dev;
+    long count; /* in the whole platform */
+} platform_device_count;
+
 typedef struct platform_summary {
     int nodes, accelerators, cpu_sockets, nics, switches;
+    int n_devices;
+    platform_device_count devices[24]; /* by type, in node-template order */
     int n_link_classes;
     platform_link_class link_classes[16];
     double bisection_Bps;   /* per direction, across the worst balanced cut of ranks */
@@ -83,6 +90,12 @@ typedef struct platform_summary {
     double peak_flops[DTYPE_COUNT]; /* accelerators, whole platform */
 } platform_summary;
 void platform_summarize(const platform *p, platform_summary *out);
+
+/* Route between two components of one node ("cpu3" -> "oam0": an embedding
+ * table's rows reaching an accelerator): hops, or -1 if either is unknown or
+ * there is no route inside the node (and for flat or user-XML platforms). */
+int platform_component_path(const platform *p, const char *from, const char *to, double *latency_s,
+                            double *bw_Bps);
 
 /* Link units of class link_class ending at component `component` ("gpu3") of
  * every node's template; -1 if there is no such component. */

@@ -51,11 +51,20 @@ struct platform {
     int nodes;
     double fab_bw_Bps, fab_lat_s; /* one fabric link */
     char fab_cls[32];             /* its link class ("edr-ib", "ici") */
+    int fab_bw_forced;            /* --link-bw: NIC uplinks run at fab_bw_Bps too */
     double port_bw_Bps;           /* a node's aggregate uplink: fabric links carry this */
     int ndims, dims[3];           /* torus: dims[0] varies fastest (SimGrid's order) */
     int levels, down[PLAT_MAX_LEVELS], up[PLAT_MAX_LEVELS]; /* fat tree (SimGrid's PGFT) */
     int oversubscription;
     int flat; /* written as one SimGrid cluster of accelerators */
+
+    /* A user's own SimGrid XML: the file, rank -> host, and the route
+     * summary platform_path reports for every pair. */
+    char *user_xml;
+    char **rank_hosts;
+    int n_rank_hosts;
+    double user_bw_Bps, user_lat_s;
+    int user_hops;
 };
 
 /* Building (platform.c). */

@@ -104,6 +104,12 @@ platform *platform_load(const char *name_or_path, const platform_options *opt, t
     for (int k = 0; GENERIC[k]; k++)
         if (strcmp(name_or_path, GENERIC[k]) == 0)
             return generic(k, opt, err);
+    if (strchr(name_or_path, '/') || strstr(name_or_path, ".json"))
+        return plat_load_json(name_or_path, opt, err);
+    char rel[256], path[4096];
+    snprintf(rel, sizeof rel, "platforms/%s.json", name_or_path);
+    if (strcmp(name_or_path, "devices") != 0 && datapath_find(rel, path, sizeof path) == 0)
+        return plat_load_json(path, opt, err);
     char **names = platform_list(NULL);
     const char *close = names ? jx_closest(name_or_path, (const char *const *)names) : NULL;
     tt_error_set(err, TT_EINPUT, "unknown platform \"%s\"%s%s%s (`ttasim platform list` shows the built-ins; "

@@ -1,19 +1,27 @@
 /* A platform as a SimGrid 4.1 XML document.
  * Flat platforms (tori, one-accelerator nodes) are one <cluster>: SimGrid
  * routes TORUS / FAT_TREE / FLAT clusters in closed form, so 4,096 hosts load
- * in milliseconds. Other platforms are a Floyd zone holding one Full zone per
- * node (explicit routes, computed in platform.c) and the fabric as a cluster
- * of node ports. Links are SPLITDUPLEX: the two directions never share. */
+ * in milliseconds. Other platforms have one Full zone per node (explicit
+ * routes, computed in platform.c), nodes grouped by leaf switch, and the
+ * levels above the leaves as a cluster. Links are SPLITDUPLEX: the two
+ * directions never share. */
 #include "platforms/platform.h"
 
 #include "platforms/platform_impl.h"
 
 static void cluster_topology(const platform *p, FILE *out)
 {
-    if (p->fabric == FABRIC_TORUS) {
+    int torus_dims = 0;
+    for (int d = 0; d < p->ndims; d++)
+        torus_dims += p->dims[d] > 1;
+    if (p->fabric == FABRIC_TORUS && torus_dims > 0) {
+        /* SimGrid refuses a dimension of size 1; it adds nothing to routes. */
         fprintf(out, " topology=\"TORUS\" topo_parameters=\"");
-        for (int d = 0; d < p->ndims; d++)
-            fprintf(out, "%s%d", d ? "," : "", p->dims[d]);
+        for (int d = 0, first = 1; d < p->ndims; d++)
+            if (p->dims[d] > 1) {
+                fprintf(out, "%s%d", first ? "" : ",", p->dims[d]);
+                first = 0;
+            }
         fprintf(out, "\"");
     } else if ((p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) && p->levels > 1) {
         /* levels;down per level;up per level;parallel links per level */
@@ -59,6 +67,14 @@ static int is_host(const platform *p, int c)
     return p->comp[c].dev->kind != DEVICE_SWITCH;
 }
 
+/* Routes start and end at accelerators and CPU sockets: nothing runs on a
+ * NIC, which is a host only to carry traffic (a third of the routes). */
+static int is_endpoint(const platform *p, int c)
+{
+    device_kind k = p->comp[c].dev->kind;
+    return k == DEVICE_ACCELERATOR || k == DEVICE_CPU;
+}
+
 static double host_speed(const platform *p, int c)
 {
     double f = p->comp[c].dev->peak_flops[DTYPE_FP32];
@@ -83,6 +99,21 @@ static void write_path(const platform *p, int k, int u, int v, FILE *out)
     }
 }
 
+static void write_node_links(const platform *p, int k, FILE *out)
+{
+    for (int l = 0; l < p->nlink; l++)
+        fprintf(out, " <link id=\"n%d-l%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                k, l, p->link[l].bw_Bps * p->link[l].count, p->link[l].latency_s);
+    if (p->nodes > 1) {
+        for (int j = 0; j < p->natt; j++)
+            fprintf(out, " <link id=\"n%d-up%d\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                    k, j, p->att_uplink_Bps[j]);
+        /* A node's cable(s) to its leaf, as one link of the aggregate rate. */
+        fprintf(out, " <link id=\"n%d-port\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                k, p->port_bw_Bps, p->fab_lat_s);
+    }
+}
+
 static void write_node(const platform *p, int k, FILE *out)
 {
     int n = p->ncomp, gw = p->nodes > 1;
@@ -95,18 +126,13 @@ static void write_node(const platform *p, int k, FILE *out)
     }
     if (gw)
         fprintf(out, " <router id=\"n%d-gw\"/>\n", k);
-    for (int l = 0; l < p->nlink; l++)
-        fprintf(out, " <link id=\"n%d-l%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                k, l, p->link[l].bw_Bps * p->link[l].count, p->link[l].latency_s);
-    if (gw)
-        for (int j = 0; j < p->natt; j++)
-            fprintf(out, " <link id=\"n%d-up%d\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                    k, j, p->att_uplink_Bps[j]);
+    else
+        write_node_links(p, k, out);
     for (int u = 0; u < n; u++) {
-        if (!is_host(p, u))
+        if (!is_endpoint(p, u))
             continue;
         for (int v = 0; v < n; v++)
-            if (v != u && is_host(p, v)) {
+            if (v != u && is_endpoint(p, v)) {
                 fprintf(out, " <route src=\"n%d-%s\" dst=\"n%d-%s\" symmetrical=\"NO\">", k, p->comp[u].name, k,
                         p->comp[v].name);
                 write_path(p, k, u, v, out);
@@ -126,35 +152,119 @@ static void write_node(const platform *p, int k, FILE *out)
     fprintf(out, "</zone>\n");
 }
 
+/* Nodes sharing a leaf switch form a group zone (Floyd over its nodes and
+ * the leaf), so Floyd never sees more than a leaf's worth of vertices. A
+ * single switch is cut into groups of 32 joined by a zero-latency crossbar. */
+#define SWITCH_GROUP 32
+
+static int group_nodes(const platform *p)
+{
+    return p->fabric == FABRIC_SWITCH ? SWITCH_GROUP : p->down[0];
+}
+
+static void write_group(const platform *p, int g, FILE *out)
+{
+    int per = group_nodes(p), first = g * per, last = first + per < p->nodes ? first + per : p->nodes;
+    fprintf(out, "<zone id=\"g%d\" routing=\"Floyd\">\n", g);
+    for (int k = first; k < last; k++)
+        write_node(p, k, out);
+    fprintf(out, "<zone id=\"g%d-sw\" routing=\"Full\"><router id=\"g%d-leaf\"/></zone>\n", g, g);
+    for (int k = first; k < last; k++)
+        fprintf(out,
+                "<zoneRoute src=\"n%d\" dst=\"g%d-sw\" gw_src=\"n%d-gw\" gw_dst=\"g%d-leaf\" symmetrical=\"NO\">"
+                "<link_ctn id=\"n%d-port\" direction=\"UP\"/></zoneRoute>\n"
+                "<zoneRoute src=\"g%d-sw\" dst=\"n%d\" gw_src=\"g%d-leaf\" gw_dst=\"n%d-gw\" symmetrical=\"NO\">"
+                "<link_ctn id=\"n%d-port\" direction=\"DOWN\"/></zoneRoute>\n",
+                k, g, k, g, k, g, k, g, k, k);
+    fprintf(out, "</zone>\n");
+}
+
+/* A leaf's uplinks as one link: a single switch's crossbar takes a whole
+ * group at once; a fat tree's leaf has up[1] links of a node port each. */
+static double leaf_uplink_Bps(const platform *p)
+{
+    return (p->fabric == FABRIC_SWITCH ? SWITCH_GROUP : p->up[1]) * p->port_bw_Bps;
+}
+
+/* Above the leaves: FLAT for a two-level tree or a single switch (zero
+ * latency: it is the same switch), a fat tree of the upper levels otherwise. */
+static void write_spine(const platform *p, int groups, FILE *out)
+{
+    fprintf(out, "<cluster id=\"spine\" prefix=\"leaf-\" suffix=\"\" ");
+    if (p->fabric == FABRIC_SWITCH || p->levels <= 2) {
+        fprintf(out, "radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" lat=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\" "
+                     "topology=\"FLAT\"/>\n", groups - 1, leaf_uplink_Bps(p), p->fabric == FABRIC_SWITCH ? 0 : p->fab_lat_s);
+        return;
+    }
+    long hosts = 1;
+    for (int l = 1; l < p->levels; l++)
+        hosts *= p->down[l];
+    fprintf(out, "radical=\"0-%ld\" speed=\"1f\" bw=\"%.17gBps\" lat=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\" "
+                 "topology=\"FAT_TREE\" topo_parameters=\"%d;", hosts - 1, p->port_bw_Bps, p->fab_lat_s, p->levels - 1);
+    for (int l = 1; l < p->levels; l++)
+        fprintf(out, "%s%d", l > 1 ? "," : "", p->down[l]);
+    fprintf(out, ";");
+    for (int l = 1; l < p->levels; l++)
+        fprintf(out, "%s%d", l > 1 ? "," : "", p->up[l]);
+    fprintf(out, ";");
+    for (int l = 1; l < p->levels; l++)
+        fprintf(out, "%s1", l > 1 ? "," : "");
+    fprintf(out, "\"/>\n");
+}
+
+/* A user's platform is their file, as it is. */
+static int copy_user_xml(const platform *p, FILE *out, tt_error *err)
+{
+    FILE *in = fopen(p->user_xml, "r");
+    if (!in)
+        return tt_error_set(err, TT_EINPUT, "%s: cannot read the SimGrid platform", p->user_xml);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    fclose(in);
+    if (ferror(out))
+        return tt_error_set(err, TT_EINPUT, "could not write the platform XML");
+    return TT_OK;
+}
+
 int platform_write_xml(const platform *p, FILE *out, tt_error *err)
 {
+    if (p->user_xml)
+        return copy_user_xml(p, out, err);
     fprintf(out, "<?xml version='1.0'?>\n"
                  "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
                  "<!-- ttasim platform %s: %d nodes, %d accelerators -->\n"
                  "<platform version=\"4.1\">\n",
             p->name, p->nodes, platform_ranks(p));
+    int groups = p->nodes > 1 && !p->flat ? (p->nodes + group_nodes(p) - 1) / group_nodes(p) : 0;
     if (p->flat) {
         double bw = p->fabric == FABRIC_TORUS ? p->fab_bw_Bps : p->port_bw_Bps;
         write_cluster(p, out, "fabric", "acc-", platform_ranks(p), platform_device(p, 0)->peak_flops[DTYPE_FP32], bw);
     } else if (p->nodes == 1) {
         write_node(p, 0, out);
     } else {
-        /* Floyd over nodes + fabric: the route between two nodes enters the
-         * fabric at one port and leaves it at the other. */
-        fprintf(out, "<zone id=\"world\" routing=\"Floyd\">\n");
+        /* SimGrid finds a link by name searching zones depth-first from the
+         * root: declared in the first zone, every lookup ends at once
+         * (declared in each node's zone, loading was quadratic in nodes). */
+        fprintf(out, "<zone id=\"world\" routing=\"Floyd\">\n<zone id=\"links\" routing=\"Full\">\n");
         for (int k = 0; k < p->nodes; k++)
-            write_node(p, k, out);
-        write_cluster(p, out, "fabric", "port-", p->nodes, 1, p->port_bw_Bps);
-        for (int k = 0; k < p->nodes; k++)
-            fprintf(out, "<link id=\"n%d-port\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                    k, p->port_bw_Bps);
-        for (int k = 0; k < p->nodes; k++)
+            write_node_links(p, k, out);
+        for (int g = 0; g < groups && groups > 1; g++)
+            fprintf(out, "<link id=\"g%d-up\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                    g, leaf_uplink_Bps(p));
+        fprintf(out, "</zone>\n");
+        for (int g = 0; g < groups; g++)
+            write_group(p, g, out);
+        if (groups > 1)
+            write_spine(p, groups, out);
+        for (int g = 0; g < groups && groups > 1; g++)
             fprintf(out,
-                    "<zoneRoute src=\"n%d\" dst=\"fabric\" gw_src=\"n%d-gw\" gw_dst=\"port-%d\" symmetrical=\"NO\">"
-                    "<link_ctn id=\"n%d-port\" direction=\"UP\"/></zoneRoute>\n"
-                    "<zoneRoute src=\"fabric\" dst=\"n%d\" gw_src=\"port-%d\" gw_dst=\"n%d-gw\" symmetrical=\"NO\">"
-                    "<link_ctn id=\"n%d-port\" direction=\"DOWN\"/></zoneRoute>\n",
-                    k, k, k, k, k, k, k, k);
+                    "<zoneRoute src=\"g%d\" dst=\"spine\" gw_src=\"g%d-leaf\" gw_dst=\"leaf-%d\" symmetrical=\"NO\">"
+                    "<link_ctn id=\"g%d-up\" direction=\"UP\"/></zoneRoute>\n"
+                    "<zoneRoute src=\"spine\" dst=\"g%d\" gw_src=\"leaf-%d\" gw_dst=\"g%d-leaf\" symmetrical=\"NO\">"
+                    "<link_ctn id=\"g%d-up\" direction=\"DOWN\"/></zoneRoute>\n",
+                    g, g, g, g, g, g, g, g);
         fprintf(out, "</zone>\n");
     }
     fprintf(out, "</platform>\n");

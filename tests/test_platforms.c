@@ -2,6 +2,7 @@
  * structure against their published descriptions, malformed files, and
  * SimGrid agreeing with platform_path on the exported XML. */
 #include <check.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,315 @@ START_TEST(network_words)
 }
 END_TEST
 
+START_TEST(dgx1_v100_six_nvlinks_per_gpu)
+{
+    platform *p = load("dgx1-v100", 0, 0, 0);
+    for (int g = 0; g < 8; g++) {
+        char name[16];
+        snprintf(name, sizeof name, "gpu%d", g);
+        ck_assert_int_eq(platform_component_links(p, name, "nvlink2"), 6);
+    }
+    ck_assert_int_eq(platform_component_links(p, "gpu9", NULL), -1);
+    /* 0-3 is a doubled link: 50 GB/s; 0-5 needs a hop through another GPU. */
+    double lat, bw;
+    platform_path(p, 0, 3, &lat, &bw);
+    ck_assert_double_eq(bw, 50e9);
+    ck_assert_int_eq(platform_hops(p, 0, 5), 2);
+    platform_summary s;
+    platform_summarize(p, &s);
+    ck_assert_int_eq(s.accelerators, 8);
+    ck_assert_int_eq(s.cpu_sockets, 2);
+    ck_assert_int_eq(s.nics, 4);
+    platform_free(p);
+    p = load("dgx1-p100", 0, 0, 0);
+    ck_assert_int_eq(platform_component_links(p, "gpu5", "nvlink1"), 4);
+    platform_free(p);
+}
+END_TEST
+
+START_TEST(zion_sockets_and_mesh)
+{
+    platform *p = load("zion", 0, 0, 0);
+    platform_summary s;
+    platform_summarize(p, &s);
+    ck_assert_int_eq(s.cpu_sockets, 8);
+    ck_assert_int_eq(s.accelerators, 8);
+    for (int a = 0; a < 8; a++) {
+        char name[16];
+        snprintf(name, sizeof name, "oam%d", a);
+        ck_assert_int_eq(platform_component_links(p, name, "oam-serdes"), 6);
+    }
+    ck_assert_int_eq(platform_component_links(p, "cpu3", "upi"), 6);
+    /* Socket 5 reaches OAM 2 over UPI to socket 1, then its PCIe switch (Gen3 uplink). */
+    double lat, bw;
+    ck_assert_int_eq(platform_component_path(p, "cpu5", "oam2", &lat, &bw), 3);
+    ck_assert_double_eq(bw, 16e9);
+    ck_assert_int_eq(platform_component_path(p, "cpu5", "oam9", &lat, &bw), -1);
+    platform_free(p);
+    platform_options o = {0, 0, 0, "v100-sxm2", "fully_connected"};
+    tt_error err = {0};
+    p = platform_load("zion", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(platform_component_links(p, "oam4", "oam-serdes"), 7);
+    ck_assert_int_eq(platform_hops(p, 1, 6), 1);
+    ck_assert_str_eq(platform_device(p, 2)->name, "v100-sxm2");
+    platform_free(p);
+    o.mesh = "fuly_connected";
+    ck_assert_ptr_null(platform_load("zion", &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "did you mean fully_connected?"));
+}
+END_TEST
+
+START_TEST(rail_alignment)
+{
+    platform *p = load("dgx-a100", 4, 0, 0);
+    ck_assert_int_eq(platform_ranks(p), 32);
+    for (int r = 0; r < 32; r++) {
+        char want[16];
+        snprintf(want, sizeof want, "nic%d", r % 8);
+        ck_assert_str_eq(platform_rank_exit(p, r), want);
+    }
+    /* gpu3 -> pcie switch -> nic3 -> leaf -> nic3 -> pcie switch -> gpu3. */
+    ck_assert_int_eq(platform_hops(p, 3, 8 + 3), 6);
+    double lat, bw;
+    platform_path(p, 3, 8 + 3, &lat, &bw);
+    ck_assert_double_eq(bw, 25e9); /* one HDR NIC */
+    ck_assert_double_eq_tol(lat, 4 * 0.5e-6 + 2 * 0.5e-6, 1e-15);
+    /* Inside the node: GPU -> NVSwitch -> GPU, 12 links of 25 GB/s = 2 per switch. */
+    platform_path(p, 0, 7, &lat, &bw);
+    ck_assert_int_eq(platform_hops(p, 0, 7), 2);
+    ck_assert_double_eq(bw, 50e9);
+    platform_free(p);
+    /* --link-bw replaces the fabric's rate, NICs included. */
+    p = load("dgx-a100", 4, 10e9, 0);
+    platform_path(p, 3, 8 + 3, &lat, &bw);
+    ck_assert_double_eq(bw, 10e9);
+    platform_free(p);
+}
+END_TEST
+
+START_TEST(tpu_v3_bisection)
+{
+    /* 32 x 32 torus: halving one ring dimension cuts 2 links in each of the
+     * 32 rings; at 1e11 B/s per link per direction that is the published 6.4 TB/s.
+     * With Jouppi's 656 Gb/s (82 GB/s) per link it would be 5.2 TB/s. */
+    platform *p = load("tpu-v3-pod", 0, 0, 0);
+    platform_summary s;
+    platform_summarize(p, &s);
+    ck_assert_int_eq(s.accelerators, 1024);
+    ck_assert_int_eq(platform_ranks_per_node(p), 4);
+    ck_assert_double_eq_tol(s.bisection_Bps, 6.4e12, 1);
+    ck_assert_double_eq_tol(s.peak_flops[DTYPE_BF16], 1024 * 123e12, 1e3);
+    ck_assert_int_eq(s.diameter_hops, 32);
+    platform_free(p);
+    p = load("tpu-v3-pod", 8, 0, 0); /* a 32-chip slice: 8 x 4 */
+    ck_assert_int_eq(platform_ranks(p), 32);
+    ck_assert_int_eq(platform_hops(p, 0, 31), 2);
+    platform_free(p);
+    p = load("tpu-v4-pod", 0, 0, 0);
+    platform_summarize(p, &s);
+    ck_assert_double_eq_tol(s.bisection_Bps, 2 * 256 * 45e9, 1); /* published: 24 TB/s */
+    platform_free(p);
+}
+END_TEST
+
+/* Every built-in, at two nodes where it has a fabric: SimGrid's time for one
+ * transfer equals platform_path's on the exported XML, inside a node and across. */
+START_TEST(builtins_load_in_simgrid)
+{
+    tt_error err = {0};
+    char **names = platform_list(&err);
+    ck_assert_ptr_nonnull(names);
+    int checked = 0;
+    for (char **n = names; *n; n++) {
+        platform_options o = {2, 0, 0, NULL, NULL};
+        platform *p = platform_load(*n, &o, &err);
+        if (!p) { /* one-node platforms refuse --nodes 2 */
+            p = platform_load(*n, NULL, &err);
+            ck_assert_msg(p != NULL, "%s: %s", *n, err.msg);
+        }
+        int last = platform_ranks(p) - 1;
+        assert_sim_matches_path(p, 0, last);
+        if (platform_ranks_per_node(p) > 1)
+            assert_sim_matches_path(p, platform_ranks_per_node(p) - 1, 0);
+        ck_assert_int_gt(platform_assumption_count(p) + (platform_source_count(p) == 0), 0);
+        platform_free(p);
+        checked++;
+    }
+    ck_assert_int_ge(checked, 20);
+    platform_list_free(names);
+}
+END_TEST
+
+START_TEST(calibrated_is_slower)
+{
+    platform *p = load("star", 4, 10e9, 1e-6);
+    double ideal = simulate_one(p, NETWORK_IDEAL, 0, 1, 1e8);
+    double cal = simulate_one(p, NETWORK_CALIBRATED, 0, 1, 1e8);
+    ck_assert_double_eq_tol(ideal, 2e-6 + 1e-2, 1e-9);
+    ck_assert_double_eq_tol(cal, 2e-6 + 1e-2 / 0.8, 1e-5);
+    platform_free(p);
+}
+END_TEST
+
+static const char *GOOD =
+    "{\"format\": \"ttasim-platform\", \"version\": 1, \"name\": \"mini\",\n"
+    " \"sources\": [\"test\"], \"assumptions\": [{\"name\": \"x\", \"value\": 1, \"why\": \"test\"}],\n"
+    " \"node\": {\"components\": [{\"name\": \"gpu\", \"device\": \"v100-sxm2\", \"count\": 2},\n"
+    "                          {\"name\": \"nic\", \"device\": \"ib-edr\"}],\n"
+    "   \"links\": [{\"a\": \"gpu0\", \"b\": \"gpu1\", \"bandwidth_Bps\": \"25G\", \"latency_s\": \"1us\", \"class\": \"nvlink2\"},\n"
+    "             {\"a\": \"gpu\", \"b\": \"nic0\", \"bandwidth_Bps\": \"16G\", \"latency_s\": \"1us\", \"class\": \"pcie3\"}]},\n"
+    " \"fabric\": {\"topology\": \"single_switch\", \"nodes\": 3, \"attach\": \"nic\",\n"
+    "   \"link\": {\"bandwidth_Bps\": \"12.5G\", \"latency_s\": \"2us\"}}}\n";
+
+/* Loads GOOD with one substring replaced; returns the error message (or "" on success). */
+static void load_variant(const char *from, const char *to, char *msg, size_t n)
+{
+    char text[4096], path[64];
+    const char *at = strstr(GOOD, from);
+    ck_assert_ptr_nonnull(at);
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - GOOD), GOOD, to, at + strlen(from));
+    tu_write_temp(text, path, sizeof path);
+    tt_error err = {0};
+    platform *p = platform_load(path, NULL, &err);
+    unlink(path);
+    snprintf(msg, n, "%s", p ? "" : err.msg);
+    if (p)
+        platform_free(p);
+    else
+        ck_assert_int_eq(err.code, TT_EINPUT);
+}
+
+START_TEST(user_file_loads)
+{
+    char msg[TT_ERROR_MSG_BYTES];
+    load_variant("\"mini\"", "\"mini\"", msg, sizeof msg);
+    ck_assert_str_eq(msg, "");
+    char path[64];
+    tu_write_temp(GOOD, path, sizeof path);
+    tt_error err = {0};
+    platform *p = platform_load(path, NULL, &err);
+    unlink(path);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(platform_ranks(p), 6);
+    double lat, bw;
+    platform_path(p, 0, 5, &lat, &bw); /* gpu -> nic -> switch -> nic -> gpu */
+    ck_assert_double_eq(bw, 12.5e9);
+    ck_assert_double_eq_tol(lat, 1e-6 + 4e-6 + 1e-6, 1e-15);
+    assert_sim_matches_path(p, 0, 5);
+    assert_sim_matches_path(p, 1, 0);
+    platform_free(p);
+}
+END_TEST
+
+START_TEST(malformed_files)
+{
+    char msg[TT_ERROR_MSG_BYTES];
+    load_variant(", \"device\": \"ib-edr\"", "", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.node.components[1]"));
+    ck_assert_ptr_nonnull(strstr(msg, "missing required key \"device\""));
+    load_variant("\"device\": \"ib-edr\"", "\"devize\": \"ib-edr\"", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "did you mean \"device\""));
+    load_variant("\"v100-sxm2\"", "\"v100-sxm9\"", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.node.components[0].device: unknown device \"v100-sxm9\""));
+    ck_assert_ptr_nonnull(strstr(msg, "did you mean \"v100-sxm2\""));
+    load_variant("\"b\": \"gpu1\"", "\"b\": \"gpu7\"", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.node.links[0].b: no component \"gpu7\""));
+    ck_assert_ptr_nonnull(strstr(msg, "gpu0, gpu1, nic0"));
+    load_variant("\"topology\": \"single_switch\"", "\"topology\": \"singel_switch\"", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.fabric.topology"));
+    ck_assert_ptr_nonnull(strstr(msg, "did you mean \"single_switch\""));
+    load_variant("\"attach\": \"nic\"", "\"attach\": \"hca\"", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "attach: no component named \"hca\""));
+    load_variant("\"ttasim-platform\"", "\"ttasim-scenario\"", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.format"));
+    load_variant("\"version\": 1,", "\"version\": 2,", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.version"));
+    load_variant("\"version\": 1,", "\"version\": 1", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, ":1:"));
+    load_variant("\"latency_s\": \"1us\", \"class\": \"nvlink2\"", "\"class\": \"nvlink2\"", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.node.links[0]"));
+    ck_assert_ptr_nonnull(strstr(msg, "latency_s"));
+    load_variant("{\"a\": \"gpu\", \"b\": \"nic0\"", "{\"a\": \"gpu\", \"b\": \"gpu0\"", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "to itself"));
+    load_variant("{\"name\": \"nic\", \"device\": \"ib-edr\"}", "{\"name\": \"nic\", \"device\": \"ib-edr\"}, {\"name\": \"cpu\", \"device\": \"epyc-7742\"}", msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "no route from"));
+}
+END_TEST
+
+START_TEST(cli_show_export)
+{
+    static char out[1 << 16];
+    ck_assert_int_eq(tu_run_ttasim("platform list", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "dgx1-v100\n"));
+    ck_assert_ptr_nonnull(strstr(out, "torus3d\n"));
+    ck_assert_int_eq(tu_run_ttasim("platform show tpu-v3-pod --json", out, sizeof out), 0);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    ck_assert_msg(doc != NULL, "%s", je.text);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "accelerators")), 1024);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "cpu_sockets")), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "nodes")), 256);
+    ck_assert_double_eq_tol(json_real_value(json_object_get(doc, "bisection_Bps")), 6.4e12, 1);
+    ck_assert_int_gt(json_array_size(json_object_get(doc, "assumptions")), 3);
+    json_decref(doc);
+    ck_assert_int_eq(tu_run_ttasim("platform show zion", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "zion.mesh = hybrid cube mesh"));
+    ck_assert_int_eq(tu_run_ttasim("platform show dgx-a100 --nodes 0", out, sizeof out), 2);
+    ck_assert_int_eq(tu_run_ttasim("platform shw dgx-a100", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "did you mean 'show'"));
+    ck_assert_int_eq(tu_run_ttasim("platform export dgx-a100", out, sizeof out), 2);
+    ck_assert_int_eq(tu_run_ttasim("platform export fattree --nodes 64 --xml -", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "topology=\"FAT_TREE\" topo_parameters=\"2;16,4;1,16;1,1\""));
+    /* SimGrid loads the export: 2 DGX-1 = 2 x (8 GPUs + 2 CPUs + 4 NICs) hosts. */
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx1-v100 --nodes 2 --json", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "\"simgrid_hosts\": 28,"));
+}
+END_TEST
+
+/* A user's own SimGrid XML and rank -> host file (here: an exported star with
+ * the ranks reversed). */
+START_TEST(user_simgrid_xml)
+{
+    char dir[] = "/tmp/ttasim-userxml-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char xml[128], hosts[128], json[128], out[256];
+    snprintf(xml, sizeof xml, "%s/star.xml", dir);
+    snprintf(hosts, sizeof hosts, "%s/ranks.txt", dir);
+    snprintf(json, sizeof json, "%s/mine.json", dir);
+    snprintf(out, sizeof out, "platform export star --nodes 4 --link-bw 5G --link-latency 2us --xml %s", xml);
+    static char buf[4096];
+    ck_assert_int_eq(tu_run_ttasim(out, buf, sizeof buf), 0);
+    FILE *f = fopen(hosts, "w");
+    fprintf(f, "# rank i is line i\nacc-3\nacc-2\n\nacc-1\nacc-0\n");
+    fclose(f);
+    f = fopen(json, "w");
+    fprintf(f, "{\"format\": \"ttasim-platform\", \"version\": 1, \"name\": \"mine\", \"sources\": [], \"assumptions\": [],\n"
+               " \"simgrid\": {\"xml\": \"star.xml\", \"rank_hosts\": \"ranks.txt\", \"accelerator\": \"a100-sxm4-40gb\",\n"
+               "   \"ranks_per_node\": 2, \"path_estimate\": {\"bandwidth_Bps\": \"5G\", \"latency_s\": \"4us\", \"hops\": 2}}}\n");
+    fclose(f);
+    tt_error err = {0};
+    platform *p = platform_load(json, NULL, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(platform_ranks(p), 4);
+    ck_assert_int_eq(platform_nodes(p), 2);
+    char host[32];
+    ck_assert_str_eq(platform_rank_host(p, 1, host, sizeof host), "acc-2");
+    ck_assert_str_eq(platform_device(p, 3)->name, "a100-sxm4-40gb");
+    assert_sim_matches_path(p, 0, 3);
+    platform_free(p);
+    f = fopen(hosts, "w");
+    fprintf(f, "acc-3\nacc 2\n");
+    fclose(f);
+    ck_assert_ptr_null(platform_load(json, NULL, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "ranks.txt:2: expected one SimGrid host name per line"));
+    unlink(xml);
+    unlink(hosts);
+    unlink(json);
+    rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("platforms");
@@ -152,6 +462,22 @@ static Suite *suite(void)
     tcase_add_test(t, star_two_links);
     tcase_add_test(t, unknown_names);
     tcase_add_test(t, network_words);
+    tcase_add_test(t, calibrated_is_slower);
+    suite_add_tcase(s, t);
+    t = tcase_create("builtins");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, dgx1_v100_six_nvlinks_per_gpu);
+    tcase_add_test(t, zion_sockets_and_mesh);
+    tcase_add_test(t, rail_alignment);
+    tcase_add_test(t, tpu_v3_bisection);
+    tcase_add_test(t, builtins_load_in_simgrid);
+    suite_add_tcase(s, t);
+    t = tcase_create("files");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, user_file_loads);
+    tcase_add_test(t, malformed_files);
+    tcase_add_test(t, cli_show_export);
+    tcase_add_test(t, user_simgrid_xml);
     suite_add_tcase(s, t);
     return s;
 }

@@ -16,8 +16,11 @@ void noise_scale_add(noise_scale *ns, double small_sq, double b_small, double bi
         return;
     double g2 = (b_big * big_sq - b_small * small_sq) / (b_big - b_small);
     double tr = (small_sq - big_sq) / (1.0 / b_small - 1.0 / b_big);
-    /* the first sample seeds the averages, so early values are not biased toward 0 */
-    double a = ns->samples == 0 ? 1.0 : ns->alpha;
+    /* a plain running mean until it would weigh samples less than the EMA does,
+     * so the first samples are not over- or under-weighted */
+    double a = 1.0 / (double)(ns->samples + 1);
+    if (a < ns->alpha)
+        a = ns->alpha;
     ns->g2_ema += a * (g2 - ns->g2_ema);
     ns->tr_ema += a * (tr - ns->tr_ema);
     ns->samples++;

@@ -3,8 +3,9 @@
  * small batch (a worker's shard) and a big batch (the global batch):
  *   |G|^2   ~ (B_big |G_big|^2 - B_small |G_small|^2) / (B_big - B_small)
  *   tr(S)   ~ (|G_small|^2 - |G_big|^2) / (1/B_small - 1/B_big)
- * both unbiased; each is smoothed with an exponential moving average and the
- * ratio of the averages is the estimate (a ratio of noisy values is biased). */
+ * both unbiased; each is averaged (running mean for the first 1/alpha samples,
+ * then an exponential moving average) and the ratio of the averages is the
+ * estimate (a ratio of noisy values is biased). */
 #ifndef TT_NOISE_SCALE_H
 #define TT_NOISE_SCALE_H
 

@@ -1,0 +1,21 @@
+/* model_cli.h: the model options (--widths, --image, ...) shared by the
+ * commands that build a model of the zoo. */
+#ifndef TT_MODEL_CLI_H
+#define TT_MODEL_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "trainer/model.h"
+
+#define MODEL_CLI_BASE 1000 /* getopt values of the model options */
+#define MODEL_CLI_COUNT 10
+
+/* Copies the model options into opts[0..MODEL_CLI_COUNT). */
+void model_cli_options(struct option *opts);
+/* For a getopt value >= MODEL_CLI_BASE: applies it to o. */
+int model_cli_apply(int c, const char *arg, model_opts *o, tt_error *err);
+/* The options' help lines. */
+void model_cli_help(FILE *out);
+
+#endif

@@ -1,0 +1,57 @@
+/* graph.h: building a model layer by layer (used by the zoo, trainer/zoo.c).
+ * Each builder appends one layer reading existing tensors and returns its
+ * output tensor id; tensors carry per-sample dimensions and the batch is
+ * added by model_alloc. Shape errors are remembered and reported by
+ * model_create. */
+#ifndef TT_GRAPH_H
+#define TT_GRAPH_H
+
+#include "trainer/model.h"
+
+/* How the following layers initialise their weights (biases: zero, except
+ * INIT_TORCH where they are uniform like the weights; norms: one and zero). */
+enum {
+    INIT_TORCH,          /* PyTorch default: uniform(+-1/sqrt(fan_in)) */
+    INIT_KAIMING_FANOUT, /* torchvision ResNet convs: normal(0, sqrt(2/fan_out)) */
+    INIT_NORMAL_002,     /* BERT / ViT: normal(0, 0.02) */
+};
+
+model *g_new(const char *name);
+void g_init_style(model *m, int style);
+int g_fail(model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int g_input_image(model *m, int C, int H, int W);
+int g_input_vector(model *m, int n);
+int g_dims(const model *m, int t, int *dims); /* returns ndim */
+
+int g_linear(model *m, const char *name, int x, int OC, int bias);
+/* linear with relu fused into its output pass (one layer, one tensor) */
+int g_linear_relu(model *m, const char *name, int x, int OC, int bias);
+int g_linear_tied(model *m, const char *name, int x, const char *weight_view);
+int g_conv(model *m, const char *name, int x, int OC, int K, int stride, int pad, int bias);
+int g_bn(model *m, const char *name, int x);
+int g_layernorm(model *m, const char *name, int x, float eps);
+int g_relu(model *m, const char *name, int x);
+int g_gelu(model *m, const char *name, int x);
+int g_tanh(model *m, const char *name, int x);
+int g_dropout(model *m, const char *name, int x, float p); /* p <= 0: no layer, returns x */
+int g_maxpool(model *m, const char *name, int x, int K, int stride, int pad);
+int g_avgpool(model *m, const char *name, int x, int K, int stride, int pad);
+int g_gap(model *m, const char *name, int x);
+int g_add(model *m, const char *name, int a, int b);
+int g_flatten(model *m, const char *name, int x);
+/* token + position + segment embeddings of T tokens (inputs.tokens, .segments) */
+int g_embed(model *m, const char *name, int T, int vocab, int maxpos, int ntypes, int C);
+int g_attention(model *m, const char *name, int qkv, int NH);
+int g_embbag(model *m, const char *name, int F, const long *rows, int D, int bag, int mode);
+int g_interaction(model *m, const char *name, int dense, int emb);
+int g_slice0(model *m, const char *name, int x);
+int g_gather(model *m, const char *name, int x, int P);
+int g_vitembed(model *m, const char *name, int x);
+void g_softmax_ce(model *m, const char *name, int logits, float smoothing);
+void g_bce(model *m, const char *name, int logits);
+
+/* Builds the named architecture into m (trainer/zoo.c). */
+int zoo_build(model *m, const char *name, const model_opts *o);
+
+#endif

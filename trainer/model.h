@@ -1,0 +1,120 @@
+/* model.h: a model of the zoo as a sequence of layers over one flat
+ * parameter set (trainer/params.h), one activation arena and no allocation
+ * inside a training step (llm.c style).
+ *
+ * Life cycle: model_create (plans the layers and counts parameters and FLOPs,
+ * no memory: works for 24-billion-parameter DLRM too) -> model_alloc (batch
+ * size, initialised parameters, activations) -> per step: fill
+ * model_inputs(), model_zero_grad, model_forward, model_backward, update the
+ * parameters (the optimizers live elsewhere). */
+#ifndef TT_MODEL_H
+#define TT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "trainer/params.h"
+
+#define MODEL_MAX_WIDTHS 16
+#define MODEL_MAX_TABLES 64
+
+typedef struct model model;
+
+typedef struct model_opts {
+    int classes;           /* output classes (0: the model's default) */
+    int image;             /* input height = width for image models (0: default) */
+    int channels;          /* input channels of image models (0: default) */
+    int seq_len;           /* BERT tokens per sequence (0: 128) */
+    int vocab;             /* BERT vocabulary (0: 30522) */
+    int widths[MODEL_MAX_WIDTHS]; /* mlp: input, hidden..., output (nwidths 0: 784-1024-1024-10) */
+    int nwidths;
+    long table_rows_cap;   /* dlrm: cap every table at this many rows (0: the model's default) */
+    float dropout;         /* dropout probability where the architecture has dropout (0: none) */
+    float label_smoothing; /* softmax cross-entropy label smoothing */
+    uint64_t seed;         /* parameter initialisation and dropout */
+} model_opts;
+
+/* What one step reads; the model owns the buffers (sized for the batch). The
+ * data generators (trainer/data.h) and the Fashion-MNIST reader fill them. */
+typedef struct model_inputs {
+    int batch;
+    float *x;              /* (B, x_per_sample): images (C,H,W), features, DLRM dense */
+    long x_per_sample;
+    int channels, height, width; /* image models */
+    int *tokens, *segments;/* (B, seq_len) BERT */
+    int *lengths;          /* (B) valid tokens; the rest is padding (attention mask) */
+    int seq_len, vocab;
+    int *positions;        /* (B, npred) masked-LM positions; labels hold the true tokens */
+    int npred;
+    int *sparse;           /* (B, ntables, bag) DLRM categorical ids */
+    int ntables, bag;
+    const long *table_rows;/* (ntables) rows per table: ids must be below */
+    int *labels;           /* (B, labels_per_sample) class ids */
+    int labels_per_sample, classes;
+    float *targets;        /* (B) click labels in {0,1} (DLRM) */
+} model_inputs;
+
+/* A layer as `ttasim model show` and the trace see it. Per-sample counts
+ * scale linearly with the batch; *_fixed ones do not. */
+typedef struct model_layer {
+    const char *name;
+    const char *cls;       /* conv|gemm|attention|norm|elementwise|pool|embedding|loss */
+    double params;         /* parameters this layer owns */
+    double fwd_flops, bwd_flops;       /* per sample; a multiply-add is 2 */
+    double fwd_elems, bwd_elems;       /* per sample: activation elements read + written */
+    double fwd_elems_fixed, bwd_elems_fixed; /* parameters read (and gradients written) */
+    double act_elems;      /* per sample: output and saved state kept for backward */
+    int backward;          /* 1 if a gradient reaches this layer */
+    int model_parallel;    /* its parameters are sharded across ranks (DLRM tables),
+                              exchanged by alltoall rather than allreduced */
+    double lookups;        /* embedding rows read per sample (embedding layers) */
+    int first_view, nviews;/* its parameter views in model_params() */
+} model_layer;
+
+void model_opts_default(model_opts *o);
+/* Sets one option from text, as on the command line: widths (784-1024-10),
+ * image, channels, classes, seq-len, vocab, table-rows-cap, dropout,
+ * label-smoothing, seed. MODEL_OPTION_KEYS lists them for getopt tables. */
+int model_opts_set(model_opts *o, const char *key, const char *value, tt_error *err);
+#define MODEL_OPTION_KEYS                                                                      \
+    "widths", "image", "channels", "classes", "seq-len", "vocab", "table-rows-cap", "dropout", \
+        "label-smoothing", "seed"
+
+/* The zoo: NULL-terminated names, and a one-line description. */
+extern const char *const MODEL_NAMES[];
+const char *model_describe(const char *name);
+
+/* Plans the named model (no parameter or activation memory). */
+int model_create(model **out, const char *name, const model_opts *o, tt_error *err);
+void model_free(model *m);
+
+/* Allocates parameters (initialised from the seed), gradients (zero) and the
+ * activation arena for batches of up to `batch` samples. */
+int model_alloc(model *m, int batch, tt_error *err);
+
+const char *model_name(const model *m);
+param_set *model_params(model *m);
+model_inputs *model_get_inputs(model *m);
+size_t model_activation_bytes(const model *m); /* arena after model_alloc */
+
+/* Train mode (batch statistics, dropout) is the default; eval uses running
+ * statistics and no dropout. */
+void model_set_training(model *m, int training);
+
+/* Forward over the inputs; returns the mean loss. */
+float model_forward(model *m);
+/* Backward from the loss: parameter gradients are ACCUMULATED (+=). */
+void model_backward(model *m);
+void model_zero_grad(model *m);
+/* The loss layer's input (logits) after model_forward: (batch, *cols). */
+const float *model_logits(const model *m, int *cols);
+/* Plain SGD, params -= lr * grads: for tests and the benchmark. */
+void model_sgd_step(model *m, float lr);
+
+int model_nlayers(const model *m);
+const model_layer *model_layer_at(const model *m, int i);
+double model_forward_flops_per_sample(const model *m);
+double model_backward_flops_per_sample(const model *m);
+
+#endif

@@ -1,0 +1,86 @@
+/* model_opts.c: model options from "key value" text (command lines). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainer/model.h"
+
+static int parse_long(const char *key, const char *v, long lo, long hi, long *out, tt_error *err)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi)
+        return tt_error_set(err, TT_EINPUT, "--%s: expected an integer in %ld..%ld, got '%s'",
+                            key, lo, hi, v);
+    *out = x;
+    return TT_OK;
+}
+
+static int parse_float(const char *key, const char *v, float lo, float hi, float *out,
+                       tt_error *err)
+{
+    char *end;
+    errno = 0;
+    float x = strtof(v, &end);
+    if (errno || end == v || *end || !(x >= lo && x <= hi))
+        return tt_error_set(err, TT_EINPUT, "--%s: expected a number in [%g, %g], got '%s'", key,
+                            lo, hi, v);
+    *out = x;
+    return TT_OK;
+}
+
+int model_opts_set(model_opts *o, const char *key, const char *v, tt_error *err)
+{
+    long x = 0;
+    int rc = TT_OK;
+    if (strcmp(key, "widths") == 0) {
+        int n = 0;
+        const char *p = v;
+        while (*p) {
+            char *end;
+            errno = 0;
+            long w = strtol(p, &end, 10);
+            if (errno || end == p || w < 1 || w > 1000000 || n == MODEL_MAX_WIDTHS ||
+                (*end && *end != '-' && *end != ','))
+                return tt_error_set(err, TT_EINPUT,
+                                    "--widths: expected 2 to %d positive integers separated by "
+                                    "'-' (input-hidden...-output, e.g. 784-1024-10), got '%s'",
+                                    MODEL_MAX_WIDTHS, v);
+            o->widths[n++] = (int)w;
+            p = *end ? end + 1 : end;
+        }
+        if (n < 2)
+            return tt_error_set(err, TT_EINPUT, "--widths: need at least an input and an output "
+                                                "width, got '%s'", v);
+        o->nwidths = n;
+    } else if (strcmp(key, "image") == 0) {
+        rc = parse_long(key, v, 1, 4096, &x, err);
+        o->image = (int)x;
+    } else if (strcmp(key, "channels") == 0) {
+        rc = parse_long(key, v, 1, 4096, &x, err);
+        o->channels = (int)x;
+    } else if (strcmp(key, "classes") == 0) {
+        rc = parse_long(key, v, 2, 10000000, &x, err);
+        o->classes = (int)x;
+    } else if (strcmp(key, "seq-len") == 0) {
+        rc = parse_long(key, v, 2, 512, &x, err);
+        o->seq_len = (int)x;
+    } else if (strcmp(key, "vocab") == 0) {
+        rc = parse_long(key, v, 1100, 10000000, &x, err);
+        o->vocab = (int)x;
+    } else if (strcmp(key, "table-rows-cap") == 0) {
+        rc = parse_long(key, v, 1, 2000000000L, &x, err);
+        o->table_rows_cap = x;
+    } else if (strcmp(key, "dropout") == 0) {
+        rc = parse_float(key, v, 0.0f, 0.95f, &o->dropout, err);
+    } else if (strcmp(key, "label-smoothing") == 0) {
+        rc = parse_float(key, v, 0.0f, 0.99f, &o->label_smoothing, err);
+    } else if (strcmp(key, "seed") == 0) {
+        rc = parse_long(key, v, 0, 0x7fffffffL, &x, err);
+        o->seed = (uint64_t)x;
+    } else {
+        return tt_error_set(err, TT_EINPUT, "unknown model option --%s", key);
+    }
+    return rc;
+}

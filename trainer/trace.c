@@ -1,0 +1,215 @@
+/* trace.c: the workload trace of one step: per-layer FLOPs and bytes from the
+ * shapes executed, gradients in the order backward produces them, DDP-style
+ * gradient buckets, and the alltoalls of model-parallel embeddings. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trainer/synth.h"
+#include "trainer/trace.h"
+
+/* FLOPs and fp32 words read + written per parameter (documented in README):
+ * sgd w -= lr g; momentum adds v; adamw keeps m, v (sqrt, divide, decay);
+ * lars/lamb add a pass for the per-tensor norms of w and the update. */
+static const optimizer_cost COSTS[] = {
+    {"sgd", 2, 3},       {"momentum", 4, 5}, {"adamw", 12, 7},
+    {"lars", 8, 7},      {"lamb", 16, 9},    {NULL, 0, 0},
+};
+
+const optimizer_cost *trace_optimizer_cost(const char *name)
+{
+    for (int i = 0; COSTS[i].name; i++)
+        if (strcmp(COSTS[i].name, name) == 0)
+            return &COSTS[i];
+    return NULL;
+}
+
+void trace_opts_default(trace_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->micro_batch = 32;
+    o->precision = "fp32";
+    o->bucket_bytes = TRACE_DEFAULT_BUCKET_BYTES;
+    o->optimizer = "sgd";
+}
+
+static double activation_per_sample(const model *m)
+{
+    double a = 0;
+    for (int i = 0; i < model_nlayers(m); i++)
+        a += model_layer_at(m, i)->act_elems;
+    return 4 * a;
+}
+
+/* Executes one step of the model at batch B (tables capped for DLRM). */
+static int run_step(const char *name, const model_opts *mo, int B, tt_error *err)
+{
+    model_opts ro = *mo;
+    if (ro.table_rows_cap == 0 || ro.table_rows_cap > TRACE_RUN_TABLE_ROWS)
+        ro.table_rows_cap = TRACE_RUN_TABLE_ROWS;
+    model *m;
+    int rc = model_create(&m, name, &ro, err);
+    if (rc)
+        return rc;
+    rc = model_alloc(m, B, err);
+    if (!rc) {
+        synth_fill(model_get_inputs(m), 1, 0);
+        model_zero_grad(m);
+        float loss = model_forward(m);
+        model_backward(m);
+        if (!isfinite(loss))
+            rc = tt_error_set(err, TT_EINTERNAL, "model %s: the traced step's loss is %g", name,
+                              loss);
+    }
+    model_free(m);
+    return rc;
+}
+
+static json_t *layers_json(const model *m, int B, int dt)
+{
+    json_t *arr = json_array();
+    for (int i = 0; i < model_nlayers(m); i++) {
+        const model_layer *L = model_layer_at(m, i);
+        json_t *o = json_pack(
+            "{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}", "name", L->name, "class", L->cls,
+            "forward_flops", L->fwd_flops * B, "forward_bytes",
+            (L->fwd_elems * B + L->fwd_elems_fixed) * dt, "backward_flops", L->bwd_flops * B,
+            "backward_bytes", (L->bwd_elems * B + L->bwd_elems_fixed) * dt, "activation_bytes",
+            L->act_elems * B * dt, "param_bytes", L->params * dt);
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+/* Gradients in backward production order (layers last to first, a layer's
+ * tensors last to first as DDP registers them), then buckets filled in that
+ * order: a bucket closes once it reaches its cap; it is ready after the
+ * backward of its last-produced gradient's layer. */
+static void gradients_json(model *m, const trace_opts *to, int dt, json_t *grads,
+                           json_t *buckets)
+{
+    const param_set *ps = model_params(m);
+    double cap = fmin(1024.0 * 1024.0, to->bucket_bytes), fill = 0;
+    int ready = -1;
+    for (int i = model_nlayers(m) - 1; i >= 0; i--) {
+        const model_layer *L = model_layer_at(m, i);
+        if (L->model_parallel)
+            continue;
+        for (int v = L->first_view + L->nviews - 1; v >= L->first_view; v--) {
+            double bytes = (double)ps->views[v].numel * dt;
+            json_array_append_new(grads, json_pack("{s:s, s:f, s:i}", "name",
+                                                   ps->views[v].name, "bytes", bytes, "layer", i));
+            fill += bytes;
+            ready = i;
+            if (fill >= cap) {
+                json_array_append_new(buckets, json_pack("{s:f, s:i}", "bytes", fill,
+                                                         "ready_after_layer", ready));
+                fill = 0;
+                cap = to->bucket_bytes;
+            }
+        }
+    }
+    if (fill > 0)
+        json_array_append_new(buckets,
+                              json_pack("{s:f, s:i}", "bytes", fill, "ready_after_layer", ready));
+}
+
+int trace_build(const char *model_name, const model_opts *mo, const trace_opts *to,
+                json_t **out, tt_error *err)
+{
+    *out = NULL;
+    int dt = strcmp(to->precision, "fp32") == 0 ? 4
+             : strcmp(to->precision, "fp16") == 0 || strcmp(to->precision, "bf16") == 0 ? 2
+                                                                                          : 0;
+    if (!dt)
+        return tt_error_set(err, TT_EINPUT, "precision '%s': expected fp32, fp16 or bf16",
+                            to->precision);
+    const optimizer_cost *oc = trace_optimizer_cost(to->optimizer);
+    if (!oc)
+        return tt_error_set(err, TT_EINPUT,
+                            "optimizer '%s': expected sgd, momentum, adamw, lars or lamb",
+                            to->optimizer);
+    if (to->micro_batch < 1 || to->bucket_bytes <= 0)
+        return tt_error_set(err, TT_EINPUT, "micro-batch and bucket bytes must be positive");
+    model *m;
+    int rc = model_create(&m, model_name, mo, err);
+    if (rc)
+        return rc;
+    int B = to->micro_batch;
+    int run = to->run_batch;
+    if (run <= 0) {
+        double per = 2 * activation_per_sample(m); /* activations and their gradients */
+        run = (int)fmin(B, fmax(1, floor(TRACE_RUN_BYTES / per)));
+    }
+    rc = run_step(model_name, mo, run, err);
+    if (rc) {
+        model_free(m);
+        return rc;
+    }
+    const param_set *ps = model_params(m);
+    double fwd = 0, bwd = 0, mp_params = 0, sparse_rows = 0, dense = 0;
+    json_t *comm = json_array(), *notes = json_array();
+    for (int i = 0; i < model_nlayers(m); i++) {
+        const model_layer *L = model_layer_at(m, i);
+        fwd += L->fwd_flops * B;
+        bwd += L->bwd_flops * B;
+        if (!L->model_parallel) {
+            dense += L->params;
+            continue;
+        }
+        /* hybrid parallel (DLRM): each rank looks up its tables for the global batch;
+         * an alltoall gives every rank all tables' vectors for its own samples, and
+         * the backward alltoall returns their gradients */
+        mp_params += L->params;
+        int cols = ps->views[L->first_view].shape[1];
+        sparse_rows += L->lookups * B * cols;
+        double bytes = L->lookups * cols * B * dt;
+        int consumer = i + 1 < model_nlayers(m) ? i + 1 : i;
+        json_array_append_new(comm, json_pack("{s:s, s:s, s:i, s:f}", "op", "alltoall", "phase",
+                                              "forward", "after_layer", i, "bytes_per_rank",
+                                              bytes));
+        json_array_append_new(comm, json_pack("{s:s, s:s, s:i, s:f}", "op", "alltoall", "phase",
+                                              "backward", "after_layer", consumer,
+                                              "bytes_per_rank", bytes));
+    }
+    char note[512];
+    if (run < B) {
+        snprintf(note, sizeof note,
+                 "executed at micro-batch %d (memory); FLOPs and bytes are per-sample counts "
+                 "from the executed shapes, scaled linearly to micro-batch %d",
+                 run, B);
+        json_array_append_new(notes, json_string(note));
+    }
+    if (mp_params > 0) {
+        snprintf(note, sizeof note,
+                 "embedding tables (%.0f parameters) are model-parallel: not in gradients or "
+                 "buckets; executed with tables capped at %d rows, reported at full size; the "
+                 "optimizer updates only the %.0f looked-up table entries",
+                 mp_params, TRACE_RUN_TABLE_ROWS, sparse_rows);
+        json_array_append_new(notes, json_string(note));
+    }
+    snprintf(note, sizeof note,
+             "optimizer cost per parameter: %s %.0f FLOPs and %.0f fp32 words (master weights "
+             "and state fp32)", oc->name, oc->flops, oc->words);
+    json_array_append_new(notes, json_string(note));
+    json_t *grads = json_array(), *buckets = json_array();
+    gradients_json(m, to, dt, grads, buckets);
+    double upd = dense + sparse_rows;
+    json_t *doc = json_pack(
+        "{s:s, s:i, s:s, s:i, s:s, s:i, s:I, s:f, s:f, s:f, s:o, s:o, s:{s:s, s:f, s:f}, s:o, "
+        "s:o}",
+        "format", "ttasim-trace", "version", 1, "model", model_name, "micro_batch", B,
+        "precision", to->precision, "dtype_bytes", dt, "params", (json_int_t)ps->numel,
+        "param_bytes", (double)ps->numel * dt, "forward_flops", fwd, "backward_flops", bwd,
+        "layers", layers_json(m, B, dt), "gradients", grads, "optimizer", "name", oc->name,
+        "flops", oc->flops * upd, "bytes", oc->words * 4 * upd, "buckets", buckets, "comm", comm);
+    json_object_set_new(doc, "executed_micro_batch", json_integer(run));
+    if (model_get_inputs(m)->seq_len)
+        json_object_set_new(doc, "seq_len", json_integer(model_get_inputs(m)->seq_len));
+    json_object_set_new(doc, "bucket_cap_bytes", json_real(to->bucket_bytes));
+    json_object_set_new(doc, "model_parallel_param_bytes", json_real(mp_params * dt));
+    json_object_set_new(doc, "notes", notes);
+    model_free(m);
+    *out = doc;
+    return TT_OK;
+}

@@ -1,0 +1,272 @@
+/* zoo.c: the architectures by name, with their reference shapes and
+ * parameter names (torchvision for ResNet and ViT, Hugging Face BertModel
+ * for BERT, the MLPerf reference for DLRM). */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/jsonx.h"
+#include "trainer/graph.h"
+#include "trainer/layers.h"
+
+const char *const MODEL_NAMES[] = {
+    "mlp", "cnn", "resnet18", "resnet34", "resnet50", "bert-tiny", "bert-base", "bert-large",
+    "vit-b32", "dlrm-mlperf", "dlrm-small", NULL,
+};
+
+static const char *const DESCRIPTIONS[] = {
+    "multi-layer perceptron, widths --widths (default 784-1024-1024-10), ReLU fused in the linear layers",
+    "small conv net for 28x28 images: 2 x (conv3x3, ReLU, max-pool), 2 linear layers",
+    "ResNet-18 (torchvision), 224x224, 1000 classes",
+    "ResNet-34 (torchvision), 224x224, 1000 classes",
+    "ResNet-50 v1.5 (torchvision), 224x224, 1000 classes",
+    "BERT-Tiny (L=2, H=128, A=2), masked-LM head tied to the word embeddings",
+    "BERT-Base (L=12, H=768, A=12), 128 tokens, masked-LM head tied to the embeddings",
+    "BERT-Large (L=24, H=1024, A=16), 128 tokens, masked-LM head tied to the embeddings",
+    "ViT-B/32 (torchvision), 224x224, 1000 classes",
+    "DLRM, MLPerf Criteo 1TB: bottom 13-512-256-128, top 1024-1024-512-256-1, 26 tables "
+    "(rows capped at 40M)",
+    "DLRM with the MLPerf shapes and tables capped at 10,000 rows (trains in memory)",
+};
+
+/* MLPerf DLRM (Criteo Terabyte, --max-ind-range=40000000): rows per table */
+static const long MLPERF_TABLE_ROWS[26] = {
+    39884406, 39043, 17289, 7420, 20263, 3, 7120, 1543, 63, 38532951, 2953546, 403346, 10,
+    2208, 11938, 155, 4, 976, 14, 39979771, 25641295, 39664984, 585935, 12972, 108, 36,
+};
+
+const char *model_describe(const char *name)
+{
+    for (int i = 0; MODEL_NAMES[i]; i++)
+        if (strcmp(MODEL_NAMES[i], name) == 0)
+            return DESCRIPTIONS[i];
+    return NULL;
+}
+
+static const char *nm(char *buf, const char *prefix, const char *suffix)
+{
+    snprintf(buf, 64, "%s%s", prefix, suffix);
+    return buf;
+}
+
+static int build_mlp(model *m, const model_opts *o)
+{
+    int def[4] = {784, 1024, 1024, 10};
+    const int *w = o->nwidths ? o->widths : def;
+    int n = o->nwidths ? o->nwidths : 4;
+    if (n < 2)
+        return g_fail(m, "an mlp needs at least an input and an output width");
+    int x = g_input_vector(m, w[0]);
+    char name[64];
+    for (int i = 1; i < n; i++) {
+        snprintf(name, sizeof name, "fc%d", i);
+        x = (i < n - 1 ? g_linear_relu : g_linear)(m, name, x, w[i], 1);
+    }
+    g_softmax_ce(m, "loss", x, o->label_smoothing);
+    return 0;
+}
+
+static int build_cnn(model *m, const model_opts *o)
+{
+    int C = o->channels ? o->channels : 1, S = o->image ? o->image : 28;
+    int x = g_input_image(m, C, S, S);
+    x = g_conv(m, "conv1", x, 32, 3, 1, 1, 1);
+    x = g_relu(m, "relu1", x);
+    x = g_maxpool(m, "pool1", x, 2, 2, 0);
+    x = g_conv(m, "conv2", x, 64, 3, 1, 1, 1);
+    x = g_relu(m, "relu2", x);
+    x = g_maxpool(m, "pool2", x, 2, 2, 0);
+    x = g_flatten(m, "flatten", x);
+    x = g_linear(m, "fc1", x, 128, 1);
+    x = g_relu(m, "relu3", x);
+    x = g_dropout(m, "dropout", x, o->dropout);
+    x = g_linear(m, "fc2", x, o->classes ? o->classes : 10, 1);
+    g_softmax_ce(m, "loss", x, o->label_smoothing);
+    return 0;
+}
+
+/* torchvision BasicBlock (expansion 1) or Bottleneck (expansion 4, stride on the 3x3) */
+static int resnet_block(model *m, const char *p, int x, int width, int stride, int bottleneck)
+{
+    char b[64];
+    int d[3];
+    g_dims(m, x, d);
+    int in_c = d[0];
+    int out_c = bottleneck ? 4 * width : width, y;
+    if (bottleneck) {
+        y = g_conv(m, nm(b, p, "conv1"), x, width, 1, 1, 0, 0);
+        y = g_bn(m, nm(b, p, "bn1"), y);
+        y = g_relu(m, nm(b, p, "relu1"), y);
+        y = g_conv(m, nm(b, p, "conv2"), y, width, 3, stride, 1, 0);
+        y = g_bn(m, nm(b, p, "bn2"), y);
+        y = g_relu(m, nm(b, p, "relu2"), y);
+        y = g_conv(m, nm(b, p, "conv3"), y, out_c, 1, 1, 0, 0);
+        y = g_bn(m, nm(b, p, "bn3"), y);
+    } else {
+        y = g_conv(m, nm(b, p, "conv1"), x, width, 3, stride, 1, 0);
+        y = g_bn(m, nm(b, p, "bn1"), y);
+        y = g_relu(m, nm(b, p, "relu1"), y);
+        y = g_conv(m, nm(b, p, "conv2"), y, width, 3, 1, 1, 0);
+        y = g_bn(m, nm(b, p, "bn2"), y);
+    }
+    int skip = x;
+    if (stride != 1 || in_c != out_c) {
+        skip = g_conv(m, nm(b, p, "downsample.0"), x, out_c, 1, stride, 0, 0);
+        skip = g_bn(m, nm(b, p, "downsample.1"), skip);
+    }
+    y = g_add(m, nm(b, p, "add"), y, skip);
+    return g_relu(m, nm(b, p, "relu"), y);
+}
+
+static int build_resnet(model *m, const model_opts *o, const int *blocks, int bottleneck)
+{
+    g_init_style(m, INIT_KAIMING_FANOUT);
+    int S = o->image ? o->image : 224;
+    int x = g_input_image(m, o->channels ? o->channels : 3, S, S);
+    x = g_conv(m, "conv1", x, 64, 7, 2, 3, 0);
+    x = g_bn(m, "bn1", x);
+    x = g_relu(m, "relu", x);
+    x = g_maxpool(m, "maxpool", x, 3, 2, 1);
+    for (int l = 0; l < 4; l++)
+        for (int k = 0; k < blocks[l]; k++) {
+            char p[64];
+            snprintf(p, sizeof p, "layer%d.%d.", l + 1, k);
+            x = resnet_block(m, p, x, 64 << l, k == 0 && l > 0 ? 2 : 1, bottleneck);
+        }
+    x = g_gap(m, "avgpool", x);
+    g_init_style(m, INIT_TORCH);
+    x = g_linear(m, "fc", x, o->classes ? o->classes : 1000, 1);
+    g_softmax_ce(m, "loss", x, o->label_smoothing);
+    return 0;
+}
+
+/* one post-LN BERT encoder layer (Hugging Face names; q, k, v fused in one GEMM) */
+static int bert_layer(model *m, const char *p, int x, int H, int A, int I, float drop)
+{
+    char b[96];
+    int qkv = g_linear(m, nm(b, p, "attention.self.qkv"), x, 3 * H, 1);
+    int a = g_attention(m, nm(b, p, "attention.self.core"), qkv, A);
+    a = g_linear(m, nm(b, p, "attention.output.dense"), a, H, 1);
+    a = g_dropout(m, nm(b, p, "attention.output.dropout"), a, drop);
+    a = g_add(m, nm(b, p, "attention.output.add"), a, x);
+    a = g_layernorm(m, nm(b, p, "attention.output.LayerNorm"), a, 1e-12f);
+    int f = g_linear(m, nm(b, p, "intermediate.dense"), a, I, 1);
+    f = g_gelu(m, nm(b, p, "intermediate.gelu"), f);
+    f = g_linear(m, nm(b, p, "output.dense"), f, H, 1);
+    f = g_dropout(m, nm(b, p, "output.dropout"), f, drop);
+    f = g_add(m, nm(b, p, "output.add"), f, a);
+    return g_layernorm(m, nm(b, p, "output.LayerNorm"), f, 1e-12f);
+}
+
+static int build_bert(model *m, const model_opts *o, int L, int H, int A)
+{
+    g_init_style(m, INIT_NORMAL_002);
+    int T = o->seq_len ? o->seq_len : 128, V = o->vocab ? o->vocab : 30522;
+    int x = g_embed(m, "embeddings", T, V, 512, 2, H);
+    x = g_layernorm(m, "embeddings.LayerNorm", x, 1e-12f);
+    x = g_dropout(m, "embeddings.dropout", x, o->dropout);
+    for (int l = 0; l < L; l++) {
+        char p[64];
+        snprintf(p, sizeof p, "encoder.layer.%d.", l);
+        x = bert_layer(m, p, x, H, A, 4 * H, o->dropout);
+    }
+    int pooled = g_slice0(m, "pooler.first_token", x);
+    pooled = g_linear(m, "pooler.dense", pooled, H, 1);
+    g_tanh(m, "pooler.activation", pooled);
+    /* masked LM on ceil(15%) of the positions, decoder tied to the word
+     * embeddings (no parameters beyond BertModel's) */
+    int mlm = g_gather(m, "mlm.gather", x, (T * 15 + 99) / 100);
+    mlm = g_linear_tied(m, "mlm.decoder", mlm, "embeddings.word_embeddings.weight");
+    g_softmax_ce(m, "mlm.loss", mlm, o->label_smoothing);
+    return 0;
+}
+
+/* one pre-LN ViT encoder layer (torchvision names) */
+static int vit_layer(model *m, const char *p, int x, int H, int A, int I, float drop)
+{
+    char b[96];
+    int y = g_layernorm(m, nm(b, p, "ln_1"), x, 1e-6f);
+    y = g_linear(m, nm(b, p, "self_attention.in_proj"), y, 3 * H, 1);
+    y = g_attention(m, nm(b, p, "self_attention.core"), y, A);
+    y = g_linear(m, nm(b, p, "self_attention.out_proj"), y, H, 1);
+    y = g_dropout(m, nm(b, p, "dropout"), y, drop);
+    x = g_add(m, nm(b, p, "add_1"), y, x);
+    y = g_layernorm(m, nm(b, p, "ln_2"), x, 1e-6f);
+    y = g_linear(m, nm(b, p, "mlp.0"), y, I, 1);
+    y = g_gelu(m, nm(b, p, "mlp.1"), y);
+    y = g_linear(m, nm(b, p, "mlp.3"), y, H, 1);
+    y = g_dropout(m, nm(b, p, "mlp.4"), y, drop);
+    return g_add(m, nm(b, p, "add_2"), y, x);
+}
+
+static int build_vit(model *m, const model_opts *o, int patch, int L, int H, int A, int I)
+{
+    g_init_style(m, INIT_NORMAL_002);
+    int S = o->image ? o->image : 224;
+    int x = g_input_image(m, o->channels ? o->channels : 3, S, S);
+    x = g_conv(m, "conv_proj", x, H, patch, patch, 0, 1);
+    x = g_vitembed(m, "encoder", x);
+    x = g_dropout(m, "encoder.dropout", x, o->dropout);
+    for (int l = 0; l < L; l++) {
+        char p[64];
+        snprintf(p, sizeof p, "encoder.layers.encoder_layer_%d.", l);
+        x = vit_layer(m, p, x, H, A, I, o->dropout);
+    }
+    x = g_layernorm(m, "encoder.ln", x, 1e-6f);
+    x = g_slice0(m, "class_token_out", x);
+    x = g_linear(m, "heads.head", x, o->classes ? o->classes : 1000, 1);
+    g_softmax_ce(m, "loss", x, o->label_smoothing);
+    return 0;
+}
+
+static int build_dlrm(model *m, const model_opts *o, long default_cap)
+{
+    long cap = o->table_rows_cap > 0 ? o->table_rows_cap : default_cap, rows[26];
+    for (int i = 0; i < 26; i++)
+        rows[i] = MLPERF_TABLE_ROWS[i] < cap ? MLPERF_TABLE_ROWS[i] : cap;
+    static const int bot[3] = {512, 256, 128}, top[5] = {1024, 1024, 512, 256, 1};
+    char name[64];
+    int x = g_input_vector(m, 13);
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "bot_l.%d", 2 * i);
+        x = g_linear_relu(m, name, x, bot[i], 1);
+    }
+    int e = g_embbag(m, "emb_l", 26, rows, 128, 1, BAG_SUM);
+    int z = g_interaction(m, "interaction", x, e);
+    for (int i = 0; i < 5; i++) {
+        snprintf(name, sizeof name, "top_l.%d", 2 * i);
+        z = (i < 4 ? g_linear_relu : g_linear)(m, name, z, top[i], 1);
+    }
+    g_bce(m, "loss", z);
+    return 0;
+}
+
+int zoo_build(model *m, const char *name, const model_opts *o)
+{
+    static const int r18[4] = {2, 2, 2, 2}, r34[4] = {3, 4, 6, 3};
+    if (strcmp(name, "mlp") == 0)
+        return build_mlp(m, o);
+    if (strcmp(name, "cnn") == 0)
+        return build_cnn(m, o);
+    if (strcmp(name, "resnet18") == 0)
+        return build_resnet(m, o, r18, 0);
+    if (strcmp(name, "resnet34") == 0)
+        return build_resnet(m, o, r34, 0);
+    if (strcmp(name, "resnet50") == 0)
+        return build_resnet(m, o, r34, 1);
+    if (strcmp(name, "bert-tiny") == 0)
+        return build_bert(m, o, 2, 128, 2);
+    if (strcmp(name, "bert-base") == 0)
+        return build_bert(m, o, 12, 768, 12);
+    if (strcmp(name, "bert-large") == 0)
+        return build_bert(m, o, 24, 1024, 16);
+    if (strcmp(name, "vit-b32") == 0)
+        return build_vit(m, o, 32, 12, 768, 12, 3072);
+    if (strcmp(name, "dlrm-mlperf") == 0)
+        return build_dlrm(m, o, 40000000L);
+    if (strcmp(name, "dlrm-small") == 0)
+        return build_dlrm(m, o, 10000L);
+    const char *near = jx_closest(name, MODEL_NAMES);
+    g_fail(m, "unknown model '%s'%s%s%s; 'ttasim model list' shows the zoo", name,
+           near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+    return -1;
+}
