@@ -56,7 +56,7 @@ static int bench_one(const char *name, int ranks, int messages, double bytes, ne
     return rc;
 }
 
-static void help(FILE *out)
+void bench_sim_help(FILE *out)
 {
     fprintf(out,
             "ttasim bench sim [--json] [--bytes S] [--network ideal|calibrated] [--no-messages]\n\n"
@@ -74,7 +74,6 @@ int bench_sim_main(int argc, char **argv)
                                          {"bytes", required_argument, NULL, 'b'},
                                          {"network", required_argument, NULL, 'n'},
                                          {"no-messages", no_argument, NULL, 'm'},
-                                         {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int as_json = 0, with_messages = 1, c;
     double bytes = 100e6;
@@ -86,7 +85,6 @@ int bench_sim_main(int argc, char **argv)
         switch (c) {
         case 'j': as_json = 1; break;
         case 'm': with_messages = 0; break;
-        case 'h': help(stdout); return TT_OK;
         case 'b':
             if (units_parse_bytes(optarg, &bytes, &why) || bytes < 1) {
                 fprintf(stderr, "ttasim bench sim: --bytes: '%s' is not a size (%s)\n", optarg, why ? why : "");

@@ -1,4 +1,5 @@
-/* ttasim bench trainer [--json]: measured speed of the trainer on this machine. */
+/* ttasim bench trainer|sim [--json]: measured speed of the trainer and of the
+ * collective executor on this machine (targets in BENCH_TARGETS). */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "sim/bench_sim.h"
 #include "sim/bench_trainer.h"
 #include "sim/cli.h"
 
@@ -32,7 +34,8 @@ static void bench_help(FILE *out)
             "  --coretype LIST    re-run under each OPENBLAS_CORETYPE in the comma list\n"
             "                     (e.g. Haswell,SkylakeX; OpenBLAS reads it when it loads)\n"
             "  --json             print one JSON document on stdout\n"
-            "  --help             this text\n");
+            "  --help             this text\n\n");
+    bench_sim_help(out);
 }
 
 static json_t *result_json(const bench_trainer_result *r)
@@ -110,8 +113,20 @@ static json_t *run_child(const char *core, int repeat, int rbatch, tt_error *err
     return doc;
 }
 
+/* Targets with their own option parsing: argv[0] is the target's name. */
+static const struct bench_target {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} BENCH_TARGETS[] = {
+    {"sim", bench_sim_main},
+    {NULL, NULL},
+};
+
 static int bench_main(int argc, char **argv)
 {
+    for (int i = 0; argc > 1 && BENCH_TARGETS[i].name; i++)
+        if (strcmp(argv[1], BENCH_TARGETS[i].name) == 0)
+            return BENCH_TARGETS[i].run(argc - 1, argv + 1);
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
                                          {"repeat", required_argument, NULL, 'r'},
                                          {"resnet-batch", required_argument, NULL, 'b'},
@@ -142,7 +157,7 @@ static int bench_main(int argc, char **argv)
         }
     }
     if (optind != argc - 1 || strcmp(argv[optind], "trainer") != 0)
-        return cli_usage_error(&cmd_bench, "expected 'trainer'");
+        return cli_usage_error(&cmd_bench, "expected 'trainer' or 'sim'");
     tt_error err = {0};
     json_t *runs = json_array();
     if (cores) {
@@ -190,7 +205,7 @@ static int bench_main(int argc, char **argv)
 }
 
 const cli_command cmd_bench = {
-    "bench", "measured speed of the trainer on this machine",
-    "bench trainer [--json] [--repeat N] [--resnet-batch N] [--coretype LIST]", bench_main,
+    "bench", "measured speed of the trainer and the collective executor on this machine",
+    "bench trainer|sim [--json] [options]", bench_main,
     bench_help,
 };

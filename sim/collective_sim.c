@@ -18,11 +18,11 @@
 
 /* One step's network flows, merged per (src, dst), indexed both ways. */
 typedef struct step_round {
-    size_t *send_off; /* ranks + 1: rank r sends send_dst/bytes[send_off[r] .. send_off[r+1]) */
-    int *send_dst;
+    size_t *send_off; /* ranks + 1: rank r sends mailbox/send_bytes[send_off[r] .. send_off[r+1]) */
     double *send_bytes;
-    size_t *recv_off; /* ranks + 1: rank r receives from recv_src[recv_off[r] ..) */
-    int *recv_src;
+    sg_mailbox_t *mailbox; /* per flow, in send order: looked up once per round */
+    size_t *recv_off; /* ranks + 1: rank r receives recv_mailbox[recv_off[r] ..) */
+    sg_mailbox_t *recv_mailbox;
     double *reduce_bytes; /* ranks: what each rank reduces after receiving */
     int busy;             /* any flow or reduction at all */
 } step_round;
@@ -59,17 +59,21 @@ static int flow_cmp(const void *a, const void *b)
 static void round_free(step_round *rd)
 {
     free(rd->send_off);
-    free(rd->send_dst);
     free(rd->send_bytes);
     free(rd->recv_off);
-    free(rd->recv_src);
+    free(rd->mailbox);
+    free(rd->recv_mailbox);
     free(rd->reduce_bytes);
 }
 
 /* Merges a step's transfers into flows; local copies cost nothing here. */
-static void round_build(step_round *rd, int n, const xfer *xs, size_t nx, double unit_bytes, flow *scratch)
+static sg_mailbox_t pair_mailbox(const coll_group *g, int src, int dst);
+
+static void round_build(step_round *rd, const coll_group *g, const xfer *xs, size_t nx, double unit_bytes,
+                        flow *scratch)
 {
     size_t m = 0;
+    int n = g->n;
     memset(rd, 0, sizeof *rd);
     rd->reduce_bytes = calloc((size_t)n, sizeof *rd->reduce_bytes);
     for (size_t k = 0; k < nx; k++) {
@@ -91,14 +95,14 @@ static void round_build(step_round *rd, int n, const xfer *xs, size_t nx, double
     rd->busy |= w > 0;
     rd->send_off = calloc((size_t)n + 1, sizeof *rd->send_off);
     rd->recv_off = calloc((size_t)n + 1, sizeof *rd->recv_off);
-    rd->send_dst = malloc(sizeof *rd->send_dst * (w + 1));
     rd->send_bytes = malloc(sizeof *rd->send_bytes * (w + 1));
-    rd->recv_src = malloc(sizeof *rd->recv_src * (w + 1));
+    rd->mailbox = malloc(sizeof *rd->mailbox * (w + 1));
+    rd->recv_mailbox = malloc(sizeof *rd->recv_mailbox * (w + 1));
     for (size_t k = 0; k < w; k++) {
         rd->send_off[scratch[k].src + 1]++;
         rd->recv_off[scratch[k].dst + 1]++;
-        rd->send_dst[k] = scratch[k].dst;
         rd->send_bytes[k] = scratch[k].bytes;
+        rd->mailbox[k] = pair_mailbox(g, scratch[k].src, scratch[k].dst);
     }
     for (int r = 0; r < n; r++) {
         rd->send_off[r + 1] += rd->send_off[r];
@@ -107,7 +111,7 @@ static void round_build(step_round *rd, int n, const xfer *xs, size_t nx, double
     size_t *fill = malloc(sizeof *fill * (size_t)n);
     memcpy(fill, rd->recv_off, sizeof *fill * (size_t)n);
     for (size_t k = 0; k < w; k++) /* sorted by src, so each receiver's list is too */
-        rd->recv_src[fill[scratch[k].dst]++] = scratch[k].src;
+        rd->recv_mailbox[fill[scratch[k].dst]++] = rd->mailbox[k];
     free(fill);
 }
 
@@ -132,10 +136,9 @@ static void worker_step(coll_group *g, const step_round *rd, int r, sg_comm_t **
     void *got = NULL;
     size_t k = 0;
     for (size_t i = s0; i < s1; i++)
-        (*comms)[k++] = sg_mailbox_put_async(pair_mailbox(g, r, rd->send_dst[i]), &token,
-                                             (long)llround(rd->send_bytes[i]));
+        (*comms)[k++] = sg_mailbox_put_async(rd->mailbox[i], &token, (long)llround(rd->send_bytes[i]));
     for (size_t i = q0; i < q1; i++)
-        (*comms)[k++] = sg_mailbox_get_async(pair_mailbox(g, rd->recv_src[i], r), &got);
+        (*comms)[k++] = sg_mailbox_get_async(rd->recv_mailbox[i], &got);
     if (nc)
         sg_comm_wait_all(*comms, nc);
     if (rd->reduce_bytes[r] > 0 && g->gamma > 0)
@@ -243,7 +246,7 @@ static void execute_rounds(coll_group *g, const schedule *s, xfer *xs, flow *scr
         const sched_stage *stg = &s->stages[st];
         for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
             step_round rd;
-            round_build(&rd, g->n, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
+            round_build(&rd, g, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
             if (rd.busy && stg->identical)
                 execute_identical(g, stg, &rd);
             else if (rd.busy)
@@ -260,7 +263,7 @@ static void execute_messages(coll_group *g, const schedule *s, xfer *xs, flow *s
     step_round *rounds = calloc((size_t)total + 1, sizeof *rounds);
     for (int st = 0; st < s->nstages; st++)
         for (int t = 0; t < s->stages[st].steps; t++, k++)
-            round_build(&rounds[k], g->n, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
+            round_build(&rounds[k], g, xs, schedule_step(s, st, t, xs), s->unit_bytes, scratch);
     run_rounds(g, rounds, total);
     for (k = 0; k < total; k++)
         round_free(&rounds[k]);
