@@ -202,6 +202,13 @@ static void note_assumptions(run_ctx *x, const platform *p)
     }
     for (size_t i = 0; x->sc->assumptions && x->sc->assumptions[i] && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
         r->assumptions[r->n_assumptions++] = strdup(x->sc->assumptions[i]);
+    if (strcmp(r->optimizer, x->tr[0].optimizer) != 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "optimizer_step = the trace's %s update (the scenario's %s sets the optimizer "
+                 "state in memory; make the trace with --optimizer %s for its exact update cost)",
+                 x->tr[0].optimizer, r->optimizer, r->optimizer);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
         snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
@@ -329,7 +336,7 @@ static int load_workload(run_ctx *x, tt_error *err)
         const scenario_phase *sp = &sc->phases[k];
         int mb = sp->micro_batch ? sp->micro_batch : sc->micro_batch;
         rc = sp->trace_path ? trace_load(sp->trace_path, &x->tr[k], err)
-                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, &x->tr[k], err);
+                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
     }
     if (rc)
         return rc;
