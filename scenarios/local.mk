@@ -5,6 +5,7 @@ dist_scenario_DATA = scenarios/quickstart.json scenarios/README.md
 profilesdir = $(pkgdatadir)/scenarios/profiles
 dist_profiles_DATA = \
 	scenarios/profiles/bert-large-lamb.json \
+	scenarios/profiles/fashion-mnist-mlp-lamb.json \
 	scenarios/profiles/resnet50-imagenet-lars.json \
 	scenarios/profiles/resnet50-imagenet-sgd.json \
 	scenarios/profiles/vit-b32-imagenet-lamb.json

@@ -199,6 +199,9 @@ START_TEST(grad_conv2d)
     check_conv(2, 6, 3, 3, 1, 0, 0); /* no padding */
     check_conv(4, 5, 3, 1, 1, 0, 0); /* pointwise: the im2col-free path */
     check_conv(3, 8, 2, 1, 2, 0, 0); /* strided 1x1 (ResNet downsample) */
+    /* the shapes above batch images into one GEMM; these run one image per GEMM */
+    check_conv(2, 34, 3, 3, 1, 1, 1);
+    check_conv(3, 33, 2, 1, 1, 0, 1);
 }
 END_TEST
 

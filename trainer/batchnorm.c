@@ -3,6 +3,47 @@
 
 #include "trainer/layers.h"
 
+/* sum of x[0..n) and of (x - mu)^2, in 8 float lanes (vectorised) then double:
+ * planes are at most a few ten thousand elements */
+static double lane_sum(const float *x, long n, float mu, int squares)
+{
+    float acc[8] = {0};
+    long i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) {
+            float d = x[i + k] - mu;
+            acc[k] += squares ? d * d : d;
+        }
+    double s = 0;
+    for (; i < n; i++) {
+        double d = x[i] - mu;
+        s += squares ? d * d : d;
+    }
+    for (int k = 0; k < 8; k++)
+        s += acc[k];
+    return s;
+}
+
+/* sum of dy and of dy * (x - m) over a plane, the same way */
+static void lane_dot(const float *dy, const float *x, long n, float m, double *sd, double *sdx)
+{
+    float a[8] = {0}, b[8] = {0};
+    long i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) {
+            a[k] += dy[i + k];
+            b[k] += dy[i + k] * (x[i + k] - m);
+        }
+    for (; i < n; i++) {
+        *sd += dy[i];
+        *sdx += (double)dy[i] * (x[i] - m);
+    }
+    for (int k = 0; k < 8; k++) {
+        *sd += a[k];
+        *sdx += b[k];
+    }
+}
+
 /* inp (B,C,HW) -> out (B,C,HW); mean, rstd (C) saved (the batch's in train mode, the running ones in eval) */
 void batchnorm_forward(float *out, float *mean, float *rstd, float *run_mean, float *run_var,
                        const float *inp, const float *gamma, const float *beta,
@@ -13,19 +54,11 @@ void batchnorm_forward(float *out, float *mean, float *rstd, float *run_mean, fl
         float m, r;
         if (train) {
             double s = 0, ss = 0;
-            for (int b = 0; b < B; b++) {
-                const float *x = inp + ((long)b * C + c) * HW;
-                for (int i = 0; i < HW; i++)
-                    s += x[i];
-            }
+            for (int b = 0; b < B; b++)
+                s += lane_sum(inp + ((long)b * C + c) * HW, HW, 0.0f, 0);
             double mu = s / n;
-            for (int b = 0; b < B; b++) {
-                const float *x = inp + ((long)b * C + c) * HW;
-                for (int i = 0; i < HW; i++) {
-                    double d = x[i] - mu;
-                    ss += d * d;
-                }
-            }
+            for (int b = 0; b < B; b++)
+                ss += lane_sum(inp + ((long)b * C + c) * HW, HW, (float)mu, 1);
             double var = ss / n;
             m = (float)mu;
             r = (float)(1.0 / sqrt(var + eps));
@@ -57,14 +90,10 @@ void batchnorm_backward(float *dinp, float *dgamma, float *dbeta, const float *d
     for (int c = 0; c < C; c++) {
         float m = mean[c], r = rstd[c];
         double sd = 0, sdx = 0; /* sum dout, sum dout * xhat */
-        for (int b = 0; b < B; b++) {
-            const float *x = inp + ((long)b * C + c) * HW;
-            const float *dy = dout + ((long)b * C + c) * HW;
-            for (int i = 0; i < HW; i++) {
-                sd += dy[i];
-                sdx += dy[i] * ((x[i] - m) * r);
-            }
-        }
+        for (int b = 0; b < B; b++)
+            lane_dot(dout + ((long)b * C + c) * HW, inp + ((long)b * C + c) * HW, HW, m, &sd,
+                     &sdx);
+        sdx *= r;
         dgamma[c] += (float)sdx;
         dbeta[c] += (float)sd;
         if (!dinp)

@@ -220,9 +220,12 @@ static int build_vit(model *m, const model_opts *o, int patch, int L, int H, int
 
 static int build_dlrm(model *m, const model_opts *o, long default_cap)
 {
-    long cap = o->table_rows_cap > 0 ? o->table_rows_cap : default_cap, rows[26];
-    for (int i = 0; i < 26; i++)
-        rows[i] = MLPERF_TABLE_ROWS[i] < cap ? MLPERF_TABLE_ROWS[i] : cap;
+    long cap = o->table_rows_cap > 0 ? o->table_rows_cap : default_cap, rows[MODEL_MAX_TABLES];
+    int F = o->ntables > 0 ? o->ntables : 26;
+    for (int i = 0; i < F; i++) {
+        long r = o->ntables > 0 ? o->table_rows[i] : MLPERF_TABLE_ROWS[i];
+        rows[i] = r < cap ? r : cap;
+    }
     static const int bot[3] = {512, 256, 128}, top[5] = {1024, 1024, 512, 256, 1};
     char name[64];
     int x = g_input_vector(m, 13);
@@ -230,7 +233,7 @@ static int build_dlrm(model *m, const model_opts *o, long default_cap)
         snprintf(name, sizeof name, "bot_l.%d", 2 * i);
         x = g_linear_relu(m, name, x, bot[i], 1);
     }
-    int e = g_embbag(m, "emb_l", 26, rows, 128, 1, BAG_SUM);
+    int e = g_embbag(m, "emb_l", F, rows, 128, 1, BAG_SUM);
     int z = g_interaction(m, "interaction", x, e);
     for (int i = 0; i < 5; i++) {
         snprintf(name, sizeof name, "top_l.%d", 2 * i);
