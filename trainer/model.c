@@ -906,6 +906,8 @@ static float *G(model *m, int v)
 float model_forward(model *m)
 {
     int B = m->in.batch;
+    if (B < 1 || B > m->batch)
+        return NAN; /* inputs.batch must stay within what model_alloc sized */
     if (m->training)
         m->step++;
     for (int i = 0; i < m->nops; i++) {

@@ -105,7 +105,8 @@ size_t model_activation_bytes(const model *m); /* arena after model_alloc */
  * statistics and no dropout. */
 void model_set_training(model *m, int training);
 
-/* Forward over the inputs; returns the mean loss. */
+/* Forward over the inputs; returns the mean loss (NaN when inputs.batch is
+ * not in 1..the allocated batch). */
 float model_forward(model *m);
 /* Backward from the loss: parameter gradients are ACCUMULATED (+=). */
 void model_backward(model *m);
