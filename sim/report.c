@@ -42,10 +42,12 @@ json_t *report_json(const scenario *sc, const run_result *r)
                                                    "accelerator", r->accelerator, "price_per_h_usd",
                                                    num(r->price_per_h_usd), "busy_w", num(r->busy_w),
                                                    "idle_w", num(r->idle_w)));
-    json_object_set_new(doc, "workload", json_pack("{s:s, s:s, s:s}", "model", r->model, "precision",
-                                                   r->precision, "optimizer", r->optimizer));
-    json_object_set_new(doc, "collectives", json_pack("{s:s, s:s}", "allreduce", r->allreduce,
-                                                      "alltoall", r->alltoall));
+    json_object_set_new(doc, "workload", json_pack("{s:s, s:s, s:s, s:s}", "model", r->model, "precision",
+                                                   r->precision, "gradient_precision",
+                                                   sc->gradient_precision ? sc->gradient_precision : r->precision,
+                                                   "optimizer", r->optimizer));
+    json_object_set_new(doc, "collectives", json_pack("{s:s, s:s, s:b}", "allreduce", r->allreduce,
+                                                      "alltoall", r->alltoall, "overlap", sc->overlap));
     json_object_set_new(doc, "convergence", json_pack("{s:s, s:s}", "source", r->convergence, "target",
                                                       r->target));
     json_t *base = point_json(&r->base);
@@ -136,7 +138,9 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     fprintf(out, "platform      %s, %d nodes, %d x %s\n", r->platform, b->nodes, b->ranks, r->accelerator);
     fprintf(out, "workload      %s, %s, optimizer %s, global batch %ld = %d ranks x %d x %d accumulation\n",
             r->model, r->precision, r->optimizer, b->global_batch, b->ranks, b->micro_batch, b->accumulation);
-    fprintf(out, "collectives   allreduce %s, alltoall %s\n", r->allreduce, r->alltoall);
+    fprintf(out, "collectives   allreduce %s (%s gradients, %s), alltoall %s\n", r->allreduce,
+            sc->gradient_precision ? sc->gradient_precision : r->precision,
+            sc->overlap ? "overlapping the backward" : "after the backward", r->alltoall);
     fprintf(out, "convergence   %s; target %s\n\n", r->convergence, r->target);
     fprintf(out, "per step                      seconds\n");
     fprintf(out, "  step.time_s            %12.6f\n", b->step.time_s);

@@ -105,48 +105,68 @@ static int optimizer_state_words(const char *name)
 
 /* ---- stage 3: the step's collectives on SimGrid, one simulation ---- */
 
+/* A collective's time on a fixed platform and algorithm is affine in its
+ * size (each round costs latency plus bytes over its bandwidth share, and
+ * the reductions are linear), so per operation only the smallest and largest
+ * sizes are simulated and the other buckets interpolated between them: two
+ * SimGrid runs per operation however many bucket sizes the trace has. */
 static int time_collectives(const scenario *sc, const platform *p, const device_model *d, const step_coll *c,
                             size_t n, double *coll_s, run_result *res, tt_error *err)
 {
-    coll_request *req = calloc(n ? n : 1, sizeof *req);
-    size_t *which = calloc(n ? n : 1, sizeof *which); /* collective -> request */
-    int nreq = 0, ranks = platform_ranks(p);
-    coll_algo ar, a2a;
-    if (coll_algo_parse(sc->allreduce, &ar) != 0 || coll_algo_parse(sc->alltoall, &a2a) != 0) {
-        free(req);
-        free(which);
+    int ranks = platform_ranks(p);
+    coll_algo algo[2];
+    if (coll_algo_parse(sc->allreduce, &algo[STEP_ALLREDUCE]) != 0 ||
+        coll_algo_parse(sc->alltoall, &algo[STEP_ALLTOALL]) != 0)
         return tt_error_set(err, TT_EINPUT, "%s: $.collectives: unknown algorithm \"%s\"; see 'ttasim collective "
                             "--help' for the names", sc->path,
-                            coll_algo_parse(sc->allreduce, &ar) != 0 ? sc->allreduce : sc->alltoall);
+                            coll_algo_parse(sc->allreduce, &algo[0]) != 0 ? sc->allreduce : sc->alltoall);
+    if (ranks == 1) {
+        for (size_t i = 0; i < n; i++)
+            coll_s[i] = 0;
+        snprintf(res->allreduce, sizeof res->allreduce, "none (1 rank)");
+        return TT_OK;
     }
+    double lo[2] = {0, 0}, hi[2] = {0, 0};
     for (size_t i = 0; i < n; i++) {
-        coll_op op = c[i].op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL;
-        int k = 0;
-        while (k < nreq && !(req[k].params.op == op && req[k].params.bytes == c[i].bytes))
-            k++;
-        if (k == nreq) { /* buckets mostly share one size: simulate each size once */
-            req[k].params.op = op;
-            req[k].params.algo = op == OP_ALLREDUCE ? ar : a2a;
-            req[k].params.ranks = ranks;
-            req[k].params.bytes = c[i].bytes;
-            req[k].params.ranks_per_node = platform_ranks_per_node(p);
+        int op = c[i].op;
+        lo[op] = lo[op] == 0 || c[i].bytes < lo[op] ? c[i].bytes : lo[op];
+        hi[op] = c[i].bytes > hi[op] ? c[i].bytes : hi[op];
+    }
+    coll_request req[4];
+    int nreq = 0, req_lo[2] = {-1, -1}, req_hi[2] = {-1, -1};
+    for (int op = 0; op < 2; op++) {
+        if (hi[op] <= 0)
+            continue;
+        for (int end = 0; end < 2; end++) {
+            if (end == 1 && hi[op] == lo[op]) {
+                req_hi[op] = req_lo[op];
+                continue;
+            }
+            coll_request *r = &req[nreq];
+            memset(r, 0, sizeof *r);
+            r->params.op = op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL;
+            r->params.algo = algo[op];
+            r->params.ranks = ranks;
+            r->params.bytes = end ? hi[op] : lo[op];
+            r->params.ranks_per_node = platform_ranks_per_node(p);
             /* the receiver reads two operands and writes one at memory speed */
-            req[k].reduce_s_per_byte = 3.0 / d->mem_Bps;
-            nreq++;
+            r->reduce_s_per_byte = 3.0 / d->mem_Bps;
+            *(end ? &req_hi[op] : &req_lo[op]) = nreq++;
         }
-        which[i] = (size_t)k;
     }
-    coll_result *out = calloc((size_t)nreq + 1, sizeof *out);
-    int rc = ranks > 1 && nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
-    for (size_t i = 0; rc == TT_OK && i < n; i++)
-        coll_s[i] = ranks > 1 ? out[which[i]].time_s : 0;
-    for (int k = 0; rc == TT_OK && k < nreq; k++) {
-        char *dst = req[k].params.op == OP_ALLREDUCE ? res->allreduce : res->alltoall;
-        snprintf(dst, sizeof res->allreduce, "%s", ranks > 1 ? coll_algo_name(out[k].algo) : "none (1 rank)");
+    coll_result out[4];
+    int rc = nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
+    for (size_t i = 0; rc == TT_OK && i < n; i++) {
+        int op = c[i].op;
+        double t_lo = out[req_lo[op]].time_s, t_hi = out[req_hi[op]].time_s;
+        double u = hi[op] > lo[op] ? (c[i].bytes - lo[op]) / (hi[op] - lo[op]) : 0;
+        coll_s[i] = t_lo + u * (t_hi - t_lo);
     }
-    free(out);
-    free(req);
-    free(which);
+    for (int op = 0; rc == TT_OK && op < 2; op++)
+        if (req_hi[op] >= 0) {
+            char *dst = op == STEP_ALLREDUCE ? res->allreduce : res->alltoall;
+            snprintf(dst, sizeof res->allreduce, "%s", coll_algo_name(out[req_hi[op]].algo));
+        }
     return rc;
 }
 
@@ -182,6 +202,13 @@ static void note_assumptions(run_ctx *x, const platform *p)
     }
     for (size_t i = 0; x->sc->assumptions && x->sc->assumptions[i] && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
         r->assumptions[r->n_assumptions++] = strdup(x->sc->assumptions[i]);
+    if (strcmp(r->optimizer, x->tr[0].optimizer) != 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "optimizer_step = the trace's %s update (the scenario's %s sets the optimizer "
+                 "state in memory; make the trace with --optimizer %s for its exact update cost)",
+                 x->tr[0].optimizer, r->optimizer, r->optimizer);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
         snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
@@ -267,6 +294,8 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         o->micro_batch = pp->micro_batch;
         o->accumulation = pp->accumulation;
         o->dtype_bytes = trace_dtype_bytes(precision);
+        o->grad_dtype_bytes = trace_dtype_bytes(sc->gradient_precision ? sc->gradient_precision : precision);
+        o->overlap = sc->overlap;
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
         o->embeddings = (embedding_placement)sc->embeddings;
@@ -307,7 +336,7 @@ static int load_workload(run_ctx *x, tt_error *err)
         const scenario_phase *sp = &sc->phases[k];
         int mb = sp->micro_batch ? sp->micro_batch : sc->micro_batch;
         rc = sp->trace_path ? trace_load(sp->trace_path, &x->tr[k], err)
-                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, &x->tr[k], err);
+                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
     }
     if (rc)
         return rc;

@@ -35,16 +35,17 @@ size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
 {
     scaling k = {(double)o->micro_batch / t->micro_batch, (double)o->dtype_bytes / t->dtype_bytes};
     size_t n = 0;
+    double grad = (double)o->grad_dtype_bytes / t->dtype_bytes;
     for (size_t b = 0; b < t->n_buckets; b++)
-        out[n++] = (step_coll){STEP_ALLREDUCE, t->buckets[b].bytes * k.dtype};
+        out[n++] = (step_coll){STEP_ALLREDUCE, t->buckets[b].bytes * grad};
     if (o->embeddings == EMB_ACCELERATORS)
         for (size_t c = 0; c < t->n_comm; c++)
             out[n++] = (step_coll){STEP_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
     return n;
 }
 
-/* Parameters, fp32 master weights plus a low-precision copy, gradients at the
- * step's precision, optimizer state in fp32, activations of one micro-batch. */
+/* Parameters, fp32 master weights plus a low-precision copy, gradients at
+ * their precision, optimizer state in fp32, activations of one micro-batch. */
 static void memory_of(const trace *t, const step_options *o, const scaling *k, step_memory *m)
 {
     double dense = 0, emb = 0, act = 0;
@@ -63,7 +64,7 @@ static void memory_of(const trace *t, const step_options *o, const scaling *k, s
         emb /= o->ranks;
     double count = dense + emb;
     m->params_bytes = count * 4 + (o->dtype_bytes < 4 ? count * o->dtype_bytes : 0);
-    m->gradients_bytes = count * o->dtype_bytes;
+    m->gradients_bytes = count * o->grad_dtype_bytes;
     m->optimizer_bytes = count * 4 * o->optimizer_state_words;
     m->activations_bytes = act * k->samples * k->dtype;
     m->total_bytes = m->params_bytes + m->gradients_bytes + m->optimizer_bytes + m->activations_bytes;
@@ -149,9 +150,11 @@ int step_replay(const trace *t, const device_model *d, const step_options *o,
             layer_pass(&tl, &t->layers[i], d, o, &k, 1);
             comms_after(&tl, t, o, a2a_s, i, COMM_BACKWARD);
             /* Gradients are reduced once per optimizer step, after the last micro-batch. */
-            for (; last && b < t->n_buckets && (size_t)t->buckets[b].ready_after_layer == i; b++)
+            for (; o->overlap && last && b < t->n_buckets && (size_t)t->buckets[b].ready_after_layer == i; b++)
                 background_coll(&tl, coll_s[b]);
         }
+        for (; last && b < t->n_buckets; b++) /* without overlap: all after the backward */
+            background_coll(&tl, coll_s[b]);
     }
     if (tl.comm_free > tl.t) {
         out->exposed_comm_s += tl.comm_free - tl.t;

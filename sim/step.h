@@ -26,6 +26,8 @@ typedef struct step_options {
     int micro_batch;           /* samples per rank per micro-step */
     int accumulation;          /* micro-steps per optimizer step (>= 1) */
     int dtype_bytes;           /* the scenario's precision */
+    int grad_dtype_bytes;      /* gradients as stored and allreduced (fp32 on TPUs) */
+    int overlap;               /* buckets start during backward (DDP); 0: after it (TF1 on TPU) */
     int ranks;                 /* data-parallel group (embedding tables are split over it) */
     int optimizer_state_words; /* fp32 words of state per parameter (momentum 1, Adam/LAMB 2) */
     embedding_placement embeddings;

@@ -21,5 +21,11 @@ TESTS += tests/test_run
 # ttasim check scenarios/ (JUnit XML: scenarios-junit.xml in the build tree).
 TESTS += tests/check_scenarios.sh
 EXTRA_DIST += tests/check_scenarios.sh tests/data/tiny-trace.json
-AM_TESTS_ENVIRONMENT = top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)'; export top_builddir top_srcdir;
+if SANITIZERS
+CHECK_SCENARIO_SET = small
+else
+CHECK_SCENARIO_SET = all
+endif
+AM_TESTS_ENVIRONMENT = top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)' \
+	scenario_set='$(CHECK_SCENARIO_SET)'; export top_builddir top_srcdir scenario_set;
 CLEANFILES += scenarios-junit.xml

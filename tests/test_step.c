@@ -47,7 +47,7 @@ static void load_tiny(const char *extra, trace *t)
 
 static step_options opts(int micro_batch)
 {
-    step_options o = {micro_batch, 1, 4, 8, 1, EMB_ACCELERATORS, 0, 0};
+    step_options o = {micro_batch, 1, 4, 4, 1, 8, 1, EMB_ACCELERATORS, 0, 0};
     return o;
 }
 
@@ -140,6 +140,16 @@ START_TEST(timeline_overlap)
     ck_assert_int_eq(step_replay(&t, &DEV, &o, fast, &r, &err), TT_OK);
     ck_assert_double_eq_tol(r.exposed_comm_s, 0.1, 1e-12); /* only the last bucket */
     ck_assert_double_eq_tol(r.time_s, 1.352 + 0.1 + 0.004, 1e-12);
+    /* Without overlap both allreduces follow the backward: 0.2 exposed. */
+    o.overlap = 0;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, fast, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.2, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 1.352 + 0.2 + 0.004, 1e-12);
+    /* fp32 gradients of an fp16 step: buckets keep their fp32 size. */
+    o.dtype_bytes = 2;
+    step_coll c32[2];
+    step_collectives(&t, &o, c32);
+    ck_assert_double_eq(c32[0].bytes, 4e8);
     trace_free(&t);
 }
 END_TEST
@@ -152,6 +162,7 @@ START_TEST(scaling_and_accumulation)
     load_tiny("", &t);
     step_options o = opts(16);
     o.dtype_bytes = 2;
+    o.grad_dtype_bytes = 2;
     step_coll c[2];
     step_collectives(&t, &o, c);
     ck_assert_double_eq(c[0].bytes, 2e8);
