@@ -71,7 +71,6 @@ struct model {
     float loss;
     float *arena, *scratch, *accbuf[2];
     int *iarena;
-    size_t arena_bytes;
     int bad;
     char err[512];
 };
@@ -838,7 +837,6 @@ int model_alloc(model *m, int batch, tt_error *err)
         return tt_error_set(err, TT_EINTERNAL,
                             "model %s: cannot allocate %.1f MB of activations for batch %d",
                             m->name, (double)(nf * 4 + ni * 4) / 1e6, batch);
-    m->arena_bytes = nf * sizeof(float) + ni * sizeof(int);
     float *f = m->arena;
     int *ip = m->iarena;
     for (int i = 0; i < m->nt; i++) {
@@ -888,11 +886,6 @@ int model_alloc(model *m, int batch, tt_error *err)
     return TT_OK;
 }
 
-const char *model_name(const model *m)
-{
-    return m->name;
-}
-
 param_set *model_params(model *m)
 {
     return &m->ps;
@@ -901,11 +894,6 @@ param_set *model_params(model *m)
 model_inputs *model_get_inputs(model *m)
 {
     return &m->in;
-}
-
-size_t model_activation_bytes(const model *m)
-{
-    return m->arena_bytes;
 }
 
 void model_set_training(model *m, int training)
