@@ -46,7 +46,8 @@ size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
 
 /* Parameters, fp32 master weights plus a low-precision copy, gradients at
  * their precision, optimizer state in fp32, activations of one micro-batch.
- * Embedding tables get sparse gradients: only the rows a batch looked up. */
+ * Model-parallel embedding tables (DLRM) get sparse gradients, the rows a
+ * batch looked up; replicated ones (BERT's) keep a dense gradient buffer. */
 static void memory_of(const trace *t, const step_options *o, const scaling *k, step_memory *m)
 {
     double dense = 0, emb = 0, emb_rows = 0, act = 0;
@@ -61,11 +62,12 @@ static void memory_of(const trace *t, const step_options *o, const scaling *k, s
         }
         act += l->activation_bytes;
     }
-    if (o->embeddings == EMB_HOST) {
+    if (o->embeddings == EMB_HOST)
         emb = emb_rows = 0;
-    } else if (model_parallel_embeddings(t, o)) {
+    else if (model_parallel_embeddings(t, o))
         emb /= o->ranks;
-    }
+    else
+        emb_rows = emb;
     double count = dense + emb;
     m->params_bytes = count * 4 + (o->dtype_bytes < 4 ? count * o->dtype_bytes : 0);
     m->gradients_bytes = (dense + (emb_rows < emb ? emb_rows : emb)) * o->grad_dtype_bytes;
