@@ -74,3 +74,12 @@ void add_forward(float *restrict out, const float *restrict a, const float *rest
     for (long i = 0; i < n; i++)
         out[i] = a[i] + b[i];
 }
+
+void add_relu_forward(float *restrict out, const float *restrict a, const float *restrict b,
+                      long n)
+{
+    for (long i = 0; i < n; i++) {
+        float v = a[i] + b[i];
+        out[i] = v > 0.0f ? v : 0.0f;
+    }
+}

@@ -96,10 +96,8 @@ void model_free(model *m);
  * activation arena for batches of up to `batch` samples. */
 int model_alloc(model *m, int batch, tt_error *err);
 
-const char *model_name(const model *m);
 param_set *model_params(model *m);
 model_inputs *model_get_inputs(model *m);
-size_t model_activation_bytes(const model *m); /* arena after model_alloc */
 
 /* Train mode (batch statistics, dropout) is the default; eval uses running
  * statistics and no dropout. */

@@ -94,17 +94,14 @@ static int resnet_block(model *m, const char *p, int x, int width, int stride, i
     int out_c = bottleneck ? 4 * width : width, y;
     if (bottleneck) {
         y = g_conv(m, nm(b, p, "conv1"), x, width, 1, 1, 0, 0);
-        y = g_bn(m, nm(b, p, "bn1"), y);
-        y = g_relu(m, nm(b, p, "relu1"), y);
+        y = g_bn_relu(m, nm(b, p, "bn1"), y);
         y = g_conv(m, nm(b, p, "conv2"), y, width, 3, stride, 1, 0);
-        y = g_bn(m, nm(b, p, "bn2"), y);
-        y = g_relu(m, nm(b, p, "relu2"), y);
+        y = g_bn_relu(m, nm(b, p, "bn2"), y);
         y = g_conv(m, nm(b, p, "conv3"), y, out_c, 1, 1, 0, 0);
         y = g_bn(m, nm(b, p, "bn3"), y);
     } else {
         y = g_conv(m, nm(b, p, "conv1"), x, width, 3, stride, 1, 0);
-        y = g_bn(m, nm(b, p, "bn1"), y);
-        y = g_relu(m, nm(b, p, "relu1"), y);
+        y = g_bn_relu(m, nm(b, p, "bn1"), y);
         y = g_conv(m, nm(b, p, "conv2"), y, width, 3, 1, 1, 0);
         y = g_bn(m, nm(b, p, "bn2"), y);
     }
@@ -113,8 +110,7 @@ static int resnet_block(model *m, const char *p, int x, int width, int stride, i
         skip = g_conv(m, nm(b, p, "downsample.0"), x, out_c, 1, stride, 0, 0);
         skip = g_bn(m, nm(b, p, "downsample.1"), skip);
     }
-    y = g_add(m, nm(b, p, "add"), y, skip);
-    return g_relu(m, nm(b, p, "relu"), y);
+    return g_add_relu(m, nm(b, p, "add"), y, skip);
 }
 
 static int build_resnet(model *m, const model_opts *o, const int *blocks, int bottleneck)
@@ -123,8 +119,7 @@ static int build_resnet(model *m, const model_opts *o, const int *blocks, int bo
     int S = o->image ? o->image : 224;
     int x = g_input_image(m, o->channels ? o->channels : 3, S, S);
     x = g_conv(m, "conv1", x, 64, 7, 2, 3, 0);
-    x = g_bn(m, "bn1", x);
-    x = g_relu(m, "relu", x);
+    x = g_bn_relu(m, "bn1", x);
     x = g_maxpool(m, "maxpool", x, 3, 2, 1);
     for (int l = 0; l < 4; l++)
         for (int k = 0; k < blocks[l]; k++) {
