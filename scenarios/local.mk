@@ -61,9 +61,4 @@ EXTRA_DIST += scenarios/published/validate.sh
 validation-table: ttasim$(EXEEXT)
 	$(SHELL) $(srcdir)/scenarios/published/validate.sh $(abs_top_builddir)/ttasim
 
-# The BERT-Large trace at sequence length 512 (the last tenth of BERT pre-training) that the
-# published BERT scenarios use besides the trainer's traces (make traces).
-published-traces: ttasim$(EXEEXT)
-	$(abs_top_builddir)/ttasim trace --model bert-large --seq-len 512 --dropout 0.1 --micro-batch 8 --optimizer lamb \
-		--out $(srcdir)/scenarios/traces/bert-large-seq512.json
-.PHONY: validation-table published-traces
+.PHONY: validation-table

@@ -74,7 +74,10 @@ static int collect(const char *path, file_list *l, tt_error *err)
     int rc = TT_OK;
     for (size_t i = 0; i < here.n; i++) {
         char full[4096];
-        snprintf(full, sizeof full, "%s/%s", path, here.v[i]);
+        size_t plen = strlen(path);
+        while (plen > 1 && path[plen - 1] == '/') /* "scenarios/" names files as "scenarios/x.json" */
+            plen--;
+        snprintf(full, sizeof full, "%.*s/%s", (int)plen, path, here.v[i]);
         size_t len = strlen(full);
         if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
             if (rc == TT_OK)

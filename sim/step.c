@@ -45,26 +45,32 @@ size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
 }
 
 /* Parameters, fp32 master weights plus a low-precision copy, gradients at
- * their precision, optimizer state in fp32, activations of one micro-batch. */
+ * their precision, optimizer state in fp32, activations of one micro-batch.
+ * Model-parallel embedding tables (DLRM) get sparse gradients, the rows a
+ * batch looked up; replicated ones (BERT's) keep a dense gradient buffer. */
 static void memory_of(const trace *t, const step_options *o, const scaling *k, step_memory *m)
 {
-    double dense = 0, emb = 0, act = 0;
+    double dense = 0, emb = 0, emb_rows = 0, act = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
         const trace_layer *l = &t->layers[i];
         double count = l->param_bytes / t->dtype_bytes;
-        if (l->cls == OP_EMBEDDING)
+        if (l->cls == OP_EMBEDDING) {
             emb += count;
-        else
+            emb_rows += l->activation_bytes / t->dtype_bytes * k->samples;
+        } else {
             dense += count;
+        }
         act += l->activation_bytes;
     }
     if (o->embeddings == EMB_HOST)
-        emb = 0;
+        emb = emb_rows = 0;
     else if (model_parallel_embeddings(t, o))
         emb /= o->ranks;
+    else
+        emb_rows = emb;
     double count = dense + emb;
     m->params_bytes = count * 4 + (o->dtype_bytes < 4 ? count * o->dtype_bytes : 0);
-    m->gradients_bytes = count * o->grad_dtype_bytes;
+    m->gradients_bytes = (dense + (emb_rows < emb ? emb_rows : emb)) * o->grad_dtype_bytes;
     m->optimizer_bytes = count * 4 * o->optimizer_state_words;
     m->activations_bytes = act * k->samples * k->dtype;
     m->total_bytes = m->params_bytes + m->gradients_bytes + m->optimizer_bytes + m->activations_bytes;

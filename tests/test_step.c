@@ -222,6 +222,12 @@ START_TEST(alltoall_and_host_embeddings)
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
     ck_assert_double_eq_tol(r.exposed_comm_s, 0.3, 1e-12);
     ck_assert_double_eq_tol(r.time_s, 1.352 + 0.3 + 0.004, 1e-12);
+    /* conv1 as a model-parallel table: 1/8 of its 2.5e7 parameters per rank,
+     * sparse gradients (its rows, capped by that share) */
+    t.layers[0].cls = OP_EMBEDDING;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.memory.params_bytes, (1e8 + 2.5e7 / 8) * 4, 1);
+    ck_assert_double_eq_tol(r.memory.gradients_bytes, (1e8 + 2.5e7 / 8) * 4, 1);
     trace_free(&t);
 
     /* Make conv1 an embedding table held in host memory. */
