@@ -45,29 +45,6 @@ static int device_of(const platform *p, const char *precision, device_model *d, 
     return TT_OK;
 }
 
-/* Embedding tables in CPU memory reach an accelerator over PCIe and, from a
- * remote socket, UPI: the narrowest of those link classes bounds the rows'
- * traffic. CPU DRAM (about 4x a PCIe 3.0 x16 link per socket) is not the
- * bottleneck and is not modelled (host_mem_Bps 0). */
-static int host_path(const scenario *sc, const platform *p, step_options *o, tt_error *err)
-{
-    platform_summary sum;
-    platform_summarize(p, &sum);
-    double bw = 0;
-    for (int i = 0; i < sum.n_link_classes; i++) {
-        const platform_link_class *l = &sum.link_classes[i];
-        if ((strstr(l->name, "pcie") || strstr(l->name, "upi")) && (bw == 0 || l->bw_Bps < bw))
-            bw = l->bw_Bps;
-    }
-    if (sum.cpu_sockets == 0 || bw == 0)
-        return tt_error_set(err, TT_EINPUT, "%s: $.workload.embeddings: \"host\" needs CPU sockets linked to the "
-                            "accelerators by PCIe or UPI, and platform %s has none; use \"accelerators\"",
-                            sc->path, platform_name(p));
-    o->host_mem_Bps = 0;
-    o->host_link_Bps = bw;
-    return TT_OK;
-}
-
 /* ---- stage 2: the workload at this point's batch ---- */
 
 static int split_batch(const scenario *sc, const trace *t, int want_micro, int ranks, long *global, int *micro,
@@ -170,8 +147,6 @@ static int time_collectives(const scenario *sc, const platform *p, const device_
     return rc;
 }
 
-/* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
-
 typedef struct run_ctx {
     const scenario *sc;
     trace tr[SCENARIO_MAX_PHASES];
@@ -185,8 +160,32 @@ typedef struct phase_plan {
     int micro_batch, accumulation;
     step_options o;
     size_t first_coll, n_coll; /* its collectives in the point's list */
+    host_emb_time host;        /* EMB_HOST: per micro-step */
     step_result r;
 } phase_plan;
+
+/* ---- stage 3b: embedding rows to and from the CPU sockets on SimGrid ---- */
+
+/* Tables in host memory: every phase's per-micro-step rows timed in one
+ * simulation of one node's sockets and accelerators (host_embedding.h). */
+static int time_host_embeddings(const scenario *sc, const platform *p, const trace *tr, phase_plan *ph,
+                                tt_error *err)
+{
+    step_host_load load[SCENARIO_MAX_PHASES];
+    host_emb_time t[SCENARIO_MAX_PHASES];
+    for (size_t k = 0; k < sc->n_phases; k++)
+        step_host_load_of(&tr[k], &ph[k].o, &load[k]);
+    if (host_embedding_time(p, (network_model)sc->network, load, (int)sc->n_phases, t, err) != TT_OK)
+        return tt_error_prefix(err, "%s: $.workload.embeddings: ", sc->path);
+    for (size_t k = 0; k < sc->n_phases; k++) {
+        ph[k].o.host_forward_s = t[k].forward_s;
+        ph[k].o.host_backward_s = t[k].backward_s;
+        ph[k].host = t[k];
+    }
+    return TT_OK;
+}
+
+/* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
 
 static void note_assumptions(run_ctx *x, const platform *p)
 {
@@ -209,6 +208,12 @@ static void note_assumptions(run_ctx *x, const platform *p)
                  x->tr[0].optimizer, r->optimizer, r->optimizer);
         r->assumptions[r->n_assumptions++] = strdup(buf);
     }
+    if (x->sc->embeddings == EMB_HOST && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
+        r->assumptions[r->n_assumptions++] = strdup(
+            "host_embedding.placement = table t on CPU socket t mod S of every node, tables replicated per node "
+            "(the trace merges its tables into one layer: each socket serves 1/S of every sample's rows; "
+            "DRAM lookups and updates at the socket's mem_Bps x mem_efficiency, pipelined with the PCIe/UPI "
+            "transfers, which run all at once on SimGrid)");
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
         snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
@@ -230,7 +235,13 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
         s->comm_s += f * r->comm_s;
         s->exposed_comm_s += f * r->exposed_comm_s;
         s->optimizer_s += f * r->optimizer_s;
-        s->idle_s += f * r->idle_s;
+        s->host_embedding_s += f * r->host_embedding_s;
+        pt->host.forward_s += f * ph[k].host.forward_s;
+        pt->host.backward_s += f * ph[k].host.backward_s;
+        pt->host.forward_transfer_s += f * ph[k].host.forward_transfer_s;
+        pt->host.backward_transfer_s += f * ph[k].host.backward_transfer_s;
+        pt->host.lookup_s += f * ph[k].host.lookup_s;
+        pt->host.update_s += f * ph[k].host.update_s;
         s->model_flops += f * r->model_flops;
         samples += f * ph[k].global_batch;
         if (r->memory.total_bytes > s->memory.total_bytes)
@@ -299,14 +310,14 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
         o->embeddings = (embedding_placement)sc->embeddings;
-        if (o->embeddings == EMB_HOST)
-            rc = host_path(sc, p, o, err);
         pp->first_coll = nc;
         pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
         nc += pp->n_coll;
     }
     if (rc == TT_OK)
         rc = time_collectives(sc, p, &d, c, nc, coll_s, x->res, err);
+    if (rc == TT_OK && sc->embeddings == EMB_HOST)
+        rc = time_host_embeddings(sc, p, x->tr, ph, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
         rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
     if (rc == TT_OK) {

@@ -76,9 +76,27 @@ static void memory_of(const trace *t, const step_options *o, const scaling *k, s
     m->total_bytes = m->params_bytes + m->gradients_bytes + m->optimizer_bytes + m->activations_bytes;
 }
 
+void step_host_load_of(const trace *t, const step_options *o, step_host_load *out)
+{
+    scaling k = {(double)o->micro_batch / t->micro_batch, (double)o->dtype_bytes / t->dtype_bytes};
+    double grad = (double)o->grad_dtype_bytes / o->dtype_bytes;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < t->n_layers; i++) {
+        const trace_layer *l = &t->layers[i];
+        if (l->cls != OP_EMBEDDING)
+            continue;
+        out->rows_bytes += l->activation_bytes * k.samples * k.dtype;
+        out->lookup_bytes += scaled_bytes(&k, l, l->forward_bytes, 1);
+        out->update_bytes += scaled_bytes(&k, l, l->backward_bytes, 2);
+    }
+    out->grad_rows_bytes = out->rows_bytes * grad;
+}
+
 typedef struct timeline {
-    double t;         /* compute stream clock */
-    double comm_free; /* the communication stream is busy until then */
+    double t;          /* compute stream clock */
+    double comm_free;  /* the communication stream is busy until then */
+    double host_free;  /* the CPU sockets and their links are busy until then */
+    double rows_ready; /* this micro-step's embedding rows are on the accelerator */
     step_result *r;
 } timeline;
 
@@ -99,18 +117,28 @@ static void background_coll(timeline *tl, double dur_s)
     tl->r->comm_s += dur_s;
 }
 
+/* The compute stream waits for the host until `until`. */
+static void wait_host(timeline *tl, double until)
+{
+    if (until > tl->t) {
+        tl->r->host_embedding_s += until - tl->t;
+        tl->t = until;
+    }
+}
+
 /* One layer, one direction: on the accelerator, or, for embedding tables in
- * host memory, lookups in CPU memory and rows across UPI/PCIe (idle time). */
+ * host memory, waiting for the rows (forward) or handing the gradient rows to
+ * the host (backward: after the first table's, in backward order the last). */
 static void layer_pass(timeline *tl, const trace_layer *l, const device_model *d,
-                       const step_options *o, const scaling *k, int backward)
+                       const step_options *o, const scaling *k, int backward, int first_table)
 {
     double flops = (backward ? l->backward_flops : l->forward_flops) * k->samples;
     double bytes = scaled_bytes(k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
     if (l->cls == OP_EMBEDDING && o->embeddings == EMB_HOST) {
-        double rows_bytes = l->activation_bytes * k->samples * k->dtype;
-        double dt = (o->host_mem_Bps > 0 ? bytes / o->host_mem_Bps : 0) + rows_bytes / o->host_link_Bps;
-        tl->t += dt;
-        tl->r->idle_s += dt;
+        if (!backward)
+            wait_host(tl, tl->rows_ready);
+        else if (first_table)
+            tl->host_free = fmax(tl->t, tl->host_free) + o->host_backward_s;
         return;
     }
     double dt = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls], d->mem_Bps);
@@ -143,17 +171,24 @@ int step_replay(const trace *t, const device_model *d, const step_options *o,
                             t->model, o->micro_batch, d->mem_bytes / 1e9, d->name, m->params_bytes / 1e9,
                             m->gradients_bytes / 1e9, m->optimizer_bytes / 1e9, m->activations_bytes / 1e9,
                             m->total_bytes / 1e9);
-    timeline tl = {0, 0, out};
+    timeline tl = {0, 0, 0, 0, out};
     const double *a2a_s = coll_s + t->n_buckets;
+    size_t first_table = 0;
+    while (first_table < t->n_layers && t->layers[first_table].cls != OP_EMBEDDING)
+        first_table++;
     for (int micro = 0; micro < o->accumulation; micro++) {
         int last = micro == o->accumulation - 1;
+        /* The batch's indices are known when the micro-step starts: the host
+         * looks the rows up while the layers before the tables run, once the
+         * previous sparse update is done (the tables must be current). */
+        tl.host_free = tl.rows_ready = fmax(tl.t, tl.host_free) + o->host_forward_s;
         for (size_t i = 0; i < t->n_layers; i++) {
-            layer_pass(&tl, &t->layers[i], d, o, &k, 0);
+            layer_pass(&tl, &t->layers[i], d, o, &k, 0, i == first_table);
             comms_after(&tl, t, o, a2a_s, i, COMM_FORWARD);
         }
         size_t b = 0;
         for (size_t i = t->n_layers; i-- > 0;) {
-            layer_pass(&tl, &t->layers[i], d, o, &k, 1);
+            layer_pass(&tl, &t->layers[i], d, o, &k, 1, i == first_table);
             comms_after(&tl, t, o, a2a_s, i, COMM_BACKWARD);
             /* Gradients are reduced once per optimizer step, after the last micro-batch. */
             for (; o->overlap && last && b < t->n_buckets && (size_t)t->buckets[b].ready_after_layer == i; b++)
@@ -169,6 +204,7 @@ int step_replay(const trace *t, const device_model *d, const step_options *o,
     out->optimizer_s = step_kernel_s(t->optimizer_flops, t->optimizer_bytes, d->peak_fp32_flops,
                                      d->efficiency[OP_ELEMENTWISE], d->mem_Bps);
     tl.t += out->optimizer_s;
+    wait_host(&tl, tl.host_free); /* the next step looks rows up in updated tables */
     out->time_s = tl.t;
     out->model_flops = (t->forward_flops + t->backward_flops) * k.samples * o->accumulation;
     out->mfu = out->model_flops / (out->time_s * d->peak_flops);

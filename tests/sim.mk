@@ -18,6 +18,12 @@ tests_test_run_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_run_LDADD = $(TEST_LIBS)
 TESTS += tests/test_run
 
+check_PROGRAMS += tests/test_host_embedding
+tests_test_host_embedding_SOURCES = tests/test_host_embedding.c
+tests_test_host_embedding_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_host_embedding_LDADD = $(TEST_LIBS)
+TESTS += tests/test_host_embedding
+
 # ttasim check scenarios/ (JUnit XML: scenarios-junit.xml in the build tree).
 TESTS += tests/check_scenarios.sh
 EXTRA_DIST += tests/check_scenarios.sh tests/data/tiny-trace.json

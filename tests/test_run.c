@@ -140,6 +140,17 @@ START_TEST(run_expect_and_errors)
     ck_assert_ptr_nonnull(strstr(out, "does not fit"));
     ck_assert_ptr_nonnull(strstr(out, "activations 150 GB"));
     unlink(path);
+    /* the star has no CPU sockets to hold embedding tables */
+    char host[4096];
+    snprintf(text, sizeof text, SCENARIO, "host", 64, 8, "");
+    char *w = strstr(text, "\"micro_batch\": 8}");
+    ck_assert_ptr_nonnull(w);
+    snprintf(host, sizeof host, "%.*s\"embeddings\": \"host\", %s", (int)(w - text), text, w);
+    tu_write_temp(host, path, sizeof path);
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "$.workload.embeddings: embedding tables in host memory need CPU sockets"));
+    unlink(path);
 }
 END_TEST
 
