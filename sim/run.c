@@ -236,6 +236,7 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
         s->exposed_comm_s += f * r->exposed_comm_s;
         s->optimizer_s += f * r->optimizer_s;
         s->host_embedding_s += f * r->host_embedding_s;
+        s->idle_s += f * r->idle_s;
         pt->host.forward_s += f * ph[k].host.forward_s;
         pt->host.backward_s += f * ph[k].host.backward_s;
         pt->host.forward_transfer_s += f * ph[k].host.forward_transfer_s;

@@ -206,6 +206,7 @@ int step_replay(const trace *t, const device_model *d, const step_options *o,
     tl.t += out->optimizer_s;
     wait_host(&tl, tl.host_free); /* the next step looks rows up in updated tables */
     out->time_s = tl.t;
+    out->idle_s = fmax(0.0, out->time_s - out->compute_s - out->optimizer_s);
     out->model_flops = (t->forward_flops + t->backward_flops) * k.samples * o->accumulation;
     out->mfu = out->model_flops / (out->time_s * d->peak_flops);
     return TT_OK;

@@ -62,6 +62,8 @@ typedef struct step_result {
     double exposed_comm_s; /* compute stream waiting on collectives */
     double optimizer_s;
     double host_embedding_s; /* compute stream waiting on embedding rows in host memory */
+    double idle_s;         /* accelerator doing no work: time - compute - optimizer
+                              (exposed communication and host waits included) */
     double model_flops;    /* forward + backward FLOPs per rank per step */
     double mfu;            /* model_flops / (time x peak) */
     step_memory memory;

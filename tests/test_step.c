@@ -134,6 +134,7 @@ START_TEST(timeline_overlap)
     ck_assert_double_eq_tol(r.optimizer_s, 0.004, 1e-12);
     ck_assert_double_eq_tol(r.time_s, 1.556, 1e-12);
     ck_assert_double_eq_tol(r.host_embedding_s, 0, 1e-15);
+    ck_assert_double_eq_tol(r.idle_s, 0.2, 1e-12); /* the exposed bucket */
     ck_assert_double_eq_tol(r.mfu, 9e12 / (1.556 * 1e13), 1e-12);
     /* Fast collectives hide completely behind the conv backward. */
     double fast[] = {0.1, 0.1};
@@ -244,6 +245,7 @@ START_TEST(alltoall_and_host_embeddings)
     ck_assert_double_eq_tol(r.host_embedding_s, 0.11 + 0.116, 1e-12);
     ck_assert_double_eq_tol(r.time_s, 0.982, 1e-12);
     ck_assert_double_eq_tol(r.compute_s, 1.352 - 0.6, 1e-12);
+    ck_assert_double_eq_tol(r.idle_s, 0.11 + 0.116, 1e-12); /* only host waits: no collective here */
     /* two micro-steps: the second's lookups wait for the first's update (0.982 + 0.11),
      * its fc/loss end at 1.844 and its update at 1.964 */
     o.accumulation = 2;
