@@ -8,4 +8,20 @@ libplatforms_a_SOURCES = \
 	platforms/platform_xml.c
 
 platformsdir = $(pkgdatadir)/platforms
-dist_platforms_DATA = platforms/README.md platforms/devices.json
+dist_platforms_DATA = platforms/README.md \
+	platforms/abci-v100.json \
+	platforms/big-basin-p100.json \
+	platforms/devices.json \
+	platforms/dgx-a100.json \
+	platforms/dgx-h100.json \
+	platforms/dgx1-p100.json \
+	platforms/dgx1-v100.json \
+	platforms/dgx2-v100.json \
+	platforms/knl-cluster.json \
+	platforms/mn1-p100.json \
+	platforms/tencent-p40.json \
+	platforms/tpu-v2-pod.json \
+	platforms/tpu-v3-pod.json \
+	platforms/tpu-v4-pod.json \
+	platforms/zion.json \
+	platforms/zionex.json

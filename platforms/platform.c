@@ -497,6 +497,29 @@ int platform_component_links(const platform *p, const char *component, const cha
     return units;
 }
 
+int platform_node_components(const platform *p, device_kind kind, const char **names,
+                             const device_info **devs, int max)
+{
+    int n = 0;
+    for (int c = 0; !p->flat && !p->user_xml && c < p->ncomp; c++)
+        if (p->comp[c].dev->kind == kind) {
+            if (n < max) {
+                names[n] = p->comp[c].name;
+                devs[n] = p->comp[c].dev;
+            }
+            n++;
+        }
+    return n;
+}
+
+const char *platform_component_host(const platform *p, int node, const char *component, char *buf,
+                                    size_t buf_bytes)
+{
+    (void)p; /* node platforms name every host nN-COMPONENT (platform_xml.c) */
+    snprintf(buf, buf_bytes, "n%d-%s", node, component);
+    return buf;
+}
+
 int platform_assumption_count(const platform *p)
 {
     return (int)json_array_size(p->assumptions);

@@ -101,6 +101,15 @@ int platform_component_path(const platform *p, const char *from, const char *to,
  * every node's template; -1 if there is no such component. */
 int platform_component_links(const platform *p, const char *component, const char *link_class);
 
+/* The node template's components of one kind (DEVICE_CPU: the sockets) in
+ * file order: returns how many; the first max names and devices are stored.
+ * 0 for flat and user-XML platforms (no node template). */
+int platform_node_components(const platform *p, device_kind kind, const char **names,
+                             const device_info **devs, int max);
+/* The SimGrid host name of a component of node `node` ("n0-cpu3"). */
+const char *platform_component_host(const platform *p, int node, const char *component, char *buf,
+                                    size_t buf_bytes);
+
 /* Named assumptions (numbers tagged U or C in numbers.md) and sources, in
  * file order: name, chosen value as text, why. */
 int platform_assumption_count(const platform *p);

@@ -1,8 +1,64 @@
+# Scenario files and the data they use, installed under $(pkgdatadir)/scenarios.
 scenariodir = $(pkgdatadir)/scenarios
 dist_scenario_DATA = scenarios/quickstart.json scenarios/README.md
+
 profilesdir = $(pkgdatadir)/scenarios/profiles
 dist_profiles_DATA = \
-	scenarios/profiles/resnet50-imagenet-sgd.json \
-	scenarios/profiles/resnet50-imagenet-lars.json \
 	scenarios/profiles/bert-large-lamb.json \
+	scenarios/profiles/fashion-mnist-mlp-lamb.json \
+	scenarios/profiles/resnet50-imagenet-lars.json \
+	scenarios/profiles/resnet50-imagenet-sgd.json \
 	scenarios/profiles/vit-b32-imagenet-lamb.json
+
+tracesdir = $(pkgdatadir)/scenarios/traces
+dist_traces_DATA = \
+	scenarios/traces/bert-large-seq512.json \
+	scenarios/traces/bert-large.json \
+	scenarios/traces/dlrm-mlperf.json \
+	scenarios/traces/resnet50.json \
+	scenarios/traces/vit-b32.json
+
+publisheddir = $(pkgdatadir)/scenarios/published
+dist_published_DATA = scenarios/published/README.md \
+	scenarios/published/bert-adamw-512.json \
+	scenarios/published/bert-lamb-16k.json \
+	scenarios/published/bert-lamb-1k.json \
+	scenarios/published/bert-lamb-2k.json \
+	scenarios/published/bert-lamb-32k.json \
+	scenarios/published/bert-lamb-4k.json \
+	scenarios/published/bert-lamb-512.json \
+	scenarios/published/bert-lamb-64k.json \
+	scenarios/published/bert-lamb-8k.json \
+	scenarios/published/resnet50-akiba-2017.json \
+	scenarios/published/resnet50-goyal-2017.json \
+	scenarios/published/resnet50-he-2016.json \
+	scenarios/published/resnet50-jia-2018.json \
+	scenarios/published/resnet50-mikami-2018.json \
+	scenarios/published/resnet50-smith-2017.json \
+	scenarios/published/resnet50-yamazaki-2019.json \
+	scenarios/published/resnet50-ying-2018.json \
+	scenarios/published/resnet50-you-2017.json \
+	scenarios/published/resnet50-you-2018.json \
+	scenarios/published/vit-b32-128gpu.json \
+	scenarios/published/vit-b32-16gpu.json \
+	scenarios/published/vit-b32-1gpu.json \
+	scenarios/published/vit-b32-200gpu.json \
+	scenarios/published/vit-b32-4gpu.json \
+	scenarios/published/vit-b32-64gpu.json
+
+examplesdir = $(pkgdatadir)/scenarios/examples
+dist_examples_DATA = \
+	scenarios/examples/ci-expect.json \
+	scenarios/examples/purchase-fattree.json \
+	scenarios/examples/purchase-torus2d.json \
+	scenarios/examples/tpu-v3-batch-sweep.json \
+	scenarios/examples/zion-dlrm-host.json \
+	scenarios/examples/zion-dlrm.json
+
+EXTRA_DIST += scenarios/published/validate.sh
+
+# The validation table of scenarios/published/README.md (predicted against published).
+validation-table: ttasim$(EXEEXT)
+	$(SHELL) $(srcdir)/scenarios/published/validate.sh $(abs_top_builddir)/ttasim
+
+.PHONY: validation-table

@@ -74,7 +74,10 @@ static int collect(const char *path, file_list *l, tt_error *err)
     int rc = TT_OK;
     for (size_t i = 0; i < here.n; i++) {
         char full[4096];
-        snprintf(full, sizeof full, "%s/%s", path, here.v[i]);
+        size_t plen = strlen(path);
+        while (plen > 1 && path[plen - 1] == '/') /* "scenarios/" names files as "scenarios/x.json" */
+            plen--;
+        snprintf(full, sizeof full, "%.*s/%s", (int)plen, path, here.v[i]);
         size_t len = strlen(full);
         if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
             if (rc == TT_OK)
@@ -164,21 +167,24 @@ static void print_markdown(const outcome *o, char **files, size_t n)
     printf("\n| model | scenarios with a published step time | median abs(ratio - 1) | worst abs(ratio - 1) |\n"
            "|---|---|---|---|\n");
     double *dev = calloc(n + 1, sizeof *dev);
-    for (size_t i = 0; i < n; i++) {
+    /* one row per model, then all of them together (model "" = every one) */
+    for (size_t i = 0; i <= n; i++) {
+        const char *model = i < n ? o[i].model : "";
         int first = 1;
-        for (size_t j = 0; j < i; j++)
-            first &= strcmp(o[j].model, o[i].model) != 0;
-        if (!first || o[i].error)
+        for (size_t j = 0; i < n && j < i; j++)
+            first &= strcmp(o[j].model, model) != 0;
+        if (!first || (i < n && o[i].error))
             continue;
         size_t k = 0;
-        for (size_t j = i; j < n; j++)
-            if (!o[j].error && strcmp(o[j].model, o[i].model) == 0 && o[j].ref_step_time_s > 0)
+        for (size_t j = 0; j < n; j++)
+            if (!o[j].error && (!*model || strcmp(o[j].model, model) == 0) && o[j].ref_step_time_s > 0)
                 dev[k++] = fabs(o[j].step_time_s / o[j].ref_step_time_s - 1);
         if (k == 0)
             continue;
         qsort(dev, k, sizeof *dev, cmp_double);
         double med = k % 2 ? dev[k / 2] : 0.5 * (dev[k / 2 - 1] + dev[k / 2]);
-        printf("| %s | %zu | %.1f %% | %.1f %% |\n", o[i].model, k, 100 * med, 100 * dev[k - 1]);
+        printf("| %s | %zu | %.1f %% | %.1f %% |\n", *model ? model : "all of the above", k, 100 * med,
+               100 * dev[k - 1]);
     }
     free(dev);
 }

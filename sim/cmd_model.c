@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/units.h"
 #include "sim/cli.h"
 #include "sim/model_cli.h"
 #include "trainer/model.h"
@@ -68,8 +69,9 @@ static int show(const char *name, const model_opts *o, int as_json)
                4e-6 * (double)ps->numel);
         printf("forward FLOPs        %.4g per sample\n", fwd);
         printf("backward FLOPs       %.4g per sample\n", bwd);
-        printf("activations          %.1f MB per sample (fp32, kept for backward)\n\n",
-               1e-6 * activation_bytes(m));
+        char act[32];
+        printf("activations          %sB per sample (fp32, kept for backward)\n\n",
+               units_format_bytes(activation_bytes(m), act, sizeof act));
         printf("%-4s %-48s %-11s %12s %14s %14s\n", "#", "layer", "class", "params",
                "fwd FLOPs", "act bytes");
         for (int i = 0; i < model_nlayers(m); i++) {

@@ -1,9 +1,11 @@
 /* ttasim trace --model NAME: one real step of the trainer as a workload trace. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/units.h"
@@ -95,23 +97,30 @@ static int trace_main(int argc, char **argv)
         return cli_usage_error(&cmd_trace, "missing --model NAME ('ttasim model list')");
     if (optind != argc)
         return cli_usage_error(&cmd_trace, "unexpected argument '%s'", argv[optind]);
-    json_t *doc;
-    rc = trace_build(name, &mo, &to, &doc, &err);
-    if (rc)
-        return cli_report_error(rc, err.msg);
+    /* open the output first: a bad path should not cost a training step */
     FILE *f = out_path ? fopen(out_path, "w") : stdout;
     if (!f) {
-        json_decref(doc);
-        tt_error_set(&err, TT_EINPUT, "%s: cannot write the trace", out_path);
+        tt_error_set(&err, TT_EINPUT, "%s: cannot write the trace: %s; give a writable --out path",
+                     out_path, strerror(errno));
         return cli_report_error(TT_EINPUT, err.msg);
     }
+    json_t *doc;
+    rc = trace_build(name, &mo, &to, &doc, &err);
+    if (rc) {
+        if (out_path) {
+            fclose(f);
+            unlink(out_path);
+        }
+        return cli_report_error(rc, err.msg);
+    }
     int bad = json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(15)) != 0;
-    fputc('\n', f);
+    bad |= fputc('\n', f) == EOF;
     if (out_path)
         bad |= fclose(f) != 0;
     json_decref(doc);
     if (bad) {
-        tt_error_set(&err, TT_EINPUT, "%s: writing the trace failed", out_path ? out_path : "stdout");
+        tt_error_set(&err, TT_EINPUT, "%s: writing the trace failed: %s",
+                     out_path ? out_path : "stdout", strerror(errno));
         return cli_report_error(TT_EINPUT, err.msg);
     }
     return TT_OK;

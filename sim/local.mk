@@ -10,6 +10,7 @@ libsim_a_SOURCES += sim/run.c sim/run.h
 libsim_a_SOURCES += sim/scenario.c sim/scenario.h
 libsim_a_SOURCES += sim/trace.c sim/trace.h
 libsim_a_SOURCES += sim/step.c sim/step.h
+libsim_a_SOURCES += sim/host_embedding.c sim/host_embedding.h
 libsim_a_SOURCES += sim/convergence.c sim/convergence.h
 libsim_a_SOURCES += sim/cost.c sim/cost.h
 libsim_a_SOURCES += sim/report.c sim/report.h

@@ -28,6 +28,7 @@ void model_cli_help(FILE *out)
             "  --classes N            output classes\n"
             "  --seq-len N            BERT tokens per sequence (128)\n"
             "  --vocab N              BERT vocabulary (30522)\n"
+            "  --table-rows R1,R2,... DLRM: rows of each embedding table (MLPerf Criteo 1TB)\n"
             "  --table-rows-cap N     DLRM: cap every embedding table at N rows\n"
             "  --dropout P            dropout probability where the model has dropout (0)\n"
             "  --label-smoothing E    softmax cross-entropy label smoothing (0)\n"

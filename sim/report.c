@@ -13,10 +13,11 @@ static json_t *point_json(const run_point *p)
 {
     const step_result *s = &p->step;
     const step_memory *m = &s->memory;
-    json_t *step = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o}}",
+    json_t *step = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o}}",
                              "time_s", num(s->time_s), "compute_s", num(s->compute_s), "comm_s",
                              num(s->comm_s), "exposed_comm_s", num(s->exposed_comm_s), "optimizer_s",
-                             num(s->optimizer_s), "idle_s", num(s->idle_s), "mfu", num(s->mfu),
+                             num(s->optimizer_s), "host_embedding_s", num(s->host_embedding_s),
+                             "idle_s", num(s->idle_s), "mfu", num(s->mfu),
                              "samples_per_s", num(p->samples_per_s), "model_flops", num(s->model_flops),
                              "memory", "params_bytes", num(m->params_bytes), "gradients_bytes",
                              num(m->gradients_bytes), "optimizer_bytes", num(m->optimizer_bytes),
@@ -30,6 +31,11 @@ static json_t *point_json(const run_point *p)
                           num(p->time_to_accuracy_s), "cost_usd", num(p->total.usd), "energy_j",
                           num(p->total.energy_j), "per_step", "cost_usd", num(p->per_step.usd),
                           "energy_j", num(p->per_step.energy_j));
+    if (p->host.forward_s > 0)
+        json_object_set_new(o, "host_embedding",
+                            json_pack("{s:o, s:o, s:o, s:o}", "forward_transfer_s", num(p->host.forward_transfer_s),
+                                      "lookup_s", num(p->host.lookup_s), "backward_transfer_s",
+                                      num(p->host.backward_transfer_s), "update_s", num(p->host.update_s)));
     if (p->scaling_efficiency > 0)
         json_object_set_new(o, "scaling_efficiency", num(p->scaling_efficiency));
     return o;
@@ -42,10 +48,12 @@ json_t *report_json(const scenario *sc, const run_result *r)
                                                    "accelerator", r->accelerator, "price_per_h_usd",
                                                    num(r->price_per_h_usd), "busy_w", num(r->busy_w),
                                                    "idle_w", num(r->idle_w)));
-    json_object_set_new(doc, "workload", json_pack("{s:s, s:s, s:s}", "model", r->model, "precision",
-                                                   r->precision, "optimizer", r->optimizer));
-    json_object_set_new(doc, "collectives", json_pack("{s:s, s:s}", "allreduce", r->allreduce,
-                                                      "alltoall", r->alltoall));
+    json_object_set_new(doc, "workload", json_pack("{s:s, s:s, s:s, s:s}", "model", r->model, "precision",
+                                                   r->precision, "gradient_precision",
+                                                   sc->gradient_precision ? sc->gradient_precision : r->precision,
+                                                   "optimizer", r->optimizer));
+    json_object_set_new(doc, "collectives", json_pack("{s:s, s:s, s:b}", "allreduce", r->allreduce,
+                                                      "alltoall", r->alltoall, "overlap", sc->overlap));
     json_object_set_new(doc, "convergence", json_pack("{s:s, s:s}", "source", r->convergence, "target",
                                                       r->target));
     json_t *base = point_json(&r->base);
@@ -136,7 +144,9 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     fprintf(out, "platform      %s, %d nodes, %d x %s\n", r->platform, b->nodes, b->ranks, r->accelerator);
     fprintf(out, "workload      %s, %s, optimizer %s, global batch %ld = %d ranks x %d x %d accumulation\n",
             r->model, r->precision, r->optimizer, b->global_batch, b->ranks, b->micro_batch, b->accumulation);
-    fprintf(out, "collectives   allreduce %s, alltoall %s\n", r->allreduce, r->alltoall);
+    fprintf(out, "collectives   allreduce %s (%s gradients, %s), alltoall %s\n", r->allreduce,
+            sc->gradient_precision ? sc->gradient_precision : r->precision,
+            sc->overlap ? "overlapping the backward" : "after the backward", r->alltoall);
     fprintf(out, "convergence   %s; target %s\n\n", r->convergence, r->target);
     fprintf(out, "per step                      seconds\n");
     fprintf(out, "  step.time_s            %12.6f\n", b->step.time_s);
@@ -144,7 +154,12 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     fprintf(out, "  step.comm_s            %12.6f\n", b->step.comm_s);
     fprintf(out, "  step.exposed_comm_s    %12.6f\n", b->step.exposed_comm_s);
     fprintf(out, "  step.optimizer_s       %12.6f\n", b->step.optimizer_s);
-    fprintf(out, "  step.idle_s            %12.6f\n", b->step.idle_s);
+    fprintf(out, "  step.host_embedding_s  %12.6f\n", b->step.host_embedding_s);
+    fprintf(out, "  step.idle_s            %12.6f   (no compute: exposed comm + host waits)\n", b->step.idle_s);
+    if (b->host.forward_s > 0)
+        fprintf(out, "    per micro-step: rows to the accelerators %.4g s over PCIe/UPI (DRAM lookups %.4g s), "
+                     "gradient rows back %.4g s (sparse update in DRAM %.4g s)\n",
+                b->host.forward_transfer_s, b->host.lookup_s, b->host.backward_transfer_s, b->host.update_s);
     fprintf(out, "  MFU %.1f %%, %.4g samples/s, memory %.3g GB per device "
                  "(params %.3g, grads %.3g, optimizer %.3g, activations %.3g)\n\n",
             100 * b->step.mfu, b->samples_per_s, b->step.memory.total_bytes / 1e9,
@@ -187,15 +202,15 @@ int report_csv(const char *path, const scenario *sc, const run_result *r, tt_err
     if (!f)
         return tt_error_set(err, TT_EINPUT, "%s: cannot write the CSV file: %s", path, strerror(errno));
     fprintf(f, "scenario,nodes,ranks,global_batch,micro_batch,accumulation,step_time_s,compute_s,comm_s,"
-               "exposed_comm_s,optimizer_s,idle_s,mfu,samples_per_s,memory_bytes,steps_to_target,"
+               "exposed_comm_s,optimizer_s,host_embedding_s,idle_s,mfu,samples_per_s,memory_bytes,steps_to_target,"
                "extrapolated,time_to_accuracy_s,cost_usd,energy_j\n");
     size_t n = r->n_points ? r->n_points : 1;
     for (size_t i = 0; i < n; i++) {
         const run_point *p = r->n_points ? &r->points[i] : &r->base;
-        fprintf(f, "\"%s\",%d,%d,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%.9g,%d,%.9g,%.9g,%.9g\n",
+        fprintf(f, "\"%s\",%d,%d,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%.9g,%d,%.9g,%.9g,%.9g\n",
                 sc->name, p->nodes, p->ranks, p->global_batch, p->micro_batch, p->accumulation,
                 p->step.time_s, p->step.compute_s, p->step.comm_s, p->step.exposed_comm_s,
-                p->step.optimizer_s, p->step.idle_s, p->step.mfu, p->samples_per_s,
+                p->step.optimizer_s, p->step.host_embedding_s, p->step.idle_s, p->step.mfu, p->samples_per_s,
                 p->step.memory.total_bytes, p->steps_to_target, p->extrapolated, p->time_to_accuracy_s,
                 p->total.usd, p->total.energy_j);
     }

@@ -45,29 +45,6 @@ static int device_of(const platform *p, const char *precision, device_model *d, 
     return TT_OK;
 }
 
-/* Embedding tables in CPU memory reach an accelerator over PCIe and, from a
- * remote socket, UPI: the narrowest of those link classes bounds the rows'
- * traffic. CPU DRAM (about 4x a PCIe 3.0 x16 link per socket) is not the
- * bottleneck and is not modelled (host_mem_Bps 0). */
-static int host_path(const scenario *sc, const platform *p, step_options *o, tt_error *err)
-{
-    platform_summary sum;
-    platform_summarize(p, &sum);
-    double bw = 0;
-    for (int i = 0; i < sum.n_link_classes; i++) {
-        const platform_link_class *l = &sum.link_classes[i];
-        if ((strstr(l->name, "pcie") || strstr(l->name, "upi")) && (bw == 0 || l->bw_Bps < bw))
-            bw = l->bw_Bps;
-    }
-    if (sum.cpu_sockets == 0 || bw == 0)
-        return tt_error_set(err, TT_EINPUT, "%s: $.workload.embeddings: \"host\" needs CPU sockets linked to the "
-                            "accelerators by PCIe or UPI, and platform %s has none; use \"accelerators\"",
-                            sc->path, platform_name(p));
-    o->host_mem_Bps = 0;
-    o->host_link_Bps = bw;
-    return TT_OK;
-}
-
 /* ---- stage 2: the workload at this point's batch ---- */
 
 static int split_batch(const scenario *sc, const trace *t, int want_micro, int ranks, long *global, int *micro,
@@ -105,52 +82,70 @@ static int optimizer_state_words(const char *name)
 
 /* ---- stage 3: the step's collectives on SimGrid, one simulation ---- */
 
+/* A collective's time on a fixed platform and algorithm is affine in its
+ * size (each round costs latency plus bytes over its bandwidth share, and
+ * the reductions are linear), so per operation only the smallest and largest
+ * sizes are simulated and the other buckets interpolated between them: two
+ * SimGrid runs per operation however many bucket sizes the trace has. */
 static int time_collectives(const scenario *sc, const platform *p, const device_model *d, const step_coll *c,
                             size_t n, double *coll_s, run_result *res, tt_error *err)
 {
-    coll_request *req = calloc(n ? n : 1, sizeof *req);
-    size_t *which = calloc(n ? n : 1, sizeof *which); /* collective -> request */
-    int nreq = 0, ranks = platform_ranks(p);
-    coll_algo ar, a2a;
-    if (coll_algo_parse(sc->allreduce, &ar) != 0 || coll_algo_parse(sc->alltoall, &a2a) != 0) {
-        free(req);
-        free(which);
+    int ranks = platform_ranks(p);
+    coll_algo algo[2];
+    if (coll_algo_parse(sc->allreduce, &algo[STEP_ALLREDUCE]) != 0 ||
+        coll_algo_parse(sc->alltoall, &algo[STEP_ALLTOALL]) != 0)
         return tt_error_set(err, TT_EINPUT, "%s: $.collectives: unknown algorithm \"%s\"; see 'ttasim collective "
                             "--help' for the names", sc->path,
-                            coll_algo_parse(sc->allreduce, &ar) != 0 ? sc->allreduce : sc->alltoall);
+                            coll_algo_parse(sc->allreduce, &algo[0]) != 0 ? sc->allreduce : sc->alltoall);
+    if (ranks == 1) {
+        for (size_t i = 0; i < n; i++)
+            coll_s[i] = 0;
+        snprintf(res->allreduce, sizeof res->allreduce, "none (1 rank)");
+        return TT_OK;
     }
+    double lo[2] = {0, 0}, hi[2] = {0, 0};
     for (size_t i = 0; i < n; i++) {
-        coll_op op = c[i].op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL;
-        int k = 0;
-        while (k < nreq && !(req[k].params.op == op && req[k].params.bytes == c[i].bytes))
-            k++;
-        if (k == nreq) { /* buckets mostly share one size: simulate each size once */
-            req[k].params.op = op;
-            req[k].params.algo = op == OP_ALLREDUCE ? ar : a2a;
-            req[k].params.ranks = ranks;
-            req[k].params.bytes = c[i].bytes;
-            req[k].params.ranks_per_node = platform_ranks_per_node(p);
+        int op = c[i].op;
+        lo[op] = lo[op] == 0 || c[i].bytes < lo[op] ? c[i].bytes : lo[op];
+        hi[op] = c[i].bytes > hi[op] ? c[i].bytes : hi[op];
+    }
+    coll_request req[4];
+    int nreq = 0, req_lo[2] = {-1, -1}, req_hi[2] = {-1, -1};
+    for (int op = 0; op < 2; op++) {
+        if (hi[op] <= 0)
+            continue;
+        for (int end = 0; end < 2; end++) {
+            if (end == 1 && hi[op] == lo[op]) {
+                req_hi[op] = req_lo[op];
+                continue;
+            }
+            coll_request *r = &req[nreq];
+            memset(r, 0, sizeof *r);
+            r->params.op = op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL;
+            r->params.algo = algo[op];
+            r->params.ranks = ranks;
+            r->params.bytes = end ? hi[op] : lo[op];
+            r->params.ranks_per_node = platform_ranks_per_node(p);
             /* the receiver reads two operands and writes one at memory speed */
-            req[k].reduce_s_per_byte = 3.0 / d->mem_Bps;
-            nreq++;
+            r->reduce_s_per_byte = 3.0 / d->mem_Bps;
+            *(end ? &req_hi[op] : &req_lo[op]) = nreq++;
         }
-        which[i] = (size_t)k;
     }
-    coll_result *out = calloc((size_t)nreq + 1, sizeof *out);
-    int rc = ranks > 1 && nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
-    for (size_t i = 0; rc == TT_OK && i < n; i++)
-        coll_s[i] = ranks > 1 ? out[which[i]].time_s : 0;
-    for (int k = 0; rc == TT_OK && k < nreq; k++) {
-        char *dst = req[k].params.op == OP_ALLREDUCE ? res->allreduce : res->alltoall;
-        snprintf(dst, sizeof res->allreduce, "%s", ranks > 1 ? coll_algo_name(out[k].algo) : "none (1 rank)");
+    coll_result out[4];
+    int rc = nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
+    for (size_t i = 0; rc == TT_OK && i < n; i++) {
+        int op = c[i].op;
+        double t_lo = out[req_lo[op]].time_s, t_hi = out[req_hi[op]].time_s;
+        double u = hi[op] > lo[op] ? (c[i].bytes - lo[op]) / (hi[op] - lo[op]) : 0;
+        coll_s[i] = t_lo + u * (t_hi - t_lo);
     }
-    free(out);
-    free(req);
-    free(which);
+    for (int op = 0; rc == TT_OK && op < 2; op++)
+        if (req_hi[op] >= 0) {
+            char *dst = op == STEP_ALLREDUCE ? res->allreduce : res->alltoall;
+            snprintf(dst, sizeof res->allreduce, "%s", coll_algo_name(out[req_hi[op]].algo));
+        }
     return rc;
 }
-
-/* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
 
 typedef struct run_ctx {
     const scenario *sc;
@@ -165,8 +160,32 @@ typedef struct phase_plan {
     int micro_batch, accumulation;
     step_options o;
     size_t first_coll, n_coll; /* its collectives in the point's list */
+    host_emb_time host;        /* EMB_HOST: per micro-step */
     step_result r;
 } phase_plan;
+
+/* ---- stage 3b: embedding rows to and from the CPU sockets on SimGrid ---- */
+
+/* Tables in host memory: every phase's per-micro-step rows timed in one
+ * simulation of one node's sockets and accelerators (host_embedding.h). */
+static int time_host_embeddings(const scenario *sc, const platform *p, const trace *tr, phase_plan *ph,
+                                tt_error *err)
+{
+    step_host_load load[SCENARIO_MAX_PHASES];
+    host_emb_time t[SCENARIO_MAX_PHASES];
+    for (size_t k = 0; k < sc->n_phases; k++)
+        step_host_load_of(&tr[k], &ph[k].o, &load[k]);
+    if (host_embedding_time(p, (network_model)sc->network, load, (int)sc->n_phases, t, err) != TT_OK)
+        return tt_error_prefix(err, "%s: $.workload.embeddings: ", sc->path);
+    for (size_t k = 0; k < sc->n_phases; k++) {
+        ph[k].o.host_forward_s = t[k].forward_s;
+        ph[k].o.host_backward_s = t[k].backward_s;
+        ph[k].host = t[k];
+    }
+    return TT_OK;
+}
+
+/* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
 
 static void note_assumptions(run_ctx *x, const platform *p)
 {
@@ -182,6 +201,19 @@ static void note_assumptions(run_ctx *x, const platform *p)
     }
     for (size_t i = 0; x->sc->assumptions && x->sc->assumptions[i] && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
         r->assumptions[r->n_assumptions++] = strdup(x->sc->assumptions[i]);
+    if (strcmp(r->optimizer, x->tr[0].optimizer) != 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "optimizer_step = the trace's %s update (the scenario's %s sets the optimizer "
+                 "state in memory; make the trace with --optimizer %s for its exact update cost)",
+                 x->tr[0].optimizer, r->optimizer, r->optimizer);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
+    if (x->sc->embeddings == EMB_HOST && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
+        r->assumptions[r->n_assumptions++] = strdup(
+            "host_embedding.placement = table t on CPU socket t mod S of every node, tables replicated per node "
+            "(the trace merges its tables into one layer: each socket serves 1/S of every sample's rows; "
+            "DRAM lookups and updates at the socket's mem_Bps x mem_efficiency, pipelined with the PCIe/UPI "
+            "transfers, which run all at once on SimGrid)");
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
         snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
@@ -203,7 +235,14 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
         s->comm_s += f * r->comm_s;
         s->exposed_comm_s += f * r->exposed_comm_s;
         s->optimizer_s += f * r->optimizer_s;
+        s->host_embedding_s += f * r->host_embedding_s;
         s->idle_s += f * r->idle_s;
+        pt->host.forward_s += f * ph[k].host.forward_s;
+        pt->host.backward_s += f * ph[k].host.backward_s;
+        pt->host.forward_transfer_s += f * ph[k].host.forward_transfer_s;
+        pt->host.backward_transfer_s += f * ph[k].host.backward_transfer_s;
+        pt->host.lookup_s += f * ph[k].host.lookup_s;
+        pt->host.update_s += f * ph[k].host.update_s;
         s->model_flops += f * r->model_flops;
         samples += f * ph[k].global_batch;
         if (r->memory.total_bytes > s->memory.total_bytes)
@@ -267,17 +306,19 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         o->micro_batch = pp->micro_batch;
         o->accumulation = pp->accumulation;
         o->dtype_bytes = trace_dtype_bytes(precision);
+        o->grad_dtype_bytes = trace_dtype_bytes(sc->gradient_precision ? sc->gradient_precision : precision);
+        o->overlap = sc->overlap;
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
         o->embeddings = (embedding_placement)sc->embeddings;
-        if (o->embeddings == EMB_HOST)
-            rc = host_path(sc, p, o, err);
         pp->first_coll = nc;
         pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
         nc += pp->n_coll;
     }
     if (rc == TT_OK)
         rc = time_collectives(sc, p, &d, c, nc, coll_s, x->res, err);
+    if (rc == TT_OK && sc->embeddings == EMB_HOST)
+        rc = time_host_embeddings(sc, p, x->tr, ph, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
         rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
     if (rc == TT_OK) {
@@ -307,7 +348,7 @@ static int load_workload(run_ctx *x, tt_error *err)
         const scenario_phase *sp = &sc->phases[k];
         int mb = sp->micro_batch ? sp->micro_batch : sc->micro_batch;
         rc = sp->trace_path ? trace_load(sp->trace_path, &x->tr[k], err)
-                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, &x->tr[k], err);
+                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
     }
     if (rc)
         return rc;

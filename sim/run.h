@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "sim/cost.h"
+#include "sim/host_embedding.h"
 #include "sim/scenario.h"
 #include "sim/step.h"
 
@@ -17,6 +18,7 @@ typedef struct run_point {
     long global_batch;
     int micro_batch, accumulation;
     step_result step;
+    host_emb_time host; /* embeddings in host memory: per micro-step, phases weighted */
     double samples_per_s;
     double steps_to_target;
     int extrapolated;     /* steps from the fit, outside the profile's points */

@@ -134,14 +134,16 @@ static int load_phases(const jx_obj *w, scenario *s)
 static int load_workload(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
-                                       "precision", "bucket_bytes", "dataset_examples", "embeddings", NULL};
+                                       "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
+                                       "embeddings", NULL};
     jx_obj w;
     long mb = 0, gb = 0;
-    int prec = -1, rc;
+    int prec = -1, gprec = -1, rc;
     if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
         (rc = jx_int(&w, "micro_batch", 0, 1, 1 << 20, &mb)) ||
         (rc = jx_int(&w, "global_batch", 0, 1, 1L << 32, &gb)) ||
         (rc = jx_enum(&w, "precision", 0, PRECISIONS, &prec)) ||
+        (rc = jx_enum(&w, "gradient_precision", 0, PRECISIONS, &gprec)) ||
         (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
         (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)))
@@ -149,6 +151,7 @@ static int load_workload(const jx_obj *r, scenario *s)
     s->micro_batch = (int)mb;
     s->global_batch = gb;
     s->precision = prec >= 0 ? strdup(PRECISIONS[prec]) : NULL;
+    s->gradient_precision = gprec >= 0 ? strdup(PRECISIONS[gprec]) : NULL;
     if (jx_has(&w, "phases"))
         return load_phases(&w, s);
     s->n_phases = 1;
@@ -248,7 +251,7 @@ static int load_expect(const jx_obj *r, scenario *s)
 
 static int load_rest(const jx_obj *r, scenario *s)
 {
-    static const char *const ckeys[] = {"allreduce", "alltoall", NULL};
+    static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
     static const char *const ekeys[] = {"every_steps", "time_s", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
     static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "source", NULL};
@@ -257,7 +260,7 @@ static int load_rest(const jx_obj *r, scenario *s)
     int rc;
     if ((rc = jx_string(r, "optimizer", 0, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
         (c.obj && ((rc = jx_check_keys(&c, ckeys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
-                   (rc = jx_string(&c, "alltoall", 0, &a2a)))) ||
+                   (rc = jx_string(&c, "alltoall", 0, &a2a)) || (rc = jx_bool(&c, "overlap", 0, &s->overlap)))) ||
         (rc = load_convergence(r, s)) || (rc = jx_child(r, "evaluation", 0, &e)) ||
         (e.obj && ((rc = jx_check_keys(&e, ekeys)) ||
                    (rc = jx_number(&e, "every_steps", 1, 1, 1e12, &s->eval_every_steps)) ||
@@ -290,6 +293,7 @@ int scenario_load(const char *path, scenario *out, tt_error *err)
                                        "evaluation", "sweep", "outputs", "reference", "expect", NULL};
     memset(out, 0, sizeof *out);
     out->network = 1;
+    out->overlap = 1;
     json_t *root = NULL;
     int rc = jx_load_file(path, &root, err);
     if (rc)
@@ -330,7 +334,7 @@ void scenario_free(scenario *s)
         free(s->phases[i].model);
     }
     char **strs[] = {&s->path, &s->name, &s->description, &s->platform, &s->accelerator, &s->mesh,
-                     &s->precision, &s->optimizer, &s->allreduce,
+                     &s->precision, &s->gradient_precision, &s->optimizer, &s->allreduce,
                      &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
                      &s->ref_source};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)

@@ -50,6 +50,7 @@ typedef struct scenario {
     int micro_batch;  /* 0: global_batch / ranks (with accumulation if needed) */
     long global_batch; /* 0: ranks x micro_batch */
     char *precision;  /* NULL: the trace's */
+    char *gradient_precision; /* NULL: the precision's */
     double bucket_bytes; /* for traces made on the fly */
     double dataset_examples; /* 0: unknown (no epochs) */
     int embeddings;   /* embedding_placement */
@@ -58,6 +59,7 @@ typedef struct scenario {
 
     /* collectives: algorithm names ("auto" or one of collectives/) */
     char *allreduce, *alltoall;
+    int overlap; /* bucketed allreduces overlap the backward (default 1) */
 
     /* convergence */
     convergence_kind conv;

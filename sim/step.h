@@ -1,7 +1,8 @@
 /* step.h: one training step of a trace replayed on one accelerator of a
  * data-parallel group: compute timed by a roofline device model, backward
  * overlapped with bucketed allreduces, alltoall phases, the optimizer step.
- * Collective durations come from the SimGrid executor (run.c); this module is
+ * Collective and host-embedding durations come from SimGrid (run.c,
+ * host_embedding.c); this module is
  * the per-rank timeline and needs no simulator, so it is tested exactly. */
 #ifndef TT_STEP_H
 #define TT_STEP_H
@@ -26,12 +27,22 @@ typedef struct step_options {
     int micro_batch;           /* samples per rank per micro-step */
     int accumulation;          /* micro-steps per optimizer step (>= 1) */
     int dtype_bytes;           /* the scenario's precision */
+    int grad_dtype_bytes;      /* gradients as stored and allreduced (fp32 on TPUs) */
+    int overlap;               /* buckets start during backward (DDP); 0: after it (TF1 on TPU) */
     int ranks;                 /* data-parallel group (embedding tables are split over it) */
     int optimizer_state_words; /* fp32 words of state per parameter (momentum 1, Adam/LAMB 2) */
     embedding_placement embeddings;
-    double host_mem_Bps;  /* EMB_HOST: CPU memory bandwidth serving the lookups (0: not a bound) */
-    double host_link_Bps; /* EMB_HOST: bottleneck of UPI and PCIe between tables and accelerator */
+    double host_forward_s;  /* EMB_HOST, per micro-step: the rows' lookup and trip (host_embedding.h) */
+    double host_backward_s; /* EMB_HOST, per micro-step: gradient rows back and the sparse update */
 } step_options;
+
+/* EMB_HOST: what one rank's embedding layers move per micro-step. */
+typedef struct step_host_load {
+    double rows_bytes;      /* looked-up rows, sockets -> accelerator */
+    double grad_rows_bytes; /* their gradients, accelerator -> sockets */
+    double lookup_bytes;    /* CPU memory traffic of the lookups (the layers' forward bytes) */
+    double update_bytes;    /* of the sparse update (their backward bytes: gradient, row read, row write) */
+} step_host_load;
 
 typedef enum { STEP_ALLREDUCE = 0, STEP_ALLTOALL = 1 } step_coll_op;
 
@@ -50,7 +61,9 @@ typedef struct step_result {
     double comm_s;         /* collectives in flight, overlapped or not */
     double exposed_comm_s; /* compute stream waiting on collectives */
     double optimizer_s;
-    double idle_s;         /* waiting on anything else (host-memory embeddings) */
+    double host_embedding_s; /* compute stream waiting on embedding rows in host memory */
+    double idle_s;         /* accelerator doing no work: time - compute - optimizer
+                              (exposed communication and host waits included) */
     double model_flops;    /* forward + backward FLOPs per rank per step */
     double mfu;            /* model_flops / (time x peak) */
     step_memory memory;
@@ -61,6 +74,9 @@ typedef struct step_result {
  * (none when embeddings live in host memory). Returns how many; out holds
  * t->n_buckets + t->n_comm entries. */
 size_t step_collectives(const trace *t, const step_options *o, step_coll *out);
+
+/* The embedding traffic of one micro-step of a trace at the options' batch and precision. */
+void step_host_load_of(const trace *t, const step_options *o, step_host_load *out);
 
 /* Replays the step with coll_s[i] the duration of collective i. Fails with
  * TT_EINPUT, naming the device and the breakdown, when memory does not fit. */

@@ -94,7 +94,7 @@ static double get_eff(const run_point *p) { return p->scaling_efficiency > 0 ? p
 static void bars_panel(panel *p, const series *s)
 {
     static const char *const colors[] = {"#4878d0", "#ee854a", "#6acc64", "#d65f5f"};
-    static const char *const names[] = {"compute", "exposed comm", "optimizer", "idle"};
+    static const char *const names[] = {"compute", "exposed comm", "optimizer", "host embeddings"};
     double ymax = 0;
     for (size_t i = 0; i < s->n; i++)
         ymax = fmax(ymax, s->pts[i].step.time_s);
@@ -103,7 +103,7 @@ static void bars_panel(panel *p, const series *s)
     double slot = p->w / (double)s->n, bw = fmin(slot * 0.7, 60);
     for (size_t i = 0; i < s->n; i++) {
         const step_result *r = &s->pts[i].step;
-        double parts[4] = {r->compute_s, r->exposed_comm_s, r->optimizer_s, r->idle_s};
+        double parts[4] = {r->compute_s, r->exposed_comm_s, r->optimizer_s, r->host_embedding_s};
         double x = p->x0 + slot * (i + 0.5) - bw / 2, base = p->y0 + p->h;
         for (int k = 0; k < 4; k++) {
             double hh = p->h * parts[k] / ymax;

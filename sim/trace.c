@@ -176,7 +176,7 @@ void trace_free(trace *t)
 }
 
 int trace_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
-               trace *out, tt_error *err)
+               const char *optimizer, trace *out, tt_error *err)
 {
     char path[] = "/tmp/ttasim-trace-XXXXXX";
     int fd = mkstemp(path);
@@ -186,7 +186,7 @@ int trace_make(const char *model, int micro_batch, const char *precision, double
     char mb[32], bb[32];
     snprintf(mb, sizeof mb, "%d", micro_batch);
     snprintf(bb, sizeof bb, "%.0f", bucket_bytes);
-    const char *argv[16];
+    const char *argv[20];
     int argc = 0;
     argv[argc++] = "ttasim";
     argv[argc++] = "trace";
@@ -199,6 +199,10 @@ int trace_make(const char *model, int micro_batch, const char *precision, double
     if (precision) {
         argv[argc++] = "--precision";
         argv[argc++] = precision;
+    }
+    if (optimizer) {
+        argv[argc++] = "--optimizer";
+        argv[argc++] = optimizer;
     }
     if (bucket_bytes > 0) {
         argv[argc++] = "--bucket-bytes";

@@ -61,10 +61,10 @@ int trace_load(const char *path, trace *out, tt_error *err);
 void trace_free(trace *t);
 
 /* Makes a trace on the fly by running 'ttasim trace' (this binary) into a
- * temporary file, then loads it. micro_batch 0, precision NULL and
- * bucket_bytes 0 keep the trace command's defaults. */
+ * temporary file, then loads it. micro_batch 0, precision and optimizer NULL
+ * and bucket_bytes 0 keep the trace command's defaults. */
 int trace_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
-               trace *out, tt_error *err);
+               const char *optimizer, trace *out, tt_error *err);
 
 /* Bytes per element of a precision name ("fp32" 4, "fp16"/"bf16" 2), 0 if unknown. */
 int trace_dtype_bytes(const char *precision);

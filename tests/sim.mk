@@ -18,8 +18,20 @@ tests_test_run_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_run_LDADD = $(TEST_LIBS)
 TESTS += tests/test_run
 
+check_PROGRAMS += tests/test_host_embedding
+tests_test_host_embedding_SOURCES = tests/test_host_embedding.c
+tests_test_host_embedding_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_host_embedding_LDADD = $(TEST_LIBS)
+TESTS += tests/test_host_embedding
+
 # ttasim check scenarios/ (JUnit XML: scenarios-junit.xml in the build tree).
 TESTS += tests/check_scenarios.sh
 EXTRA_DIST += tests/check_scenarios.sh tests/data/tiny-trace.json
-AM_TESTS_ENVIRONMENT = top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)'; export top_builddir top_srcdir;
+if SANITIZERS
+CHECK_SCENARIO_SET = small
+else
+CHECK_SCENARIO_SET = all
+endif
+AM_TESTS_ENVIRONMENT = top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)' \
+	scenario_set='$(CHECK_SCENARIO_SET)'; export top_builddir top_srcdir scenario_set;
 CLEANFILES += scenarios-junit.xml

@@ -178,6 +178,41 @@ START_TEST(trains_to_target_on_teacher)
 }
 END_TEST
 
+/* Seeded augmentation on the real images: reproducible, and it changes training. */
+START_TEST(fashion_mnist_augmentation)
+{
+    fmnist train, test;
+    tt_error err = {0};
+    ck_assert_msg(fmnist_load(NULL, "train", &train, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(fmnist_load(NULL, "t10k", &test, &err) == TT_OK, "%s", err.msg);
+    dp_data data = {.kind = DP_DATA_FMNIST, .train = &train, .test = &test};
+    dp_options o;
+    small_options(&o);
+    const int w[] = {784, 32, 10};
+    memcpy(o.mo.widths, w, sizeof w);
+    o.batch = 128, o.workers = 2, o.micro_max = 64;
+    o.max_steps = 30, o.eval_every = 30, o.target = 0.99;
+    o.augment = 1;
+    dp_result a, b, c;
+    ck_assert_int_eq(dp_train(&o, &data, &a, &err), TT_OK);
+    ck_assert_int_eq(dp_train(&o, &data, &b, &err), TT_OK);
+    o.augment = -1; /* auto: off, the batch is far below the 60,000 images */
+    ck_assert_int_eq(dp_train(&o, &data, &c, &err), TT_OK);
+    ck_assert_str_eq(a.data, "fashion-mnist+augment");
+    ck_assert_str_eq(c.data, "fashion-mnist");
+    ck_assert_int_eq(a.steps_run, 30);
+    ck_assert_double_eq(a.final_test_accuracy, b.final_test_accuracy);
+    ck_assert_double_ne(a.final_test_accuracy, c.final_test_accuracy);
+    ck_assert_double_gt(a.final_test_accuracy, 0.4); /* still learns */
+    ck_assert_double_gt(c.final_test_accuracy, 0.4);
+    dp_result_free(&a);
+    dp_result_free(&b);
+    dp_result_free(&c);
+    fmnist_free(&train);
+    fmnist_free(&test);
+}
+END_TEST
+
 #define TEACHER_ARGS "train --dataset teacher --widths 20,32,10 --optimizer adamw --lr 0.01 " \
                      "--workers 2 --target 0.6 --max-steps 300 --eval-every 20 "
 
@@ -243,6 +278,7 @@ int main(void)
     tcase_add_test(tc, workers_match_one_big_batch);
     tcase_add_test(tc, bad_shapes);
     tcase_add_test(tc, trains_to_target_on_teacher);
+    tcase_add_test(tc, fashion_mnist_augmentation);
     tcase_add_test(tc, cli_train_and_sweep_resume);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;

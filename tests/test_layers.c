@@ -199,6 +199,9 @@ START_TEST(grad_conv2d)
     check_conv(2, 6, 3, 3, 1, 0, 0); /* no padding */
     check_conv(4, 5, 3, 1, 1, 0, 0); /* pointwise: the im2col-free path */
     check_conv(3, 8, 2, 1, 2, 0, 0); /* strided 1x1 (ResNet downsample) */
+    /* the shapes above batch images into one GEMM; these run one image per GEMM */
+    check_conv(2, 34, 3, 3, 1, 1, 1);
+    check_conv(3, 33, 2, 1, 1, 0, 1);
 }
 END_TEST
 
@@ -206,16 +209,17 @@ END_TEST
 static void bn_f(gc *g)
 {
     batchnorm_forward(g->out, g->s1, g->s2, g->s3, g->s4, g->v[0].x, g->v[1].x, g->v[2].x,
-                      g->B, g->C, g->H, g->train, 0.1f, 1e-5f);
+                      g->B, g->C, g->H, g->train, 0.1f, 1e-5f, g->mode);
 }
 static void bn_b(gc *g)
 {
-    batchnorm_backward(g->v[0].dx, g->v[1].dx, g->v[2].dx, g->r, g->v[0].x, g->v[1].x, g->s1,
+    batchnorm_backward(g->v[0].dx, g->v[1].dx, g->v[2].dx, g->r, g->mode ? g->out : NULL,
+                       g->v[0].x, g->v[1].x, g->s1,
                        g->s2, g->B, g->C, g->H, g->train);
 }
-static void check_bn(int train)
+static void check_bn(int train, int relu)
 {
-    gc g = {.B = 3, .C = 4, .H = 5, .train = train, .fwd = bn_f, .bwd = bn_b};
+    gc g = {.B = 3, .C = 4, .H = 5, .train = train, .mode = relu, .fwd = bn_f, .bwd = bn_b};
     long n = 60;
     add_var(&g, "inp", rnd(n, 1, 2), n);
     add_var(&g, "gamma", rnd(4, 2, 1), 4);
@@ -236,7 +240,8 @@ static void check_bn(int train)
     } else {
         g.train = 0;
     }
-    run_check(&g, train ? "batchnorm(train)" : "batchnorm(eval)");
+    run_check(&g, relu ? (train ? "batchnorm+relu(train)" : "batchnorm+relu(eval)")
+                       : (train ? "batchnorm(train)" : "batchnorm(eval)"));
     for (int k = 0; k < 3; k++)
         free(g.v[k].x);
     free(g.out);
@@ -247,8 +252,10 @@ static void check_bn(int train)
 }
 START_TEST(grad_batchnorm)
 {
-    check_bn(1);
-    check_bn(0);
+    check_bn(1, 0);
+    check_bn(0, 0);
+    check_bn(1, 1);
+    check_bn(0, 1);
 }
 END_TEST
 

@@ -167,6 +167,9 @@ START_TEST(model_gradients)
     model_opts_default(&o);
     o.table_rows_cap = 50;
     model_gradcheck("dlrm-small", &o, 4, 1);
+    model_opts_default(&o);
+    o.image = 12; /* flatten and max-pool inside the engine */
+    model_gradcheck("cnn", &o, 3, 1);
 }
 END_TEST
 
@@ -392,7 +395,7 @@ START_TEST(model_command)
     ck_assert_msg(doc != NULL, "%s", je.text);
     ck_assert_int_eq(json_integer_value(json_object_get(doc, "params")), 25557032);
     json_t *layers = json_object_get(doc, "layers");
-    ck_assert_int_gt(json_array_size(layers), 150);
+    ck_assert_int_gt(json_array_size(layers), 120); /* relus fused into bn and add */
     double sum = 0, fwd = json_real_value(json_object_get(doc, "forward_flops_per_sample"));
     for (size_t i = 0; i < json_array_size(layers); i++)
         sum += json_real_value(json_object_get(json_array_get(layers, i), "forward_flops"));
@@ -404,6 +407,14 @@ START_TEST(model_command)
     ck_assert_ptr_nonnull(strstr(out, "\"params\": 73"));
     ck_assert_int_eq(tu_run_ttasim("model list", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "dlrm-mlperf"));
+    /* tables as a parameter: 3 tables of 10, 20, 30 rows */
+    ck_assert_int_eq(tu_run_ttasim("model show dlrm-mlperf --table-rows 10,20,30 --json", out,
+                                   sizeof out), 0);
+    long mlps = 13 * 512 + 512 + 512 * 256 + 256 + 256 * 128 + 128 + (128 + 6) * 1024 + 1024 +
+                1024 * 1024 + 1024 + 1024 * 512 + 512 + 512 * 256 + 256 + 256 + 1;
+    char want[64];
+    snprintf(want, sizeof want, "\"params\": %ld,", mlps + 60 * 128);
+    ck_assert_msg(strstr(out, want) != NULL, "%s", want);
     ck_assert_int_eq(tu_run_ttasim("model show resnet-50", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "did you mean 'resnet50'"));
     ck_assert_int_eq(tu_run_ttasim("model show cnn --image 2", out, sizeof out), 2);

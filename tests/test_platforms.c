@@ -272,7 +272,10 @@ START_TEST(builtins_load_in_simgrid)
         assert_sim_matches_path(p, 0, last);
         if (platform_ranks_per_node(p) > 1)
             assert_sim_matches_path(p, platform_ranks_per_node(p) - 1, 0);
-        ck_assert_int_gt(platform_assumption_count(p) + (platform_source_count(p) == 0), 0);
+        /* Every platform names its assumptions; every built-in file cites sources. */
+        ck_assert_int_gt(platform_assumption_count(p), 0);
+        if (!strstr(" star ring torus2d torus3d fattree ", platform_name(p)))
+            ck_assert_msg(platform_source_count(p) > 0, "%s cites no source", *n);
         platform_free(p);
         checked++;
     }
@@ -450,6 +453,46 @@ START_TEST(user_simgrid_xml)
 }
 END_TEST
 
+/* Nodes beyond one leaf: the levels above the leaves (FLAT for two levels, a
+ * fat tree beyond, a crossbar for a big single switch) route as platform_path says. */
+START_TEST(upper_levels_route_as_path_says)
+{
+    platform *p = load("dgx-a100", 40, 0, 0); /* 20 nodes per leaf: 2 leaves */
+    ck_assert_int_eq(platform_hops(p, 3, 8 * 19 + 3), 6);
+    ck_assert_int_eq(platform_hops(p, 3, 8 * 25 + 3), 8);
+    assert_sim_matches_path(p, 3, 8 * 25 + 3);
+    assert_sim_matches_path(p, 8 * 39 + 7, 0);
+    platform_free(p);
+    p = load("mn1-p100", 0, 0, 0); /* 128 nodes, 16 per group, 4:1 above */
+    platform_summary s;
+    platform_summarize(p, &s);
+    ck_assert_double_eq_tol(s.bisection_Bps, 64 * 14e9 / 4, 1);
+    assert_sim_matches_path(p, 0, 1023);
+    platform_free(p);
+    char path[64];
+    static const char *const VARIANTS[][2] = {
+        {"\"topology\": \"single_switch\", \"nodes\": 3", "\"topology\": \"single_switch\", \"nodes\": 40"},
+        {"\"topology\": \"single_switch\", \"nodes\": 3", "\"topology\": \"fattree\", \"nodes\": 8, \"nodes_per_leaf\": 2, \"levels\": 3"},
+    };
+    for (int v = 0; v < 2; v++) {
+        char text[4096];
+        const char *at = strstr(GOOD, VARIANTS[v][0]);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(at - GOOD), GOOD, VARIANTS[v][1], at + strlen(VARIANTS[v][0]));
+        tu_write_temp(text, path, sizeof path);
+        tt_error err = {0};
+        p = platform_load(path, NULL, &err);
+        unlink(path);
+        ck_assert_msg(p != NULL, "%s", err.msg);
+        int last = platform_ranks(p) - 1;
+        /* single switch: 2 fabric links; 3-level tree: 6 between the halves. */
+        ck_assert_int_eq(platform_hops(p, 0, last), v == 0 ? 1 + 2 + 1 : 1 + 6 + 1);
+        assert_sim_matches_path(p, 0, last);
+        assert_sim_matches_path(p, 1, 4);
+        platform_free(p);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("platforms");
@@ -478,6 +521,7 @@ static Suite *suite(void)
     tcase_add_test(t, malformed_files);
     tcase_add_test(t, cli_show_export);
     tcase_add_test(t, user_simgrid_xml);
+    tcase_add_test(t, upper_levels_route_as_path_says);
     suite_add_tcase(s, t);
     return s;
 }

@@ -140,6 +140,17 @@ START_TEST(run_expect_and_errors)
     ck_assert_ptr_nonnull(strstr(out, "does not fit"));
     ck_assert_ptr_nonnull(strstr(out, "activations 150 GB"));
     unlink(path);
+    /* the star has no CPU sockets to hold embedding tables */
+    char host[4096];
+    snprintf(text, sizeof text, SCENARIO, "host", 64, 8, "");
+    char *w = strstr(text, "\"micro_batch\": 8}");
+    ck_assert_ptr_nonnull(w);
+    snprintf(host, sizeof host, "%.*s\"embeddings\": \"host\", %s", (int)(w - text), text, w);
+    tu_write_temp(host, path, sizeof path);
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "$.workload.embeddings: embedding tables in host memory need CPU sockets"));
+    unlink(path);
 }
 END_TEST
 
@@ -232,6 +243,28 @@ START_TEST(run_phases)
 }
 END_TEST
 
+/* A model name makes the trace on the fly with the scenario's optimizer. */
+START_TEST(run_model_on_the_fly)
+{
+    char path[64], out[32768];
+    tu_write_temp("{\"version\": 1, \"name\": \"fly\",\n"
+                  " \"platform\": {\"name\": \"star\", \"nodes\": 4, \"link_bw_Bps\": \"12.5G\", \"link_latency_s\": \"1us\"},\n"
+                  " \"workload\": {\"model\": \"mlp\", \"global_batch\": 256}, \"optimizer\": \"lamb\",\n"
+                  " \"collectives\": {\"allreduce\": \"ring\"},\n"
+                  " \"convergence\": {\"mccandlish\": {\"s_min\": 500, \"noise_scale\": 128}}}\n", path, sizeof path);
+    json_t *doc = run_json(path, 0, out, sizeof out);
+    unlink(path);
+    json_t *w = json_object_get(doc, "workload");
+    ck_assert_str_eq(json_string_value(json_object_get(w, "model")), "mlp");
+    ck_assert_ptr_null(strstr(out, "optimizer_step")); /* the trace has the LAMB update */
+    double s, opt;
+    ck_assert(report_lookup(doc, "steps_to_target", &s));
+    ck_assert_double_eq_tol(s, 500 * (1 + 128 / 256.0), 1e-9);
+    ck_assert(report_lookup(doc, "step.optimizer_s", &opt) && opt > 0);
+    json_decref(doc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("run");
@@ -242,6 +275,7 @@ static Suite *suite(void)
     tcase_add_test(t, run_expect_and_errors);
     tcase_add_test(t, check_dir_junit);
     tcase_add_test(t, run_phases);
+    tcase_add_test(t, run_model_on_the_fly);
     suite_add_tcase(s, t);
     return s;
 }

@@ -47,7 +47,7 @@ static void load_tiny(const char *extra, trace *t)
 
 static step_options opts(int micro_batch)
 {
-    step_options o = {micro_batch, 1, 4, 8, 1, EMB_ACCELERATORS, 0, 0};
+    step_options o = {micro_batch, 1, 4, 4, 1, 8, 1, EMB_ACCELERATORS, 0, 0};
     return o;
 }
 
@@ -133,13 +133,24 @@ START_TEST(timeline_overlap)
     ck_assert_double_eq_tol(r.exposed_comm_s, 0.2, 1e-12);
     ck_assert_double_eq_tol(r.optimizer_s, 0.004, 1e-12);
     ck_assert_double_eq_tol(r.time_s, 1.556, 1e-12);
-    ck_assert_double_eq_tol(r.idle_s, 0, 1e-15);
+    ck_assert_double_eq_tol(r.host_embedding_s, 0, 1e-15);
+    ck_assert_double_eq_tol(r.idle_s, 0.2, 1e-12); /* the exposed bucket */
     ck_assert_double_eq_tol(r.mfu, 9e12 / (1.556 * 1e13), 1e-12);
     /* Fast collectives hide completely behind the conv backward. */
     double fast[] = {0.1, 0.1};
     ck_assert_int_eq(step_replay(&t, &DEV, &o, fast, &r, &err), TT_OK);
     ck_assert_double_eq_tol(r.exposed_comm_s, 0.1, 1e-12); /* only the last bucket */
     ck_assert_double_eq_tol(r.time_s, 1.352 + 0.1 + 0.004, 1e-12);
+    /* Without overlap both allreduces follow the backward: 0.2 exposed. */
+    o.overlap = 0;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, fast, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.2, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 1.352 + 0.2 + 0.004, 1e-12);
+    /* fp32 gradients of an fp16 step: buckets keep their fp32 size. */
+    o.dtype_bytes = 2;
+    step_coll c32[2];
+    step_collectives(&t, &o, c32);
+    ck_assert_double_eq(c32[0].bytes, 4e8);
     trace_free(&t);
 }
 END_TEST
@@ -152,6 +163,7 @@ START_TEST(scaling_and_accumulation)
     load_tiny("", &t);
     step_options o = opts(16);
     o.dtype_bytes = 2;
+    o.grad_dtype_bytes = 2;
     step_coll c[2];
     step_collectives(&t, &o, c);
     ck_assert_double_eq(c[0].bytes, 2e8);
@@ -211,21 +223,66 @@ START_TEST(alltoall_and_host_embeddings)
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
     ck_assert_double_eq_tol(r.exposed_comm_s, 0.3, 1e-12);
     ck_assert_double_eq_tol(r.time_s, 1.352 + 0.3 + 0.004, 1e-12);
+    /* conv1 as a model-parallel table: 1/8 of its 2.5e7 parameters per rank,
+     * sparse gradients (its rows, capped by that share) */
+    t.layers[0].cls = OP_EMBEDDING;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.memory.params_bytes, (1e8 + 2.5e7 / 8) * 4, 1);
+    ck_assert_double_eq_tol(r.memory.gradients_bytes, (1e8 + 2.5e7 / 8) * 4, 1);
     trace_free(&t);
 
-    /* Make conv1 an embedding table held in host memory. */
+    /* Make conv1 an embedding table held in host memory: its rows take 0.11 s
+     * to arrive, its gradient rows and sparse update 0.12 s. */
     load_tiny("", &t);
     t.layers[0].cls = OP_EMBEDDING;
     o.embeddings = EMB_HOST;
-    o.host_mem_Bps = 1e11;
-    o.host_link_Bps = 1e10;
+    o.host_forward_s = 0.11;
+    o.host_backward_s = 0.12;
     ck_assert_int_eq((int)step_collectives(&t, &o, c), 2);
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
-    /* forward: 1e9 B / 1e11 + 1e9 rows / 1e10 = 0.11; backward 2e9 / 1e11 + 0.1 = 0.12 */
-    ck_assert_double_eq_tol(r.idle_s, 0.23, 1e-12);
+    /* conv1 waits 0.11 for its rows; fc 0.25 + loss 0.001 + 0.001 + fc 0.5 = 0.862, then the
+     * gradient rows leave: host busy until 0.982; the optimizer ends at 0.866 and waits 0.116 */
+    ck_assert_double_eq_tol(r.host_embedding_s, 0.11 + 0.116, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 0.982, 1e-12);
     ck_assert_double_eq_tol(r.compute_s, 1.352 - 0.6, 1e-12);
+    ck_assert_double_eq_tol(r.idle_s, 0.11 + 0.116, 1e-12); /* only host waits: no collective here */
+    /* two micro-steps: the second's lookups wait for the first's update (0.982 + 0.11),
+     * its fc/loss end at 1.844 and its update at 1.964 */
+    o.accumulation = 2;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.time_s, 1.964, 1e-12);
+    ck_assert_double_eq_tol(r.host_embedding_s, 0.11 + 0.23 + 0.116, 1e-12);
+    o.accumulation = 1;
     /* the table stays in host memory: only fc's 1e8 fp32 parameters have gradients here */
     ck_assert_double_eq_tol(r.memory.gradients_bytes, 1e8 * 4, 1);
+    trace_free(&t);
+
+    /* fc as the table instead: its lookups (0.11) overlap conv1's forward (0.2) and
+     * its update (0.202 + 0.12) conv1's backward: nothing waits, 1.352 - 0.75 + 0.004 */
+    load_tiny("", &t);
+    t.layers[1].cls = OP_EMBEDDING;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.host_embedding_s, 0, 1e-15);
+    ck_assert_double_eq_tol(r.time_s, 0.606, 1e-12);
+    trace_free(&t);
+}
+END_TEST
+
+/* The embedding traffic per micro-step: rows at the scenario's precision and
+ * micro-batch, gradients at the gradient precision, DRAM bytes from the layer. */
+START_TEST(host_load_scales)
+{
+    trace t;
+    load_tiny("", &t);
+    t.layers[0].cls = OP_EMBEDDING;
+    step_options o = opts(16); /* twice the trace's micro-batch */
+    o.dtype_bytes = 2;         /* fp16 rows, fp32 gradients */
+    step_host_load l;
+    step_host_load_of(&t, &o, &l);
+    ck_assert_double_eq_tol(l.rows_bytes, 1e9 * 2 * 0.5, 1);
+    ck_assert_double_eq_tol(l.grad_rows_bytes, 1e9 * 2, 1);
+    ck_assert_double_eq_tol(l.lookup_bytes, 1e9 * 2 * 0.5, 1);
+    ck_assert_double_eq_tol(l.update_bytes, 2e9 * 2 * 0.5, 1);
     trace_free(&t);
 }
 END_TEST
@@ -243,6 +300,7 @@ static Suite *suite(void)
     tcase_add_test(t, scaling_and_accumulation);
     tcase_add_test(t, memory_does_not_fit);
     tcase_add_test(t, alltoall_and_host_embeddings);
+    tcase_add_test(t, host_load_scales);
     suite_add_tcase(s, t);
     return s;
 }

@@ -5,17 +5,20 @@
 #include "trainer/layers.h"
 #include "trainer/rng.h"
 
-void relu_forward(float *out, const float *inp, long n)
+void relu_forward(float *restrict out, const float *restrict inp, long n)
 {
     for (long i = 0; i < n; i++)
         out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
 }
 
 /* uses the output: out > 0 exactly where inp > 0 */
-void relu_backward(float *dinp, const float *dout, const float *out, long n)
+void relu_backward(float *restrict dinp, const float *restrict dout, const float *restrict out,
+                   long n)
 {
-    for (long i = 0; i < n; i++)
-        dinp[i] = out[i] > 0.0f ? dout[i] : 0.0f;
+    for (long i = 0; i < n; i++) {
+        float d = dout[i]; /* loaded unconditionally, so the select vectorises */
+        dinp[i] = out[i] > 0.0f ? d : 0.0f;
+    }
 }
 
 /* gelu(x) = x * Phi(x), Phi the standard normal CDF */
@@ -66,8 +69,17 @@ void dropout_backward(float *dinp, const float *dout, const float *mask, long n)
         dinp[i] = dout[i] * mask[i];
 }
 
-void add_forward(float *out, const float *a, const float *b, long n)
+void add_forward(float *restrict out, const float *restrict a, const float *restrict b, long n)
 {
     for (long i = 0; i < n; i++)
         out[i] = a[i] + b[i];
+}
+
+void add_relu_forward(float *restrict out, const float *restrict a, const float *restrict b,
+                      long n)
+{
+    for (long i = 0; i < n; i++) {
+        float v = a[i] + b[i];
+        out[i] = v > 0.0f ? v : 0.0f;
+    }
 }

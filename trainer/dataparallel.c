@@ -256,7 +256,7 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
     double steps_per_epoch = (double)train_n / (double)o->batch;
     long max_steps = o->max_steps > 0 ? o->max_steps : LONG_MAX;
     if (o->max_epochs > 0) {
-        long s = (long)ceil(o->max_epochs * steps_per_epoch - 1e-9);
+        long s = (long)floor(o->max_epochs * steps_per_epoch + 1e-9); /* never past the budget */
         max_steps = s < max_steps ? s : max_steps;
     }
     if (max_steps < 1)

@@ -30,6 +30,8 @@ int g_linear_relu(model *m, const char *name, int x, int OC, int bias);
 int g_linear_tied(model *m, const char *name, int x, const char *weight_view);
 int g_conv(model *m, const char *name, int x, int OC, int K, int stride, int pad, int bias);
 int g_bn(model *m, const char *name, int x);
+/* batchnorm with the following relu fused into its output pass */
+int g_bn_relu(model *m, const char *name, int x);
 int g_layernorm(model *m, const char *name, int x, float eps);
 int g_relu(model *m, const char *name, int x);
 int g_gelu(model *m, const char *name, int x);
@@ -39,6 +41,8 @@ int g_maxpool(model *m, const char *name, int x, int K, int stride, int pad);
 int g_avgpool(model *m, const char *name, int x, int K, int stride, int pad);
 int g_gap(model *m, const char *name, int x);
 int g_add(model *m, const char *name, int a, int b);
+/* residual add with the following relu fused */
+int g_add_relu(model *m, const char *name, int a, int b);
 int g_flatten(model *m, const char *name, int x);
 /* token + position + segment embeddings of T tokens (inputs.tokens, .segments) */
 int g_embed(model *m, const char *name, int T, int vocab, int maxpos, int ntypes, int C);

@@ -45,15 +45,16 @@ void conv2d_backward(float *dinp, float *dw, float *dbias, const float *dout,
 /* ---- batchnorm2d ---- */
 /* inp (B,C,HW), gamma/beta (C) -> out (B,C,HW). Train: normalises with the batch
  * statistics, saves mean/rstd (C) and updates running mean/var (C, unbiased var,
- * PyTorch momentum convention). Eval: uses the running statistics. */
+ * PyTorch momentum convention). Eval: uses the running statistics. relu: a
+ * following ReLU fused into the output pass (ResNet's bn + relu). */
 void batchnorm_forward(float *out, float *mean, float *rstd, float *run_mean, float *run_var,
                        const float *inp, const float *gamma, const float *beta,
-                       int B, int C, int HW, int train, float momentum, float eps);
-/* dout (B,C,HW) -> dinp; dgamma, dbeta (C) +=. mean/rstd as saved by forward
- * (in eval mode pass the running mean and 1/sqrt(run_var+eps)). */
+                       int B, int C, int HW, int train, float momentum, float eps, int relu);
+/* dout (B,C,HW) -> dinp; dgamma, dbeta (C) +=. mean/rstd as saved by forward.
+ * out: the forward output when the ReLU is fused (masks dout), else NULL. */
 void batchnorm_backward(float *dinp, float *dgamma, float *dbeta, const float *dout,
-                        const float *inp, const float *gamma, const float *mean,
-                        const float *rstd, int B, int C, int HW, int train);
+                        const float *out, const float *inp, const float *gamma,
+                        const float *mean, const float *rstd, int B, int C, int HW, int train);
 
 /* ---- elementwise activations, n elements ---- */
 void relu_forward(float *out, const float *inp, long n);
@@ -69,6 +70,8 @@ void dropout_forward(float *out, float *mask, const float *inp, long n, float p,
 void dropout_backward(float *dinp, const float *dout, const float *mask, long n);
 /* residual add: out = a + b (n); backward writes da = db = dout */
 void add_forward(float *out, const float *a, const float *b, long n);
+/* out = max(a + b, 0) (ResNet's block output); backward: relu_backward, then da = db */
+void add_relu_forward(float *out, const float *a, const float *b, long n);
 
 /* ---- pooling ---- */
 typedef struct pool_shape {

@@ -1,7 +1,6 @@
 /* linear.c: fully connected layer, y = x W^T + b, on cblas_sgemm. The bias
  * (and the fused relu) is applied in one pass after a beta = 0 product. */
 #include <cblas.h>
-#include <math.h>
 #include <string.h>
 
 #include "trainer/layers.h"
@@ -33,11 +32,13 @@ void linear_relu_forward(float *out, const float *inp, const float *w, const flo
     for (long b = 0; b < B; b++) {
         float *restrict y = out + b * OC;
         if (bias)
-            for (int o = 0; o < OC; o++)
-                y[o] = fmaxf(y[o] + bias[o], 0.0f);
+            for (int o = 0; o < OC; o++) {
+                float v = y[o] + bias[o];
+                y[o] = v > 0.0f ? v : 0.0f;
+            }
         else
             for (int o = 0; o < OC; o++)
-                y[o] = fmaxf(y[o], 0.0f);
+                y[o] = y[o] > 0.0f ? y[o] : 0.0f;
     }
 }
 
@@ -71,8 +72,10 @@ void linear_relu_backward(float *dinp, float *dw, float *dbias, float *dout, con
     for (long b = 0; b < B; b++) {
         float *d = dout + b * OC;
         const float *y = out + b * OC;
-        for (int o = 0; o < OC; o++)
-            d[o] = y[o] > 0.0f ? d[o] : 0.0f;
+        for (int o = 0; o < OC; o++) {
+            float g = d[o]; /* loaded unconditionally, so the select vectorises */
+            d[o] = y[o] > 0.0f ? g : 0.0f;
+        }
         for (int o = 0; dbias && o < OC; o++)
             dbias[o] += d[o];
     }

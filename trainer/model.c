@@ -44,7 +44,7 @@ typedef struct op {
     conv_shape cs;
     pool_shape pl;
     int rows, C, OC, T, NH, F, D, L, mode, P, V, ntypes;
-    int relu;            /* linear: relu fused into the output pass */
+    int relu;            /* linear, batchnorm: relu fused into the output pass */
     float eps, p;
     long saved_ps, isaved_ps, saved_fixed, scratch;
     float *saved;
@@ -71,7 +71,6 @@ struct model {
     float loss;
     float *arena, *scratch, *accbuf[2];
     int *iarena;
-    size_t arena_bytes;
     int bad;
     char err[512];
 };
@@ -329,6 +328,14 @@ int g_bn(model *m, const char *name, int x)
     return o->out;
 }
 
+int g_bn_relu(model *m, const char *name, int x)
+{
+    int y = g_bn(m, name, x);
+    if (!m->bad)
+        m->ops[m->nops - 1].relu = 1;
+    return y;
+}
+
 int g_layernorm(model *m, const char *name, int x, float eps)
 {
     op *o = new_op(m, OP_LN, name, x, -1);
@@ -426,6 +433,14 @@ int g_add(model *m, const char *name, int a, int b)
         return 0;
     o->out = like(m, a);
     return o->out;
+}
+
+int g_add_relu(model *m, const char *name, int a, int b)
+{
+    int y = g_add(m, name, a, b);
+    if (!m->bad)
+        m->ops[m->nops - 1].relu = 1;
+    return y;
 }
 
 int g_flatten(model *m, const char *name, int x)
@@ -624,11 +639,17 @@ static void op_costs(model *m, op *o)
         b = mm * (has_din ? 2 : 1) + bias;
         break;
     }
-    case OP_BN: case OP_LN: f = 5 * n; b = 8 * n; break;
+    case OP_BN: case OP_LN:
+        f = (o->relu ? 6 : 5) * n;
+        b = (o->relu ? 9 : 8) * n;
+        break;
     case OP_RELU: f = n; b = n; break;
     case OP_GELU: f = 8 * n; b = 12 * n; break;
     case OP_TANH: f = 4 * n; b = 2 * n; break;
-    case OP_DROPOUT: case OP_ADD: f = n; b = n; break;
+    case OP_DROPOUT: case OP_ADD:
+        f = (o->relu ? 2 : 1) * n;
+        b = (o->relu ? 2 : 1) * n;
+        break;
     case OP_MAXPOOL: case OP_AVGPOOL: f = out * o->pl.K * o->pl.K; b = out * o->pl.K * o->pl.K; break;
     case OP_GAP: f = in; b = in; break;
     case OP_EMBED: f = 2.0 * o->T * o->C; b = 3.0 * o->T * o->C; break;
@@ -816,7 +837,6 @@ int model_alloc(model *m, int batch, tt_error *err)
         return tt_error_set(err, TT_EINTERNAL,
                             "model %s: cannot allocate %.1f MB of activations for batch %d",
                             m->name, (double)(nf * 4 + ni * 4) / 1e6, batch);
-    m->arena_bytes = nf * sizeof(float) + ni * sizeof(int);
     float *f = m->arena;
     int *ip = m->iarena;
     for (int i = 0; i < m->nt; i++) {
@@ -866,11 +886,6 @@ int model_alloc(model *m, int batch, tt_error *err)
     return TT_OK;
 }
 
-const char *model_name(const model *m)
-{
-    return m->name;
-}
-
 param_set *model_params(model *m)
 {
     return &m->ps;
@@ -879,11 +894,6 @@ param_set *model_params(model *m)
 model_inputs *model_get_inputs(model *m)
 {
     return &m->in;
-}
-
-size_t model_activation_bytes(const model *m)
-{
-    return m->arena_bytes;
 }
 
 void model_set_training(model *m, int training)
@@ -906,6 +916,8 @@ static float *G(model *m, int v)
 float model_forward(model *m)
 {
     int B = m->in.batch;
+    if (B < 1 || B > m->batch)
+        return NAN; /* inputs.batch must stay within what model_alloc sized */
     if (m->training)
         m->step++;
     for (int i = 0; i < m->nops; i++) {
@@ -926,7 +938,7 @@ float model_forward(model *m)
         case OP_BN:
             batchnorm_forward(y, o->saved, o->saved + o->C, o->saved + 2 * o->C,
                               o->saved + 3 * o->C, x, P(m, o->pv), P(m, o->pv + 1), B, o->C,
-                              o->rows, m->training, o->p, o->eps);
+                              o->rows, m->training, o->p, o->eps, o->relu);
             break;
         case OP_LN:
             layernorm_forward(y, o->saved, o->saved + (long)B * o->rows, x, P(m, o->pv),
@@ -945,7 +957,7 @@ float model_forward(model *m)
         case OP_MAXPOOL: maxpool_forward(y, o->isaved, x, &o->pl, B); break;
         case OP_AVGPOOL: avgpool_forward(y, x, &o->pl, B); break;
         case OP_GAP: gap_forward(y, x, B, o->C, o->rows); break;
-        case OP_ADD: add_forward(y, x, x1, n); break;
+        case OP_ADD: (o->relu ? add_relu_forward : add_forward)(y, x, x1, n); break;
         case OP_FLATTEN: memcpy(y, x, (size_t)n * sizeof(float)); break;
         case OP_EMBED:
             embed_forward(y, m->in.tokens, o->ntypes ? m->in.segments : NULL, P(m, o->pv),
@@ -1008,8 +1020,9 @@ void model_backward(model *m)
                             P(m, o->wv), m->scratch, &o->cs, B);
             break;
         case OP_BN:
-            batchnorm_backward(d[0], G(m, o->pv), G(m, o->pv + 1), dy, x, P(m, o->pv),
-                               o->saved, o->saved + o->C, B, o->C, o->rows, m->training);
+            batchnorm_backward(d[0], G(m, o->pv), G(m, o->pv + 1), dy, o->relu ? y : NULL, x,
+                               P(m, o->pv), o->saved, o->saved + o->C, B, o->C, o->rows,
+                               m->training);
             break;
         case OP_LN:
             layernorm_backward(d[0], G(m, o->pv), G(m, o->pv + 1), dy, x, P(m, o->pv), o->saved,
@@ -1028,11 +1041,18 @@ void model_backward(model *m)
         case OP_AVGPOOL: avgpool_backward(d[0], dy, &o->pl, B); break;
         case OP_GAP: gap_backward(d[0], dy, B, o->C, o->rows); break;
         case OP_ADD:
-        case OP_FLATTEN:
+        case OP_FLATTEN: {
+            const float *g = dy;
+            if (o->relu) { /* mask once, into the first input's gradient buffer */
+                float *mask = d[0] ? d[0] : d[1];
+                relu_backward(mask, dy, y, n);
+                g = mask;
+            }
             for (int k = 0; k < o->nin; k++)
-                if (d[k])
-                    memcpy(d[k], dy, (size_t)n * sizeof(float));
+                if (d[k] && d[k] != g)
+                    memcpy(d[k], g, (size_t)n * sizeof(float));
             break;
+        }
         case OP_EMBED:
             embed_backward(G(m, o->pv), G(m, o->pv + 1), o->ntypes ? G(m, o->pv + 2) : NULL, dy,
                            m->in.tokens, o->ntypes ? m->in.segments : NULL, B, o->T, o->C);

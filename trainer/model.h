@@ -29,6 +29,8 @@ typedef struct model_opts {
     int vocab;             /* BERT vocabulary (0: 30522) */
     int widths[MODEL_MAX_WIDTHS]; /* mlp: input, hidden..., output (nwidths 0: 784-1024-1024-10) */
     int nwidths;
+    long table_rows[MODEL_MAX_TABLES]; /* dlrm: rows per table (ntables 0: MLPerf Criteo 1TB) */
+    int ntables;
     long table_rows_cap;   /* dlrm: cap every table at this many rows (0: the model's default) */
     float dropout;         /* dropout probability where the architecture has dropout (0: none) */
     float label_smoothing; /* softmax cross-entropy label smoothing */
@@ -38,7 +40,7 @@ typedef struct model_opts {
 /* What one step reads; the model owns the buffers (sized for the batch). The
  * data generators (trainer/data.h) and the Fashion-MNIST reader fill them. */
 typedef struct model_inputs {
-    int batch;
+    int batch;             /* samples this step: up to the allocated batch (may be lowered) */
     float *x;              /* (B, x_per_sample): images (C,H,W), features, DLRM dense */
     long x_per_sample;
     int channels, height, width; /* image models */
@@ -74,12 +76,13 @@ typedef struct model_layer {
 
 void model_opts_default(model_opts *o);
 /* Sets one option from text, as on the command line: widths (784-1024-10),
- * image, channels, classes, seq-len, vocab, table-rows-cap, dropout,
- * label-smoothing, seed. MODEL_OPTION_KEYS lists them for getopt tables. */
+ * image, channels, classes, seq-len, vocab, table-rows (1000,20,...),
+ * table-rows-cap, dropout, label-smoothing, seed. MODEL_OPTION_KEYS lists
+ * them for getopt tables. */
 int model_opts_set(model_opts *o, const char *key, const char *value, tt_error *err);
 #define MODEL_OPTION_KEYS                                                                      \
-    "widths", "image", "channels", "classes", "seq-len", "vocab", "table-rows-cap", "dropout", \
-        "label-smoothing", "seed"
+    "widths", "image", "channels", "classes", "seq-len", "vocab", "table-rows", "table-rows-cap", \
+        "dropout", "label-smoothing", "seed"
 
 /* The zoo: NULL-terminated names, and a one-line description. */
 extern const char *const MODEL_NAMES[];
@@ -93,16 +96,15 @@ void model_free(model *m);
  * activation arena for batches of up to `batch` samples. */
 int model_alloc(model *m, int batch, tt_error *err);
 
-const char *model_name(const model *m);
 param_set *model_params(model *m);
 model_inputs *model_get_inputs(model *m);
-size_t model_activation_bytes(const model *m); /* arena after model_alloc */
 
 /* Train mode (batch statistics, dropout) is the default; eval uses running
  * statistics and no dropout. */
 void model_set_training(model *m, int training);
 
-/* Forward over the inputs; returns the mean loss. */
+/* Forward over the inputs; returns the mean loss (NaN when inputs.batch is
+ * not in 1..the allocated batch). */
 float model_forward(model *m);
 /* Backward from the loss: parameter gradients are ACCUMULATED (+=). */
 void model_backward(model *m);

@@ -69,6 +69,25 @@ int model_opts_set(model_opts *o, const char *key, const char *v, tt_error *err)
     } else if (strcmp(key, "vocab") == 0) {
         rc = parse_long(key, v, 1100, 10000000, &x, err);
         o->vocab = (int)x;
+    } else if (strcmp(key, "table-rows") == 0) {
+        int n = 0;
+        const char *p = v;
+        while (*p) {
+            char *end;
+            errno = 0;
+            long r = strtol(p, &end, 10);
+            if (errno || end == p || r < 1 || r > 2000000000L || n == MODEL_MAX_TABLES ||
+                (*end && *end != ','))
+                return tt_error_set(err, TT_EINPUT,
+                                    "--table-rows: expected 1 to %d positive row counts separated "
+                                    "by ',' (e.g. 1000,20,30000), got '%s'",
+                                    MODEL_MAX_TABLES, v);
+            o->table_rows[n++] = r;
+            p = *end ? end + 1 : end;
+        }
+        if (n == 0)
+            return tt_error_set(err, TT_EINPUT, "--table-rows: no row counts in '%s'", v);
+        o->ntables = n;
     } else if (strcmp(key, "table-rows-cap") == 0) {
         rc = parse_long(key, v, 1, 2000000000L, &x, err);
         o->table_rows_cap = x;

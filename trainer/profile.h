@@ -36,7 +36,7 @@ typedef struct conv_profile {
     int npoints;
     profile_fit fit;
     double noise_scale;  /* B_simple over the sweep (median of the points'), NAN if none */
-    char sources[PROFILE_MAX_SOURCES][256];
+    char sources[PROFILE_MAX_SOURCES][1024];
     int nsources;
 } conv_profile;
 

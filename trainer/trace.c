@@ -203,6 +203,7 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
         "param_bytes", (double)ps->numel * dt, "forward_flops", fwd, "backward_flops", bwd,
         "layers", layers_json(m, B, dt), "gradients", grads, "optimizer", "name", oc->name,
         "flops", oc->flops * upd, "bytes", oc->words * 4 * upd, "buckets", buckets, "comm", comm);
+    json_object_set_new(doc, "description", json_string(model_describe(model_name)));
     json_object_set_new(doc, "executed_micro_batch", json_integer(run));
     if (model_get_inputs(m)->seq_len)
         json_object_set_new(doc, "seq_len", json_integer(model_get_inputs(m)->seq_len));

@@ -94,17 +94,14 @@ static int resnet_block(model *m, const char *p, int x, int width, int stride, i
     int out_c = bottleneck ? 4 * width : width, y;
     if (bottleneck) {
         y = g_conv(m, nm(b, p, "conv1"), x, width, 1, 1, 0, 0);
-        y = g_bn(m, nm(b, p, "bn1"), y);
-        y = g_relu(m, nm(b, p, "relu1"), y);
+        y = g_bn_relu(m, nm(b, p, "bn1"), y);
         y = g_conv(m, nm(b, p, "conv2"), y, width, 3, stride, 1, 0);
-        y = g_bn(m, nm(b, p, "bn2"), y);
-        y = g_relu(m, nm(b, p, "relu2"), y);
+        y = g_bn_relu(m, nm(b, p, "bn2"), y);
         y = g_conv(m, nm(b, p, "conv3"), y, out_c, 1, 1, 0, 0);
         y = g_bn(m, nm(b, p, "bn3"), y);
     } else {
         y = g_conv(m, nm(b, p, "conv1"), x, width, 3, stride, 1, 0);
-        y = g_bn(m, nm(b, p, "bn1"), y);
-        y = g_relu(m, nm(b, p, "relu1"), y);
+        y = g_bn_relu(m, nm(b, p, "bn1"), y);
         y = g_conv(m, nm(b, p, "conv2"), y, width, 3, 1, 1, 0);
         y = g_bn(m, nm(b, p, "bn2"), y);
     }
@@ -113,8 +110,7 @@ static int resnet_block(model *m, const char *p, int x, int width, int stride, i
         skip = g_conv(m, nm(b, p, "downsample.0"), x, out_c, 1, stride, 0, 0);
         skip = g_bn(m, nm(b, p, "downsample.1"), skip);
     }
-    y = g_add(m, nm(b, p, "add"), y, skip);
-    return g_relu(m, nm(b, p, "relu"), y);
+    return g_add_relu(m, nm(b, p, "add"), y, skip);
 }
 
 static int build_resnet(model *m, const model_opts *o, const int *blocks, int bottleneck)
@@ -123,8 +119,7 @@ static int build_resnet(model *m, const model_opts *o, const int *blocks, int bo
     int S = o->image ? o->image : 224;
     int x = g_input_image(m, o->channels ? o->channels : 3, S, S);
     x = g_conv(m, "conv1", x, 64, 7, 2, 3, 0);
-    x = g_bn(m, "bn1", x);
-    x = g_relu(m, "relu", x);
+    x = g_bn_relu(m, "bn1", x);
     x = g_maxpool(m, "maxpool", x, 3, 2, 1);
     for (int l = 0; l < 4; l++)
         for (int k = 0; k < blocks[l]; k++) {
@@ -220,9 +215,12 @@ static int build_vit(model *m, const model_opts *o, int patch, int L, int H, int
 
 static int build_dlrm(model *m, const model_opts *o, long default_cap)
 {
-    long cap = o->table_rows_cap > 0 ? o->table_rows_cap : default_cap, rows[26];
-    for (int i = 0; i < 26; i++)
-        rows[i] = MLPERF_TABLE_ROWS[i] < cap ? MLPERF_TABLE_ROWS[i] : cap;
+    long cap = o->table_rows_cap > 0 ? o->table_rows_cap : default_cap, rows[MODEL_MAX_TABLES];
+    int F = o->ntables > 0 ? o->ntables : 26;
+    for (int i = 0; i < F; i++) {
+        long r = o->ntables > 0 ? o->table_rows[i] : MLPERF_TABLE_ROWS[i];
+        rows[i] = r < cap ? r : cap;
+    }
     static const int bot[3] = {512, 256, 128}, top[5] = {1024, 1024, 512, 256, 1};
     char name[64];
     int x = g_input_vector(m, 13);
@@ -230,7 +228,7 @@ static int build_dlrm(model *m, const model_opts *o, long default_cap)
         snprintf(name, sizeof name, "bot_l.%d", 2 * i);
         x = g_linear_relu(m, name, x, bot[i], 1);
     }
-    int e = g_embbag(m, "emb_l", 26, rows, 128, 1, BAG_SUM);
+    int e = g_embbag(m, "emb_l", F, rows, 128, 1, BAG_SUM);
     int z = g_interaction(m, "interaction", x, e);
     for (int i = 0; i < 5; i++) {
         snprintf(name, sizeof name, "top_l.%d", 2 * i);

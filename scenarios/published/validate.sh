@@ -1,0 +1,56 @@
+#!/bin/sh
+# Regenerates scenarios/published/README.md: every published scenario run by
+# 'ttasim check --markdown', predicted against published step and total times.
+# Usage: scenarios/published/validate.sh [TTASIM]   (make validation-table)
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+ttasim=${1:-$here/../../ttasim}
+out=$here/README.md
+tmp=$out.tmp
+{
+cat <<'INTRO'
+# Published runs: predicted against published
+
+One scenario per row of `/work/shared/reference/published-runs.md`: the ResNet-50 ImageNet
+records, the BERT-Large LAMB rows of You et al. 2019 (Table 1) and the ViT-B/32 rows (GPU type
+not stated: V100 assumed, a named assumption in each file). Each file gives its published
+per-step and total time under `reference`; `ttasim run FILE --json` echoes them as
+`reference.step_time_s` and `reference.time_s` with the ratios `step_time_ratio` and
+`time_ratio` (predicted / published).
+
+How to read the table:
+- **Per-step time is what is validated.** Published per-step times are derived as total time /
+  steps: they include evaluation and start-up, so they are upper bounds of the step.
+- **Steps come from the convergence profiles** (`../profiles/`), built from the same runs, so
+  the total-time ratio mostly repeats the step ratio; where a run used fewer steps than the
+  profile's point (You et al. 2018: 2,503 steps at 32K against the 90-epoch 3,519), the total
+  time differs.
+- **No per-scenario tuning.** Scenarios state only the source's facts (platform, node count,
+  batch, precision, optimizer, the allreduce the paper describes) and name their uncertain ones
+  as assumptions. Device efficiencies live in `platforms/devices.json`, each with its
+  derivation. Some derivations use one of these rows, which is then a calibration point rather
+  than an independent check: P40 (Jia et al.), KNL (You et al.), TPU v3 convolutions (Ying et
+  al.) and TPU v3 GEMMs (the 16-chip BERT rows); the P100 is calibrated from Goyal et al.'s
+  120 ms backward pass, the V100 from MLPerf-era throughput. The other rows test what the
+  simulator adds: communication, its overlap with the backward pass, and scale.
+- Every ResNet-50 and BERT scenario with a published step time `expect`s its ratio within
+  [0.6, 1.4] (the issue's "none worse than 40 %"), so `ttasim check scenarios/` (make check, CI)
+  fails when a change to a device, a trace or the simulator pushes a row out.
+- BERT steps run two phases (9/10 at sequence length 128, 1/10 at 512, as the schedule does);
+  the 64K/32K row uses its own split (7,038 + 1,561 steps).
+
+Regenerate with `make validation-table` (or `scenarios/published/validate.sh [TTASIM]`).
+
+## ResNet-50 and BERT-Large (the validation criterion)
+
+INTRO
+"$ttasim" check --markdown "$here"/resnet50-*.json "$here"/bert-*.json || true
+cat <<'MID'
+
+## ViT-B/32 (GPU type assumed)
+
+MID
+"$ttasim" check --markdown "$here"/vit-*.json || true
+} > "$tmp"
+mv "$tmp" "$out"
+echo "wrote $out"
