@@ -55,9 +55,14 @@ static void round_free(step_round *rd)
     free(rd->reduce_bytes);
 }
 
-/* Merges a step's transfers into flows; local copies cost nothing here. */
-static sg_mailbox_t pair_mailbox(const coll_group *g, int src, int dst);
+static sg_mailbox_t pair_mailbox(const coll_group *g, int src, int dst)
+{
+    char name[64];
+    snprintf(name, sizeof name, "block:%p:%d->%d", (const void *)g, src, dst);
+    return sg_mailbox_by_name(name);
+}
 
+/* Merges a step's transfers into flows; local copies cost nothing here. */
 static void round_build(step_round *rd, const coll_group *g, const schedule *s, const xfer *xs, size_t nx,
                         coll_flow *scratch)
 {
@@ -93,12 +98,6 @@ static void round_build(step_round *rd, const coll_group *g, const schedule *s, 
     free(fill);
 }
 
-static sg_mailbox_t pair_mailbox(const coll_group *g, int src, int dst)
-{
-    char name[64];
-    snprintf(name, sizeof name, "block:%p:%d->%d", (const void *)g, src, dst);
-    return sg_mailbox_by_name(name);
-}
 
 /* A worker's part of one step: its sends and receives at once, then its reduction. */
 static void worker_step(coll_group *g, const step_round *rd, int r, sg_comm_t **comms, size_t *cap)
