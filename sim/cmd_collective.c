@@ -101,9 +101,13 @@ static int parse_word(const char *word, const char *opt, const char *const *name
             *out = i;
             return TT_OK;
         }
+    char list[256] = "";
+    for (int i = 0; i < count; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
     const char *near = jx_closest(word, names);
-    return cli_usage_error(&cmd_collective, "%s: unknown '%s'%s%s%s", opt, word, near ? " (did you mean '" : "",
-                           near ? near : "", near ? "'?)" : "");
+    if (near)
+        return cli_usage_error(&cmd_collective, "%s: unknown '%s' (did you mean '%s'?)", opt, word, near);
+    return cli_usage_error(&cmd_collective, "%s: unknown '%s' (expected one of: %s)", opt, word, list);
 }
 
 static int parse_args(int argc, char **argv, collective_args *a)
@@ -183,7 +187,7 @@ static void print_table(const collective_args *a, const platform *p, const coll_
            a->params.chunk_bytes);
     printf("# %14s  %-9s %14s %13s %13s\n", "size(B)", "algo", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
     for (int i = 0; i < a->nsizes; i++) {
-        double algbw = rq[i].params.bytes / res[i].time_s;
+        double algbw = res[i].time_s > 0 ? rq[i].params.bytes / res[i].time_s : 0.0; /* nothing moved */
         printf("  %14.0f  %-9s %14.3f %13.3f %13.3f\n", rq[i].params.bytes, coll_algo_name(res[i].algo),
                res[i].time_s * 1e6, algbw / 1e9, algbw * coll_busbw_factor(a->params.op, n) / 1e9);
     }
@@ -195,7 +199,7 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
     int n = rq[0].params.ranks;
     json_t *list = json_array();
     for (int i = 0; i < a->nsizes; i++) {
-        double algbw = rq[i].params.bytes / res[i].time_s;
+        double algbw = res[i].time_s > 0 ? rq[i].params.bytes / res[i].time_s : 0.0; /* nothing moved */
         json_array_append_new(
             list, json_pack("{s:s, s:s, s:s, s:f, s:i, s:f, s:f, s:f}", "op", coll_op_name(a->params.op),
                             "algo", coll_algo_name(res[i].algo), "requested_algo",
@@ -227,6 +231,10 @@ static int collective_main(int argc, char **argv)
     if (!p)
         return cli_report_error(err.code ? err.code : TT_EINPUT, err.msg);
     int n = a.ranks ? a.ranks : platform_ranks(p);
+    if (n < 2) {
+        platform_free(p);
+        return cli_usage_error(&cmd_collective, "a collective needs at least 2 ranks, got %d", n);
+    }
     if (n > platform_ranks(p)) {
         platform_free(p);
         return cli_usage_error(&cmd_collective, "--ranks %d: the platform has %d accelerators", n,
