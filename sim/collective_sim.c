@@ -197,25 +197,31 @@ static int round_uniform(const coll_group *g, const step_round *rd, double dt)
 
 /* An identical stage: one synchronous round; if its ranks finish at
  * different times, ranks ahead would start the next step early, so the
- * steady-state period is measured on free-running windows of WINDOW and
- * 2 WINDOW steps and extrapolated (the window estimate of the
- * message-level time). */
+ * remaining steps run free (a few) or the steady-state period is measured on
+ * free-running windows of WINDOW and 2 WINDOW steps and extrapolated (the
+ * message-level time without simulating every step). */
 static void execute_identical(coll_group *g, const sched_stage *stg, const step_round *rd)
 {
     double dt = run_rounds(g, rd, 1);
-    if (stg->steps < 2)
+    int rest = stg->steps - 1;
+    if (rest < 1)
         return;
-    if (g->sync_only || stg->steps < 3 * WINDOW + 1 || round_uniform(g, rd, dt)) {
-        sg_actor_sleep_for(dt * (stg->steps - 1));
+    if (g->sync_only || round_uniform(g, rd, dt)) {
+        sg_actor_sleep_for(dt * rest);
         return;
     }
-    step_round *win = malloc(sizeof *win * 2 * WINDOW);
-    for (int k = 0; k < 2 * WINDOW; k++)
+    int w = rest < 3 * WINDOW ? rest : 2 * WINDOW;
+    step_round *win = malloc(sizeof *win * (size_t)w);
+    for (int k = 0; k < w; k++)
         win[k] = *rd; /* shallow: the workers only read it */
-    double t1 = run_rounds(g, win, WINDOW), t2 = run_rounds(g, win, 2 * WINDOW);
-    double est = t2 + (stg->steps - 2 * WINDOW) * (t2 - t1) / WINDOW;
-    double spent = dt + t1 + t2;
-    sg_actor_sleep_for(est > spent ? est - spent : 0.0);
+    if (w == rest) { /* few steps: run them all free */
+        run_rounds(g, win, rest);
+    } else {
+        double t1 = run_rounds(g, win, WINDOW), t2 = run_rounds(g, win, 2 * WINDOW);
+        double est = t2 + (stg->steps - 2 * WINDOW) * (t2 - t1) / WINDOW;
+        double spent = dt + t1 + t2;
+        sg_actor_sleep_for(est > spent ? est - spent : 0.0);
+    }
     free(win);
 }
 
