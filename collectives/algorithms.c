@@ -39,6 +39,12 @@ static int per_node(const coll_params *p)
     return p->ranks_per_node > 0 ? p->ranks_per_node : 1;
 }
 
+/* hier allreduce: inter-node rings per node (0 = one per rank of the node). */
+static int nics_per_node(const coll_params *p)
+{
+    return p->nics_per_node > 0 ? p->nics_per_node : per_node(p);
+}
+
 int coll_algo_applies(const coll_params *p, const char **why)
 {
     int n = p->ranks, known = 0;
@@ -66,6 +72,10 @@ int coll_algo_applies(const coll_params *p, const char **why)
     }
     if (p->algo == ALGO_HIER && n % per_node(p)) {
         *why = "ranks per node does not divide the rank count";
+        return 0;
+    }
+    if (p->algo == ALGO_HIER && p->op == OP_ALLREDUCE && per_node(p) % nics_per_node(p)) {
+        *why = "NICs per node does not divide the ranks per node";
         return 0;
     }
     return 1;
@@ -191,19 +201,25 @@ static int build_torus2d(schedule *s, int n, size_t count, int a)
     return 0;
 }
 
-/* Intra-node reduce-scatter, one inter-node ring per local rank on its block
- * (they share the node's NICs as the platform routes them), intra-node allgather. */
-static int build_hier_allreduce(schedule *s, int n, size_t count, int g)
+/* With k NICs per node, the node's g ranks form k groups of q = g/k: each
+ * group reduces onto its leader (binomial), the k leaders reduce-scatter over
+ * the node (ring), every leader runs its own inter-node ring (reduce-scatter
+ * then allgather) on its block, so k rings share the fabric, then back:
+ * allgather among leaders, broadcast in the groups. k = g: a plain
+ * intra-node ring reduce-scatter / allgather around g inter-node rings. */
+static int build_hier_allreduce(schedule *s, int n, size_t count, int g, int k)
 {
-    int nodes = n / g;
-    sched_part intra = part(P_RING_RS, nodes, g, g, 1, 0, count);
-    sched_part inter = part(P_RING_RS, g, nodes, 1, g, 0, count);
+    int nodes = n / g, q = g / k;
+    sched_part up = part(P_BIN_REDUCE, nodes * k, q, q, 1, 0, count);
+    sched_part intra = part(P_RING_RS, nodes, k, g, q, 0, count);
+    sched_part inter = part(P_RING_RS, k, nodes, q, g, 0, count);
     inter.split = 1;
-    if ((g > 1 && add1(s, intra, 1)) || (nodes > 1 && add1(s, inter, 1)))
+    if ((q > 1 && add1(s, up, 0)) || (k > 1 && add1(s, intra, 1)) || (nodes > 1 && add1(s, inter, 1)))
         return -1;
     inter.kind = P_RING_AG;
     intra.kind = P_RING_AG;
-    if ((nodes > 1 && add1(s, inter, 1)) || (g > 1 && add1(s, intra, 1)))
+    up.kind = P_BIN_BCAST;
+    if ((nodes > 1 && add1(s, inter, 1)) || (k > 1 && add1(s, intra, 1)) || (q > 1 && add1(s, up, 0)))
         return -1;
     return 0;
 }
@@ -262,7 +278,7 @@ static int build(schedule *s, const coll_params *pp, size_t count)
         case ALGO_TORUS2D:
             return build_torus2d(s, n, count, coll_torus_dim_x(pp));
         case ALGO_HIER:
-            return build_hier_allreduce(s, n, count, per_node(pp));
+            return build_hier_allreduce(s, n, count, per_node(pp), nics_per_node(pp));
         default:
             return add1(s, part(P_DIRECT_RS, 1, n, 0, 1, 0, count), 0) ||
                    add1(s, part(P_DIRECT_AG, 1, n, 0, 1, 0, count), 0);

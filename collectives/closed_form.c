@@ -56,9 +56,11 @@ double coll_closed_form_s(const coll_params *p, double a, double beta, double g)
                    2 * (by - 1) * (a + M / (ax * by * beta)) + (by - 1) * (M / (ax * by)) * g;
         }
         case ALGO_HIER: {
+            /* Binomial reduce / broadcast in the NIC groups of q, rings of k leaders, k inter-node rings. */
             double gpn = p->ranks_per_node > 0 ? p->ranks_per_node : 1, N = n / gpn;
-            return 2 * (gpn - 1) * (a + M / (gpn * beta)) + (gpn - 1) * (M / gpn) * g +
-                   2 * (N - 1) * (a + M / (gpn * N * beta)) + (N - 1) * (M / (gpn * N)) * g;
+            double k = p->nics_per_node > 0 ? p->nics_per_node : gpn, lq = ilog2_ceil((int)(gpn / k));
+            return lq * (2 * a + 2 * M / beta + M * g) + 2 * (k - 1) * (a + M / (k * beta)) +
+                   (k - 1) * (M / k) * g + 2 * (N - 1) * (a + M / (k * N * beta)) + (N - 1) * (M / (k * N)) * g;
         }
         default: /* direct: every rank sends n-1 blocks at once, twice */
             return 2 * (a + (nn - 1) * M / (nn * beta)) + (nn - 1) * (M / nn) * g;

@@ -57,6 +57,7 @@ typedef struct coll_params {
     double bytes;        /* nccl-tests size: the full vector per rank (alltoall: all blocks sent) */
     double chunk_bytes;  /* pipelining unit for tree/chain/dbtree, loop slice for ring; 0 = none */
     int ranks_per_node;  /* hier: ranks per node (0 = 1) */
+    int nics_per_node;   /* hier allreduce: parallel inter-node rings per node (0 = ranks_per_node) */
     int dim_x;           /* torus2d: ranks per row (0 = the factor nearest sqrt(ranks)) */
 } coll_params;
 

@@ -37,7 +37,8 @@ static void collective_help(FILE *out)
             "                       K/M/G and Ki/Mi/Gi suffixes\n"
             "  --ranks N            use ranks 0..N-1 only (default: every accelerator)\n"
             "  --chunk S            pipeline chunk of tree, dbtree and chains (default 1Mi; 0: none)\n"
-            "  --ranks-per-node N   hier: ranks per node (default: the platform's)\n"
+            "  --ranks-per-node N   hier: ranks per node (default: the platform's); hier\n"
+            "                       allreduce runs one inter-node ring per NIC of a node\n"
             "  --dim-x N            torus2d: ranks per row (default: the divisor nearest sqrt)\n"
             "  --network M          ideal|calibrated (default calibrated)\n"
             "  --messages           message-level executor (slow reference) instead of rounds\n"
@@ -243,6 +244,11 @@ static int collective_main(int argc, char **argv)
     a.params.ranks = n;
     if (!a.params.ranks_per_node)
         a.params.ranks_per_node = platform_ranks_per_node(p);
+    platform_summary sum;
+    platform_summarize(p, &sum);
+    int nics = sum.nodes > 0 ? sum.nics / sum.nodes : 0;
+    if (nics > 0 && a.params.ranks_per_node % nics == 0)
+        a.params.nics_per_node = nics; /* hier: one inter-node ring per NIC */
     coll_request rq[MAX_SIZES];
     coll_result res[MAX_SIZES];
     for (int i = 0; i < a.nsizes; i++) {

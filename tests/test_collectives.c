@@ -35,7 +35,8 @@ START_TEST(functional_all_algorithms)
                 if (op == OP_ALLTOALL)
                     count = (size_t)n * (v == 0 ? 3 : 1);
                 coll_params p = {.op = op, .algo = algos[a], .ranks = n, .bytes = (double)count,
-                                 .chunk_bytes = v == 0 ? 4 : 0, .ranks_per_node = ranks_per_node_for(n)};
+                                 .chunk_bytes = v == 0 ? 4 : 0, .ranks_per_node = ranks_per_node_for(n),
+                                 .nics_per_node = v == 0 ? 0 : ranks_per_node_for(n) / 2};
                 schedule s;
                 tt_error err = {0};
                 const char *why;
@@ -119,7 +120,8 @@ START_TEST(closed_form_all_algorithms)
             coll_result res[3];
             for (int k = 0; k < 3; k++) {
                 coll_params prm = {.op = op, .algo = algos[a], .ranks = n, .bytes = CF_SIZES[k],
-                                   .chunk_bytes = CF_SIZES[k] / 8, .ranks_per_node = 2};
+                                   .chunk_bytes = CF_SIZES[k] / 8, .ranks_per_node = 2 + 2 * (c > 0),
+                                   .nics_per_node = c == 2 ? 2 : 0};
                 rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, 0};
             }
             tt_error err = {0};
