@@ -16,8 +16,9 @@
 
 extern const cli_command cmd_bench;
 
-/* PyTorch 1.13 (Debian python3-torch, same OpenBLAS, 2 threads) on this
- * machine: one SGD step of the same MLP at batch 4096 (shared/reference notes). */
+/* PyTorch 1.13 (Debian python3-torch, same OpenBLAS, 2 threads): one SGD step
+ * of the same MLP at batch 4096 on the reference machine of simgrid-notes.md
+ * (an AMD Zen 5); on other CPUs compare with trainer/README.md's same-machine run. */
 #define PYTORCH_MLP_STEP_S 0.117
 
 static void bench_help(FILE *out)
@@ -67,7 +68,7 @@ static void print_text(json_t *run)
            (int)json_integer_value(json_object_get(run, "repeats")));
     printf("  sgemm_gflops     %8.1f  (4096^3)\n", sg);
     printf("  step_gflops      %8.1f  (mlp 784-1024-1024-10, batch 4096: %.1f ms per step; "
-           "PyTorch 1.13 takes %.0f ms)\n", st, 1e3 * ss, 1e3 * PYTORCH_MLP_STEP_S);
+           "PyTorch 1.13 took %.0f ms on the reference machine)\n", st, 1e3 * ss, 1e3 * PYTORCH_MLP_STEP_S);
     printf("  step / sgemm     %8.3f  (goal >= 0.75)\n", st / sg);
     json_t *b = json_object_get(run, "resnet50_batch");
     if (b)
