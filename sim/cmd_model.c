@@ -33,14 +33,6 @@ static json_t *layer_json(const model_layer *L)
                      "backward_flops", L->bwd_flops, "activation_bytes", 4 * L->act_elems);
 }
 
-static double activation_bytes(const model *m)
-{
-    double a = 0;
-    for (int i = 0; i < model_nlayers(m); i++)
-        a += 4 * model_layer_at(m, i)->act_elems;
-    return a;
-}
-
 static int show(const char *name, const model_opts *o, int as_json)
 {
     tt_error err = {0};
@@ -58,7 +50,8 @@ static int show(const char *name, const model_opts *o, int as_json)
                                 "description", model_describe(name), "params",
                                 (json_int_t)ps->numel, "param_bytes", (json_int_t)(4 * ps->numel),
                                 "forward_flops_per_sample", fwd, "backward_flops_per_sample", bwd,
-                                "activation_bytes_per_sample", activation_bytes(m),
+                                "activation_bytes_per_sample",
+                                model_activation_bytes_per_sample(m),
                                 "param_tensors", ps->nviews, "layers", layers);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
         fputc('\n', stdout);
@@ -71,7 +64,7 @@ static int show(const char *name, const model_opts *o, int as_json)
         printf("backward FLOPs       %.4g per sample\n", bwd);
         char act[32];
         printf("activations          %sB per sample (fp32, kept for backward)\n\n",
-               units_format_bytes(activation_bytes(m), act, sizeof act));
+               units_format_bytes(model_activation_bytes_per_sample(m), act, sizeof act));
         printf("%-4s %-48s %-11s %12s %14s %14s\n", "#", "layer", "class", "params",
                "fwd FLOPs", "act bytes");
         for (int i = 0; i < model_nlayers(m); i++) {

@@ -1134,3 +1134,11 @@ double model_backward_flops_per_sample(const model *m)
         f += m->ops[i].info.bwd_flops;
     return f;
 }
+
+double model_activation_bytes_per_sample(const model *m)
+{
+    double a = 0;
+    for (int i = 0; i < m->nops; i++)
+        a += m->ops[i].info.act_elems;
+    return 4 * a;
+}

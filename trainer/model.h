@@ -118,5 +118,7 @@ int model_nlayers(const model *m);
 const model_layer *model_layer_at(const model *m, int i);
 double model_forward_flops_per_sample(const model *m);
 double model_backward_flops_per_sample(const model *m);
+/* fp32 bytes per sample kept for backward: every layer's act_elems x 4 */
+double model_activation_bytes_per_sample(const model *m);
 
 #endif

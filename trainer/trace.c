@@ -33,14 +33,6 @@ void trace_opts_default(trace_opts *o)
     o->optimizer = "sgd";
 }
 
-static double activation_per_sample(const model *m)
-{
-    double a = 0;
-    for (int i = 0; i < model_nlayers(m); i++)
-        a += model_layer_at(m, i)->act_elems;
-    return 4 * a;
-}
-
 /* Executes one step of the model at batch B (tables capped for DLRM). */
 static int run_step(const char *name, const model_opts *mo, int B, tt_error *err)
 {
@@ -138,7 +130,8 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
     int B = to->micro_batch;
     int run = to->run_batch;
     if (run <= 0) {
-        double per = 2 * activation_per_sample(m); /* activations and their gradients */
+        /* activations and their gradients */
+        double per = 2 * model_activation_bytes_per_sample(m);
         run = (int)fmin(B, fmax(1, floor(TRACE_RUN_BYTES / per)));
     }
     rc = run_step(model_name, mo, run, err);
