@@ -18,9 +18,8 @@ void conv_shape_init(conv_shape *s, int C, int H, int W, int OC, int K, int stri
     s->K = K;
     s->stride = stride;
     s->pad = pad;
-    /* 0 when the window does not fit (C division would round -1/2 up to 0) */
-    s->OH = H + 2 * pad >= K ? (H + 2 * pad - K) / stride + 1 : 0;
-    s->OW = W + 2 * pad >= K ? (W + 2 * pad - K) / stride + 1 : 0;
+    s->OH = window_out(H, K, stride, pad);
+    s->OW = window_out(W, K, stride, pad);
 }
 
 static int is_pointwise(const conv_shape *s)

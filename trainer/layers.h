@@ -26,6 +26,13 @@ void linear_relu_forward(float *out, const float *inp, const float *w, const flo
 void linear_relu_backward(float *dinp, float *dw, float *dbias, float *dout, const float *out,
                           const float *inp, const float *w, int B, int C, int OC);
 
+/* Output positions of a K-wide window at this stride over in + 2 pad inputs;
+ * 0 when the window does not fit (C division would round -1/2 up to 0). */
+static inline int window_out(int in, int K, int stride, int pad)
+{
+    return in + 2 * pad >= K ? (in + 2 * pad - K) / stride + 1 : 0;
+}
+
 /* ---- conv2d (im2col + sgemm; 1x1 stride-1 convolutions skip im2col) ---- */
 typedef struct conv_shape {
     int C, H, W;        /* input channels and size */

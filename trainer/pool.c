@@ -12,9 +12,8 @@ void pool_shape_init(pool_shape *s, int C, int H, int W, int K, int stride, int 
     s->K = K;
     s->stride = stride;
     s->pad = pad;
-    /* 0 when the window does not fit (C division would round -1/2 up to 0) */
-    s->OH = H + 2 * pad >= K ? (H + 2 * pad - K) / stride + 1 : 0;
-    s->OW = W + 2 * pad >= K ? (W + 2 * pad - K) / stride + 1 : 0;
+    s->OH = window_out(H, K, stride, pad);
+    s->OW = window_out(W, K, stride, pad);
 }
 
 /* inp (B,C,H,W) -> out (B,C,OH,OW); argmax holds the winning index within the plane */
