@@ -545,8 +545,10 @@ static int run_sweep(train_cli *t, const dp_data *data, int show_progress)
         if (r.diverged)
             snprintf(pt.data + strlen(pt.data), sizeof pt.data - strlen(pt.data), " (diverged)");
         dp_result_free(&r);
-        if ((rc = profile_put(&p, &pt, &err)))
+        if ((rc = profile_put(&p, &pt, &err))) {
+            rc = cli_report_error(rc, err.msg);
             break;
+        }
         profile_refit(&p);
         if ((rc = profile_save(&p, out, &err))) /* after every batch: a resumable sweep */
             rc = cli_report_error(rc, err.msg);
