@@ -564,7 +564,7 @@ static int run_sweep(train_cli *t, const dp_data *data, int show_progress)
         json_t *pts = json_array();
         for (int i = 0; i < p.npoints; i++) {
             const profile_point *q = &p.points[i];
-            double fit = p.fit.ok ? p.fit.s_min * (1 + p.fit.b_crit / q->batch) : NAN;
+            double fit = profile_fit_steps(&p.fit, q->batch);
             json_array_append_new(
                 pts, json_pack("{s:I, s:b, s:I, s:f, s:f, s:f, s:I, s:o, s:o, s:s}", "batch",
                                (json_int_t)q->batch, "reached", q->reached, "steps",
@@ -592,7 +592,7 @@ static int run_sweep(train_cli *t, const dp_data *data, int show_progress)
                "steps", "epochs", "examples", "reached", "fit_steps", "noise_scale", "data");
         for (int i = 0; i < p.npoints; i++) {
             const profile_point *q = &p.points[i];
-            double fit = p.fit.ok ? p.fit.s_min * (1 + p.fit.b_crit / q->batch) : NAN;
+            double fit = profile_fit_steps(&p.fit, q->batch);
             printf("%8ld %10.5g %9ld %8ld %9.3f %12.0f %8s %10.1f %12.5g  %s\n", q->batch, q->lr,
                    q->warmup_steps, q->steps, q->epochs, q->examples, q->reached ? "yes" : "no",
                    fit, q->noise_scale, q->data);

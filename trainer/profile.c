@@ -108,6 +108,11 @@ void profile_refit(conv_profile *p)
     p->noise_scale = n == 0 ? NAN : n % 2 ? ns[n / 2] : 0.5 * (ns[n / 2 - 1] + ns[n / 2]);
 }
 
+double profile_fit_steps(const profile_fit *f, long batch)
+{
+    return f->ok ? f->s_min * (1 + f->b_crit / batch) : NAN;
+}
+
 static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
 int profile_save(const conv_profile *p, const char *path, tt_error *err)

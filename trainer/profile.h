@@ -53,6 +53,8 @@ int profile_add_source(conv_profile *p, const char *source);
  * each point counts by its relative error): S_min = a, E_min = b, B_crit = b / a.
  * Also refreshes p->noise_scale from the points. */
 void profile_refit(conv_profile *p);
+/* Steps the fit predicts at this batch, S_min (1 + B_crit / B); NAN without a fit. */
+double profile_fit_steps(const profile_fit *f, long batch);
 
 /* Strict reader (unknown keys rejected, JSON paths in errors) and writer. */
 int profile_load(const char *path, conv_profile *p, tt_error *err);
