@@ -30,29 +30,40 @@ static int parse_float(const char *key, const char *v, float lo, float hi, float
     return TT_OK;
 }
 
+/* Integers in 1..hi separated by any of seps, at most cap, into out: how many,
+ * or -1 on a bad value or too many. */
+static int parse_list(const char *v, const char *seps, long hi, long *out, int cap)
+{
+    int n = 0;
+    for (const char *p = v; *p;) {
+        char *end;
+        errno = 0;
+        long x = strtol(p, &end, 10);
+        if (errno || end == p || x < 1 || x > hi || n == cap || (*end && !strchr(seps, *end)))
+            return -1;
+        out[n++] = x;
+        p = *end ? end + 1 : end;
+    }
+    return n;
+}
+
 int model_opts_set(model_opts *o, const char *key, const char *v, tt_error *err)
 {
     long x = 0;
     int rc = TT_OK;
     if (strcmp(key, "widths") == 0) {
-        int n = 0;
-        const char *p = v;
-        while (*p) {
-            char *end;
-            errno = 0;
-            long w = strtol(p, &end, 10);
-            if (errno || end == p || w < 1 || w > 1000000 || n == MODEL_MAX_WIDTHS ||
-                (*end && *end != '-' && *end != ','))
-                return tt_error_set(err, TT_EINPUT,
-                                    "--widths: expected 2 to %d positive integers separated by "
-                                    "'-' (input-hidden...-output, e.g. 784-1024-10), got '%s'",
-                                    MODEL_MAX_WIDTHS, v);
-            o->widths[n++] = (int)w;
-            p = *end ? end + 1 : end;
-        }
+        long w[MODEL_MAX_WIDTHS];
+        int n = parse_list(v, "-,", 1000000, w, MODEL_MAX_WIDTHS);
+        if (n < 0)
+            return tt_error_set(err, TT_EINPUT,
+                                "--widths: expected 2 to %d positive integers separated by "
+                                "'-' (input-hidden...-output, e.g. 784-1024-10), got '%s'",
+                                MODEL_MAX_WIDTHS, v);
         if (n < 2)
             return tt_error_set(err, TT_EINPUT, "--widths: need at least an input and an output "
                                                 "width, got '%s'", v);
+        for (int i = 0; i < n; i++)
+            o->widths[i] = (int)w[i];
         o->nwidths = n;
     } else if (strcmp(key, "image") == 0) {
         rc = parse_long(key, v, 1, 4096, &x, err);
@@ -70,21 +81,12 @@ int model_opts_set(model_opts *o, const char *key, const char *v, tt_error *err)
         rc = parse_long(key, v, 1100, 10000000, &x, err);
         o->vocab = (int)x;
     } else if (strcmp(key, "table-rows") == 0) {
-        int n = 0;
-        const char *p = v;
-        while (*p) {
-            char *end;
-            errno = 0;
-            long r = strtol(p, &end, 10);
-            if (errno || end == p || r < 1 || r > 2000000000L || n == MODEL_MAX_TABLES ||
-                (*end && *end != ','))
-                return tt_error_set(err, TT_EINPUT,
-                                    "--table-rows: expected 1 to %d positive row counts separated "
-                                    "by ',' (e.g. 1000,20,30000), got '%s'",
-                                    MODEL_MAX_TABLES, v);
-            o->table_rows[n++] = r;
-            p = *end ? end + 1 : end;
-        }
+        int n = parse_list(v, ",", 2000000000L, o->table_rows, MODEL_MAX_TABLES);
+        if (n < 0)
+            return tt_error_set(err, TT_EINPUT,
+                                "--table-rows: expected 1 to %d positive row counts separated "
+                                "by ',' (e.g. 1000,20,30000), got '%s'",
+                                MODEL_MAX_TABLES, v);
         if (n == 0)
             return tt_error_set(err, TT_EINPUT, "--table-rows: no row counts in '%s'", v);
         o->ntables = n;
