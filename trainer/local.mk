@@ -1,7 +1,6 @@
 # One entry per line: this file merges with git's union driver (.gitattributes).
 noinst_LIBRARIES += libtrainer.a
 libtrainer_a_SOURCES =
-libtrainer_a_SOURCES += trainer/workload.c trainer/workload.h
 libtrainer_a_SOURCES += trainer/params.h trainer/param.c
 libtrainer_a_SOURCES += trainer/rng.h
 libtrainer_a_SOURCES += trainer/layers.h trainer/linear.c trainer/conv2d.c trainer/batchnorm.c
