@@ -691,26 +691,29 @@ static void op_costs(model *m, op *o)
     L->lookups = o->type == OP_EMBBAG ? (double)o->F * o->L : o->type == OP_EMBED ? o->T : 0;
 }
 
+/* The layer reads a parameter or an input computed from one. */
+static int op_depends(const model *m, const op *o)
+{
+    int dep = o->npv > 0 || o->wv >= 0;
+    for (int k = 0; k < o->nin; k++)
+        dep |= m->t[o->in[k]].depends;
+    return dep;
+}
+
 /* Decides which layers run backward and where tensors with several consumers
  * accumulate their gradient. */
 static void finalise(model *m)
 {
     for (int i = 0; i < m->nops; i++) {
         op *o = &m->ops[i];
-        int dep = o->npv > 0 || o->wv >= 0;
-        for (int k = 0; k < o->nin; k++)
-            dep |= m->t[o->in[k]].depends;
         if (o->out >= 0)
-            m->t[o->out].depends = dep;
+            m->t[o->out].depends = op_depends(m, o);
     }
     int *written = calloc((size_t)m->nt + 1, sizeof(int));
     for (int i = m->nops - 1; i >= 0; i--) {
         op *o = &m->ops[i];
         int reach = i == m->loss_op || (o->out >= 0 && m->t[o->out].needs_grad);
-        int dep = o->npv > 0 || o->wv >= 0;
-        for (int k = 0; k < o->nin; k++)
-            dep |= m->t[o->in[k]].depends;
-        o->info.backward = reach && dep;
+        o->info.backward = reach && op_depends(m, o);
         if (!o->info.backward)
             continue;
         for (int k = 0; k < o->nin; k++) {
