@@ -201,16 +201,17 @@ typedef struct train_cli {
 static const char *const DATASETS[] = {"fashion-mnist", "teacher", NULL};
 static const char *const AUGMENT_MODES[] = {"auto", "on", "off", NULL};
 
-/* Optimizer settings set before --optimizer survive it: parse the name first. */
+/* Optimizer settings set before --optimizer survive it: parse the name first,
+ * with getopt too, so that --optim X and --optimizer=X count as the main pass does. */
 static int find_optimizer(int argc, char **argv, optim_config *c)
 {
     const char *name = "momentum";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--optimizer") == 0 && i + 1 < argc)
-            name = argv[i + 1];
-        else if (strncmp(argv[i], "--optimizer=", 12) == 0)
-            name = argv[i] + 12;
-    }
+    int code;
+    opterr = 0;
+    optind = 1;
+    while ((code = getopt_long(argc, argv, ":", OPTS, NULL)) != -1)
+        if (code == O_OPT)
+            name = optarg;
     if (optim_parse(name, c) == 0)
         return TT_OK;
     int idx;
@@ -249,12 +250,12 @@ static int parse_args(int argc, char **argv, train_cli *t)
                           .poly_power = 2, .step_gamma = 0.1};
     t->lr = -1;
     t->scaling = -1;
-    int rc = find_optimizer(argc, argv, &d->opt);
-    if (rc)
-        return rc;
     for (int i = 0, n = 0; i < argc && n < (int)sizeof t->cmdline - 2; i++)
         n += snprintf(t->cmdline + n, sizeof t->cmdline - (size_t)n, "%s%s", i ? " " : "ttasim ",
                       argv[i]);
+    int rc = find_optimizer(argc, argv, &d->opt); /* getopt may reorder argv */
+    if (rc)
+        return rc;
 
     int c;
     long l;

@@ -232,6 +232,9 @@ START_TEST(cli_train_and_sweep_resume)
 
     ck_assert_int_eq(tu_run_ttasim("train --optimizer lambb", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "did you mean 'lamb'"));
+    /* an abbreviated --optimizer is read, not silently left at momentum */
+    ck_assert_int_eq(tu_run_ttasim("train --optim=lambb", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "did you mean 'lamb'"));
     ck_assert_int_eq(tu_run_ttasim("train --batch 0", out, sizeof out), 2);
     ck_assert_int_eq(tu_run_ttasim("train --target 120%", out, sizeof out), 2);
     ck_assert_int_eq(tu_run_ttasim("train --warmpu-epochs 2", out, sizeof out), 2);
