@@ -224,7 +224,7 @@ static double default_lr(const optim_config *c)
     case OPT_SGD: return 0.1;
     case OPT_MOMENTUM: return 0.05;
     case OPT_ADAMW: return 1e-3;
-    case OPT_LARS: return 2.0;
+    case OPT_LARS: return 0.3;
     case OPT_LAMB: return 2e-3;
     default: return 0.01;
     }
