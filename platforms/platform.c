@@ -410,65 +410,54 @@ static double fabric_link_Bps(const platform *p)
     return p->fabric == FABRIC_TORUS ? p->fab_bw_Bps : p->port_bw_Bps;
 }
 
-static void path_impl(const platform *p, int a, int b, double *latency_s, double *bw_Bps, int *hops)
+int platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps)
 {
     *latency_s = 0;
     *bw_Bps = 0;
-    *hops = 0;
     if (a == b)
-        return;
+        return 0;
     if (p->user_xml) {
-        *hops = p->user_hops;
         *latency_s = p->user_lat_s;
         *bw_Bps = p->user_bw_Bps;
-        return;
+        return p->user_hops;
     }
     if (p->flat) {
-        *hops = plat_fabric_hops(p, a, b);
-        *latency_s = *hops * p->fab_lat_s;
+        int hops = plat_fabric_hops(p, a, b);
+        *latency_s = hops * p->fab_lat_s;
         *bw_Bps = fabric_link_Bps(p);
-        return;
+        return hops;
     }
     int n = p->ncomp, ka = a / p->nacc, kb = b / p->nacc;
     int ca = p->acc[a % p->nacc], cb = p->acc[b % p->nacc];
     if (ka == kb) {
-        *hops = p->nhops[(size_t)ca * n + cb];
         *latency_s = p->nlat[(size_t)ca * n + cb];
         *bw_Bps = p->nbw[(size_t)ca * n + cb];
-        return;
+        return p->nhops[(size_t)ca * n + cb];
     }
     int ja = p->comp_att[ca], jb = p->comp_att[cb];
     int xa = p->att[ja], xb = p->att[jb];
-    int fh = plat_fabric_hops(p, ka, kb);
+    int hops = plat_fabric_hops(p, ka, kb);
     double bw = fmin(p->att_uplink_Bps[ja], p->att_uplink_Bps[jb]);
     bw = fmin(bw, fabric_link_Bps(p));
-    *hops = fh;
-    *latency_s = fh * p->fab_lat_s;
+    *latency_s = hops * p->fab_lat_s;
     if (xa != ca) {
-        *hops += p->nhops[(size_t)ca * n + xa];
+        hops += p->nhops[(size_t)ca * n + xa];
         *latency_s += p->nlat[(size_t)ca * n + xa];
         bw = fmin(bw, p->nbw[(size_t)ca * n + xa]);
     }
     if (xb != cb) {
-        *hops += p->nhops[(size_t)xb * n + cb];
+        hops += p->nhops[(size_t)xb * n + cb];
         *latency_s += p->nlat[(size_t)xb * n + cb];
         bw = fmin(bw, p->nbw[(size_t)xb * n + cb]);
     }
     *bw_Bps = bw;
-}
-
-void platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps)
-{
-    int hops;
-    path_impl(p, a, b, latency_s, bw_Bps, &hops);
+    return hops;
 }
 
 int platform_hops(const platform *p, int a, int b)
 {
     double lat, bw;
-    int hops;
-    path_impl(p, a, b, &lat, &bw, &hops);
-    return hops;
+    return platform_path(p, a, b, &lat, &bw);
 }
 
 int platform_component_path(const platform *p, const char *from, const char *to, double *latency_s,
