@@ -405,7 +405,7 @@ int plat_fabric_hops(const platform *p, int x, int y)
 
 /* Fabric links between nodes carry a node's aggregate uplink; a torus's
  * links are the chip-to-chip links themselves. */
-static double fabric_link_Bps(const platform *p)
+double plat_fabric_link_Bps(const platform *p)
 {
     return p->fabric == FABRIC_TORUS ? p->fab_bw_Bps : p->port_bw_Bps;
 }
@@ -424,7 +424,7 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
     if (p->flat) {
         int hops = plat_fabric_hops(p, a, b);
         *latency_s = hops * p->fab_lat_s;
-        *bw_Bps = fabric_link_Bps(p);
+        *bw_Bps = plat_fabric_link_Bps(p);
         return hops;
     }
     int n = p->ncomp, ka = a / p->nacc, kb = b / p->nacc;
@@ -438,7 +438,7 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
     int xa = p->att[ja], xb = p->att[jb];
     int hops = plat_fabric_hops(p, ka, kb);
     double bw = fmin(p->att_uplink_Bps[ja], p->att_uplink_Bps[jb]);
-    bw = fmin(bw, fabric_link_Bps(p));
+    bw = fmin(bw, plat_fabric_link_Bps(p));
     *latency_s = hops * p->fab_lat_s;
     if (xa != ca) {
         hops += p->nhops[(size_t)ca * n + xa];
@@ -661,7 +661,7 @@ static double node_bisection_Bps(const platform *p)
 
 static double fabric_bisection_Bps(const platform *p, int members)
 {
-    double link = fabric_link_Bps(p);
+    double link = plat_fabric_link_Bps(p);
     switch (p->fabric) {
     case FABRIC_NONE: return 0;
     case FABRIC_SWITCH: return members / 2 * link;
@@ -706,7 +706,7 @@ void platform_summarize(const platform *p, platform_summary *s)
     /* A node's port is natt cables (one per NIC, rails) at the NIC's rate. */
     if (p->fabric != FABRIC_NONE && (p->flat || p->nodes > 1)) {
         int per = p->flat ? 1 : p->natt;
-        add_class(s, p->fab_cls, fabric_link_Bps(p) / per, fabric_link_count(p, members) * per);
+        add_class(s, p->fab_cls, plat_fabric_link_Bps(p) / per, fabric_link_count(p, members) * per);
     }
     if (!p->user_xml) /* unknown for a user's XML */
         s->bisection_Bps = p->nodes == 1 && !p->flat ? node_bisection_Bps(p) : fabric_bisection_Bps(p, members);

@@ -238,8 +238,8 @@ int platform_write_xml(const platform *p, FILE *out, tt_error *err)
             p->name, p->nodes, platform_ranks(p));
     int groups = p->nodes > 1 && !p->flat ? (p->nodes + group_nodes(p) - 1) / group_nodes(p) : 0;
     if (p->flat) {
-        double bw = p->fabric == FABRIC_TORUS ? p->fab_bw_Bps : p->port_bw_Bps;
-        write_cluster(p, out, "fabric", "acc-", platform_ranks(p), platform_device(p, 0)->peak_flops[DTYPE_FP32], bw);
+        write_cluster(p, out, "fabric", "acc-", platform_ranks(p), platform_device(p, 0)->peak_flops[DTYPE_FP32],
+                      plat_fabric_link_Bps(p));
     } else if (p->nodes == 1) {
         write_node(p, 0, out);
     } else {
