@@ -213,14 +213,6 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
                      "chunk_bytes", a->params.chunk_bytes, "results", list);
 }
 
-/* The receiver reads both operands and writes the sum: 3 bytes of memory
- * traffic per byte reduced, at the accelerator's memory bandwidth. */
-static double reduce_s_per_byte(const platform *p)
-{
-    const device_info *d = platform_device(p, 0);
-    return d && d->mem_Bps > 0 ? 3.0 / d->mem_Bps : 0.0;
-}
-
 static int collective_main(int argc, char **argv)
 {
     collective_args a;
@@ -252,7 +244,7 @@ static int collective_main(int argc, char **argv)
     coll_request rq[MAX_SIZES];
     coll_result res[MAX_SIZES];
     for (int i = 0; i < a.nsizes; i++) {
-        rq[i] = (coll_request){a.params, reduce_s_per_byte(p), a.messages};
+        rq[i] = (coll_request){a.params, coll_reduce_s_per_byte(p), a.messages};
         rq[i].params.bytes = a.sizes[i];
     }
     rc = coll_simulate(p, a.net, rq, a.nsizes, res, &err);

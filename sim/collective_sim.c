@@ -290,6 +290,12 @@ void coll_group_destroy(coll_group *g)
 
 /* ---- Parent side: a batch of requests in one simulation ---- */
 
+double coll_reduce_s_per_byte(const platform *p)
+{
+    const device_info *d = platform_device(p, 0);
+    return d && d->mem_Bps > 0 ? 3.0 / d->mem_Bps : 0.0;
+}
+
 typedef struct batch {
     const platform *p;
     const coll_request *reqs;

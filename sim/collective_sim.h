@@ -63,6 +63,10 @@ typedef struct coll_result {
     double peak_rss_bytes; /* of the whole simulation process (for benchmarks) */
 } coll_result;
 
+/* The receiver reads both operands and writes the sum: 3 bytes of memory
+ * traffic per byte reduced, at the accelerator's memory bandwidth (0: unknown). */
+double coll_reduce_s_per_byte(const platform *p);
+
 /* Runs the requests one after another in one simulation on ranks 0..n-1 of
  * the platform (n = the largest request's ranks). */
 int coll_simulate(const platform *p, network_model net, const coll_request *reqs, int nreq,
