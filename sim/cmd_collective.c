@@ -234,13 +234,7 @@ static int collective_main(int argc, char **argv)
                                platform_ranks(p));
     }
     a.params.ranks = n;
-    if (!a.params.ranks_per_node)
-        a.params.ranks_per_node = platform_ranks_per_node(p);
-    platform_summary sum;
-    platform_summarize(p, &sum);
-    int nics = sum.nodes > 0 ? sum.nics / sum.nodes : 0;
-    if (nics > 0 && a.params.ranks_per_node % nics == 0)
-        a.params.nics_per_node = nics; /* hier: one inter-node ring per NIC */
+    coll_params_platform_defaults(p, &a.params);
     coll_request rq[MAX_SIZES];
     coll_result res[MAX_SIZES];
     for (int i = 0; i < a.nsizes; i++) {
