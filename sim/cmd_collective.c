@@ -178,6 +178,12 @@ static int parse_args(int argc, char **argv, collective_args *a)
     return TT_OK;
 }
 
+/* nccl-tests' algorithm bandwidth: size / time (0 when nothing moved). */
+static double algbw_Bps(const coll_request *rq, const coll_result *res)
+{
+    return res->time_s > 0 ? rq->params.bytes / res->time_s : 0.0;
+}
+
 static void print_table(const collective_args *a, const platform *p, const coll_request *rq,
                         const coll_result *res)
 {
@@ -188,7 +194,7 @@ static void print_table(const collective_args *a, const platform *p, const coll_
            a->params.chunk_bytes);
     printf("# %14s  %-9s %14s %13s %13s\n", "size(B)", "algo", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
     for (int i = 0; i < a->nsizes; i++) {
-        double algbw = res[i].time_s > 0 ? rq[i].params.bytes / res[i].time_s : 0.0; /* nothing moved */
+        double algbw = algbw_Bps(&rq[i], &res[i]);
         printf("  %14.0f  %-9s %14.3f %13.3f %13.3f\n", rq[i].params.bytes, coll_algo_name(res[i].algo),
                res[i].time_s * 1e6, algbw / 1e9, algbw * coll_busbw_factor(a->params.op, n) / 1e9);
     }
@@ -200,7 +206,7 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
     int n = rq[0].params.ranks;
     json_t *list = json_array();
     for (int i = 0; i < a->nsizes; i++) {
-        double algbw = res[i].time_s > 0 ? rq[i].params.bytes / res[i].time_s : 0.0; /* nothing moved */
+        double algbw = algbw_Bps(&rq[i], &res[i]);
         json_array_append_new(
             list, json_pack("{s:s, s:s, s:s, s:f, s:i, s:f, s:f, s:f}", "op", coll_op_name(a->params.op),
                             "algo", coll_algo_name(res[i].algo), "requested_algo",
