@@ -76,23 +76,28 @@ static int parse_amount(const char *word, const char *opt, int seconds, double *
     return cli_usage_error(&cmd_collective, "%s: '%s' %s", opt, word, why);
 }
 
+/* Splits a copy of the whole list: a fixed buffer would cut a long one mid-number. */
 static int parse_sizes(const char *list, collective_args *a)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", list);
+    char *buf = strdup(list);
+    int rc = TT_OK;
+    if (!buf)
+        return cli_report_error(TT_EINTERNAL, "out of memory");
     a->nsizes = 0;
-    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w && rc == TT_OK; w = strtok_r(NULL, ",", &save)) {
         if (a->nsizes == MAX_SIZES)
-            return cli_usage_error(&cmd_collective, "--bytes takes at most %d sizes", MAX_SIZES);
-        if (parse_amount(w, "--bytes", 0, &a->sizes[a->nsizes]))
-            return TT_EINPUT;
-        if (a->sizes[a->nsizes] < 1)
-            return cli_usage_error(&cmd_collective, "--bytes: sizes must be at least 1 byte, got '%s'", w);
-        a->nsizes++;
+            rc = cli_usage_error(&cmd_collective, "--bytes takes at most %d sizes", MAX_SIZES);
+        else if (parse_amount(w, "--bytes", 0, &a->sizes[a->nsizes]))
+            rc = TT_EINPUT;
+        else if (a->sizes[a->nsizes] < 1)
+            rc = cli_usage_error(&cmd_collective, "--bytes: sizes must be at least 1 byte, got '%s'", w);
+        else
+            a->nsizes++;
     }
-    if (a->nsizes == 0)
-        return cli_usage_error(&cmd_collective, "--bytes needs at least one size");
-    return TT_OK;
+    free(buf);
+    if (rc == TT_OK && a->nsizes == 0)
+        rc = cli_usage_error(&cmd_collective, "--bytes needs at least one size");
+    return rc;
 }
 
 static int parse_word(const char *word, const char *opt, const char *const *names, int count, int *out)
