@@ -98,7 +98,6 @@ static void round_build(step_round *rd, const coll_group *g, const schedule *s, 
     free(fill);
 }
 
-
 /* A worker's part of one step: its sends and receives at once, then its reduction. */
 static void worker_step(coll_group *g, const step_round *rd, int r, sg_comm_t **comms, size_t *cap)
 {
@@ -180,7 +179,6 @@ static double run_rounds(coll_group *g, const step_round *rounds, long nrounds)
     return simgrid_get_clock() - t0;
 }
 
-/* Rounds: one simulated step per identical stage, then a sleep for the rest. */
 /* Whether every busy rank of the last round finished together: then no rank
  * can run ahead and identical rounds take exactly the same time. */
 static int round_uniform(const coll_group *g, const step_round *rd, double dt)
