@@ -358,22 +358,6 @@ size_t schedule_merge_flows(const schedule *s, const xfer *xs, size_t nx, coll_f
     return w;
 }
 
-long schedule_round_flows(const schedule *s)
-{
-    xfer *xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
-    long flows = 0;
-    if (!xs)
-        return -1;
-    for (int st = 0; st < s->nstages; st++)
-        for (int t = 0; t < (s->stages[st].identical ? 1 : s->stages[st].steps); t++) {
-            size_t nx = schedule_step(s, st, t, xs);
-            for (size_t k = 0; k < nx; k++)
-                flows += xs[k].src != xs[k].dst;
-        }
-    free(xs);
-    return flows;
-}
-
 void schedule_free(schedule *s)
 {
     free(s->stages);

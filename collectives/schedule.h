@@ -105,10 +105,6 @@ typedef struct coll_flow {
  * local copies dropped. out holds nx entries. Returns how many flows. */
 size_t schedule_merge_flows(const schedule *s, const xfer *xs, size_t nx, coll_flow *out);
 
-/* Network transfers a rounds executor simulates: one step per identical
- * stage, every step of the others (the cost of simulating the schedule). */
-long schedule_round_flows(const schedule *s);
-
 /* Names: "allreduce", "ring", ... Parse returns -1 for an unknown word. */
 const char *coll_op_name(coll_op op);
 const char *coll_algo_name(coll_algo a);

@@ -32,8 +32,8 @@ int device_opclass_parse(const char *s)
 /* One dtype's table: {"default": x, "conv": y, ...}; "default" fills the rest. */
 static int load_eff_table(const jx_obj *eff, const char *dtype, double *table)
 {
-    static const char *keys[] = {"default", "gemm", "conv", "attention", "elementwise", "norm",
-                                 "embedding", "pool", "loss", NULL};
+    const char *keys[OPCLASS_COUNT + 2] = {"default"};
+    memcpy(keys + 1, DEVICE_OPCLASS_NAMES, sizeof *keys * (OPCLASS_COUNT + 1));
     jx_obj t;
     int rc;
     double dflt = 0;
@@ -50,14 +50,13 @@ static int load_eff_table(const jx_obj *eff, const char *dtype, double *table)
 
 static int load_efficiency(const jx_obj *d, device_info *dev)
 {
-    static const char *keys[] = {"fp32", "fp16", "bf16", NULL};
     jx_obj eff;
     int rc;
     if ((rc = jx_child(d, "efficiency", dev->kind == DEVICE_ACCELERATOR, &eff)))
         return rc;
     if (!eff.obj)
         return TT_OK;
-    if ((rc = jx_check_keys(&eff, keys)) || (rc = load_eff_table(&eff, "fp32", dev->efficiency[DTYPE_FP32])))
+    if ((rc = jx_check_keys(&eff, DEVICE_DTYPE_NAMES)) || (rc = load_eff_table(&eff, "fp32", dev->efficiency[DTYPE_FP32])))
         return rc;
     /* Half precision runs other kernels (tensor cores): its own table when known. */
     for (int dt = DTYPE_FP16; dt < DTYPE_COUNT; dt++) {
@@ -76,7 +75,6 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
     static const char *keys[] = {"kind", "description", "peak_flops", "mem_bytes", "mem_Bps",
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "bandwidth_Bps",
                                  "efficiency", "mem_efficiency", "derivation", "sources", "assumptions", NULL};
-    static const char *pkeys[] = {"fp32", "fp16", "bf16", NULL};
     int rc, kind = 0;
     const char *desc = "";
     long cores = 0;
@@ -96,7 +94,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
     if ((rc = jx_child(d, "peak_flops", computes, &pk)))
         return rc;
     if (pk.obj) {
-        if ((rc = jx_check_keys(&pk, pkeys)) || (rc = jx_number(&pk, "fp32", 1, 1e6, 1e18, &dev->peak_flops[DTYPE_FP32])) ||
+        if ((rc = jx_check_keys(&pk, DEVICE_DTYPE_NAMES)) || (rc = jx_number(&pk, "fp32", 1, 1e6, 1e18, &dev->peak_flops[DTYPE_FP32])) ||
             (rc = jx_number(&pk, "fp16", 0, 0, 1e18, &dev->peak_flops[DTYPE_FP16])) ||
             (rc = jx_number(&pk, "bf16", 0, 0, 1e18, &dev->peak_flops[DTYPE_BF16])))
             return rc;

@@ -405,70 +405,59 @@ int plat_fabric_hops(const platform *p, int x, int y)
 
 /* Fabric links between nodes carry a node's aggregate uplink; a torus's
  * links are the chip-to-chip links themselves. */
-static double fabric_link_Bps(const platform *p)
+double plat_fabric_link_Bps(const platform *p)
 {
     return p->fabric == FABRIC_TORUS ? p->fab_bw_Bps : p->port_bw_Bps;
 }
 
-static void path_impl(const platform *p, int a, int b, double *latency_s, double *bw_Bps, int *hops)
+int platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps)
 {
     *latency_s = 0;
     *bw_Bps = 0;
-    *hops = 0;
     if (a == b)
-        return;
+        return 0;
     if (p->user_xml) {
-        *hops = p->user_hops;
         *latency_s = p->user_lat_s;
         *bw_Bps = p->user_bw_Bps;
-        return;
+        return p->user_hops;
     }
     if (p->flat) {
-        *hops = plat_fabric_hops(p, a, b);
-        *latency_s = *hops * p->fab_lat_s;
-        *bw_Bps = fabric_link_Bps(p);
-        return;
+        int hops = plat_fabric_hops(p, a, b);
+        *latency_s = hops * p->fab_lat_s;
+        *bw_Bps = plat_fabric_link_Bps(p);
+        return hops;
     }
     int n = p->ncomp, ka = a / p->nacc, kb = b / p->nacc;
     int ca = p->acc[a % p->nacc], cb = p->acc[b % p->nacc];
     if (ka == kb) {
-        *hops = p->nhops[(size_t)ca * n + cb];
         *latency_s = p->nlat[(size_t)ca * n + cb];
         *bw_Bps = p->nbw[(size_t)ca * n + cb];
-        return;
+        return p->nhops[(size_t)ca * n + cb];
     }
     int ja = p->comp_att[ca], jb = p->comp_att[cb];
     int xa = p->att[ja], xb = p->att[jb];
-    int fh = plat_fabric_hops(p, ka, kb);
+    int hops = plat_fabric_hops(p, ka, kb);
     double bw = fmin(p->att_uplink_Bps[ja], p->att_uplink_Bps[jb]);
-    bw = fmin(bw, fabric_link_Bps(p));
-    *hops = fh;
-    *latency_s = fh * p->fab_lat_s;
+    bw = fmin(bw, plat_fabric_link_Bps(p));
+    *latency_s = hops * p->fab_lat_s;
     if (xa != ca) {
-        *hops += p->nhops[(size_t)ca * n + xa];
+        hops += p->nhops[(size_t)ca * n + xa];
         *latency_s += p->nlat[(size_t)ca * n + xa];
         bw = fmin(bw, p->nbw[(size_t)ca * n + xa]);
     }
     if (xb != cb) {
-        *hops += p->nhops[(size_t)xb * n + cb];
+        hops += p->nhops[(size_t)xb * n + cb];
         *latency_s += p->nlat[(size_t)xb * n + cb];
         bw = fmin(bw, p->nbw[(size_t)xb * n + cb]);
     }
     *bw_Bps = bw;
-}
-
-void platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps)
-{
-    int hops;
-    path_impl(p, a, b, latency_s, bw_Bps, &hops);
+    return hops;
 }
 
 int platform_hops(const platform *p, int a, int b)
 {
     double lat, bw;
-    int hops;
-    path_impl(p, a, b, &lat, &bw, &hops);
-    return hops;
+    return platform_path(p, a, b, &lat, &bw);
 }
 
 int platform_component_path(const platform *p, const char *from, const char *to, double *latency_s,
@@ -672,7 +661,7 @@ static double node_bisection_Bps(const platform *p)
 
 static double fabric_bisection_Bps(const platform *p, int members)
 {
-    double link = fabric_link_Bps(p);
+    double link = plat_fabric_link_Bps(p);
     switch (p->fabric) {
     case FABRIC_NONE: return 0;
     case FABRIC_SWITCH: return members / 2 * link;
@@ -717,7 +706,7 @@ void platform_summarize(const platform *p, platform_summary *s)
     /* A node's port is natt cables (one per NIC, rails) at the NIC's rate. */
     if (p->fabric != FABRIC_NONE && (p->flat || p->nodes > 1)) {
         int per = p->flat ? 1 : p->natt;
-        add_class(s, p->fab_cls, fabric_link_Bps(p) / per, fabric_link_count(p, members) * per);
+        add_class(s, p->fab_cls, plat_fabric_link_Bps(p) / per, fabric_link_count(p, members) * per);
     }
     if (!p->user_xml) /* unknown for a user's XML */
         s->bisection_Bps = p->nodes == 1 && !p->flat ? node_bisection_Bps(p) : fabric_bisection_Bps(p, members);

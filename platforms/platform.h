@@ -60,8 +60,8 @@ const char *platform_rank_host(const platform *p, int rank, char *buf, size_t bu
 const device_info *platform_device(const platform *p, int rank);
 
 /* Route from rank a to rank b: summed latency, bottleneck bandwidth (per
- * direction, bundles counted as their sum), and physical links crossed. */
-void platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps);
+ * direction, bundles counted as their sum); returns the physical links crossed. */
+int platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps);
 int platform_hops(const platform *p, int a, int b);
 /* The component through which rank leaves its node ("nic3"), NULL if the
  * platform has no node fabric; rail-optimised fabrics give GPU i NIC i. */

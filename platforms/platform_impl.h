@@ -80,6 +80,8 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
 
 /* Fabric distance between nodes (or flat ranks) in fabric links. */
 int plat_fabric_hops(const platform *p, int x, int y);
+/* The bandwidth of one fabric link, per direction. */
+double plat_fabric_link_Bps(const platform *p);
 
 /* Loading a platform JSON file (platform_json.c). */
 platform *plat_load_json(const char *path, const platform_options *opt, tt_error *err);

@@ -60,7 +60,9 @@ static int no_component(const jx_obj *l, const platform *p, const char *key, con
                         l->file, l->path, key, name, list);
 }
 
-static int load_link(platform *p, const jx_obj *l, const char *mesh_override)
+/* mesh: the pattern replacing the accelerator mesh (-1: keep the file's);
+ * *had_mesh is set when the link is a mesh pattern. */
+static int load_link(platform *p, const jx_obj *l, int mesh, int *had_mesh)
 {
     static const char *keys[] = {"a", "b", "pattern", "bandwidth_Bps", "latency_s", "count", "class", NULL};
     const char *a = NULL, *b = NULL, *cls = "link";
@@ -79,8 +81,9 @@ static int load_link(platform *p, const jx_obj *l, const char *mesh_override)
     if (b && nb == 0)
         return no_component(l, p, "b", b);
     int is_mesh = pat == PAT_FC || pat == PAT_HCM || pat == PAT_HCM4;
-    if (is_mesh && mesh_override && p->comp[ga[0]].dev->kind == DEVICE_ACCELERATOR)
-        pat = !strcmp(mesh_override, "fully_connected") ? PAT_FC : !strcmp(mesh_override, "hybrid_cube_mesh") ? PAT_HCM : PAT_HCM4;
+    *had_mesh |= is_mesh;
+    if (is_mesh && mesh >= 0 && p->comp[ga[0]].dev->kind == DEVICE_ACCELERATOR)
+        pat = mesh;
     if (pat >= PAT_FC && b)
         return tt_error_set(l->err, TT_EINPUT, "%s: %s: pattern \"%s\" links the members of \"a\" among themselves: remove \"b\"",
                             l->file, l->path, PATTERNS[pat]);
@@ -151,13 +154,13 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
     static const char *const MESHES[] = {"fully_connected", "hybrid_cube_mesh", "hybrid_cube_mesh_4", NULL};
     jx_obj node;
     size_t nc = 0, nl = 0;
-    int rc;
+    int rc, mesh = -1;
     if (opt && opt->mesh) {
-        int known = 0;
-        for (int i = 0; MESHES[i]; i++)
-            known |= strcmp(opt->mesh, MESHES[i]) == 0;
+        for (int i = PAT_FC; i <= PAT_HCM4; i++)
+            if (strcmp(opt->mesh, PATTERNS[i]) == 0)
+                mesh = i;
         const char *near = jx_closest(opt->mesh, MESHES);
-        if (!known)
+        if (mesh < 0)
             return tt_error_set(root->err, TT_EINPUT, "--mesh %s: expected fully_connected, hybrid_cube_mesh or "
                                 "hybrid_cube_mesh_4%s%s%s", opt->mesh, near ? " (did you mean " : "", near ? near : "",
                                 near ? "?)" : "");
@@ -192,15 +195,10 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
     int had_mesh = 0;
     for (size_t i = 0; i < nl; i++) {
         jx_obj l;
-        const char *pat = NULL;
-        if ((rc = jx_elem(&node, "links", i, &l)))
-            return rc;
-        jx_string(&l, "pattern", 0, &pat);
-        had_mesh |= pat && (!strcmp(pat, "fully_connected") || !strncmp(pat, "hybrid_cube_mesh", 16));
-        if ((rc = load_link(p, &l, opt ? opt->mesh : NULL)))
+        if ((rc = jx_elem(&node, "links", i, &l)) || (rc = load_link(p, &l, mesh, &had_mesh)))
             return rc;
     }
-    if (opt && opt->mesh && !had_mesh)
+    if (mesh >= 0 && !had_mesh)
         return tt_error_set(root->err, TT_EINPUT, "%s: --mesh: this platform has no accelerator mesh to replace", root->file);
     return TT_OK;
 }

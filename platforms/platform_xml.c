@@ -9,6 +9,22 @@
 
 #include "platforms/platform_impl.h"
 
+/* SimGrid's FAT_TREE topology of the tree's levels from `first` up:
+ * levels;down per level;up per level;parallel links per level. */
+static void write_fattree(const platform *p, int first, FILE *out)
+{
+    fprintf(out, " topology=\"FAT_TREE\" topo_parameters=\"%d;", p->levels - first);
+    for (int l = first; l < p->levels; l++)
+        fprintf(out, "%s%d", l > first ? "," : "", p->down[l]);
+    fprintf(out, ";");
+    for (int l = first; l < p->levels; l++)
+        fprintf(out, "%s%d", l > first ? "," : "", p->up[l]);
+    fprintf(out, ";");
+    for (int l = first; l < p->levels; l++)
+        fprintf(out, "%s1", l > first ? "," : "");
+    fprintf(out, "\"");
+}
+
 static void cluster_topology(const platform *p, FILE *out)
 {
     int torus_dims = 0;
@@ -24,17 +40,7 @@ static void cluster_topology(const platform *p, FILE *out)
             }
         fprintf(out, "\"");
     } else if ((p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) && p->levels > 1) {
-        /* levels;down per level;up per level;parallel links per level */
-        fprintf(out, " topology=\"FAT_TREE\" topo_parameters=\"%d;", p->levels);
-        for (int l = 0; l < p->levels; l++)
-            fprintf(out, "%s%d", l ? "," : "", p->down[l]);
-        fprintf(out, ";");
-        for (int l = 0; l < p->levels; l++)
-            fprintf(out, "%s%d", l ? "," : "", p->up[l]);
-        fprintf(out, ";");
-        for (int l = 0; l < p->levels; l++)
-            fprintf(out, "%s1", l ? "," : "");
-        fprintf(out, "\"");
+        write_fattree(p, 0, out);
     } else {
         fprintf(out, " topology=\"FLAT\"");
     }
@@ -199,17 +205,10 @@ static void write_spine(const platform *p, int groups, FILE *out)
     long hosts = 1;
     for (int l = 1; l < p->levels; l++)
         hosts *= p->down[l];
-    fprintf(out, "radical=\"0-%ld\" speed=\"1f\" bw=\"%.17gBps\" lat=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\" "
-                 "topology=\"FAT_TREE\" topo_parameters=\"%d;", hosts - 1, p->port_bw_Bps, p->fab_lat_s, p->levels - 1);
-    for (int l = 1; l < p->levels; l++)
-        fprintf(out, "%s%d", l > 1 ? "," : "", p->down[l]);
-    fprintf(out, ";");
-    for (int l = 1; l < p->levels; l++)
-        fprintf(out, "%s%d", l > 1 ? "," : "", p->up[l]);
-    fprintf(out, ";");
-    for (int l = 1; l < p->levels; l++)
-        fprintf(out, "%s1", l > 1 ? "," : "");
-    fprintf(out, "\"/>\n");
+    fprintf(out, "radical=\"0-%ld\" speed=\"1f\" bw=\"%.17gBps\" lat=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"",
+            hosts - 1, p->port_bw_Bps, p->fab_lat_s);
+    write_fattree(p, 1, out);
+    fprintf(out, "/>\n");
 }
 
 /* A user's platform is their file, as it is. */
@@ -239,8 +238,8 @@ int platform_write_xml(const platform *p, FILE *out, tt_error *err)
             p->name, p->nodes, platform_ranks(p));
     int groups = p->nodes > 1 && !p->flat ? (p->nodes + group_nodes(p) - 1) / group_nodes(p) : 0;
     if (p->flat) {
-        double bw = p->fabric == FABRIC_TORUS ? p->fab_bw_Bps : p->port_bw_Bps;
-        write_cluster(p, out, "fabric", "acc-", platform_ranks(p), platform_device(p, 0)->peak_flops[DTYPE_FP32], bw);
+        write_cluster(p, out, "fabric", "acc-", platform_ranks(p), platform_device(p, 0)->peak_flops[DTYPE_FP32],
+                      plat_fabric_link_Bps(p));
     } else if (p->nodes == 1) {
         write_node(p, 0, out);
     } else {

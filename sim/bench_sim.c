@@ -45,9 +45,8 @@ static int bench_one(const char *name, int ranks, int messages, double bytes, ne
     platform *p = platform_load(name, &o, err);
     if (!p)
         return err->code ? err->code : TT_EINPUT;
-    coll_request rq = {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = ranks, .bytes = bytes}, 0.0, messages};
-    const device_info *d = platform_device(p, 0);
-    rq.reduce_s_per_byte = d && d->mem_Bps > 0 ? 3.0 / d->mem_Bps : 0.0;
+    coll_request rq = {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = ranks, .bytes = bytes},
+                       coll_reduce_s_per_byte(p), messages};
     coll_result r;
     double t0 = now_s();
     int rc = coll_simulate(p, net, &rq, 1, &r, err);

@@ -76,23 +76,28 @@ static int parse_amount(const char *word, const char *opt, int seconds, double *
     return cli_usage_error(&cmd_collective, "%s: '%s' %s", opt, word, why);
 }
 
+/* Splits a copy of the whole list: a fixed buffer would cut a long one mid-number. */
 static int parse_sizes(const char *list, collective_args *a)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", list);
+    char *buf = strdup(list);
+    int rc = TT_OK;
+    if (!buf)
+        return cli_report_error(TT_EINTERNAL, "out of memory");
     a->nsizes = 0;
-    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w && rc == TT_OK; w = strtok_r(NULL, ",", &save)) {
         if (a->nsizes == MAX_SIZES)
-            return cli_usage_error(&cmd_collective, "--bytes takes at most %d sizes", MAX_SIZES);
-        if (parse_amount(w, "--bytes", 0, &a->sizes[a->nsizes]))
-            return TT_EINPUT;
-        if (a->sizes[a->nsizes] < 1)
-            return cli_usage_error(&cmd_collective, "--bytes: sizes must be at least 1 byte, got '%s'", w);
-        a->nsizes++;
+            rc = cli_usage_error(&cmd_collective, "--bytes takes at most %d sizes", MAX_SIZES);
+        else if (parse_amount(w, "--bytes", 0, &a->sizes[a->nsizes]))
+            rc = TT_EINPUT;
+        else if (a->sizes[a->nsizes] < 1)
+            rc = cli_usage_error(&cmd_collective, "--bytes: sizes must be at least 1 byte, got '%s'", w);
+        else
+            a->nsizes++;
     }
-    if (a->nsizes == 0)
-        return cli_usage_error(&cmd_collective, "--bytes needs at least one size");
-    return TT_OK;
+    free(buf);
+    if (rc == TT_OK && a->nsizes == 0)
+        rc = cli_usage_error(&cmd_collective, "--bytes needs at least one size");
+    return rc;
 }
 
 static int parse_word(const char *word, const char *opt, const char *const *names, int count, int *out)
@@ -178,6 +183,12 @@ static int parse_args(int argc, char **argv, collective_args *a)
     return TT_OK;
 }
 
+/* nccl-tests' algorithm bandwidth: size / time (0 when nothing moved). */
+static double algbw_Bps(const coll_request *rq, const coll_result *res)
+{
+    return res->time_s > 0 ? rq->params.bytes / res->time_s : 0.0;
+}
+
 static void print_table(const collective_args *a, const platform *p, const coll_request *rq,
                         const coll_result *res)
 {
@@ -188,7 +199,7 @@ static void print_table(const collective_args *a, const platform *p, const coll_
            a->params.chunk_bytes);
     printf("# %14s  %-9s %14s %13s %13s\n", "size(B)", "algo", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
     for (int i = 0; i < a->nsizes; i++) {
-        double algbw = res[i].time_s > 0 ? rq[i].params.bytes / res[i].time_s : 0.0; /* nothing moved */
+        double algbw = algbw_Bps(&rq[i], &res[i]);
         printf("  %14.0f  %-9s %14.3f %13.3f %13.3f\n", rq[i].params.bytes, coll_algo_name(res[i].algo),
                res[i].time_s * 1e6, algbw / 1e9, algbw * coll_busbw_factor(a->params.op, n) / 1e9);
     }
@@ -200,7 +211,7 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
     int n = rq[0].params.ranks;
     json_t *list = json_array();
     for (int i = 0; i < a->nsizes; i++) {
-        double algbw = res[i].time_s > 0 ? rq[i].params.bytes / res[i].time_s : 0.0; /* nothing moved */
+        double algbw = algbw_Bps(&rq[i], &res[i]);
         json_array_append_new(
             list, json_pack("{s:s, s:s, s:s, s:f, s:i, s:f, s:f, s:f}", "op", coll_op_name(a->params.op),
                             "algo", coll_algo_name(res[i].algo), "requested_algo",
@@ -211,14 +222,6 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
     return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o}", "platform", platform_name(p), "network",
                      network_name(a->net), "ranks", n, "executor", a->messages ? "messages" : "rounds",
                      "chunk_bytes", a->params.chunk_bytes, "results", list);
-}
-
-/* The receiver reads both operands and writes the sum: 3 bytes of memory
- * traffic per byte reduced, at the accelerator's memory bandwidth. */
-static double reduce_s_per_byte(const platform *p)
-{
-    const device_info *d = platform_device(p, 0);
-    return d && d->mem_Bps > 0 ? 3.0 / d->mem_Bps : 0.0;
 }
 
 static int collective_main(int argc, char **argv)
@@ -242,17 +245,11 @@ static int collective_main(int argc, char **argv)
                                platform_ranks(p));
     }
     a.params.ranks = n;
-    if (!a.params.ranks_per_node)
-        a.params.ranks_per_node = platform_ranks_per_node(p);
-    platform_summary sum;
-    platform_summarize(p, &sum);
-    int nics = sum.nodes > 0 ? sum.nics / sum.nodes : 0;
-    if (nics > 0 && a.params.ranks_per_node % nics == 0)
-        a.params.nics_per_node = nics; /* hier: one inter-node ring per NIC */
+    coll_params_platform_defaults(p, &a.params);
     coll_request rq[MAX_SIZES];
     coll_result res[MAX_SIZES];
     for (int i = 0; i < a.nsizes; i++) {
-        rq[i] = (coll_request){a.params, reduce_s_per_byte(p), a.messages};
+        rq[i] = (coll_request){a.params, coll_reduce_s_per_byte(p), a.messages};
         rq[i].params.bytes = a.sizes[i];
     }
     rc = coll_simulate(p, a.net, rq, a.nsizes, res, &err);

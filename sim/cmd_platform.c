@@ -208,6 +208,8 @@ static int platform_main(int argc, char **argv)
         }
     }
     tt_error err = {0};
+    if (sub == 0 && optind != argc)
+        return cli_usage_error(&cmd_platform, "list takes no platform name, got '%s'", argv[optind]);
     if (sub == 0) {
         char **names = platform_list(&err);
         if (!names)

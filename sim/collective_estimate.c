@@ -33,9 +33,8 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
                 reduce_bytes[xs[k].dst] = 0;
             for (size_t k = 0; k < nf; k++) {
                 double lat, bw;
-                platform_path(p, ranks ? ranks[fl[k].src] : fl[k].src, ranks ? ranks[fl[k].dst] : fl[k].dst, &lat, &bw);
+                int h = platform_path(p, ranks ? ranks[fl[k].src] : fl[k].src, ranks ? ranks[fl[k].dst] : fl[k].dst, &lat, &bw);
                 double c = lat + (bw > 0 ? fl[k].bytes / bw : 0);
-                int h = platform_hops(p, ranks ? ranks[fl[k].src] : fl[k].src, ranks ? ranks[fl[k].dst] : fl[k].dst);
                 max_hops = h > max_hops ? h : max_hops;
                 comm = c > comm ? c : comm;
             }

@@ -98,7 +98,6 @@ static void round_build(step_round *rd, const coll_group *g, const schedule *s, 
     free(fill);
 }
 
-
 /* A worker's part of one step: its sends and receives at once, then its reduction. */
 static void worker_step(coll_group *g, const step_round *rd, int r, sg_comm_t **comms, size_t *cap)
 {
@@ -180,7 +179,6 @@ static double run_rounds(coll_group *g, const step_round *rounds, long nrounds)
     return simgrid_get_clock() - t0;
 }
 
-/* Rounds: one simulated step per identical stage, then a sleep for the rest. */
 /* Whether every busy rank of the last round finished together: then no rank
  * can run ahead and identical rounds take exactly the same time. */
 static int round_uniform(const coll_group *g, const step_round *rd, double dt)
@@ -290,6 +288,21 @@ void coll_group_destroy(coll_group *g)
 
 /* ---- Parent side: a batch of requests in one simulation ---- */
 
+void coll_params_platform_defaults(const platform *p, coll_params *params)
+{
+    if (!params->ranks_per_node)
+        params->ranks_per_node = platform_ranks_per_node(p);
+    int nics = platform_node_components(p, DEVICE_NIC, NULL, NULL, 0);
+    if (!params->nics_per_node && nics > 0 && params->ranks_per_node % nics == 0)
+        params->nics_per_node = nics;
+}
+
+double coll_reduce_s_per_byte(const platform *p)
+{
+    const device_info *d = platform_device(p, 0);
+    return d && d->mem_Bps > 0 ? 3.0 / d->mem_Bps : 0.0;
+}
+
 typedef struct batch {
     const platform *p;
     const coll_request *reqs;
@@ -309,11 +322,8 @@ static batch *g_batch; /* the child's only simulation */
 static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
 {
     coll_params prm = rq->params;
-    const char *why;
-    tt_error err = {0};
+    tt_error err = {0}; /* schedule_build checks that algo applies */
     prm.algo = algo;
-    if (!coll_algo_applies(&prm, &why))
-        return -1;
     return schedule_build(&prm, (size_t)llround(prm.bytes), 1.0, s, &err) == TT_OK ? 0 : -1;
 }
 

@@ -63,6 +63,14 @@ typedef struct coll_result {
     double peak_rss_bytes; /* of the whole simulation process (for benchmarks) */
 } coll_result;
 
+/* Fills what params leaves 0 from the platform: ranks_per_node, and for hier
+ * allreduce one inter-node ring per NIC of a node when the NICs divide its ranks. */
+void coll_params_platform_defaults(const platform *p, coll_params *params);
+
+/* The receiver reads both operands and writes the sum: 3 bytes of memory
+ * traffic per byte reduced, at the accelerator's memory bandwidth (0: unknown). */
+double coll_reduce_s_per_byte(const platform *p);
+
 /* Runs the requests one after another in one simulation on ranks 0..n-1 of
  * the platform (n = the largest request's ranks). */
 int coll_simulate(const platform *p, network_model net, const coll_request *reqs, int nreq,

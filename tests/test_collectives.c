@@ -344,6 +344,19 @@ START_TEST(cli_collective)
     rc = tu_run_ttasim("collective --platform star --bytes 12X", out, sizeof out);
     ck_assert_int_eq(rc, 2);
     ck_assert_msg(strstr(out, "--bytes") != NULL, "%s", out);
+    /* A --bytes list longer than 1,023 characters keeps its last size whole. */
+    char cmd[2048] = "collective --platform star --nodes 4 --algo ring --network ideal --json --bytes ";
+    for (int i = 0; i < 55; i++)
+        strcat(cmd, "0000000000000001000,");
+    strcat(cmd, "2000000");
+    rc = tu_run_ttasim(cmd, out, sizeof out);
+    ck_assert_msg(rc == 0, "%s", out);
+    doc = json_loads(out, 0, &je);
+    ck_assert_msg(doc != NULL, "%s: %s", je.text, out);
+    res = json_object_get(doc, "results");
+    ck_assert_int_eq(json_array_size(res), 56);
+    ck_assert_double_eq(json_number_value(json_object_get(json_array_get(res, 55), "bytes")), 2e6);
+    json_decref(doc);
 }
 END_TEST
 

@@ -386,6 +386,8 @@ START_TEST(cli_show_export)
     ck_assert_int_eq(tu_run_ttasim("platform list", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "dgx1-v100\n"));
     ck_assert_ptr_nonnull(strstr(out, "torus3d\n"));
+    ck_assert_int_eq(tu_run_ttasim("platform list dgx1-v100", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "list takes no platform name"));
     ck_assert_int_eq(tu_run_ttasim("platform show tpu-v3-pod --json", out, sizeof out), 0);
     json_error_t je;
     json_t *doc = json_loads(out, 0, &je);
