@@ -394,7 +394,11 @@ int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t do
                 long gb = sc->n_sweep_batch ? sc->sweep_batch[j] : sc->global_batch;
                 if (progress)
                     progress(out->n_points, nb * nn);
-                rc = run_point_at(&x, nodes, gb, &out->points[out->n_points], err);
+                /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
+                if (nodes == sc->nodes && gb == sc->global_batch)
+                    out->points[out->n_points] = out->base;
+                else
+                    rc = run_point_at(&x, nodes, gb, &out->points[out->n_points], err);
                 if (rc == TT_OK)
                     out->n_points++;
             }
