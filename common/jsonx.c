@@ -34,7 +34,8 @@ int jx_root(jx_obj *o, const char *file, json_t *root, tt_error *err)
     return TT_OK;
 }
 
-int jx_edit_distance(const char *a, const char *b)
+/* Edit distance behind jx_closest's suggestions. */
+static int edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 63 || lb > 63)
@@ -59,7 +60,7 @@ const char *jx_closest(const char *word, const char *const *candidates)
     const char *best = NULL;
     int best_d = 1 << 30;
     for (int i = 0; candidates[i]; i++) {
-        int dd = jx_edit_distance(word, candidates[i]);
+        int dd = edit_distance(word, candidates[i]);
         if (dd < best_d) {
             best_d = dd;
             best = candidates[i];
