@@ -85,6 +85,11 @@ static json_t *run_child(const char *core, int repeat, int rbatch, tt_error *err
     if (pipe(fd))
         return tt_error_set(err, TT_EINTERNAL, "pipe: %s", strerror(errno)), NULL;
     pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return tt_error_set(err, TT_EINTERNAL, "fork: %s", strerror(errno)), NULL;
+    }
     if (pid == 0) {
         char rep[16], rb[16];
         snprintf(rep, sizeof rep, "%d", repeat);
