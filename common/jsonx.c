@@ -252,11 +252,6 @@ int jx_enum(const jx_obj *o, const char *key, int required, const char *const *c
 
 typedef int (*parse_fn)(const char *, double *, const char **);
 
-static int parse_bytes_any(const char *t, double *x, const char **why)
-{
-    return units_parse_bytes(t, x, why);
-}
-
 static int parse_rate(const char *t, double *x, const char **why)
 {
     static const char *const words[] = {"Bps", "B/s", NULL};
@@ -289,7 +284,7 @@ static int quantity(const jx_obj *o, const char *key, int required, double lo, d
 
 int jx_bytes(const jx_obj *o, const char *key, int required, double lo, double hi, double *out)
 {
-    return quantity(o, key, required, lo, hi, out, parse_bytes_any,
+    return quantity(o, key, required, lo, hi, out, units_parse_bytes,
                     "a size in bytes (a number or a string such as \"100M\" or \"64Ki\")");
 }
 
