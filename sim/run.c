@@ -37,7 +37,7 @@ static int device_of(const platform *p, const char *precision, device_model *d, 
     if (d->peak_flops <= 0)
         return tt_error_set(err, TT_EINPUT, "the %s has no %s or fp32 peak in its device definition; "
                             "choose another precision", dev->name, precision);
-    d->mem_Bps = dev->mem_Bps * (dev->mem_efficiency > 0 ? dev->mem_efficiency : 1);
+    d->mem_Bps = dev->mem_Bps * dev->mem_efficiency; /* the device loader defaults it to 1 */
     d->mem_bytes = dev->mem_bytes;
     for (int c = 0; c < OP_CLASSES; c++)
         d->efficiency[c] = device_efficiency(dev, (device_dtype)math,
