@@ -192,6 +192,16 @@ static int load_convergence(const jx_obj *r, scenario *s)
     return TT_OK;
 }
 
+/* Element i of a sweep list: a whole count (a string such as "64K" too). */
+static int sweep_value(const jx_obj *w, const char *key, size_t i, double hi, double *v)
+{
+    int rc = jx_elem_bytes(w, key, i, 1, hi, v);
+    if (rc == TT_OK && *v != floor(*v))
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.%s[%zu]: expected a whole number, found %g", w->file,
+                            w->path, key, i, *v);
+    return rc;
+}
+
 static int load_sweep(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"global_batch", "nodes", NULL};
@@ -207,13 +217,13 @@ static int load_sweep(const jx_obj *r, scenario *s)
                             SCENARIO_MAX_SWEEP);
     for (size_t i = 0; i < s->n_sweep_batch; i++) {
         double v;
-        if ((rc = jx_elem_bytes(&w, "global_batch", i, 1, 4294967296.0, &v)))
+        if ((rc = sweep_value(&w, "global_batch", i, 4294967296.0, &v)))
             return rc;
         s->sweep_batch[i] = (long)v;
     }
     for (size_t i = 0; i < s->n_sweep_nodes; i++) {
         double v;
-        if ((rc = jx_elem_bytes(&w, "nodes", i, 1, 100000, &v)))
+        if ((rc = sweep_value(&w, "nodes", i, 100000, &v)))
             return rc;
         s->sweep_nodes[i] = (int)v;
     }
