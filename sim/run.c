@@ -91,12 +91,7 @@ static int time_collectives(const scenario *sc, const platform *p, const device_
                             size_t n, double *coll_s, run_result *res, tt_error *err)
 {
     int ranks = platform_ranks(p);
-    const char *algo_name[2] = {[STEP_ALLREDUCE] = sc->allreduce, [STEP_ALLTOALL] = sc->alltoall};
-    coll_algo algo[2];
-    for (int op = 0; op < 2; op++)
-        if (coll_algo_parse(algo_name[op], &algo[op]) != 0)
-            return tt_error_set(err, TT_EINPUT, "%s: $.collectives: unknown algorithm \"%s\"; see 'ttasim "
-                                "collective --help' for the names", sc->path, algo_name[op]);
+    coll_algo algo[2] = {[STEP_ALLREDUCE] = sc->allreduce_algo, [STEP_ALLTOALL] = sc->alltoall_algo};
     if (ranks == 1) {
         for (size_t i = 0; i < n; i++)
             coll_s[i] = 0;

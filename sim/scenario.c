@@ -259,6 +259,15 @@ static int load_expect(const jx_obj *r, scenario *s)
     return TT_OK;
 }
 
+/* An algorithm name is checked at load, where its JSON path is known. */
+static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_algo *out)
+{
+    if (coll_algo_parse(name, out) != 0)
+        return tt_error_set(c->err, TT_EINPUT, "%s: %s.%s: unknown algorithm \"%s\"; see 'ttasim collective "
+                            "--help' for the names", c->file, c->path, key, name);
+    return TT_OK;
+}
+
 static int load_rest(const jx_obj *r, scenario *s)
 {
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
@@ -284,7 +293,8 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_seconds(&f, "time_s", 0, 1e-9, 1e12, &s->ref_time_s)) ||
                    (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
                    (rc = jx_string(&f, "source", 0, &src)))) ||
-        (rc = load_expect(r, s)))
+        (rc = load_expect(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
+        (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
         return rc;
     s->optimizer = dup_or_null(opt);
     s->allreduce = strdup(ar);
