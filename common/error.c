@@ -29,11 +29,3 @@ int tt_error_prefix(tt_error *err, const char *fmt, ...)
     snprintf(err->msg, sizeof err->msg, "%s%s", prefix, old);
     return err->code;
 }
-
-void tt_error_clear(tt_error *err)
-{
-    if (err) {
-        err->code = TT_OK;
-        err->msg[0] = '\0';
-    }
-}

@@ -23,6 +23,4 @@ int tt_error_set(tt_error *err, int code, const char *fmt, ...)
 int tt_error_prefix(tt_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-void tt_error_clear(tt_error *err);
-
 #endif

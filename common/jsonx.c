@@ -34,7 +34,8 @@ int jx_root(jx_obj *o, const char *file, json_t *root, tt_error *err)
     return TT_OK;
 }
 
-int jx_edit_distance(const char *a, const char *b)
+/* Edit distance behind jx_closest's suggestions. */
+static int edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 63 || lb > 63)
@@ -59,7 +60,7 @@ const char *jx_closest(const char *word, const char *const *candidates)
     const char *best = NULL;
     int best_d = 1 << 30;
     for (int i = 0; candidates[i]; i++) {
-        int dd = jx_edit_distance(word, candidates[i]);
+        int dd = edit_distance(word, candidates[i]);
         if (dd < best_d) {
             best_d = dd;
             best = candidates[i];
@@ -70,6 +71,22 @@ const char *jx_closest(const char *word, const char *const *candidates)
     if (limit < 2)
         limit = 2;
     return best_d <= limit ? best : NULL;
+}
+
+/* For an unknown word: the valid ones as a list (each between `quote`s) and,
+ * when one is close, a " (did you mean ...?)" hint (else ""). */
+static void describe_choices(const char *word, const char *const *choices, const char *quote, char *list,
+                             size_t list_bytes, char *hint, size_t hint_bytes)
+{
+    list[0] = '\0';
+    for (int i = 0; choices[i]; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, list_bytes - len, "%s%s%s%s", i ? ", " : "", quote, choices[i], quote);
+    }
+    const char *near = jx_closest(word, choices);
+    hint[0] = '\0';
+    if (near)
+        snprintf(hint, hint_bytes, " (did you mean \"%s\"?)", near);
 }
 
 int jx_check_keys(const jx_obj *o, const char *const *allowed)
@@ -83,15 +100,8 @@ int jx_check_keys(const jx_obj *o, const char *const *allowed)
                 ok = 1;
         if (ok)
             continue;
-        char list[768] = "";
-        for (int i = 0; allowed[i]; i++) {
-            size_t len = strlen(list);
-            snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", allowed[i]);
-        }
-        const char *near = jx_closest(key, allowed);
-        char hint[160] = "";
-        if (near)
-            snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
+        char list[768], hint[160];
+        describe_choices(key, allowed, "", list, sizeof list, hint, sizeof hint);
         return tt_error_set(o->err, TT_EINPUT, "%s: %s: unknown key \"%s\"%s; valid keys here: %s",
                             o->file, o->path, key, hint, list);
     }
@@ -234,25 +244,13 @@ int jx_enum(const jx_obj *o, const char *key, int required, const char *const *c
             *out = i;
             return TT_OK;
         }
-    char list[512] = "";
-    for (int i = 0; choices[i]; i++) {
-        size_t len = strlen(list);
-        snprintf(list + len, sizeof list - len, "%s\"%s\"", i ? ", " : "", choices[i]);
-    }
-    const char *near = jx_closest(s, choices);
-    char hint[160] = "";
-    if (near)
-        snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
+    char list[512], hint[160];
+    describe_choices(s, choices, "\"", list, sizeof list, hint, sizeof hint);
     return tt_error_set(o->err, TT_EINPUT, "%s: %s.%s: expected one of %s, found \"%s\"%s",
                         o->file, o->path, key, list, s, hint);
 }
 
 typedef int (*parse_fn)(const char *, double *, const char **);
-
-static int parse_bytes_any(const char *t, double *x, const char **why)
-{
-    return units_parse_bytes(t, x, why);
-}
 
 static int parse_rate(const char *t, double *x, const char **why)
 {
@@ -286,7 +284,7 @@ static int quantity(const jx_obj *o, const char *key, int required, double lo, d
 
 int jx_bytes(const jx_obj *o, const char *key, int required, double lo, double hi, double *out)
 {
-    return quantity(o, key, required, lo, hi, out, parse_bytes_any,
+    return quantity(o, key, required, lo, hi, out, units_parse_bytes,
                     "a size in bytes (a number or a string such as \"100M\" or \"64Ki\")");
 }
 

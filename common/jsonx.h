@@ -53,8 +53,6 @@ int jx_elem(const jx_obj *o, const char *key, size_t i, jx_obj *child);
 /* Element i of array key as a number, or a size string ("64K"). */
 int jx_elem_bytes(const jx_obj *o, const char *key, size_t i, double lo, double hi, double *out);
 
-/* Edit distance, used for suggestions (exported for the CLI's option hints). */
-int jx_edit_distance(const char *a, const char *b);
 /* The closest of candidates to word, or NULL when none is close. */
 const char *jx_closest(const char *word, const char *const *candidates);
 

@@ -51,6 +51,12 @@ int cli_bad_option(const cli_command *cmd, char **argv, int optind_now, int opto
     return cli_usage_error(cmd, "unknown option '%s'", word);
 }
 
+void cli_print_json(const json_t *doc, size_t flags)
+{
+    json_dumpf(doc, stdout, flags);
+    fputc('\n', stdout);
+}
+
 int cli_report_error(int code, const char *msg)
 {
     fprintf(stderr, "ttasim: %s\n", msg);

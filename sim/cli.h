@@ -2,6 +2,7 @@
 #ifndef TT_CLI_H
 #define TT_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 typedef struct cli_command {
@@ -25,6 +26,10 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
  * closest long option, and returns 2. */
 int cli_bad_option(const cli_command *cmd, char **argv, int optind_now, int optopt_now,
                    const void *long_options, int missing_arg);
+
+struct json_t;
+/* Prints a command's --json document on stdout: json_dumpf flags, then a newline. */
+void cli_print_json(const struct json_t *doc, size_t flags);
 
 /* Prints an error from a lower layer as "ttasim: message" and returns its code. */
 int cli_report_error(int code, const char *msg);

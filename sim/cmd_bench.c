@@ -85,6 +85,11 @@ static json_t *run_child(const char *core, int repeat, int rbatch, tt_error *err
     if (pipe(fd))
         return tt_error_set(err, TT_EINTERNAL, "pipe: %s", strerror(errno)), NULL;
     pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return tt_error_set(err, TT_EINTERNAL, "fork: %s", strerror(errno)), NULL;
+    }
     if (pid == 0) {
         char rep[16], rb[16];
         snprintf(rep, sizeof rep, "%d", repeat);
@@ -190,8 +195,7 @@ static int bench_main(int argc, char **argv)
         json_t *doc = json_deep_copy(json_array_get(runs, 0));
         if (json_array_size(runs) > 1)
             json_object_set(doc, "runs", runs);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        fputc('\n', stdout);
+        cli_print_json(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
         json_decref(doc);
     } else {
         for (size_t i = 0; i < json_array_size(runs); i++) {

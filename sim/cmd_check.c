@@ -254,8 +254,7 @@ static int check_main(int argc, char **argv)
         }
         json_t *doc = json_pack("{s:o, s:i, s:i}", "scenarios", list, "passed", (int)passed, "failed",
                                 (int)(files.n - passed));
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-        fputc('\n', stdout);
+        cli_print_json(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
         json_decref(doc);
     } else if (markdown) {
         print_markdown(out, files.v, files.n);

@@ -15,6 +15,9 @@
 
 extern const cli_command cmd_run;
 
+/* The report on stdout and in the scenario's "outputs.json" file alike. */
+#define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(12))
+
 static void run_help(FILE *out)
 {
     fprintf(out,
@@ -48,7 +51,7 @@ static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, c
         rc = report_csv(c, sc, r, err);
     if (rc == TT_OK && s)
         rc = svg_write(s, sc, r, err);
-    if (rc == TT_OK && sc->out_json && json_dump_file(doc, sc->out_json, JSON_INDENT(2) | JSON_REAL_PRECISION(12)))
+    if (rc == TT_OK && sc->out_json && json_dump_file(doc, sc->out_json, REPORT_JSON_FLAGS))
         rc = tt_error_set(err, TT_EINPUT, "%s: cannot write the JSON output", sc->out_json);
     return rc;
 }
@@ -94,8 +97,7 @@ static int run_main(int argc, char **argv)
         rc = write_outputs(&sc, &r, doc, csv, svg, &err);
     if (rc == TT_OK) {
         if (as_json) {
-            json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-            fputc('\n', stdout);
+            cli_print_json(doc, REPORT_JSON_FLAGS);
         } else {
             report_text(stdout, &sc, &r);
         }

@@ -12,11 +12,6 @@
 
 #include <simgrid/engine.h>
 
-const char *sim_network_name(network_model m)
-{
-    return network_name(m);
-}
-
 /* The network model's --cfg words come from platforms/network.c. */
 static void child_main(const sim_job *job, const char *xml_path, int fd)
 {

@@ -21,7 +21,4 @@ typedef struct sim_job {
 
 int sim_run(const sim_job *job, tt_error *err);
 
-/* SimGrid configuration words for a network model (for docs and tests). */
-const char *sim_network_name(network_model m);
-
 #endif

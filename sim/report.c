@@ -207,8 +207,11 @@ int report_csv(const char *path, const scenario *sc, const run_result *r, tt_err
     size_t n = r->n_points ? r->n_points : 1;
     for (size_t i = 0; i < n; i++) {
         const run_point *p = r->n_points ? &r->points[i] : &r->base;
-        fprintf(f, "\"%s\",%d,%d,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%.9g,%d,%.9g,%.9g,%.9g\n",
-                sc->name, p->nodes, p->ranks, p->global_batch, p->micro_batch, p->accumulation,
+        fputc('"', f);
+        for (const char *c = sc->name; *c; c++) /* RFC 4180: a quote inside a field is doubled */
+            fputs(*c == '"' ? "\"\"" : (char[2]){*c, 0}, f);
+        fprintf(f, "\",%d,%d,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%.9g,%d,%.9g,%.9g,%.9g\n",
+                p->nodes, p->ranks, p->global_batch, p->micro_batch, p->accumulation,
                 p->step.time_s, p->step.compute_s, p->step.comm_s, p->step.exposed_comm_s,
                 p->step.optimizer_s, p->step.host_embedding_s, p->step.idle_s, p->step.mfu, p->samples_per_s,
                 p->step.memory.total_bytes, p->steps_to_target, p->extrapolated, p->time_to_accuracy_s,

@@ -37,7 +37,7 @@ static int device_of(const platform *p, const char *precision, device_model *d, 
     if (d->peak_flops <= 0)
         return tt_error_set(err, TT_EINPUT, "the %s has no %s or fp32 peak in its device definition; "
                             "choose another precision", dev->name, precision);
-    d->mem_Bps = dev->mem_Bps * (dev->mem_efficiency > 0 ? dev->mem_efficiency : 1);
+    d->mem_Bps = dev->mem_Bps * dev->mem_efficiency; /* the device loader defaults it to 1 */
     d->mem_bytes = dev->mem_bytes;
     for (int c = 0; c < OP_CLASSES; c++)
         d->efficiency[c] = device_efficiency(dev, (device_dtype)math,
@@ -91,12 +91,7 @@ static int time_collectives(const scenario *sc, const platform *p, const device_
                             size_t n, double *coll_s, run_result *res, tt_error *err)
 {
     int ranks = platform_ranks(p);
-    coll_algo algo[2];
-    if (coll_algo_parse(sc->allreduce, &algo[STEP_ALLREDUCE]) != 0 ||
-        coll_algo_parse(sc->alltoall, &algo[STEP_ALLTOALL]) != 0)
-        return tt_error_set(err, TT_EINPUT, "%s: $.collectives: unknown algorithm \"%s\"; see 'ttasim collective "
-                            "--help' for the names", sc->path,
-                            coll_algo_parse(sc->allreduce, &algo[0]) != 0 ? sc->allreduce : sc->alltoall);
+    coll_algo algo[2] = {[STEP_ALLREDUCE] = sc->allreduce_algo, [STEP_ALLTOALL] = sc->alltoall_algo};
     if (ranks == 1) {
         for (size_t i = 0; i < n; i++)
             coll_s[i] = 0;
@@ -394,7 +389,11 @@ int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t do
                 long gb = sc->n_sweep_batch ? sc->sweep_batch[j] : sc->global_batch;
                 if (progress)
                     progress(out->n_points, nb * nn);
-                rc = run_point_at(&x, nodes, gb, &out->points[out->n_points], err);
+                /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
+                if (nodes == sc->nodes && gb == sc->global_batch)
+                    out->points[out->n_points] = out->base;
+                else
+                    rc = run_point_at(&x, nodes, gb, &out->points[out->n_points], err);
                 if (rc == TT_OK)
                     out->n_points++;
             }

@@ -192,6 +192,16 @@ static int load_convergence(const jx_obj *r, scenario *s)
     return TT_OK;
 }
 
+/* Element i of a sweep list: a whole count (a string such as "64K" too). */
+static int sweep_value(const jx_obj *w, const char *key, size_t i, double hi, double *v)
+{
+    int rc = jx_elem_bytes(w, key, i, 1, hi, v);
+    if (rc == TT_OK && *v != floor(*v))
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.%s[%zu]: expected a whole number, found %g", w->file,
+                            w->path, key, i, *v);
+    return rc;
+}
+
 static int load_sweep(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"global_batch", "nodes", NULL};
@@ -207,13 +217,13 @@ static int load_sweep(const jx_obj *r, scenario *s)
                             SCENARIO_MAX_SWEEP);
     for (size_t i = 0; i < s->n_sweep_batch; i++) {
         double v;
-        if ((rc = jx_elem_bytes(&w, "global_batch", i, 1, 4294967296.0, &v)))
+        if ((rc = sweep_value(&w, "global_batch", i, 4294967296.0, &v)))
             return rc;
         s->sweep_batch[i] = (long)v;
     }
     for (size_t i = 0; i < s->n_sweep_nodes; i++) {
         double v;
-        if ((rc = jx_elem_bytes(&w, "nodes", i, 1, 100000, &v)))
+        if ((rc = sweep_value(&w, "nodes", i, 100000, &v)))
             return rc;
         s->sweep_nodes[i] = (int)v;
     }
@@ -249,6 +259,15 @@ static int load_expect(const jx_obj *r, scenario *s)
     return TT_OK;
 }
 
+/* An algorithm name is checked at load, where its JSON path is known. */
+static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_algo *out)
+{
+    if (coll_algo_parse(name, out) != 0)
+        return tt_error_set(c->err, TT_EINPUT, "%s: %s.%s: unknown algorithm \"%s\"; see 'ttasim collective "
+                            "--help' for the names", c->file, c->path, key, name);
+    return TT_OK;
+}
+
 static int load_rest(const jx_obj *r, scenario *s)
 {
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
@@ -274,7 +293,8 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_seconds(&f, "time_s", 0, 1e-9, 1e12, &s->ref_time_s)) ||
                    (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
                    (rc = jx_string(&f, "source", 0, &src)))) ||
-        (rc = load_expect(r, s)))
+        (rc = load_expect(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
+        (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
         return rc;
     s->optimizer = dup_or_null(opt);
     s->allreduce = strdup(ar);

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "collectives/schedule.h"
 #include "common/error.h"
 
 #define SCENARIO_VERSION 1
@@ -59,6 +60,7 @@ typedef struct scenario {
 
     /* collectives: algorithm names ("auto" or one of collectives/) */
     char *allreduce, *alltoall;
+    coll_algo allreduce_algo, alltoall_algo; /* parsed at load */
     int overlap; /* bucketed allreduces overlap the backward (default 1) */
 
     /* convergence */

@@ -20,6 +20,11 @@ typedef struct scaling {
     double dtype;   /* scenario element bytes / trace element bytes */
 } scaling;
 
+static scaling scaling_of(const trace *t, const step_options *o)
+{
+    return (scaling){(double)o->micro_batch / t->micro_batch, (double)o->dtype_bytes / t->dtype_bytes};
+}
+
 static double scaled_bytes(const scaling *k, const trace_layer *l, double bytes, double weight_reads)
 {
     double w = l->cls == OP_EMBEDDING ? 0 : fmin(weight_reads * l->param_bytes, bytes);
@@ -33,7 +38,7 @@ static int model_parallel_embeddings(const trace *t, const step_options *o)
 
 size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
 {
-    scaling k = {(double)o->micro_batch / t->micro_batch, (double)o->dtype_bytes / t->dtype_bytes};
+    scaling k = scaling_of(t, o);
     size_t n = 0;
     double grad = (double)o->grad_dtype_bytes / t->dtype_bytes;
     for (size_t b = 0; b < t->n_buckets; b++)
@@ -78,7 +83,7 @@ static void memory_of(const trace *t, const step_options *o, const scaling *k, s
 
 void step_host_load_of(const trace *t, const step_options *o, step_host_load *out)
 {
-    scaling k = {(double)o->micro_batch / t->micro_batch, (double)o->dtype_bytes / t->dtype_bytes};
+    scaling k = scaling_of(t, o);
     double grad = (double)o->grad_dtype_bytes / o->dtype_bytes;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < t->n_layers; i++) {
@@ -160,7 +165,7 @@ int step_replay(const trace *t, const device_model *d, const step_options *o,
                 const double *coll_s, step_result *out, tt_error *err)
 {
     memset(out, 0, sizeof *out);
-    scaling k = {(double)o->micro_batch / t->micro_batch, (double)o->dtype_bytes / t->dtype_bytes};
+    scaling k = scaling_of(t, o);
     memory_of(t, o, &k, &out->memory);
     const step_memory *m = &out->memory;
     if (m->total_bytes > d->mem_bytes)

@@ -90,7 +90,6 @@ static int load_body(const jx_obj *r, trace *t, tt_error *err)
 
     if ((rc = jx_array(r, "gradients", 1, &n)))
         return rc;
-    t->n_gradients = n;
     for (size_t i = 0; i < n; i++) {
         double bytes;
         int layer;
@@ -136,7 +135,6 @@ static int load_body(const jx_obj *r, trace *t, tt_error *err)
         if (strcmp(op, "alltoall") != 0)
             return tt_error_set(err, TT_EINPUT, "%s: %s.op: expected \"alltoall\", found \"%s\"",
                                 t->path, o.path, op);
-        c->op = strdup(op);
         c->phase = (comm_phase)phase;
     }
     return TT_OK;
@@ -163,8 +161,6 @@ void trace_free(trace *t)
 {
     for (size_t i = 0; i < t->n_layers; i++)
         free(t->layers[i].name);
-    for (size_t i = 0; i < t->n_comm; i++)
-        free(t->comm[i].op);
     free(t->layers);
     free(t->buckets);
     free(t->comm);

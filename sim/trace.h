@@ -30,7 +30,7 @@ typedef struct trace_bucket {
 typedef enum { COMM_FORWARD = 0, COMM_BACKWARD = 1 } comm_phase;
 
 typedef struct trace_comm {
-    char *op; /* "alltoall" (model-parallel embeddings) */
+    /* op: always "alltoall" (model-parallel embeddings), checked by the loader */
     comm_phase phase;
     int after_layer; /* forward: after this layer's forward; backward: after its backward */
     double bytes_per_rank;
@@ -44,7 +44,7 @@ typedef struct trace {
     int dtype_bytes;
     double params, param_bytes;
     double forward_flops, backward_flops;
-    size_t n_layers, n_buckets, n_comm, n_gradients;
+    size_t n_layers, n_buckets, n_comm;
     trace_layer *layers;
     trace_bucket *buckets;
     trace_comm *comm;

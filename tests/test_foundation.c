@@ -154,6 +154,12 @@ START_TEST(loader_missing_and_version)
     ck_assert_ptr_nonnull(strstr(msg, "$.version"));
     load_bad(variant("\"ideal\"", "\"idael\""), msg, sizeof msg);
     ck_assert_ptr_nonnull(strstr(msg, "did you mean \"ideal\""));
+    /* an unknown collective algorithm is caught at load, with its JSON path */
+    load_bad(variant("\"ring\"", "\"rign\""), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.collectives.allreduce: unknown algorithm \"rign\""));
+    /* a fractional sweep value is refused, not truncated */
+    load_bad(variant("\"network\"", "\"sweep\": {\"nodes\": [2, 2.5]}, \"network\""), msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.sweep.nodes[1]: expected a whole number, found 2.5"));
 }
 END_TEST
 

@@ -76,7 +76,8 @@ START_TEST(run_sweep_outputs)
 {
     char path[64], out[65536], args[512];
     const char *csv = "/tmp/ttasim-test-sweep.csv", *svg = "/tmp/ttasim-test-sweep.svg";
-    write_scenario(path, sizeof path, "sweep", 64, ", \"sweep\": {\"nodes\": [2, 4, 8]}");
+    /* the name's quotes test the CSV's quoting */
+    write_scenario(path, sizeof path, "sweep \\\"q\\\"", 64, ", \"sweep\": {\"nodes\": [2, 4, 8]}");
     snprintf(args, sizeof args, "run %s --csv %s --svg %s", path, csv, svg);
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "step.exposed_comm_s"));
@@ -95,8 +96,10 @@ START_TEST(run_sweep_outputs)
     ck_assert_ptr_nonnull(f);
     int lines = 0;
     char line[1024];
+    const char *quoted = "\"sweep \"\"q\"\"\","; /* RFC 4180 */
     while (fgets(line, sizeof line, f))
-        lines++;
+        if (lines++ > 0)
+            ck_assert_msg(strncmp(line, quoted, strlen(quoted)) == 0, "%s", line);
     fclose(f);
     ck_assert_int_eq(lines, 4); /* header and three points */
     f = fopen(svg, "r");
