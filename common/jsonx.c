@@ -346,3 +346,8 @@ int jx_elem_bytes(const jx_obj *o, const char *key, size_t i, double lo, double 
     json_decref(tmp);
     return rc;
 }
+
+json_t *jx_real_or_null(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}

@@ -53,6 +53,9 @@ int jx_elem(const jx_obj *o, const char *key, size_t i, jx_obj *child);
 /* Element i of array key as a number, or a size string ("64K"). */
 int jx_elem_bytes(const jx_obj *o, const char *key, size_t i, double lo, double hi, double *out);
 
+/* A number for output, or null when it is not finite (JSON has no NaN or inf). */
+json_t *jx_real_or_null(double x);
+
 /* The closest of candidates to word, or NULL when none is close. */
 const char *jx_closest(const char *word, const char *const *candidates);
 

@@ -10,8 +10,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "common/units.h"
 #include "platforms/platform.h"
@@ -31,13 +31,6 @@ typedef struct bench_row {
     double wall_s, peak_rss_bytes, sim_s;
 } bench_row;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int bench_one(const char *name, int ranks, int messages, double bytes, network_model net,
                      bench_row *row, tt_error *err)
 {
@@ -48,9 +41,9 @@ static int bench_one(const char *name, int ranks, int messages, double bytes, ne
     coll_request rq = {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = ranks, .bytes = bytes},
                        coll_reduce_s_per_byte(p), messages};
     coll_result r;
-    double t0 = now_s();
+    double t0 = clock_monotonic_s();
     int rc = coll_simulate(p, net, &rq, 1, &r, err);
-    *row = (bench_row){name, ranks, messages, now_s() - t0, r.peak_rss_bytes, r.time_s};
+    *row = (bench_row){name, ranks, messages, clock_monotonic_s() - t0, r.peak_rss_bytes, r.time_s};
     platform_free(p);
     return rc;
 }

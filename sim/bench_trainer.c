@@ -3,36 +3,29 @@
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "sim/bench_trainer.h"
 #include "trainer/model.h"
 #include "trainer/rng.h"
 #include "trainer/synth.h"
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static double time_sgemm(int n, const float *a, const float *b, float *c)
 {
-    double t0 = now_s();
+    double t0 = clock_monotonic_s();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
-    return now_s() - t0;
+    return clock_monotonic_s() - t0;
 }
 
 /* one full step: zero grads, forward, backward, SGD update */
 static double time_step(model *m)
 {
-    double t0 = now_s();
+    double t0 = clock_monotonic_s();
     model_zero_grad(m);
     model_forward(m);
     model_backward(m);
     model_sgd_step(m, 1e-3f);
-    return now_s() - t0;
+    return clock_monotonic_s() - t0;
 }
 
 static double step_flops(model *m, int batch)
@@ -116,11 +109,11 @@ int bench_trainer_run(int repeats, int resnet50_batch, bench_trainer_result *r, 
         model_forward(rn);
         model_backward(rn);
         for (int i = 0; i < (repeats > 2 ? 2 : repeats); i++) {
-            double t1 = now_s();
+            double t1 = clock_monotonic_s();
             model_zero_grad(rn);
             model_forward(rn);
             model_backward(rn);
-            double t = now_s() - t1;
+            double t = clock_monotonic_s() - t1;
             best = t < best ? t : best;
         }
         r->resnet50_batch = resnet50_batch;

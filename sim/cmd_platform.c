@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <simgrid/host.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "common/jsonx.h"
 #include "common/units.h"
@@ -114,26 +114,19 @@ static void count_hosts(void *arg, void *result)
     *(long *)result = (long)sg_host_count();
 }
 
-static double wall_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* Build + SimGrid load of a platform, timed (stdout: figures, not results). */
 static int check_platform(const char *name, const platform_options *o, int as_json)
 {
     tt_error err = {0};
-    double t0 = wall_s();
+    double t0 = clock_monotonic_s();
     platform *p = platform_load(name, o, &err);
     if (!p)
         return cli_report_error(err.code, err.msg);
-    double t1 = wall_s();
+    double t1 = clock_monotonic_s();
     long hosts = 0;
     sim_job job = {p, NETWORK_IDEAL, no_actors, count_hosts, NULL, &hosts, sizeof hosts};
     int rc = sim_run(&job, &err);
-    double t2 = wall_s();
+    double t2 = clock_monotonic_s();
     if (rc == TT_OK && as_json)
         printf("{\"platform\": \"%s\", \"accelerators\": %d, \"simgrid_hosts\": %ld, \"build_s\": %.6f, "
                "\"write_and_load_s\": %.6f}\n", platform_name(p), platform_ranks(p), hosts, t1 - t0, t2 - t1);

@@ -378,8 +378,6 @@ static void progress_line(void *ctx, long step, long max_steps, double epoch, do
     fflush(stderr);
 }
 
-static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
-
 static json_t *result_json(const train_cli *t, const dp_result *r)
 {
     const dp_options *d = &t->dp;
@@ -389,8 +387,8 @@ static json_t *result_json(const train_cli *t, const dp_result *r)
         json_array_append_new(
             curve, json_pack("{s:I, s:f, s:f, s:o, s:o, s:f, s:o}", "step", (json_int_t)e->step,
                              "epoch", e->epoch, "test_accuracy", e->test_accuracy, "test_loss",
-                             num_or_null(e->test_loss), "train_loss", num_or_null(e->train_loss),
-                             "lr", e->lr, "noise_scale", num_or_null(e->noise_scale)));
+                             jx_real_or_null(e->test_loss), "train_loss", jx_real_or_null(e->train_loss),
+                             "lr", e->lr, "noise_scale", jx_real_or_null(e->noise_scale)));
     }
     json_t *widths = json_array();
     for (int i = 0; i < d->mo.nwidths; i++)
@@ -403,7 +401,7 @@ static json_t *result_json(const train_cli *t, const dp_result *r)
         r->reached ? json_real(r->epochs_to_target) : json_null(), "examples_to_target",
         r->reached ? json_real(r->examples_to_target) : json_null(), "steps_run",
         (json_int_t)r->steps_run, "epochs_run", r->epochs_run, "final_test_accuracy",
-        r->final_test_accuracy, "noise_scale", num_or_null(r->noise_scale), "wall_s", r->wall_s,
+        r->final_test_accuracy, "noise_scale", jx_real_or_null(r->noise_scale), "wall_s", r->wall_s,
         "curve", curve, "config", "model", d->model, "widths", widths, "data", r->data,
         "optimizer", optim_name(&d->opt), "lr_scaling", LR_SCALING_NAMES[d->lr.scaling],
         "peak_lr", r->peak_lr, "warmup_steps", (json_int_t)r->warmup_steps, "batch",
@@ -572,7 +570,7 @@ static int run_sweep(train_cli *t, const dp_data *data, int show_progress)
                                (json_int_t)q->steps, "epochs", q->epochs, "examples",
                                q->examples, "lr", q->lr, "warmup_steps",
                                (json_int_t)q->warmup_steps, "noise_scale",
-                               num_or_null(q->noise_scale), "fitted_steps", num_or_null(fit),
+                               jx_real_or_null(q->noise_scale), "fitted_steps", jx_real_or_null(fit),
                                "data", q->data));
         }
         json_t *fit = p.fit.ok ? json_pack("{s:f, s:f, s:f, s:f}", "s_min", p.fit.s_min, "e_min",
@@ -582,7 +580,7 @@ static int run_sweep(train_cli *t, const dp_data *data, int show_progress)
         json_t *doc = json_pack("{s:s, s:s, s:s, s:f, s:o, s:o, s:o}", "profile", out,
                                 "workload", p.workload, "optimizer", p.optimizer, "target",
                                 p.target, "points", pts, "fit", fit, "noise_scale",
-                                num_or_null(p.noise_scale));
+                                jx_real_or_null(p.noise_scale));
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         fputc('\n', stdout);
         json_decref(doc);

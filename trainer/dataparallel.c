@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "trainer/noise_scale.h"
 #include "trainer/rng.h"
 
@@ -221,13 +221,6 @@ static void evaluate(dp_trainer *dp, stream *s, double *accuracy, double *loss)
     *loss = loss_sum / (double)n;
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static int check_options(const dp_options *o, const dp_data *data, long train_n, tt_error *err)
 {
     if (!(o->target > 0 && o->target <= 1))
@@ -252,7 +245,7 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
     int rc = check_options(o, data, train_n, err);
     if (rc)
         return rc;
-    double t0 = now_s();
+    double t0 = clock_monotonic_s();
     double steps_per_epoch = (double)train_n / (double)o->batch;
     long max_steps = o->max_steps > 0 ? o->max_steps : LONG_MAX;
     if (o->max_epochs > 0) {
@@ -365,7 +358,7 @@ done:
     free(s.tmp);
     optimizer_free(opt);
     dp_free(dp);
-    r->wall_s = now_s() - t0;
+    r->wall_s = clock_monotonic_s() - t0;
     if (rc)
         dp_result_free(r);
     return rc;

@@ -113,8 +113,6 @@ double profile_fit_steps(const profile_fit *f, long batch)
     return f->ok ? f->s_min * (1 + f->b_crit / batch) : NAN;
 }
 
-static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
-
 int profile_save(const conv_profile *p, const char *path, tt_error *err)
 {
     json_t *pts = json_array();
@@ -125,7 +123,7 @@ int profile_save(const conv_profile *p, const char *path, tt_error *err)
                            (json_int_t)pt->batch, "steps", (json_int_t)pt->steps, "epochs",
                            pt->epochs, "examples", pt->examples, "reached", pt->reached, "lr",
                            pt->lr, "warmup_steps", (json_int_t)pt->warmup_steps, "noise_scale",
-                           num_or_null(pt->noise_scale), "data", pt->data));
+                           jx_real_or_null(pt->noise_scale), "data", pt->data));
     }
     json_t *fit = p->fit.ok ? json_pack("{s:f, s:f, s:f, s:f}", "s_min", p->fit.s_min, "e_min",
                                         p->fit.e_min, "b_crit", p->fit.b_crit, "residual",
@@ -138,7 +136,7 @@ int profile_save(const conv_profile *p, const char *path, tt_error *err)
                             PROFILE_FORMAT, "version", PROFILE_VERSION, "workload", p->workload,
                             "optimizer", p->optimizer, "target", "metric", p->metric, "value",
                             p->target, "points", pts, "fit", fit, "noise_scale",
-                            num_or_null(p->noise_scale), "sources", src);
+                            jx_real_or_null(p->noise_scale), "sources", src);
     /* write to a temporary name and rename, so an interrupted sweep never leaves half a file */
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
