@@ -4,17 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void xml_text(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-}
+#include "sim/xml.h"
 
 int junit_write(const char *path, const char *suite, const junit_case *cases, size_t n, tt_error *err)
 {
@@ -28,19 +18,19 @@ int junit_write(const char *path, const char *suite, const junit_case *cases, si
     }
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
     fprintf(f, "  <testsuite name=\"");
-    xml_text(f, suite);
+    xml_write_text(f, suite);
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", n, failures, errors);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "    <testcase name=\"");
-        xml_text(f, cases[i].name);
+        xml_write_text(f, cases[i].name);
         fprintf(f, "\" classname=\"");
-        xml_text(f, cases[i].file);
+        xml_write_text(f, cases[i].file);
         if (cases[i].passed) {
             fprintf(f, "\"/>\n");
             continue;
         }
         fprintf(f, "\">\n      <%s message=\"", cases[i].error ? "error" : "failure");
-        xml_text(f, cases[i].message ? cases[i].message : "");
+        xml_write_text(f, cases[i].message ? cases[i].message : "");
         fprintf(f, "\"/>\n    </testcase>\n");
     }
     fprintf(f, "  </testsuite>\n</testsuites>\n");

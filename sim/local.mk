@@ -17,6 +17,7 @@ libsim_a_SOURCES += sim/report.c sim/report.h
 libsim_a_SOURCES += sim/expect.c sim/expect.h
 libsim_a_SOURCES += sim/svg.c sim/svg.h
 libsim_a_SOURCES += sim/junit.c sim/junit.h
+libsim_a_SOURCES += sim/xml.c sim/xml.h
 libsim_a_SOURCES += sim/model_cli.c sim/model_cli.h
 libsim_a_SOURCES += sim/bench_trainer.c sim/bench_trainer.h
 libsim_a_SOURCES += sim/cmd_run.c

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/xml.h"
+
 #define PANEL_W 440
 #define PANEL_H 280
 #define MARGIN_L 70
@@ -132,8 +134,7 @@ int svg_write(const char *path, const scenario *sc, const run_result *r, tt_erro
                "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             2 * PANEL_W, 2 * PANEL_H + 50);
     fprintf(f, "<text x=\"20\" y=\"24\" font-size=\"15\">");
-    for (const char *c = sc->name; *c; c++)
-        fputs(*c == '<' ? "&lt;" : *c == '&' ? "&amp;" : (char[2]){*c, 0}, f);
+    xml_write_text(f, sc->name);
     fprintf(f, ": %s, %s</text>\n", r->platform, r->model);
     panel p;
     panel_begin(&p, f, 0, 0, "step time breakdown (s)", "seconds per step", xlabel);
