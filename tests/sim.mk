@@ -35,3 +35,7 @@ endif
 AM_TESTS_ENVIRONMENT = top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)' \
 	scenario_set='$(CHECK_SCENARIO_SET)'; export top_builddir top_srcdir scenario_set;
 CLEANFILES += scenarios-junit.xml
+
+# Includes follow the layering of sim/README.md.
+TESTS += tests/test_layering.sh
+EXTRA_DIST += tests/test_layering.sh

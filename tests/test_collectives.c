@@ -12,7 +12,7 @@
 #include "collectives/functional.h"
 #include "collectives/schedule.h"
 #include "platforms/platform.h"
-#include "sim/collective_sim.h"
+#include "sim/engine/collective_sim.h"
 #include "tests/testutil.h"
 
 static int ranks_per_node_for(int n)

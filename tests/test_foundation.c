@@ -11,9 +11,9 @@
 #include "collectives/closed_form.h"
 #include "collectives/schedule.h"
 #include "common/units.h"
-#include "sim/collective_sim.h"
-#include "sim/run.h"
-#include "sim/scenario.h"
+#include "sim/engine/collective_sim.h"
+#include "sim/replay/run.h"
+#include "sim/replay/scenario.h"
 #include "tests/testutil.h"
 
 static const char *VALID =

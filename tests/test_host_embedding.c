@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/host_embedding.h"
+#include "sim/engine/host_embedding.h"
 #include "tests/testutil.h"
 
 /* A CPU whose DRAM serves 1e11 x 0.5 = 5e10 B/s. */

@@ -11,7 +11,7 @@
 
 #include "collectives/schedule.h"
 #include "platforms/platform.h"
-#include "sim/collective_sim.h"
+#include "sim/engine/collective_sim.h"
 #include "tests/testutil.h"
 
 static platform *load(const char *name, int nodes, double bw, double lat)

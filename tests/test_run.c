@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "sim/report.h"
+#include "sim/report/report.h"
 #include "tests/testutil.h"
 
 #define TRACE TTASIM_SRCDIR "/tests/data/tiny-trace.json"

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/step.h"
-#include "sim/trace.h"
+#include "sim/replay/step.h"
+#include "sim/replay/trace.h"
 #include "tests/testutil.h"
 
 /* conv (params 1e8 B) -> gemm (params 4e8 B) -> loss; fp32, micro-batch 8. */

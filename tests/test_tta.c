@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "common/datapath.h"
-#include "sim/convergence.h"
-#include "sim/cost.h"
+#include "sim/replay/convergence.h"
+#include "sim/replay/cost.h"
 #include "tests/testutil.h"
 
 /* A profile of S = 1000 (1 + 512 / B) outside its points follows the fit. */

@@ -1,0 +1,64 @@
+#include "sim/cli/cli.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/jsonx.h"
+
+const cli_command *cli_find(const char *name)
+{
+    for (int i = 0; CLI_COMMANDS[i]; i++)
+        if (strcmp(CLI_COMMANDS[i]->name, name) == 0)
+            return CLI_COMMANDS[i];
+    return NULL;
+}
+
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "ttasim %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: ttasim %s\nTry 'ttasim %s --help'.\n", cmd->usage, cmd->name);
+    return TT_EINPUT;
+}
+
+int cli_bad_option(const cli_command *cmd, char **argv, int optind_now, int optopt_now,
+                   const void *long_options, int missing_arg)
+{
+    const struct option *opts = long_options;
+    const char *word = argv[optind_now - 1];
+    if (missing_arg)
+        return cli_usage_error(cmd, "option '%s' needs a value", word);
+    if (optopt_now && !(word[0] == '-' && word[1] == '-'))
+        return cli_usage_error(cmd, "unknown option '-%c'", optopt_now);
+    const char *names[64];
+    int n = 0;
+    for (; opts[n].name && n < 63; n++)
+        names[n] = opts[n].name;
+    names[n] = NULL;
+    char bare[128];
+    snprintf(bare, sizeof bare, "%s", word + (word[0] == '-' && word[1] == '-' ? 2 : 0));
+    char *eq = strchr(bare, '=');
+    if (eq)
+        *eq = '\0';
+    const char *near = jx_closest(bare, names);
+    if (near)
+        return cli_usage_error(cmd, "unknown option '%s' (did you mean '--%s'?)", word, near);
+    return cli_usage_error(cmd, "unknown option '%s'", word);
+}
+
+void cli_print_json(const json_t *doc, size_t flags)
+{
+    json_dumpf(doc, stdout, flags);
+    fputc('\n', stdout);
+}
+
+int cli_report_error(int code, const char *msg)
+{
+    fprintf(stderr, "ttasim: %s\n", msg);
+    return code;
+}

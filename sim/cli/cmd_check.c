@@ -1,0 +1,287 @@
+/* ttasim check PATH... [--junit F] [--json]: runs scenarios (files, or every
+ * scenario under a directory) with their expectations; a pass/fail table. */
+#include <dirent.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/error.h"
+#include "sim/cli/cli.h"
+#include "sim/report/expect.h"
+#include "sim/report/junit.h"
+#include "sim/report/report.h"
+#include "sim/replay/run.h"
+#include "sim/replay/scenario.h"
+
+extern const cli_command cmd_check;
+
+static void check_help(FILE *out)
+{
+    fprintf(out,
+            "Runs every scenario given, or found under a directory (JSON files that are\n"
+            "not traces or profiles, which carry a \"format\" key), checks the bounds in\n"
+            "each scenario's \"expect\", and prints a pass/fail table.\n\n"
+            "  --junit F   also write JUnit XML to F (one testcase per scenario)\n"
+            "  --json      print one JSON document on stdout\n"
+            "  --markdown  print the validation table instead: predicted against published\n"
+            "              step and total times, median and worst deviation per model\n"
+            "  --help      this text\n\n"
+            "Exit status 1 when a scenario fails its expectations or cannot run.\n");
+}
+
+typedef struct file_list {
+    char **v;
+    size_t n, cap;
+} file_list;
+
+static void add_file(file_list *l, const char *path)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = strdup(path);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int collect(const char *path, file_list *l, tt_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return tt_error_set(err, TT_EINPUT, "%s: no such file or directory", path);
+    if (!S_ISDIR(st.st_mode)) {
+        add_file(l, path);
+        return TT_OK;
+    }
+    DIR *d = opendir(path);
+    if (!d)
+        return tt_error_set(err, TT_EINPUT, "%s: cannot read the directory", path);
+    file_list here = {0};
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.')
+            add_file(&here, e->d_name);
+    closedir(d);
+    qsort(here.v, here.n, sizeof *here.v, cmp_str); /* deterministic order */
+    int rc = TT_OK;
+    for (size_t i = 0; i < here.n; i++) {
+        char full[4096];
+        size_t plen = strlen(path);
+        while (plen > 1 && path[plen - 1] == '/') /* "scenarios/" names files as "scenarios/x.json" */
+            plen--;
+        snprintf(full, sizeof full, "%.*s/%s", (int)plen, path, here.v[i]);
+        size_t len = strlen(full);
+        if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (rc == TT_OK)
+                rc = collect(full, l, err);
+        } else if (len > 5 && strcmp(full + len - 5, ".json") == 0 && scenario_file_is_scenario(full)) {
+            add_file(l, full);
+        }
+        free(here.v[i]);
+    }
+    free(here.v);
+    return rc;
+}
+
+typedef struct outcome {
+    char *name;
+    char model[64];
+    int passed, error;
+    char message[2048];
+    double step_time_s, ref_step_time_s, tta_s, ref_time_s;
+} outcome;
+
+static void check_one(const char *path, outcome *o)
+{
+    scenario sc;
+    tt_error err = {0};
+    memset(o, 0, sizeof *o);
+    int rc = scenario_load(path, &sc, &err);
+    if (rc) {
+        o->name = strdup(path);
+        o->error = 1;
+        snprintf(o->message, sizeof o->message, "%s", err.msg);
+        return;
+    }
+    o->name = strdup(sc.name);
+    run_result r;
+    rc = run_scenario(&sc, &r, NULL, &err);
+    int failed = 0;
+    if (rc == TT_OK) {
+        json_t *doc = report_json(&sc, &r);
+        rc = expect_check(&sc, doc, &failed, o->message, sizeof o->message, &err);
+        json_decref(doc);
+        o->step_time_s = r.base.step.time_s;
+        o->ref_step_time_s = sc.ref_step_time_s;
+        o->tta_s = r.base.time_to_accuracy_s;
+        o->ref_time_s = sc.ref_time_s;
+        snprintf(o->model, sizeof o->model, "%s", r.model);
+    }
+    if (rc) {
+        o->error = 1;
+        snprintf(o->message, sizeof o->message, "%s", err.msg);
+    }
+    o->passed = rc == TT_OK && failed == 0;
+    run_result_free(&r);
+    scenario_free(&sc);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The validation table: predicted against published per-step time, with the
+ * median and worst |predicted / published - 1| per model. */
+static void print_markdown(const outcome *o, char **files, size_t n)
+{
+    printf("| scenario | model | predicted step (s) | published step (s) | ratio | predicted total | published total | ratio |\n"
+           "|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < n; i++) {
+        const char *base = strrchr(files[i], '/');
+        base = base ? base + 1 : files[i];
+        if (o[i].error) {
+            printf("| %s | | error: %s | | | | | |\n", base, o[i].message);
+            continue;
+        }
+        printf("| %s | %s | %.4g |", base, o[i].model, o[i].step_time_s);
+        if (o[i].ref_step_time_s > 0)
+            printf(" %.4g | %.3f |", o[i].ref_step_time_s, o[i].step_time_s / o[i].ref_step_time_s);
+        else
+            printf(" - | - |");
+        printf(" %.4g s |", o[i].tta_s);
+        if (o[i].ref_time_s > 0)
+            printf(" %.4g s | %.3f |\n", o[i].ref_time_s, o[i].tta_s / o[i].ref_time_s);
+        else
+            printf(" - | - |\n");
+    }
+    printf("\n| model | scenarios with a published step time | median abs(ratio - 1) | worst abs(ratio - 1) |\n"
+           "|---|---|---|---|\n");
+    double *dev = calloc(n + 1, sizeof *dev);
+    /* one row per model, then all of them together (model "" = every one) */
+    for (size_t i = 0; i <= n; i++) {
+        const char *model = i < n ? o[i].model : "";
+        int first = 1;
+        for (size_t j = 0; i < n && j < i; j++)
+            first &= strcmp(o[j].model, model) != 0;
+        if (!first || (i < n && o[i].error))
+            continue;
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++)
+            if (!o[j].error && (!*model || strcmp(o[j].model, model) == 0) && o[j].ref_step_time_s > 0)
+                dev[k++] = fabs(o[j].step_time_s / o[j].ref_step_time_s - 1);
+        if (k == 0)
+            continue;
+        qsort(dev, k, sizeof *dev, cmp_double);
+        double med = k % 2 ? dev[k / 2] : 0.5 * (dev[k / 2 - 1] + dev[k / 2]);
+        printf("| %s | %zu | %.1f %% | %.1f %% |\n", *model ? model : "all of the above", k, 100 * med,
+               100 * dev[k - 1]);
+    }
+    free(dev);
+}
+
+static int check_main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"junit", required_argument, NULL, 'u'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"markdown", no_argument, NULL, 'm'},
+                                         {NULL, 0, NULL, 0}};
+    const char *junit = NULL;
+    int as_json = 0, markdown = 0, c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c == 'u')
+            junit = optarg;
+        else if (c == 'j')
+            as_json = 1;
+        else if (c == 'm')
+            markdown = 1;
+        else
+            return cli_bad_option(&cmd_check, argv, optind, optopt, opts, c == ':');
+    }
+    if (optind == argc)
+        return cli_usage_error(&cmd_check, "give at least one scenario file or directory");
+    file_list files = {0};
+    tt_error err = {0};
+    int rc = TT_OK;
+    for (int i = optind; rc == TT_OK && i < argc; i++)
+        rc = collect(argv[i], &files, &err);
+    if (rc == TT_OK && files.n == 0)
+        rc = tt_error_set(&err, TT_EINPUT, "no scenario files found under the paths given");
+    if (rc) {
+        for (size_t i = 0; i < files.n; i++)
+            free(files.v[i]);
+        free(files.v);
+        return cli_report_error(rc, err.msg);
+    }
+    outcome *out = calloc(files.n, sizeof *out);
+    size_t passed = 0;
+    int table = !as_json && !markdown;
+    if (table)
+        printf("%-6s %-40s %12s %12s  %s\n", "result", "scenario", "step_time_s", "published", "file / reason");
+    for (size_t i = 0; i < files.n; i++) {
+        check_one(files.v[i], &out[i]);
+        passed += out[i].passed;
+        if (!table)
+            continue;
+        char ref[32] = "-";
+        if (out[i].ref_step_time_s > 0)
+            snprintf(ref, sizeof ref, "%.4g", out[i].ref_step_time_s);
+        printf("%-6s %-40s %12.4g %12s  %s\n", out[i].passed ? "PASS" : out[i].error ? "ERROR" : "FAIL",
+               out[i].name, out[i].step_time_s, ref, files.v[i]);
+        if (!out[i].passed)
+            printf("       %s\n", out[i].message);
+        fflush(stdout);
+    }
+    if (as_json) {
+        json_t *list = json_array();
+        for (size_t i = 0; i < files.n; i++) {
+            json_t *e = json_pack("{s:s, s:s, s:b, s:f}", "name", out[i].name, "file", files.v[i], "passed",
+                                  out[i].passed, "step_time_s", out[i].step_time_s);
+            if (!out[i].passed)
+                json_object_set_new(e, "message", json_string(out[i].message));
+            json_array_append_new(list, e);
+        }
+        json_t *doc = json_pack("{s:o, s:i, s:i}", "scenarios", list, "passed", (int)passed, "failed",
+                                (int)(files.n - passed));
+        cli_print_json(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+        json_decref(doc);
+    } else if (markdown) {
+        print_markdown(out, files.v, files.n);
+    } else {
+        printf("\n%zu of %zu scenarios passed\n", passed, files.n);
+    }
+    if (junit) {
+        junit_case *cases = calloc(files.n, sizeof *cases);
+        for (size_t i = 0; i < files.n; i++)
+            cases[i] = (junit_case){out[i].name, files.v[i], out[i].passed, out[i].error, out[i].message};
+        rc = junit_write(junit, "ttasim check", cases, files.n, &err);
+        free(cases);
+        if (rc)
+            cli_report_error(rc, err.msg);
+    }
+    for (size_t i = 0; i < files.n; i++) {
+        free(out[i].name);
+        free(files.v[i]);
+    }
+    free(out);
+    free(files.v);
+    if (rc)
+        return rc;
+    return passed == files.n ? TT_OK : TT_EFAIL;
+}
+
+const cli_command cmd_check = {
+    "check", "run scenarios and their expectations; pass/fail table, JUnit XML",
+    "check PATH... [--junit F] [--json | --markdown]", check_main, check_help,
+};

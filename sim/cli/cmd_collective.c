@@ -1,0 +1,276 @@
+/* ttasim collective: an nccl-tests-like table for a collective on a simulated platform. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/schedule.h"
+#include "common/error.h"
+#include "common/jsonx.h"
+#include "common/units.h"
+#include "platforms/platform.h"
+#include "sim/cli/cli.h"
+#include "sim/engine/collective_sim.h"
+
+extern const cli_command cmd_collective;
+
+#define MAX_SIZES 64
+#define DEFAULT_CHUNK_BYTES 1048576.0
+
+static void collective_help(FILE *out)
+{
+    fprintf(out,
+            "Simulates a collective on a platform and prints, per size, the time, the\n"
+            "algorithm bandwidth (size / time) and the bus bandwidth (nccl-tests' factors:\n"
+            "allreduce 2(n-1)/n; reduce_scatter, allgather, alltoall (n-1)/n; others 1).\n\n"
+            "  --platform P         a built-in platform, star|ring|torus2d|torus3d|fattree, or a file\n"
+            "  --nodes N            nodes (generic platforms: accelerators)\n"
+            "  --link-bw B          generic platforms: link bandwidth, bytes/s per direction\n"
+            "  --link-latency S     generic platforms: link latency, seconds\n"
+            "  --op OP              allreduce (default), reduce_scatter, allgather, broadcast,\n"
+            "                       reduce, alltoall\n"
+            "  --algo ALG           auto (default: simulates every algorithm of OP and keeps the\n"
+            "                       fastest per size) or ring, rhd, rd, binomial, tree, dbtree,\n"
+            "                       torus2d, hier, direct, pairwise, bruck\n"
+            "  --bytes S[,S...]     sizes (nccl-tests' meaning: the whole vector per rank);\n"
+            "                       K/M/G and Ki/Mi/Gi suffixes\n"
+            "  --ranks N            use ranks 0..N-1 only (default: every accelerator)\n"
+            "  --chunk S            pipeline chunk of tree, dbtree and chains (default 1Mi; 0: none)\n"
+            "  --ranks-per-node N   hier: ranks per node (default: the platform's); hier\n"
+            "                       allreduce runs one inter-node ring per NIC of a node\n"
+            "  --dim-x N            torus2d: ranks per row (default: the divisor nearest sqrt)\n"
+            "  --network M          ideal|calibrated (default calibrated)\n"
+            "  --messages           message-level executor (slow reference) instead of rounds\n"
+            "  --json               print one JSON document on stdout\n"
+            "  --help               this text\n");
+}
+
+typedef struct collective_args {
+    const char *platform;
+    platform_options popt;
+    coll_params params;
+    double sizes[MAX_SIZES];
+    int nsizes;
+    int ranks;
+    network_model net;
+    int messages, as_json;
+} collective_args;
+
+static int parse_count(const char *word, const char *opt, int *out)
+{
+    char *end;
+    long v = strtol(word, &end, 10);
+    if (*word == '\0' || *end || v < 1 || v > 1 << 20)
+        return cli_usage_error(&cmd_collective, "%s expects a positive whole number, got '%s'", opt, word);
+    *out = (int)v;
+    return TT_OK;
+}
+
+static int parse_amount(const char *word, const char *opt, int seconds, double *out)
+{
+    const char *why;
+    int rc = seconds ? units_parse_seconds(word, out, &why) : units_parse_bytes(word, out, &why);
+    if (rc == 0)
+        return TT_OK;
+    return cli_usage_error(&cmd_collective, "%s: '%s' %s", opt, word, why);
+}
+
+/* Splits a copy of the whole list: a fixed buffer would cut a long one mid-number. */
+static int parse_sizes(const char *list, collective_args *a)
+{
+    char *buf = strdup(list);
+    int rc = TT_OK;
+    if (!buf)
+        return cli_report_error(TT_EINTERNAL, "out of memory");
+    a->nsizes = 0;
+    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w && rc == TT_OK; w = strtok_r(NULL, ",", &save)) {
+        if (a->nsizes == MAX_SIZES)
+            rc = cli_usage_error(&cmd_collective, "--bytes takes at most %d sizes", MAX_SIZES);
+        else if (parse_amount(w, "--bytes", 0, &a->sizes[a->nsizes]))
+            rc = TT_EINPUT;
+        else if (a->sizes[a->nsizes] < 1)
+            rc = cli_usage_error(&cmd_collective, "--bytes: sizes must be at least 1 byte, got '%s'", w);
+        else
+            a->nsizes++;
+    }
+    free(buf);
+    if (rc == TT_OK && a->nsizes == 0)
+        rc = cli_usage_error(&cmd_collective, "--bytes needs at least one size");
+    return rc;
+}
+
+static int parse_word(const char *word, const char *opt, const char *const *names, int count, int *out)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(word, names[i]) == 0) {
+            *out = i;
+            return TT_OK;
+        }
+    char list[256] = "";
+    for (int i = 0; i < count; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+    const char *near = jx_closest(word, names);
+    if (near)
+        return cli_usage_error(&cmd_collective, "%s: unknown '%s' (did you mean '%s'?)", opt, word, near);
+    return cli_usage_error(&cmd_collective, "%s: unknown '%s' (expected one of: %s)", opt, word, list);
+}
+
+static int parse_args(int argc, char **argv, collective_args *a)
+{
+    enum { O_PLATFORM = 1, O_NODES, O_BW, O_LAT, O_OP, O_ALGO, O_BYTES, O_RANKS, O_CHUNK, O_RPN,
+           O_DIMX, O_NETWORK, O_MESSAGES, O_JSON };
+    static const struct option opts[] = {
+        {"platform", required_argument, NULL, O_PLATFORM}, {"nodes", required_argument, NULL, O_NODES},
+        {"link-bw", required_argument, NULL, O_BW}, {"link-latency", required_argument, NULL, O_LAT},
+        {"op", required_argument, NULL, O_OP}, {"algo", required_argument, NULL, O_ALGO},
+        {"bytes", required_argument, NULL, O_BYTES}, {"ranks", required_argument, NULL, O_RANKS},
+        {"chunk", required_argument, NULL, O_CHUNK}, {"ranks-per-node", required_argument, NULL, O_RPN},
+        {"dim-x", required_argument, NULL, O_DIMX}, {"network", required_argument, NULL, O_NETWORK},
+        {"messages", no_argument, NULL, O_MESSAGES}, {"json", no_argument, NULL, O_JSON},
+        {NULL, 0, NULL, 0}};
+    const char *op_names[OP_COUNT + 1], *algo_names[ALGO_COUNT + 1], *nets[] = {"ideal", "calibrated", NULL};
+    for (int i = 0; i < OP_COUNT; i++)
+        op_names[i] = coll_op_name((coll_op)i);
+    op_names[OP_COUNT] = NULL;
+    for (int i = 0; i < ALGO_COUNT; i++)
+        algo_names[i] = coll_algo_name((coll_algo)i);
+    algo_names[ALGO_COUNT] = NULL;
+    memset(a, 0, sizeof *a);
+    a->params.op = OP_ALLREDUCE;
+    a->params.algo = ALGO_AUTO;
+    a->params.chunk_bytes = DEFAULT_CHUNK_BYTES;
+    a->net = NETWORK_CALIBRATED;
+    int c, v = 0, rc = TT_OK;
+    opterr = 0;
+    optind = 1;
+    while (rc == TT_OK && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case O_PLATFORM: a->platform = optarg; break;
+        case O_NODES: rc = parse_count(optarg, "--nodes", &a->popt.nodes); break;
+        case O_BW: rc = parse_amount(optarg, "--link-bw", 0, &a->popt.link_bw_Bps); break;
+        case O_LAT: rc = parse_amount(optarg, "--link-latency", 1, &a->popt.link_latency_s); break;
+        case O_OP:
+            rc = parse_word(optarg, "--op", op_names, OP_COUNT, &v);
+            a->params.op = (coll_op)v;
+            break;
+        case O_ALGO:
+            rc = parse_word(optarg, "--algo", algo_names, ALGO_COUNT, &v);
+            a->params.algo = (coll_algo)v;
+            break;
+        case O_BYTES: rc = parse_sizes(optarg, a); break;
+        case O_RANKS: rc = parse_count(optarg, "--ranks", &a->ranks); break;
+        case O_CHUNK: rc = parse_amount(optarg, "--chunk", 0, &a->params.chunk_bytes); break;
+        case O_RPN: rc = parse_count(optarg, "--ranks-per-node", &a->params.ranks_per_node); break;
+        case O_DIMX: rc = parse_count(optarg, "--dim-x", &a->params.dim_x); break;
+        case O_NETWORK:
+            rc = parse_word(optarg, "--network", nets, 2, &v);
+            a->net = (network_model)v;
+            break;
+        case O_MESSAGES: a->messages = 1; break;
+        case O_JSON: a->as_json = 1; break;
+        default: return cli_bad_option(&cmd_collective, argv, optind, optopt, opts, c == ':');
+        }
+    }
+    if (rc != TT_OK)
+        return rc;
+    if (optind != argc)
+        return cli_usage_error(&cmd_collective, "unexpected argument '%s'", argv[optind]);
+    if (!a->platform)
+        return cli_usage_error(&cmd_collective, "missing --platform");
+    if (!a->nsizes)
+        return cli_usage_error(&cmd_collective, "missing --bytes");
+    return TT_OK;
+}
+
+/* nccl-tests' algorithm bandwidth: size / time (0 when nothing moved). */
+static double algbw_Bps(const coll_request *rq, const coll_result *res)
+{
+    return res->time_s > 0 ? rq->params.bytes / res->time_s : 0.0;
+}
+
+static void print_table(const collective_args *a, const platform *p, const coll_request *rq,
+                        const coll_result *res)
+{
+    int n = rq[0].params.ranks;
+    printf("# ttasim collective: %s, algo %s, on %s (%d ranks), network %s\n", coll_op_name(a->params.op),
+           coll_algo_name(a->params.algo), platform_name(p), n, network_name(a->net));
+    printf("# %s executor, chunk %.0f bytes\n#\n", a->messages ? "message-level" : "rounds",
+           a->params.chunk_bytes);
+    printf("# %14s  %-9s %14s %13s %13s\n", "size(B)", "algo", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
+    for (int i = 0; i < a->nsizes; i++) {
+        double algbw = algbw_Bps(&rq[i], &res[i]);
+        printf("  %14.0f  %-9s %14.3f %13.3f %13.3f\n", rq[i].params.bytes, coll_algo_name(res[i].algo),
+               res[i].time_s * 1e6, algbw / 1e9, algbw * coll_busbw_factor(a->params.op, n) / 1e9);
+    }
+}
+
+static json_t *result_json(const collective_args *a, const platform *p, const coll_request *rq,
+                           const coll_result *res)
+{
+    int n = rq[0].params.ranks;
+    json_t *list = json_array();
+    for (int i = 0; i < a->nsizes; i++) {
+        double algbw = algbw_Bps(&rq[i], &res[i]);
+        json_array_append_new(
+            list, json_pack("{s:s, s:s, s:s, s:f, s:i, s:f, s:f, s:f}", "op", coll_op_name(a->params.op),
+                            "algo", coll_algo_name(res[i].algo), "requested_algo",
+                            coll_algo_name(a->params.algo), "bytes", rq[i].params.bytes, "ranks", n,
+                            "time_s", res[i].time_s, "algbw_Bps", algbw, "busbw_Bps",
+                            algbw * coll_busbw_factor(a->params.op, n)));
+    }
+    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o}", "platform", platform_name(p), "network",
+                     network_name(a->net), "ranks", n, "executor", a->messages ? "messages" : "rounds",
+                     "chunk_bytes", a->params.chunk_bytes, "results", list);
+}
+
+static int collective_main(int argc, char **argv)
+{
+    collective_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    tt_error err = {0};
+    platform *p = platform_load(a.platform, &a.popt, &err);
+    if (!p)
+        return cli_report_error(err.code ? err.code : TT_EINPUT, err.msg);
+    int n = a.ranks ? a.ranks : platform_ranks(p);
+    if (n < 2) {
+        platform_free(p);
+        return cli_usage_error(&cmd_collective, "a collective needs at least 2 ranks, got %d", n);
+    }
+    if (n > platform_ranks(p)) {
+        platform_free(p);
+        return cli_usage_error(&cmd_collective, "--ranks %d: the platform has %d accelerators", n,
+                               platform_ranks(p));
+    }
+    a.params.ranks = n;
+    coll_params_platform_defaults(p, &a.params);
+    coll_request rq[MAX_SIZES];
+    coll_result res[MAX_SIZES];
+    for (int i = 0; i < a.nsizes; i++) {
+        rq[i] = (coll_request){a.params, coll_reduce_s_per_byte(p), a.messages};
+        rq[i].params.bytes = a.sizes[i];
+    }
+    rc = coll_simulate(p, a.net, rq, a.nsizes, res, &err);
+    if (rc) {
+        platform_free(p);
+        return cli_report_error(rc, err.msg);
+    }
+    if (a.as_json) {
+        json_t *doc = result_json(&a, p, rq, res);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else {
+        print_table(&a, p, rq, res);
+    }
+    platform_free(p);
+    return TT_OK;
+}
+
+const cli_command cmd_collective = {
+    "collective", "nccl-tests-like table of a collective on a simulated platform",
+    "collective --platform P [--nodes N] --op OP --algo ALG|auto --bytes S[,S...] [--json]",
+    collective_main, collective_help,
+};

@@ -1,0 +1,133 @@
+/* ttasim trace --model NAME: one real step of the trainer as a workload trace. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "common/units.h"
+#include "sim/cli/cli.h"
+#include "sim/cli/model_cli.h"
+#include "trainer/trace.h"
+
+extern const cli_command cmd_trace;
+
+static void trace_help(FILE *out)
+{
+    fprintf(out,
+            "ttasim trace --model NAME [--micro-batch N] [--precision fp32|fp16|bf16]\n"
+            "             [--bucket-bytes S] [--optimizer NAME] [--run-batch N] [--out F]\n\n"
+            "Runs one forward + backward step of the model on synthetic input and writes\n"
+            "the workload trace (HACKING.md): per-layer FLOPs and bytes from the executed\n"
+            "shapes, gradients in backward order, DDP gradient buckets, and the alltoalls\n"
+            "of model-parallel embeddings (DLRM). Deterministic for the same options.\n\n"
+            "  --model NAME       a model of 'ttasim model list'\n"
+            "  --micro-batch N    samples per rank (32)\n"
+            "  --precision P      fp32 (default), fp16 or bf16: bytes per element\n"
+            "  --bucket-bytes S   gradient bucket cap (25Mi, as PyTorch DDP; first bucket 1Mi)\n"
+            "  --optimizer NAME   sgd (default), momentum, adamw, lars or lamb: update cost\n"
+            "  --run-batch N      micro-batch to execute (default: what fits in 2 GB of\n"
+            "                     activations; counts scale linearly to --micro-batch)\n"
+            "  --out F            write to F instead of stdout\n"
+            "  --help             this text\n\n");
+    model_cli_help(out);
+}
+
+static int parse_count(const char *opt, const char *v, int *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || x < 1 || x > 1000000)
+        return cli_usage_error(&cmd_trace, "--%s: expected an integer in 1..1000000, got '%s'",
+                               opt, v);
+    *out = (int)x;
+    return TT_OK;
+}
+
+static int trace_main(int argc, char **argv)
+{
+    struct option opts[MODEL_CLI_COUNT + 9] = {
+        {"model", required_argument, NULL, 'm'},     {"micro-batch", required_argument, NULL, 'b'},
+        {"precision", required_argument, NULL, 'p'}, {"bucket-bytes", required_argument, NULL, 'k'},
+        {"optimizer", required_argument, NULL, 'o'}, {"run-batch", required_argument, NULL, 'r'},
+        {"out", required_argument, NULL, 'f'},       {"help", no_argument, NULL, 'h'}};
+    model_cli_options(opts + 8);
+    trace_opts to;
+    trace_opts_default(&to);
+    model_opts mo;
+    model_opts_default(&mo);
+    const char *name = NULL, *out_path = NULL, *why;
+    int c, rc;
+    tt_error err = {0};
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm': name = optarg; break;
+        case 'p': to.precision = optarg; break;
+        case 'o': to.optimizer = optarg; break;
+        case 'f': out_path = optarg; break;
+        case 'h': trace_help(stdout); return TT_OK;
+        case 'b':
+            if ((rc = parse_count("micro-batch", optarg, &to.micro_batch)))
+                return rc;
+            break;
+        case 'r':
+            if ((rc = parse_count("run-batch", optarg, &to.run_batch)))
+                return rc;
+            break;
+        case 'k':
+            if (units_parse_bytes(optarg, &to.bucket_bytes, &why) || to.bucket_bytes < 1)
+                return cli_usage_error(&cmd_trace, "--bucket-bytes '%s': %s", optarg,
+                                       to.bucket_bytes < 1 ? "must be positive" : why);
+            break;
+        default:
+            if (c >= MODEL_CLI_BASE) {
+                if (model_cli_apply(c, optarg, &mo, &err))
+                    return cli_usage_error(&cmd_trace, "%s", err.msg);
+                break;
+            }
+            return cli_bad_option(&cmd_trace, argv, optind, optopt, opts, c == ':');
+        }
+    }
+    if (!name)
+        return cli_usage_error(&cmd_trace, "missing --model NAME ('ttasim model list')");
+    if (optind != argc)
+        return cli_usage_error(&cmd_trace, "unexpected argument '%s'", argv[optind]);
+    /* open the output first: a bad path should not cost a training step */
+    FILE *f = out_path ? fopen(out_path, "w") : stdout;
+    if (!f) {
+        tt_error_set(&err, TT_EINPUT, "%s: cannot write the trace: %s; give a writable --out path",
+                     out_path, strerror(errno));
+        return cli_report_error(TT_EINPUT, err.msg);
+    }
+    json_t *doc;
+    rc = trace_build(name, &mo, &to, &doc, &err);
+    if (rc) {
+        if (out_path) {
+            fclose(f);
+            unlink(out_path);
+        }
+        return cli_report_error(rc, err.msg);
+    }
+    int bad = json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(15)) != 0;
+    bad |= fputc('\n', f) == EOF;
+    if (out_path)
+        bad |= fclose(f) != 0;
+    json_decref(doc);
+    if (bad) {
+        tt_error_set(&err, TT_EINPUT, "%s: writing the trace failed: %s",
+                     out_path ? out_path : "stdout", strerror(errno));
+        return cli_report_error(TT_EINPUT, err.msg);
+    }
+    return TT_OK;
+}
+
+const cli_command cmd_trace = {
+    "trace", "one real step of the trainer recorded as a workload trace",
+    "trace --model NAME [--micro-batch N] [--precision P] [--bucket-bytes S] [--out F]",
+    trace_main, trace_help,
+};

@@ -1,0 +1,18 @@
+# One source per line: this file merges with git's union driver (.gitattributes).
+libsim_a_SOURCES += sim/cli/cli.c sim/cli/cli.h
+libsim_a_SOURCES += sim/cli/commands.c
+libsim_a_SOURCES += sim/cli/model_cli.c sim/cli/model_cli.h
+libsim_a_SOURCES += sim/cli/bench_trainer.c sim/cli/bench_trainer.h
+libsim_a_SOURCES += sim/cli/bench_sim.c sim/cli/bench_sim.h
+libsim_a_SOURCES += sim/cli/cmd_run.c
+libsim_a_SOURCES += sim/cli/cmd_check.c
+libsim_a_SOURCES += sim/cli/cmd_train.c
+libsim_a_SOURCES += sim/cli/cmd_trace.c
+libsim_a_SOURCES += sim/cli/cmd_model.c
+libsim_a_SOURCES += sim/cli/cmd_platform.c
+libsim_a_SOURCES += sim/cli/cmd_bench.c
+libsim_a_SOURCES += sim/cli/cmd_collective.c
+
+bin_PROGRAMS += ttasim
+ttasim_SOURCES = sim/cli/main.c
+ttasim_LDADD = $(TT_LIBS)

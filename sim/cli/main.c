@@ -1,0 +1,59 @@
+/* ttasim: how long, and at what cost, a model takes to reach its target
+ * accuracy on a cluster, at a batch size. This file only dispatches. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/jsonx.h"
+#include "config.h"
+#include "sim/cli/cli.h"
+
+static void global_help(FILE *out)
+{
+    fprintf(out,
+            "usage: ttasim [--help] [--version] COMMAND [ARGS]\n\n"
+            "Predicts per-step cost and time-to-accuracy of data-parallel training on\n"
+            "simulated clusters (SimGrid), with a real training core (OpenBLAS).\n\n"
+            "Commands:\n");
+    for (int i = 0; CLI_COMMANDS[i]; i++)
+        fprintf(out, "  %-12s %s\n", CLI_COMMANDS[i]->name, CLI_COMMANDS[i]->summary);
+    fprintf(out, "\nRun 'ttasim COMMAND --help' for a command's options.\n"
+                 "Exit status: 0 success, 1 an expectation or target not met, 2 usage or input error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        global_help(stderr);
+        return TT_EINPUT;
+    }
+    const char *word = argv[1];
+    if (strcmp(word, "--help") == 0 || strcmp(word, "-h") == 0 || strcmp(word, "help") == 0) {
+        global_help(stdout);
+        return TT_OK;
+    }
+    if (strcmp(word, "--version") == 0 || strcmp(word, "-V") == 0) {
+        printf("ttasim %s\n", PACKAGE_VERSION);
+        return TT_OK;
+    }
+    const cli_command *cmd = cli_find(word);
+    if (!cmd) {
+        const char *names[64];
+        int n = 0;
+        for (; CLI_COMMANDS[n] && n < 63; n++)
+            names[n] = CLI_COMMANDS[n]->name;
+        names[n] = NULL;
+        const char *near = word[0] == '-' ? NULL : jx_closest(word, names);
+        fprintf(stderr, "ttasim: unknown %s '%s'%s%s%s\nusage: ttasim [--help] [--version] COMMAND [ARGS]\n",
+                word[0] == '-' ? "option" : "command", word, near ? " (did you mean '" : "",
+                near ? near : "", near ? "'?)" : "");
+        return TT_EINPUT;
+    }
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: ttasim %s\n\n", cmd->usage);
+            cmd->help(stdout);
+            return TT_OK;
+        }
+    return cmd->run(argc - 1, argv + 1);
+}

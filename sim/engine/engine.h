@@ -1,0 +1,27 @@
+/* engine.h: one SimGrid simulation in a child process.
+ * SimGrid allows one engine per process, so each simulation forks: the child
+ * loads the platform, creates actors, runs, and sends its result back. */
+#ifndef TT_ENGINE_H
+#define TT_ENGINE_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+#include "platforms/platform.h"
+
+typedef struct sim_job {
+    const platform *platform;
+    network_model network;
+    void (*setup)(void *arg);                 /* child: create the actors */
+    void (*collect)(void *arg, void *result); /* child: after the run */
+    void *arg;
+    void *result; /* filled in the parent with result_bytes from collect */
+    size_t result_bytes;
+} sim_job;
+
+int sim_run(const sim_job *job, tt_error *err);
+
+/* Loads the platform into SimGrid (in a child) and counts its hosts. */
+int sim_host_count(const platform *p, long *hosts, tt_error *err);
+
+#endif

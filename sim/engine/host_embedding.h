@@ -1,0 +1,39 @@
+/* host_embedding.h: DLRM embedding tables in the CPU sockets' memory, as on
+ * Zion. The tables are sharded over a node's S sockets (table t on socket
+ * t mod S; a trace merges its tables into one layer, so every socket holds an
+ * equal share of the rows a sample looks up). Per micro-step, forward, every
+ * socket gathers its rows in DRAM and sends them to every accelerator of the
+ * node; backward, every accelerator sends the rows' gradients back and the
+ * socket applies the sparse update in DRAM. The transfers all run at once on
+ * SimGrid over the node's routes (PCIe switches, UPI: contention included);
+ * the DRAM work runs at the socket's mem_Bps x mem_efficiency, pipelined with
+ * the transfers (rows move in chunks), so a direction costs the slower of the
+ * two. Nodes are alike and hold the same tables: node 0 is simulated. */
+#ifndef TT_HOST_EMBEDDING_H
+#define TT_HOST_EMBEDDING_H
+
+#include "common/error.h"
+#include "platforms/platform.h"
+
+/* EMB_HOST: what one rank's embedding layers move per micro-step. */
+typedef struct step_host_load {
+    double rows_bytes;      /* looked-up rows, sockets -> accelerator */
+    double grad_rows_bytes; /* their gradients, accelerator -> sockets */
+    double lookup_bytes;    /* CPU memory traffic of the lookups (the layers' forward bytes) */
+    double update_bytes;    /* of the sparse update (their backward bytes: gradient, row read, row write) */
+} step_host_load;
+
+typedef struct host_emb_time {
+    double forward_s, backward_s;                    /* per micro-step: max(transfer, DRAM) */
+    double forward_transfer_s, backward_transfer_s;  /* SimGrid, all flows at once */
+    double lookup_s, update_s;                       /* the busiest socket's DRAM time */
+} host_emb_time;
+
+/* Times n loads (one per workload phase: what one accelerator moves per
+ * micro-step, see step_host_load) in one simulation (none when no load has
+ * rows). Fails with TT_EINPUT when the platform has no CPU socket routed to
+ * its accelerators. */
+int host_embedding_time(const platform *p, network_model net, const step_host_load *loads, int n,
+                        host_emb_time *out, tt_error *err);
+
+#endif

@@ -1,0 +1,421 @@
+#include "sim/replay/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/schedule.h"
+#include "platforms/platform.h"
+#include "sim/engine/collective_sim.h"
+#include "sim/replay/convergence.h"
+#include "sim/replay/trace.h"
+
+/* ---- stage 1: the scenario's platform at a node count ---- */
+
+static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
+{
+    platform_options opt = {nodes, sc->link_bw_Bps, sc->link_latency_s, sc->accelerator, sc->mesh};
+    platform *p = platform_load(sc->platform, &opt, err);
+    if (!p)
+        tt_error_prefix(err, "%s: $.platform: ", sc->path);
+    return p;
+}
+
+/* The accelerator as the roofline sees it. A device without fast math at the
+ * scenario's precision (P40 fp16) runs it in fp32 arithmetic on low-precision
+ * storage, as mixed-precision training did there: math never gets slower. */
+static int device_of(const platform *p, const char *precision, device_model *d, tt_error *err)
+{
+    const device_info *dev = platform_device(p, 0);
+    int dt = device_dtype_parse(precision);
+    memset(d, 0, sizeof *d);
+    d->name = dev->name;
+    int math = dev->peak_flops[dt] >= dev->peak_flops[DTYPE_FP32] ? dt : DTYPE_FP32;
+    d->peak_flops = dev->peak_flops[math];
+    d->peak_fp32_flops = dev->peak_flops[DTYPE_FP32] > 0 ? dev->peak_flops[DTYPE_FP32] : d->peak_flops;
+    if (d->peak_flops <= 0)
+        return tt_error_set(err, TT_EINPUT, "the %s has no %s or fp32 peak in its device definition; "
+                            "choose another precision", dev->name, precision);
+    d->mem_Bps = dev->mem_Bps * dev->mem_efficiency; /* the device loader defaults it to 1 */
+    d->mem_bytes = dev->mem_bytes;
+    for (int c = 0; c < OP_CLASSES; c++)
+        d->efficiency[c] = device_efficiency(dev, (device_dtype)math,
+                                             (device_opclass)device_opclass_parse(TRACE_OP_CLASSES[c]));
+    return TT_OK;
+}
+
+/* ---- stage 2: the workload at this point's batch ---- */
+
+static int split_batch(const scenario *sc, const trace *t, int want_micro, int ranks, long *global, int *micro,
+                       int *accum, tt_error *err)
+{
+    long gb = *global;
+    if (gb == 0) { /* no global batch: the micro-batch on every rank */
+        *micro = want_micro ? want_micro : t->micro_batch;
+        *accum = 1;
+        *global = (long)*micro * ranks;
+        return TT_OK;
+    }
+    if (gb % ranks != 0)
+        return tt_error_set(err, TT_EINPUT, "%s: the global batch %ld does not split over %d ranks; "
+                            "use a multiple of %d", sc->path, gb, ranks, ranks);
+    long per_rank = gb / ranks;
+    long mb = want_micro ? want_micro : per_rank;
+    if (per_rank % mb != 0)
+        return tt_error_set(err, TT_EINPUT, "%s: $.workload.micro_batch: %ld samples per rank (global batch "
+                            "%ld over %d ranks) is not a multiple of the micro-batch %ld", sc->path, per_rank,
+                            gb, ranks, mb);
+    *micro = (int)mb;
+    *accum = (int)(per_rank / mb);
+    return TT_OK;
+}
+
+static int optimizer_state_words(const char *name)
+{
+    if (strcmp(name, "sgd") == 0)
+        return 0;
+    if (strcmp(name, "adamw") == 0 || strcmp(name, "adam") == 0 || strcmp(name, "lamb") == 0)
+        return 2;
+    return 1; /* momentum, nesterov, lars */
+}
+
+/* ---- stage 3: the step's collectives on SimGrid, one simulation ---- */
+
+/* A collective's time on a fixed platform and algorithm is affine in its
+ * size (each round costs latency plus bytes over its bandwidth share, and
+ * the reductions are linear), so per operation only the smallest and largest
+ * sizes are simulated and the other buckets interpolated between them: two
+ * SimGrid runs per operation however many bucket sizes the trace has. */
+static int time_collectives(const scenario *sc, const platform *p, const device_model *d, const step_coll *c,
+                            size_t n, double *coll_s, run_result *res, tt_error *err)
+{
+    int ranks = platform_ranks(p);
+    coll_algo algo[2] = {[STEP_ALLREDUCE] = sc->allreduce_algo, [STEP_ALLTOALL] = sc->alltoall_algo};
+    if (ranks == 1) {
+        for (size_t i = 0; i < n; i++)
+            coll_s[i] = 0;
+        snprintf(res->allreduce, sizeof res->allreduce, "none (1 rank)");
+        return TT_OK;
+    }
+    double lo[2] = {0, 0}, hi[2] = {0, 0};
+    for (size_t i = 0; i < n; i++) {
+        int op = c[i].op;
+        lo[op] = lo[op] == 0 || c[i].bytes < lo[op] ? c[i].bytes : lo[op];
+        hi[op] = c[i].bytes > hi[op] ? c[i].bytes : hi[op];
+    }
+    coll_request req[4];
+    int nreq = 0, req_lo[2] = {-1, -1}, req_hi[2] = {-1, -1};
+    for (int op = 0; op < 2; op++) {
+        if (hi[op] <= 0)
+            continue;
+        for (int end = 0; end < 2; end++) {
+            if (end == 1 && hi[op] == lo[op]) {
+                req_hi[op] = req_lo[op];
+                continue;
+            }
+            coll_request *r = &req[nreq];
+            memset(r, 0, sizeof *r);
+            r->params.op = op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL;
+            r->params.algo = algo[op];
+            r->params.ranks = ranks;
+            r->params.bytes = end ? hi[op] : lo[op];
+            r->params.ranks_per_node = platform_ranks_per_node(p);
+            /* the receiver reads two operands and writes one at memory speed */
+            r->reduce_s_per_byte = 3.0 / d->mem_Bps;
+            *(end ? &req_hi[op] : &req_lo[op]) = nreq++;
+        }
+    }
+    coll_result out[4];
+    int rc = nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
+    for (size_t i = 0; rc == TT_OK && i < n; i++) {
+        int op = c[i].op;
+        double t_lo = out[req_lo[op]].time_s, t_hi = out[req_hi[op]].time_s;
+        double u = hi[op] > lo[op] ? (c[i].bytes - lo[op]) / (hi[op] - lo[op]) : 0;
+        coll_s[i] = t_lo + u * (t_hi - t_lo);
+    }
+    for (int op = 0; rc == TT_OK && op < 2; op++)
+        if (req_hi[op] >= 0) {
+            char *dst = op == STEP_ALLREDUCE ? res->allreduce : res->alltoall;
+            snprintf(dst, sizeof res->allreduce, "%s", coll_algo_name(out[req_hi[op]].algo));
+        }
+    return rc;
+}
+
+typedef struct run_ctx {
+    const scenario *sc;
+    trace tr[SCENARIO_MAX_PHASES];
+    convergence *conv;
+    run_result *res;
+} run_ctx;
+
+/* One phase of the workload at a point: its batch split and its step. */
+typedef struct phase_plan {
+    long global_batch;
+    int micro_batch, accumulation;
+    step_options o;
+    size_t first_coll, n_coll; /* its collectives in the point's list */
+    host_emb_time host;        /* EMB_HOST: per micro-step */
+    step_result r;
+} phase_plan;
+
+/* ---- stage 3b: embedding rows to and from the CPU sockets on SimGrid ---- */
+
+/* Tables in host memory: every phase's per-micro-step rows timed in one
+ * simulation of one node's sockets and accelerators (host_embedding.h). */
+static int time_host_embeddings(const scenario *sc, const platform *p, const trace *tr, phase_plan *ph,
+                                tt_error *err)
+{
+    step_host_load load[SCENARIO_MAX_PHASES];
+    host_emb_time t[SCENARIO_MAX_PHASES];
+    for (size_t k = 0; k < sc->n_phases; k++)
+        step_host_load_of(&tr[k], &ph[k].o, &load[k]);
+    if (host_embedding_time(p, (network_model)sc->network, load, (int)sc->n_phases, t, err) != TT_OK)
+        return tt_error_prefix(err, "%s: $.workload.embeddings: ", sc->path);
+    for (size_t k = 0; k < sc->n_phases; k++) {
+        ph[k].o.host_forward_s = t[k].forward_s;
+        ph[k].o.host_backward_s = t[k].backward_s;
+        ph[k].host = t[k];
+    }
+    return TT_OK;
+}
+
+/* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
+
+static void note_assumptions(run_ctx *x, const platform *p)
+{
+    run_result *r = x->res;
+    if (r->n_assumptions)
+        return;
+    for (int i = 0; i < platform_assumption_count(p) && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++) {
+        const char *name, *value, *note;
+        platform_assumption(p, i, &name, &value, &note);
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s = %s (%s)", name, value, note ? note : "");
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
+    for (size_t i = 0; x->sc->assumptions && x->sc->assumptions[i] && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
+        r->assumptions[r->n_assumptions++] = strdup(x->sc->assumptions[i]);
+    if (strcmp(r->optimizer, x->tr[0].optimizer) != 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "optimizer_step = the trace's %s update (the scenario's %s sets the optimizer "
+                 "state in memory; make the trace with --optimizer %s for its exact update cost)",
+                 x->tr[0].optimizer, r->optimizer, r->optimizer);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
+    if (x->sc->embeddings == EMB_HOST && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
+        r->assumptions[r->n_assumptions++] = strdup(
+            "host_embedding.placement = table t on CPU socket t mod S of every node, tables replicated per node "
+            "(the trace merges its tables into one layer: each socket serves 1/S of every sample's rows; "
+            "DRAM lookups and updates at the socket's mem_Bps x mem_efficiency, pipelined with the PCIe/UPI "
+            "transfers, which run all at once on SimGrid)");
+    if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
+                 "cost_usd is 0)", r->accelerator);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
+}
+
+/* The point's step: every phase replayed, weighted by its share of the steps. */
+static void combine_phases(const scenario *sc, const phase_plan *ph, double peak_flops, run_point *pt)
+{
+    step_result *s = &pt->step;
+    double samples = 0;
+    for (size_t k = 0; k < sc->n_phases; k++) {
+        double f = sc->phases[k].fraction;
+        const step_result *r = &ph[k].r;
+        s->time_s += f * r->time_s;
+        s->compute_s += f * r->compute_s;
+        s->comm_s += f * r->comm_s;
+        s->exposed_comm_s += f * r->exposed_comm_s;
+        s->optimizer_s += f * r->optimizer_s;
+        s->host_embedding_s += f * r->host_embedding_s;
+        s->idle_s += f * r->idle_s;
+        pt->host.forward_s += f * ph[k].host.forward_s;
+        pt->host.backward_s += f * ph[k].host.backward_s;
+        pt->host.forward_transfer_s += f * ph[k].host.forward_transfer_s;
+        pt->host.backward_transfer_s += f * ph[k].host.backward_transfer_s;
+        pt->host.lookup_s += f * ph[k].host.lookup_s;
+        pt->host.update_s += f * ph[k].host.update_s;
+        s->model_flops += f * r->model_flops;
+        samples += f * ph[k].global_batch;
+        if (r->memory.total_bytes > s->memory.total_bytes)
+            s->memory = r->memory;
+    }
+    s->mfu = s->model_flops / (s->time_s * peak_flops);
+    pt->global_batch = ph[0].global_batch;
+    pt->micro_batch = ph[0].micro_batch;
+    pt->accumulation = ph[0].accumulation;
+    pt->samples_per_s = samples / s->time_s;
+}
+
+static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
+{
+    const scenario *sc = x->sc;
+    if (x->conv)
+        pt->steps_to_target = convergence_steps(x->conv, (double)pt->global_batch, &pt->extrapolated);
+    else
+        pt->steps_to_target = sc->fixed_steps;
+    if (sc->dataset_examples > 0)
+        pt->epochs = pt->steps_to_target * pt->samples_per_s * pt->step.time_s / sc->dataset_examples;
+    if (sc->eval_every_steps > 0)
+        pt->eval_s = floor(pt->steps_to_target / sc->eval_every_steps) * sc->eval_time_s;
+    pt->time_to_accuracy_s = pt->steps_to_target * pt->step.time_s + pt->eval_s;
+    cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w};
+    double busy = pt->step.compute_s + pt->step.optimizer_s;
+    pt->per_step = cost_of(&rates, pt->step.time_s, busy);
+    /* evaluation counts as busy time */
+    pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
+}
+
+static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt, tt_error *err)
+{
+    const scenario *sc = x->sc;
+    memset(pt, 0, sizeof *pt);
+    platform *p = load_platform(sc, nodes, err);
+    if (!p)
+        return err->code;
+    const char *precision = sc->precision ? sc->precision : x->tr[0].precision;
+    device_model d;
+    int rc = device_of(p, precision, &d, err);
+    pt->nodes = platform_nodes(p);
+    pt->ranks = platform_ranks(p);
+    phase_plan ph[SCENARIO_MAX_PHASES];
+    memset(ph, 0, sizeof ph);
+    size_t total_coll = 0;
+    for (size_t k = 0; k < sc->n_phases; k++)
+        total_coll += x->tr[k].n_buckets + x->tr[k].n_comm;
+    step_coll *c = calloc(total_coll + 1, sizeof *c);
+    double *coll_s = calloc(total_coll + 1, sizeof *coll_s);
+    size_t nc = 0;
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
+        const scenario_phase *sp = &sc->phases[k];
+        phase_plan *pp = &ph[k];
+        pp->global_batch = sp->global_batch ? sp->global_batch : global_batch;
+        rc = split_batch(sc, &x->tr[k], sp->micro_batch ? sp->micro_batch : sc->micro_batch, pt->ranks,
+                         &pp->global_batch, &pp->micro_batch, &pp->accumulation, err);
+        if (rc)
+            break;
+        step_options *o = &pp->o;
+        o->micro_batch = pp->micro_batch;
+        o->accumulation = pp->accumulation;
+        o->dtype_bytes = trace_dtype_bytes(precision);
+        o->grad_dtype_bytes = trace_dtype_bytes(sc->gradient_precision ? sc->gradient_precision : precision);
+        o->overlap = sc->overlap;
+        o->ranks = pt->ranks;
+        o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
+        o->embeddings = (embedding_placement)sc->embeddings;
+        pp->first_coll = nc;
+        pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
+        nc += pp->n_coll;
+    }
+    if (rc == TT_OK)
+        rc = time_collectives(sc, p, &d, c, nc, coll_s, x->res, err);
+    if (rc == TT_OK && sc->embeddings == EMB_HOST)
+        rc = time_host_embeddings(sc, p, x->tr, ph, err);
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
+        rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
+    if (rc == TT_OK) {
+        const device_info *dev = platform_device(p, 0);
+        run_result *r = x->res;
+        r->price_per_h_usd = dev->price_usd_per_h;
+        r->busy_w = dev->tdp_w;
+        r->idle_w = dev->idle_w;
+        r->peak_flops = d.peak_flops;
+        snprintf(r->accelerator, sizeof r->accelerator, "%s", dev->name);
+        snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
+        combine_phases(sc, ph, d.peak_flops, pt);
+        time_to_target(x, dev, pt);
+        note_assumptions(x, p);
+    }
+    free(c);
+    free(coll_s);
+    platform_free(p);
+    return rc;
+}
+
+static int load_workload(run_ctx *x, tt_error *err)
+{
+    const scenario *sc = x->sc;
+    int rc = TT_OK;
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
+        const scenario_phase *sp = &sc->phases[k];
+        int mb = sp->micro_batch ? sp->micro_batch : sc->micro_batch;
+        rc = sp->trace_path ? trace_load(sp->trace_path, &x->tr[k], err)
+                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
+    }
+    if (rc)
+        return rc;
+    run_result *r = x->res;
+    snprintf(r->model, sizeof r->model, "%s", x->tr[0].model);
+    snprintf(r->precision, sizeof r->precision, "%s", sc->precision ? sc->precision : x->tr[0].precision);
+    snprintf(r->optimizer, sizeof r->optimizer, "%s", sc->optimizer ? sc->optimizer : x->tr[0].optimizer);
+    if (sc->conv == CONV_PROFILE) {
+        if ((rc = convergence_load(sc->profile_path, &x->conv, err)))
+            return rc;
+    } else if (sc->conv == CONV_MCCANDLISH) {
+        x->conv = convergence_mccandlish(sc->s_min, sc->noise_scale);
+    }
+    if (x->conv) {
+        snprintf(r->convergence, sizeof r->convergence, "%s", convergence_source(x->conv));
+        snprintf(r->target, sizeof r->target, "%s", convergence_target(x->conv));
+    } else if (sc->conv == CONV_STEPS) {
+        snprintf(r->convergence, sizeof r->convergence, "fixed number of steps from the scenario");
+        snprintf(r->target, sizeof r->target, "%.0f steps", sc->fixed_steps);
+    } else {
+        return tt_error_set(err, TT_EINPUT, "%s: missing \"convergence\": give a \"profile\", \"mccandlish\" "
+                            "{s_min, noise_scale} or \"steps\" to get the time to accuracy", sc->path);
+    }
+    return TT_OK;
+}
+
+int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t done, size_t total),
+                 tt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->allreduce, sizeof out->allreduce, "none");
+    snprintf(out->alltoall, sizeof out->alltoall, "none");
+    run_ctx x = {sc, {{0}}, NULL, out};
+    int rc = load_workload(&x, err);
+    if (rc == TT_OK)
+        rc = run_point_at(&x, sc->nodes, sc->global_batch, &out->base, err);
+    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
+    if (rc == TT_OK && (sc->n_sweep_batch || sc->n_sweep_nodes)) {
+        out->points = calloc(nb * nn, sizeof *out->points);
+        for (size_t i = 0; rc == TT_OK && i < nn; i++)
+            for (size_t j = 0; rc == TT_OK && j < nb; j++) {
+                int nodes = sc->n_sweep_nodes ? sc->sweep_nodes[i] : out->base.nodes;
+                long gb = sc->n_sweep_batch ? sc->sweep_batch[j] : sc->global_batch;
+                if (progress)
+                    progress(out->n_points, nb * nn);
+                /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
+                if (nodes == sc->nodes && gb == sc->global_batch)
+                    out->points[out->n_points] = out->base;
+                else
+                    rc = run_point_at(&x, nodes, gb, &out->points[out->n_points], err);
+                if (rc == TT_OK)
+                    out->n_points++;
+            }
+        if (progress && rc == TT_OK)
+            progress(out->n_points, nb * nn);
+        /* scaling efficiency: throughput per rank against the first point */
+        for (size_t i = 0; rc == TT_OK && i < out->n_points && sc->n_sweep_nodes > 1; i++) {
+            const run_point *a = &out->points[0], *b = &out->points[i];
+            out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
+        }
+    }
+    for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
+        if (x.tr[k].path)
+            trace_free(&x.tr[k]);
+    convergence_free(x.conv);
+    return rc;
+}
+
+void run_result_free(run_result *r)
+{
+    for (size_t i = 0; i < r->n_assumptions; i++)
+        free(r->assumptions[i]);
+    free(r->points);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,51 @@
+/* run.h: the main job's pipeline, stage by stage:
+ * scenario -> platform + workload trace -> replay (collectives on SimGrid)
+ * -> step cost -> steps to target -> time to accuracy, cost, energy. */
+#ifndef TT_RUN_H
+#define TT_RUN_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+#include "sim/replay/cost.h"
+#include "sim/engine/host_embedding.h"
+#include "sim/replay/scenario.h"
+#include "sim/replay/step.h"
+
+/* One point: the scenario itself, or one combination of its sweep. */
+typedef struct run_point {
+    int nodes, ranks;
+    long global_batch;
+    int micro_batch, accumulation;
+    step_result step;
+    host_emb_time host; /* embeddings in host memory: per micro-step, phases weighted */
+    double samples_per_s;
+    double steps_to_target;
+    int extrapolated;     /* steps from the fit, outside the profile's points */
+    double epochs;        /* 0 when the dataset size is unknown */
+    double eval_s;        /* evaluation time in time_to_accuracy_s */
+    double time_to_accuracy_s;
+    cost per_step, total;
+    double scaling_efficiency; /* samples/s per rank against the sweep's first point */
+} run_point;
+
+#define RUN_MAX_ASSUMPTIONS 64
+
+typedef struct run_result {
+    char platform[64], accelerator[64], precision[8], model[64], optimizer[32];
+    char allreduce[32], alltoall[32]; /* algorithms used ("auto" resolved) */
+    char convergence[600], target[256];
+    double price_per_h_usd, busy_w, idle_w, peak_flops;
+    size_t n_assumptions;
+    char *assumptions[RUN_MAX_ASSUMPTIONS]; /* "name = value (why)" */
+    run_point base;
+    size_t n_points; /* sweep points (0 without a sweep) */
+    run_point *points;
+} run_result;
+
+/* Runs the scenario and its sweep; progress goes to `progress` when not NULL. */
+int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t done, size_t total),
+                 tt_error *err);
+void run_result_free(run_result *r);
+
+#endif

@@ -1,0 +1,368 @@
+#include "sim/replay/scenario.h"
+
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/datapath.h"
+#include "common/jsonx.h"
+
+static const char *const NETWORKS[] = {"ideal", "calibrated", NULL};
+static const char *const PRECISIONS[] = {"fp32", "fp16", "bf16", NULL};
+static const char *const PLACEMENTS[] = {"accelerators", "host", NULL};
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* A relative path names a file next to the scenario, else built-in data
+ * under scenarios/ (so published scenarios say "traces/resnet50.json"). */
+static int resolve(const jx_obj *o, const char *key, const char *rel, char **out)
+{
+    char buf[4096];
+    if (rel[0] == '/') {
+        snprintf(buf, sizeof buf, "%s", rel);
+    } else {
+        char *copy = strdup(o->file);
+        snprintf(buf, sizeof buf, "%s/%s", dirname(copy), rel);
+        free(copy);
+        if (access(buf, R_OK) != 0) {
+            char rel2[4096];
+            snprintf(rel2, sizeof rel2, "scenarios/%s", rel);
+            if (datapath_find(rel2, buf, sizeof buf) != 0)
+                snprintf(buf, sizeof buf, "%s", rel);
+        }
+    }
+    if (access(buf, R_OK) != 0)
+        return tt_error_set(o->err, TT_EINPUT, "%s: %s.%s: cannot read \"%s\" (looked next to the scenario "
+                            "and in %s/scenarios); give an existing file", o->file, o->path, key, rel,
+                            datapath_root());
+    *out = strdup(buf);
+    return TT_OK;
+}
+
+static int load_strings(const jx_obj *o, const char *key, char ***out)
+{
+    size_t n;
+    int rc = jx_array(o, key, 0, &n);
+    if (rc)
+        return rc;
+    *out = calloc(n + 1, sizeof **out);
+    json_t *a = json_object_get(o->obj, key);
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(a, i);
+        if (!json_is_string(v))
+            return tt_error_set(o->err, TT_EINPUT, "%s: %s.%s[%zu]: expected a string", o->file, o->path, key, i);
+        (*out)[i] = strdup(json_string_value(v));
+    }
+    return TT_OK;
+}
+
+static int load_platform(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"name", "nodes", "link_bw_Bps", "link_latency_s", "accelerator",
+                                       "mesh", NULL};
+    jx_obj p;
+    const char *name = NULL, *acc = NULL, *mesh = NULL;
+    long nodes = 0;
+    int rc;
+    if ((rc = jx_child(r, "platform", 1, &p)) || (rc = jx_check_keys(&p, keys)) ||
+        (rc = jx_string(&p, "name", 1, &name)) || (rc = jx_int(&p, "nodes", 0, 1, 100000, &nodes)) ||
+        (rc = jx_rate(&p, "link_bw_Bps", 0, 1e3, 1e15, &s->link_bw_Bps)) ||
+        (rc = jx_seconds(&p, "link_latency_s", 0, 0, 10, &s->link_latency_s)) ||
+        (rc = jx_string(&p, "accelerator", 0, &acc)) || (rc = jx_string(&p, "mesh", 0, &mesh)))
+        return rc;
+    s->platform = strdup(name);
+    s->nodes = (int)nodes;
+    s->accelerator = dup_or_null(acc);
+    s->mesh = dup_or_null(mesh);
+    return TT_OK;
+}
+
+static int load_source(const jx_obj *w, scenario_phase *ph)
+{
+    const char *trace = NULL, *model = NULL;
+    int rc;
+    if ((rc = jx_string(w, "trace", 0, &trace)) || (rc = jx_string(w, "model", 0, &model)))
+        return rc;
+    if (!trace == !model)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s: give exactly one of \"trace\" (a file written by "
+                            "'ttasim trace') and \"model\" (a model name; the trace is made on the fly)",
+                            w->file, w->path);
+    ph->model = dup_or_null(model);
+    return trace ? resolve(w, "trace", trace, &ph->trace_path) : TT_OK;
+}
+
+static int load_phases(const jx_obj *w, scenario *s)
+{
+    static const char *const keys[] = {"trace", "model", "micro_batch", "global_batch", "fraction", NULL};
+    size_t n;
+    int rc = jx_array(w, "phases", 1, &n);
+    if (rc)
+        return rc;
+    if (n == 0 || n > SCENARIO_MAX_PHASES)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.phases: expected 1 to %d phases, found %zu", w->file,
+                            w->path, SCENARIO_MAX_PHASES, n);
+    if (jx_has(w, "trace") || jx_has(w, "model"))
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s: with \"phases\", give each phase its \"trace\" or "
+                            "\"model\" instead of the workload's", w->file, w->path);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        jx_obj p;
+        scenario_phase *ph = &s->phases[i];
+        long mb = 0, gb = 0;
+        if ((rc = jx_elem(w, "phases", i, &p)) || (rc = jx_check_keys(&p, keys)) ||
+            (rc = load_source(&p, ph)) || (rc = jx_int(&p, "micro_batch", 0, 1, 1 << 20, &mb)) ||
+            (rc = jx_int(&p, "global_batch", 0, 1, 1L << 32, &gb)) ||
+            (rc = jx_number(&p, "fraction", 1, 1e-9, 1, &ph->fraction)))
+            return rc;
+        s->n_phases++;
+        ph->micro_batch = (int)mb;
+        ph->global_batch = gb;
+        sum += ph->fraction;
+    }
+    if (fabs(sum - 1) > 1e-6)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.phases: the fractions of the steps add up to %g; "
+                            "make them add up to 1", w->file, w->path, sum);
+    return TT_OK;
+}
+
+static int load_workload(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
+                                       "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
+                                       "embeddings", NULL};
+    jx_obj w;
+    long mb = 0, gb = 0;
+    int prec = -1, gprec = -1, rc;
+    if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
+        (rc = jx_int(&w, "micro_batch", 0, 1, 1 << 20, &mb)) ||
+        (rc = jx_int(&w, "global_batch", 0, 1, 1L << 32, &gb)) ||
+        (rc = jx_enum(&w, "precision", 0, PRECISIONS, &prec)) ||
+        (rc = jx_enum(&w, "gradient_precision", 0, PRECISIONS, &gprec)) ||
+        (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
+        (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
+        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)))
+        return rc;
+    s->micro_batch = (int)mb;
+    s->global_batch = gb;
+    s->precision = prec >= 0 ? strdup(PRECISIONS[prec]) : NULL;
+    s->gradient_precision = gprec >= 0 ? strdup(PRECISIONS[gprec]) : NULL;
+    if (jx_has(&w, "phases"))
+        return load_phases(&w, s);
+    s->n_phases = 1;
+    s->phases[0].fraction = 1;
+    return load_source(&w, &s->phases[0]);
+}
+
+static int load_convergence(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"profile", "mccandlish", "steps", NULL};
+    static const char *const mkeys[] = {"s_min", "noise_scale", NULL};
+    jx_obj c, m;
+    const char *profile = NULL;
+    int rc;
+    if ((rc = jx_child(r, "convergence", 0, &c)) || !c.obj)
+        return rc;
+    if ((rc = jx_check_keys(&c, keys)))
+        return rc;
+    int given = jx_has(&c, "profile") + jx_has(&c, "mccandlish") + jx_has(&c, "steps");
+    if (given != 1)
+        return tt_error_set(c.err, TT_EINPUT, "%s: %s: give exactly one of \"profile\", \"mccandlish\" "
+                            "and \"steps\"", c.file, c.path);
+    if ((rc = jx_string(&c, "profile", 0, &profile)) || (rc = jx_child(&c, "mccandlish", 0, &m)) ||
+        (rc = jx_number(&c, "steps", 0, 1, 1e12, &s->fixed_steps)))
+        return rc;
+    if (profile) {
+        s->conv = CONV_PROFILE;
+        return resolve(&c, "profile", profile, &s->profile_path);
+    }
+    if (m.obj) {
+        s->conv = CONV_MCCANDLISH;
+        return (rc = jx_check_keys(&m, mkeys)) || (rc = jx_number(&m, "s_min", 1, 1, 1e12, &s->s_min)) ||
+                       (rc = jx_number(&m, "noise_scale", 1, 1e-3, 1e12, &s->noise_scale))
+                   ? rc
+                   : TT_OK;
+    }
+    s->conv = CONV_STEPS;
+    return TT_OK;
+}
+
+/* Element i of a sweep list: a whole count (a string such as "64K" too). */
+static int sweep_value(const jx_obj *w, const char *key, size_t i, double hi, double *v)
+{
+    int rc = jx_elem_bytes(w, key, i, 1, hi, v);
+    if (rc == TT_OK && *v != floor(*v))
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.%s[%zu]: expected a whole number, found %g", w->file,
+                            w->path, key, i, *v);
+    return rc;
+}
+
+static int load_sweep(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"global_batch", "nodes", NULL};
+    jx_obj w;
+    int rc;
+    if ((rc = jx_child(r, "sweep", 0, &w)) || !w.obj)
+        return rc;
+    if ((rc = jx_check_keys(&w, keys)) || (rc = jx_array(&w, "global_batch", 0, &s->n_sweep_batch)) ||
+        (rc = jx_array(&w, "nodes", 0, &s->n_sweep_nodes)))
+        return rc;
+    if (s->n_sweep_batch > SCENARIO_MAX_SWEEP || s->n_sweep_nodes > SCENARIO_MAX_SWEEP)
+        return tt_error_set(w.err, TT_EINPUT, "%s: %s: at most %d values per list", w.file, w.path,
+                            SCENARIO_MAX_SWEEP);
+    for (size_t i = 0; i < s->n_sweep_batch; i++) {
+        double v;
+        if ((rc = sweep_value(&w, "global_batch", i, 4294967296.0, &v)))
+            return rc;
+        s->sweep_batch[i] = (long)v;
+    }
+    for (size_t i = 0; i < s->n_sweep_nodes; i++) {
+        double v;
+        if ((rc = sweep_value(&w, "nodes", i, 100000, &v)))
+            return rc;
+        s->sweep_nodes[i] = (int)v;
+    }
+    return TT_OK;
+}
+
+static int load_expect(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"min", "max", NULL};
+    jx_obj e;
+    int rc;
+    if ((rc = jx_child(r, "expect", 0, &e)) || !e.obj)
+        return rc;
+    const char *metric;
+    json_t *v;
+    json_object_foreach(e.obj, metric, v) {
+        if (s->n_expect == SCENARIO_MAX_EXPECT)
+            return tt_error_set(e.err, TT_EINPUT, "%s: $.expect: at most %d bounds", e.file, SCENARIO_MAX_EXPECT);
+        jx_obj b;
+        if ((rc = jx_child(&e, metric, 1, &b)) || (rc = jx_check_keys(&b, keys)))
+            return rc;
+        scenario_expect *x = &s->expect[s->n_expect];
+        x->min = -INFINITY;
+        x->max = INFINITY;
+        if ((rc = jx_number(&b, "min", 0, -1e300, 1e300, &x->min)) ||
+            (rc = jx_number(&b, "max", 0, -1e300, 1e300, &x->max)))
+            return rc;
+        if (!jx_has(&b, "min") && !jx_has(&b, "max"))
+            return tt_error_set(e.err, TT_EINPUT, "%s: %s: give \"min\", \"max\" or both", e.file, b.path);
+        x->metric = strdup(metric);
+        s->n_expect++;
+    }
+    return TT_OK;
+}
+
+/* An algorithm name is checked at load, where its JSON path is known. */
+static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_algo *out)
+{
+    if (coll_algo_parse(name, out) != 0)
+        return tt_error_set(c->err, TT_EINPUT, "%s: %s.%s: unknown algorithm \"%s\"; see 'ttasim collective "
+                            "--help' for the names", c->file, c->path, key, name);
+    return TT_OK;
+}
+
+static int load_rest(const jx_obj *r, scenario *s)
+{
+    static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
+    static const char *const ekeys[] = {"every_steps", "time_s", NULL};
+    static const char *const okeys[] = {"json", "csv", "svg", NULL};
+    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "source", NULL};
+    jx_obj c, e, o, f;
+    const char *opt = NULL, *ar = "auto", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL;
+    int rc;
+    if ((rc = jx_string(r, "optimizer", 0, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
+        (c.obj && ((rc = jx_check_keys(&c, ckeys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
+                   (rc = jx_string(&c, "alltoall", 0, &a2a)) || (rc = jx_bool(&c, "overlap", 0, &s->overlap)))) ||
+        (rc = load_convergence(r, s)) || (rc = jx_child(r, "evaluation", 0, &e)) ||
+        (e.obj && ((rc = jx_check_keys(&e, ekeys)) ||
+                   (rc = jx_number(&e, "every_steps", 1, 1, 1e12, &s->eval_every_steps)) ||
+                   (rc = jx_seconds(&e, "time_s", 1, 0, 1e9, &s->eval_time_s)))) ||
+        (rc = load_sweep(r, s)) || (rc = jx_child(r, "outputs", 0, &o)) ||
+        (o.obj && ((rc = jx_check_keys(&o, okeys)) || (rc = jx_string(&o, "json", 0, &js)) ||
+                   (rc = jx_string(&o, "csv", 0, &csv)) || (rc = jx_string(&o, "svg", 0, &svg)))) ||
+        (rc = jx_child(r, "reference", 0, &f)) ||
+        (f.obj && ((rc = jx_check_keys(&f, rkeys)) ||
+                   (rc = jx_seconds(&f, "step_time_s", 0, 1e-9, 1e9, &s->ref_step_time_s)) ||
+                   (rc = jx_seconds(&f, "time_s", 0, 1e-9, 1e12, &s->ref_time_s)) ||
+                   (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
+                   (rc = jx_string(&f, "source", 0, &src)))) ||
+        (rc = load_expect(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
+        (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
+        return rc;
+    s->optimizer = dup_or_null(opt);
+    s->allreduce = strdup(ar);
+    s->alltoall = strdup(a2a);
+    s->out_json = dup_or_null(js);
+    s->out_csv = dup_or_null(csv);
+    s->out_svg = dup_or_null(svg);
+    s->ref_source = dup_or_null(src);
+    return TT_OK;
+}
+
+int scenario_load(const char *path, scenario *out, tt_error *err)
+{
+    static const char *const keys[] = {"version", "name", "description", "assumptions", "platform",
+                                       "network", "workload", "optimizer", "collectives", "convergence",
+                                       "evaluation", "sweep", "outputs", "reference", "expect", NULL};
+    memset(out, 0, sizeof *out);
+    out->network = 1;
+    out->overlap = 1;
+    json_t *root = NULL;
+    int rc = jx_load_file(path, &root, err);
+    if (rc)
+        return rc;
+    jx_obj r;
+    long version = 0;
+    const char *name = NULL, *desc = NULL;
+    out->path = strdup(path);
+    if ((rc = jx_root(&r, path, root, err)) || (rc = jx_check_keys(&r, keys)) ||
+        (rc = jx_int(&r, "version", 1, SCENARIO_VERSION, SCENARIO_VERSION, &version)) ||
+        (rc = jx_string(&r, "name", 1, &name)) || (rc = jx_string(&r, "description", 0, &desc)) ||
+        (rc = load_strings(&r, "assumptions", &out->assumptions)) || (rc = load_platform(&r, out)) ||
+        (rc = jx_enum(&r, "network", 0, NETWORKS, &out->network)) || (rc = load_workload(&r, out)) ||
+        (rc = load_rest(&r, out))) {
+        json_decref(root);
+        scenario_free(out);
+        return rc;
+    }
+    out->name = strdup(name);
+    out->description = dup_or_null(desc);
+    json_decref(root);
+    return TT_OK;
+}
+
+int scenario_file_is_scenario(const char *path)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    int is = !root || !json_object_get(root, "format"); /* unreadable: let the loader explain */
+    json_decref(root);
+    return is;
+}
+
+void scenario_free(scenario *s)
+{
+    for (size_t i = 0; i < SCENARIO_MAX_PHASES; i++) {
+        free(s->phases[i].trace_path);
+        free(s->phases[i].model);
+    }
+    char **strs[] = {&s->path, &s->name, &s->description, &s->platform, &s->accelerator, &s->mesh,
+                     &s->precision, &s->gradient_precision, &s->optimizer, &s->allreduce,
+                     &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
+                     &s->ref_source};
+    for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
+        free(*strs[i]);
+    for (size_t i = 0; s->assumptions && s->assumptions[i]; i++)
+        free(s->assumptions[i]);
+    free(s->assumptions);
+    for (size_t i = 0; i < s->n_expect; i++)
+        free(s->expect[i].metric);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,218 @@
+#include "sim/replay/step.h"
+
+#include <math.h>
+#include <string.h>
+
+double step_kernel_s(double flops, double bytes, double peak_flops, double efficiency,
+                     double mem_Bps)
+{
+    double t_flops = flops > 0 ? flops / (peak_flops * efficiency) : 0;
+    double t_bytes = bytes > 0 ? bytes / mem_Bps : 0;
+    return t_flops > t_bytes ? t_flops : t_bytes;
+}
+
+/* A trace is recorded at one micro-batch and precision: activation traffic
+ * scales with the samples, weight traffic does not, and every byte scales
+ * with the element size. Embedding lookups read only the rows the batch
+ * touches, so all their traffic scales with the samples. */
+typedef struct scaling {
+    double samples; /* scenario micro-batch / trace micro-batch */
+    double dtype;   /* scenario element bytes / trace element bytes */
+} scaling;
+
+static scaling scaling_of(const trace *t, const step_options *o)
+{
+    return (scaling){(double)o->micro_batch / t->micro_batch, (double)o->dtype_bytes / t->dtype_bytes};
+}
+
+static double scaled_bytes(const scaling *k, const trace_layer *l, double bytes, double weight_reads)
+{
+    double w = l->cls == OP_EMBEDDING ? 0 : fmin(weight_reads * l->param_bytes, bytes);
+    return (w + (bytes - w) * k->samples) * k->dtype;
+}
+
+static int model_parallel_embeddings(const trace *t, const step_options *o)
+{
+    return o->embeddings == EMB_ACCELERATORS && t->n_comm > 0;
+}
+
+size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
+{
+    scaling k = scaling_of(t, o);
+    size_t n = 0;
+    double grad = (double)o->grad_dtype_bytes / t->dtype_bytes;
+    for (size_t b = 0; b < t->n_buckets; b++)
+        out[n++] = (step_coll){STEP_ALLREDUCE, t->buckets[b].bytes * grad};
+    if (o->embeddings == EMB_ACCELERATORS)
+        for (size_t c = 0; c < t->n_comm; c++)
+            out[n++] = (step_coll){STEP_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
+    return n;
+}
+
+/* Parameters, fp32 master weights plus a low-precision copy, gradients at
+ * their precision, optimizer state in fp32, activations of one micro-batch.
+ * Model-parallel embedding tables (DLRM) get sparse gradients, the rows a
+ * batch looked up; replicated ones (BERT's) keep a dense gradient buffer. */
+static void memory_of(const trace *t, const step_options *o, const scaling *k, step_memory *m)
+{
+    double dense = 0, emb = 0, emb_rows = 0, act = 0;
+    for (size_t i = 0; i < t->n_layers; i++) {
+        const trace_layer *l = &t->layers[i];
+        double count = l->param_bytes / t->dtype_bytes;
+        if (l->cls == OP_EMBEDDING) {
+            emb += count;
+            emb_rows += l->activation_bytes / t->dtype_bytes * k->samples;
+        } else {
+            dense += count;
+        }
+        act += l->activation_bytes;
+    }
+    if (o->embeddings == EMB_HOST)
+        emb = emb_rows = 0;
+    else if (model_parallel_embeddings(t, o))
+        emb /= o->ranks;
+    else
+        emb_rows = emb;
+    double count = dense + emb;
+    m->params_bytes = count * 4 + (o->dtype_bytes < 4 ? count * o->dtype_bytes : 0);
+    m->gradients_bytes = (dense + (emb_rows < emb ? emb_rows : emb)) * o->grad_dtype_bytes;
+    m->optimizer_bytes = count * 4 * o->optimizer_state_words;
+    m->activations_bytes = act * k->samples * k->dtype;
+    m->total_bytes = m->params_bytes + m->gradients_bytes + m->optimizer_bytes + m->activations_bytes;
+}
+
+void step_host_load_of(const trace *t, const step_options *o, step_host_load *out)
+{
+    scaling k = scaling_of(t, o);
+    double grad = (double)o->grad_dtype_bytes / o->dtype_bytes;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < t->n_layers; i++) {
+        const trace_layer *l = &t->layers[i];
+        if (l->cls != OP_EMBEDDING)
+            continue;
+        out->rows_bytes += l->activation_bytes * k.samples * k.dtype;
+        out->lookup_bytes += scaled_bytes(&k, l, l->forward_bytes, 1);
+        out->update_bytes += scaled_bytes(&k, l, l->backward_bytes, 2);
+    }
+    out->grad_rows_bytes = out->rows_bytes * grad;
+}
+
+typedef struct timeline {
+    double t;          /* compute stream clock */
+    double comm_free;  /* the communication stream is busy until then */
+    double host_free;  /* the CPU sockets and their links are busy until then */
+    double rows_ready; /* this micro-step's embedding rows are on the accelerator */
+    step_result *r;
+} timeline;
+
+/* A collective the compute stream needs before it can go on. */
+static void blocking_coll(timeline *tl, double dur_s)
+{
+    double start = fmax(tl->t, tl->comm_free);
+    double end = start + dur_s;
+    tl->r->exposed_comm_s += end - tl->t;
+    tl->r->comm_s += dur_s;
+    tl->t = tl->comm_free = end;
+}
+
+/* An allreduce the compute stream does not wait for (until the optimizer). */
+static void background_coll(timeline *tl, double dur_s)
+{
+    tl->comm_free = fmax(tl->t, tl->comm_free) + dur_s;
+    tl->r->comm_s += dur_s;
+}
+
+/* The compute stream waits for the host until `until`. */
+static void wait_host(timeline *tl, double until)
+{
+    if (until > tl->t) {
+        tl->r->host_embedding_s += until - tl->t;
+        tl->t = until;
+    }
+}
+
+/* One layer, one direction: on the accelerator, or, for embedding tables in
+ * host memory, waiting for the rows (forward) or handing the gradient rows to
+ * the host (backward: after the first table's, in backward order the last). */
+static void layer_pass(timeline *tl, const trace_layer *l, const device_model *d,
+                       const step_options *o, const scaling *k, int backward, int first_table)
+{
+    double flops = (backward ? l->backward_flops : l->forward_flops) * k->samples;
+    double bytes = scaled_bytes(k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
+    if (l->cls == OP_EMBEDDING && o->embeddings == EMB_HOST) {
+        if (!backward)
+            wait_host(tl, tl->rows_ready);
+        else if (first_table)
+            tl->host_free = fmax(tl->t, tl->host_free) + o->host_backward_s;
+        return;
+    }
+    double dt = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls], d->mem_Bps);
+    tl->t += dt;
+    tl->r->compute_s += dt;
+}
+
+static void comms_after(timeline *tl, const trace *t, const step_options *o, const double *a2a_s,
+                        size_t layer, comm_phase phase)
+{
+    if (o->embeddings != EMB_ACCELERATORS)
+        return;
+    for (size_t c = 0; c < t->n_comm; c++)
+        if (t->comm[c].phase == phase && (size_t)t->comm[c].after_layer == layer)
+            blocking_coll(tl, a2a_s[c]);
+}
+
+int step_replay(const trace *t, const device_model *d, const step_options *o,
+                const double *coll_s, step_result *out, tt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    scaling k = scaling_of(t, o);
+    memory_of(t, o, &k, &out->memory);
+    const step_memory *m = &out->memory;
+    if (m->total_bytes > d->mem_bytes)
+        return tt_error_set(err, TT_EINPUT,
+                            "%s at micro-batch %d does not fit in the %.3g GB of a %s: parameters %.3g GB, "
+                            "gradients %.3g GB, optimizer state %.3g GB, activations %.3g GB (total %.3g GB); "
+                            "use a smaller micro-batch (more accumulation or more ranks)",
+                            t->model, o->micro_batch, d->mem_bytes / 1e9, d->name, m->params_bytes / 1e9,
+                            m->gradients_bytes / 1e9, m->optimizer_bytes / 1e9, m->activations_bytes / 1e9,
+                            m->total_bytes / 1e9);
+    timeline tl = {0, 0, 0, 0, out};
+    const double *a2a_s = coll_s + t->n_buckets;
+    size_t first_table = 0;
+    while (first_table < t->n_layers && t->layers[first_table].cls != OP_EMBEDDING)
+        first_table++;
+    for (int micro = 0; micro < o->accumulation; micro++) {
+        int last = micro == o->accumulation - 1;
+        /* The batch's indices are known when the micro-step starts: the host
+         * looks the rows up while the layers before the tables run, once the
+         * previous sparse update is done (the tables must be current). */
+        tl.host_free = tl.rows_ready = fmax(tl.t, tl.host_free) + o->host_forward_s;
+        for (size_t i = 0; i < t->n_layers; i++) {
+            layer_pass(&tl, &t->layers[i], d, o, &k, 0, i == first_table);
+            comms_after(&tl, t, o, a2a_s, i, COMM_FORWARD);
+        }
+        size_t b = 0;
+        for (size_t i = t->n_layers; i-- > 0;) {
+            layer_pass(&tl, &t->layers[i], d, o, &k, 1, i == first_table);
+            comms_after(&tl, t, o, a2a_s, i, COMM_BACKWARD);
+            /* Gradients are reduced once per optimizer step, after the last micro-batch. */
+            for (; o->overlap && last && b < t->n_buckets && (size_t)t->buckets[b].ready_after_layer == i; b++)
+                background_coll(&tl, coll_s[b]);
+        }
+        for (; last && b < t->n_buckets; b++) /* without overlap: all after the backward */
+            background_coll(&tl, coll_s[b]);
+    }
+    if (tl.comm_free > tl.t) {
+        out->exposed_comm_s += tl.comm_free - tl.t;
+        tl.t = tl.comm_free;
+    }
+    out->optimizer_s = step_kernel_s(t->optimizer_flops, t->optimizer_bytes, d->peak_fp32_flops,
+                                     d->efficiency[OP_ELEMENTWISE], d->mem_Bps);
+    tl.t += out->optimizer_s;
+    wait_host(&tl, tl.host_free); /* the next step looks rows up in updated tables */
+    out->time_s = tl.t;
+    out->idle_s = fmax(0.0, out->time_s - out->compute_s - out->optimizer_s);
+    out->model_flops = (t->forward_flops + t->backward_flops) * k.samples * o->accumulation;
+    out->mfu = out->model_flops / (out->time_s * d->peak_flops);
+    return TT_OK;
+}

@@ -1,0 +1,83 @@
+/* step.h: one training step of a trace replayed on one accelerator of a
+ * data-parallel group: compute timed by a roofline device model, backward
+ * overlapped with bucketed allreduces, alltoall phases, the optimizer step.
+ * Collective and host-embedding durations come from SimGrid (run.c,
+ * host_embedding.c); this module is
+ * the per-rank timeline and needs no simulator, so it is tested exactly. */
+#ifndef TT_STEP_H
+#define TT_STEP_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+#include "sim/engine/host_embedding.h"
+#include "sim/replay/trace.h"
+
+typedef struct device_model {
+    const char *name;
+    double peak_flops;      /* at the scenario's precision */
+    double peak_fp32_flops; /* the optimizer step runs in fp32 */
+    double mem_Bps;
+    double mem_bytes;
+    double efficiency[OP_CLASSES]; /* achieved / peak FLOP/s per op class */
+} device_model;
+
+typedef enum { EMB_ACCELERATORS = 0, EMB_HOST = 1 } embedding_placement;
+
+typedef struct step_options {
+    int micro_batch;           /* samples per rank per micro-step */
+    int accumulation;          /* micro-steps per optimizer step (>= 1) */
+    int dtype_bytes;           /* the scenario's precision */
+    int grad_dtype_bytes;      /* gradients as stored and allreduced (fp32 on TPUs) */
+    int overlap;               /* buckets start during backward (DDP); 0: after it (TF1 on TPU) */
+    int ranks;                 /* data-parallel group (embedding tables are split over it) */
+    int optimizer_state_words; /* fp32 words of state per parameter (momentum 1, Adam/LAMB 2) */
+    embedding_placement embeddings;
+    double host_forward_s;  /* EMB_HOST, per micro-step: the rows' lookup and trip (host_embedding.h) */
+    double host_backward_s; /* EMB_HOST, per micro-step: gradient rows back and the sparse update */
+} step_options;
+
+typedef enum { STEP_ALLREDUCE = 0, STEP_ALLTOALL = 1 } step_coll_op;
+
+typedef struct step_coll {
+    step_coll_op op;
+    double bytes; /* allreduce: buffer size; alltoall: bytes each rank sends in all */
+} step_coll;
+
+typedef struct step_memory {
+    double params_bytes, gradients_bytes, optimizer_bytes, activations_bytes, total_bytes;
+} step_memory;
+
+typedef struct step_result {
+    double time_s;
+    double compute_s;      /* forward + backward kernels */
+    double comm_s;         /* collectives in flight, overlapped or not */
+    double exposed_comm_s; /* compute stream waiting on collectives */
+    double optimizer_s;
+    double host_embedding_s; /* compute stream waiting on embedding rows in host memory */
+    double idle_s;         /* accelerator doing no work: time - compute - optimizer
+                              (exposed communication and host waits included) */
+    double model_flops;    /* forward + backward FLOPs per rank per step */
+    double mfu;            /* model_flops / (time x peak) */
+    step_memory memory;
+} step_result;
+
+/* The collectives the step needs, in the order step_replay expects their
+ * durations: one allreduce per gradient bucket, then the trace's alltoalls
+ * (none when embeddings live in host memory). Returns how many; out holds
+ * t->n_buckets + t->n_comm entries. */
+size_t step_collectives(const trace *t, const step_options *o, step_coll *out);
+
+/* The embedding traffic of one micro-step of a trace at the options' batch and precision. */
+void step_host_load_of(const trace *t, const step_options *o, step_host_load *out);
+
+/* Replays the step with coll_s[i] the duration of collective i. Fails with
+ * TT_EINPUT, naming the device and the breakdown, when memory does not fit. */
+int step_replay(const trace *t, const device_model *d, const step_options *o,
+                const double *coll_s, step_result *out, tt_error *err);
+
+/* Roofline time of one kernel: max(flops / (peak x efficiency), bytes / bandwidth). */
+double step_kernel_s(double flops, double bytes, double peak_flops, double efficiency,
+                     double mem_Bps);
+
+#endif

@@ -1,0 +1,234 @@
+#include "sim/replay/trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/jsonx.h"
+
+const char *const TRACE_OP_CLASSES[] = {"conv", "gemm", "attention", "norm", "elementwise",
+                                        "pool", "embedding", "loss", NULL};
+static const char *const PHASES[] = {"forward", "backward", NULL};
+
+int trace_dtype_bytes(const char *precision)
+{
+    if (strcmp(precision, "fp32") == 0)
+        return 4;
+    if (strcmp(precision, "fp16") == 0 || strcmp(precision, "bf16") == 0)
+        return 2;
+    return 0;
+}
+
+static int load_layer(const jx_obj *r, size_t i, trace_layer *l)
+{
+    jx_obj o;
+    const char *name;
+    int cls = 0, rc;
+    if ((rc = jx_elem(r, "layers", i, &o)) || (rc = jx_string(&o, "name", 1, &name)) ||
+        (rc = jx_enum(&o, "class", 1, TRACE_OP_CLASSES, &cls)) ||
+        (rc = jx_number(&o, "forward_flops", 1, 0, 1e18, &l->forward_flops)) ||
+        (rc = jx_number(&o, "forward_bytes", 1, 0, 1e15, &l->forward_bytes)) ||
+        (rc = jx_number(&o, "backward_flops", 1, 0, 1e18, &l->backward_flops)) ||
+        (rc = jx_number(&o, "backward_bytes", 1, 0, 1e15, &l->backward_bytes)) ||
+        (rc = jx_number(&o, "activation_bytes", 1, 0, 1e15, &l->activation_bytes)) ||
+        (rc = jx_number(&o, "param_bytes", 1, 0, 1e15, &l->param_bytes)))
+        return rc;
+    l->name = strdup(name);
+    l->cls = (op_class)cls;
+    return TT_OK;
+}
+
+static int layer_index(const jx_obj *o, const char *key, size_t n_layers, int *out)
+{
+    long v = 0;
+    int rc = jx_int(o, key, 1, 0, (long)n_layers - 1, &v);
+    *out = (int)v;
+    return rc;
+}
+
+static int load_body(const jx_obj *r, trace *t, tt_error *err)
+{
+    const char *model, *precision, *format, *opt;
+    long version = 0, mb = 0, dtype = 0;
+    size_t n;
+    jx_obj o;
+    int rc;
+    if ((rc = jx_string(r, "format", 1, &format)))
+        return rc;
+    if (strcmp(format, "ttasim-trace") != 0)
+        return tt_error_set(err, TT_EINPUT, "%s: $.format: expected \"ttasim-trace\", found \"%s\"; "
+                            "give a file written by 'ttasim trace'", t->path, format);
+    if ((rc = jx_int(r, "version", 1, TRACE_VERSION, TRACE_VERSION, &version)) ||
+        (rc = jx_string(r, "model", 1, &model)) ||
+        (rc = jx_int(r, "micro_batch", 1, 1, 1 << 24, &mb)) ||
+        (rc = jx_string(r, "precision", 1, &precision)) ||
+        (rc = jx_int(r, "dtype_bytes", 1, 1, 8, &dtype)) ||
+        (rc = jx_number(r, "params", 1, 0, 1e16, &t->params)) ||
+        (rc = jx_number(r, "param_bytes", 1, 0, 1e17, &t->param_bytes)) ||
+        (rc = jx_number(r, "forward_flops", 1, 0, 1e20, &t->forward_flops)) ||
+        (rc = jx_number(r, "backward_flops", 1, 0, 1e20, &t->backward_flops)))
+        return rc;
+    if (trace_dtype_bytes(precision) == 0)
+        return tt_error_set(err, TT_EINPUT, "%s: $.precision: expected fp32, fp16 or bf16, found \"%s\"",
+                            t->path, precision);
+    t->model = strdup(model);
+    t->precision = strdup(precision);
+    t->micro_batch = (int)mb;
+    t->dtype_bytes = (int)dtype;
+
+    if ((rc = jx_array(r, "layers", 1, &n)))
+        return rc;
+    if (n == 0)
+        return tt_error_set(err, TT_EINPUT, "%s: $.layers: expected at least one layer", t->path);
+    t->layers = calloc(n, sizeof *t->layers);
+    for (size_t i = 0; i < n; i++, t->n_layers++)
+        if ((rc = load_layer(r, i, &t->layers[i])))
+            return rc;
+
+    if ((rc = jx_array(r, "gradients", 1, &n)))
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        double bytes;
+        int layer;
+        if ((rc = jx_elem(r, "gradients", i, &o)) || (rc = jx_number(&o, "bytes", 1, 0, 1e17, &bytes)) ||
+            (rc = layer_index(&o, "layer", t->n_layers, &layer)))
+            return rc;
+        t->gradient_bytes += bytes;
+    }
+
+    if ((rc = jx_child(r, "optimizer", 1, &o)) || (rc = jx_string(&o, "name", 1, &opt)) ||
+        (rc = jx_number(&o, "flops", 1, 0, 1e18, &t->optimizer_flops)) ||
+        (rc = jx_number(&o, "bytes", 1, 0, 1e17, &t->optimizer_bytes)))
+        return rc;
+    t->optimizer = strdup(opt);
+
+    if ((rc = jx_array(r, "buckets", 1, &n)))
+        return rc;
+    t->buckets = calloc(n ? n : 1, sizeof *t->buckets);
+    for (size_t i = 0; i < n; i++, t->n_buckets++) {
+        trace_bucket *b = &t->buckets[i];
+        if ((rc = jx_elem(r, "buckets", i, &o)) || (rc = jx_number(&o, "bytes", 1, 1, 1e17, &b->bytes)) ||
+            (rc = layer_index(&o, "ready_after_layer", t->n_layers, &b->ready_after_layer)))
+            return rc;
+        /* Backward runs from the last layer to the first, so buckets fill in that order. */
+        if (i > 0 && b->ready_after_layer > t->buckets[i - 1].ready_after_layer)
+            return tt_error_set(err, TT_EINPUT, "%s: %s.ready_after_layer: %d comes after bucket %zu's %d "
+                                "in forward order; buckets must be listed in the order backward fills them",
+                                t->path, o.path, b->ready_after_layer, i - 1, t->buckets[i - 1].ready_after_layer);
+    }
+
+    if ((rc = jx_array(r, "comm", 0, &n)))
+        return rc;
+    t->comm = calloc(n ? n : 1, sizeof *t->comm);
+    for (size_t i = 0; i < n; i++, t->n_comm++) {
+        trace_comm *c = &t->comm[i];
+        const char *op;
+        int phase = 0;
+        if ((rc = jx_elem(r, "comm", i, &o)) || (rc = jx_string(&o, "op", 1, &op)) ||
+            (rc = jx_enum(&o, "phase", 1, PHASES, &phase)) ||
+            (rc = layer_index(&o, "after_layer", t->n_layers, &c->after_layer)) ||
+            (rc = jx_number(&o, "bytes_per_rank", 1, 0, 1e17, &c->bytes_per_rank)))
+            return rc;
+        if (strcmp(op, "alltoall") != 0)
+            return tt_error_set(err, TT_EINPUT, "%s: %s.op: expected \"alltoall\", found \"%s\"",
+                                t->path, o.path, op);
+        c->phase = (comm_phase)phase;
+    }
+    return TT_OK;
+}
+
+int trace_load(const char *path, trace *out, tt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *root = NULL;
+    int rc = jx_load_file(path, &root, err);
+    if (rc)
+        return rc;
+    out->path = strdup(path);
+    jx_obj r;
+    if ((rc = jx_root(&r, path, root, err)) == TT_OK)
+        rc = load_body(&r, out, err);
+    json_decref(root);
+    if (rc)
+        trace_free(out);
+    return rc;
+}
+
+void trace_free(trace *t)
+{
+    for (size_t i = 0; i < t->n_layers; i++)
+        free(t->layers[i].name);
+    free(t->layers);
+    free(t->buckets);
+    free(t->comm);
+    free(t->path);
+    free(t->model);
+    free(t->precision);
+    free(t->optimizer);
+    memset(t, 0, sizeof *t);
+}
+
+int trace_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
+               const char *optimizer, trace *out, tt_error *err)
+{
+    char path[] = "/tmp/ttasim-trace-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return tt_error_set(err, TT_EINTERNAL, "cannot create a temporary trace file: %s", strerror(errno));
+    close(fd);
+    char mb[32], bb[32];
+    snprintf(mb, sizeof mb, "%d", micro_batch);
+    snprintf(bb, sizeof bb, "%.0f", bucket_bytes);
+    const char *argv[20];
+    int argc = 0;
+    argv[argc++] = "ttasim";
+    argv[argc++] = "trace";
+    argv[argc++] = "--model";
+    argv[argc++] = model;
+    if (micro_batch > 0) {
+        argv[argc++] = "--micro-batch";
+        argv[argc++] = mb;
+    }
+    if (precision) {
+        argv[argc++] = "--precision";
+        argv[argc++] = precision;
+    }
+    if (optimizer) {
+        argv[argc++] = "--optimizer";
+        argv[argc++] = optimizer;
+    }
+    if (bucket_bytes > 0) {
+        argv[argc++] = "--bucket-bytes";
+        argv[argc++] = bb;
+    }
+    argv[argc++] = "--out";
+    argv[argc++] = path;
+    argv[argc] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        unlink(path);
+        return tt_error_set(err, TT_EINTERNAL, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        /* stdout is the report's; the trace command's chatter goes to stderr */
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        execv("/proc/self/exe", (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        unlink(path);
+        return tt_error_set(err, TT_EINPUT, "'ttasim trace --model %s' failed (exit status %d); run it alone "
+                            "to see why, or give a trace file in $.workload.trace", model,
+                            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
+    int rc = trace_load(path, out, err);
+    unlink(path);
+    return rc;
+}

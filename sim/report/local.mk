@@ -1,0 +1,6 @@
+# One source per line: this file merges with git's union driver (.gitattributes).
+libsim_a_SOURCES += sim/report/report.c sim/report/report.h
+libsim_a_SOURCES += sim/report/expect.c sim/report/expect.h
+libsim_a_SOURCES += sim/report/svg.c sim/report/svg.h
+libsim_a_SOURCES += sim/report/junit.c sim/report/junit.h
+libsim_a_SOURCES += sim/report/xml.c sim/report/xml.h

@@ -1,0 +1,25 @@
+/* report.h: a run's results as a JSON document (the contract's keys), a text
+ * table, and CSV (one row per point). */
+#ifndef TT_REPORT_H
+#define TT_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "common/error.h"
+#include "sim/replay/run.h"
+#include "sim/replay/scenario.h"
+
+/* The document 'ttasim run --json' prints: the base point's keys at the top
+ * (step.*, steps_to_target, time_to_accuracy_s, cost_usd, energy_j),
+ * "reference" when the scenario has one, "sweep" with the other points. */
+json_t *report_json(const scenario *sc, const run_result *r);
+
+void report_text(FILE *out, const scenario *sc, const run_result *r);
+
+int report_csv(const char *path, const scenario *sc, const run_result *r, tt_error *err);
+
+/* A value by dotted path ("step.time_s", "sweep[2].cost_usd"); 0 if absent or not a number. */
+int report_lookup(json_t *doc, const char *path, double *out);
+
+#endif
