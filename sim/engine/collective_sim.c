@@ -441,19 +441,6 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
     return rc;
 }
 
-/* The skeleton's single schedule: its params, with the rounds executor. */
-int replay_schedule(const platform *p, network_model net, const schedule *s, double *time_s,
-                    tt_error *err)
-{
-    coll_request rq = {s->params, 0.0, 0};
-    coll_result r;
-    rq.params.bytes = (double)s->count * s->unit_bytes;
-    int rc = coll_simulate(p, net, &rq, 1, &r, err);
-    if (rc == TT_OK)
-        *time_s = r.time_s;
-    return rc;
-}
-
 /* ---- One point-to-point message ---- */
 
 typedef struct p2p {

@@ -80,8 +80,4 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
 int sim_point_to_point(const platform *p, network_model net, int a, int b, double bytes,
                        double *time_s, tt_error *err);
 
-/* The walking skeleton's entry point: one schedule on all its ranks, rounds executor. */
-int replay_schedule(const platform *p, network_model net, const schedule *s, double *time_s,
-                    tt_error *err);
-
 #endif
