@@ -93,22 +93,25 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
                             size_t n, double *coll_s, run_result *res, tt_error *err)
 {
     int ranks = platform_ranks(p);
-    coll_algo algo[2] = {[STEP_ALLREDUCE] = sc->allreduce_algo, [STEP_ALLTOALL] = sc->alltoall_algo};
+    static const coll_op OPS[STEP_OPS] = {OP_ALLREDUCE, OP_ALLTOALL, OP_REDUCE_SCATTER, OP_ALLGATHER};
+    coll_algo algo[STEP_OPS] = {sc->allreduce_algo, sc->alltoall_algo, ALGO_AUTO, ALGO_AUTO};
+    for (size_t i = 0; i < n; i++)
+        coll_s[i] = 0;
     if (ranks == 1) {
-        for (size_t i = 0; i < n; i++)
-            coll_s[i] = 0;
         snprintf(res->allreduce, sizeof res->allreduce, "none (1 rank)");
         return TT_OK;
     }
-    double lo[2] = {0, 0}, hi[2] = {0, 0};
+    double lo[STEP_OPS] = {0}, hi[STEP_OPS] = {0};
     for (size_t i = 0; i < n; i++) {
         int op = c[i].op;
+        if (c[i].bytes <= 0) /* nothing to move (a plan without this collective) */
+            continue;
         lo[op] = lo[op] == 0 || c[i].bytes < lo[op] ? c[i].bytes : lo[op];
         hi[op] = c[i].bytes > hi[op] ? c[i].bytes : hi[op];
     }
-    coll_request req[4];
-    int nreq = 0, req_lo[2] = {-1, -1}, req_hi[2] = {-1, -1};
-    for (int op = 0; op < 2; op++) {
+    coll_request req[2 * STEP_OPS];
+    int nreq = 0, req_lo[STEP_OPS] = {-1, -1, -1, -1}, req_hi[STEP_OPS] = {-1, -1, -1, -1};
+    for (int op = 0; op < STEP_OPS; op++) {
         if (hi[op] <= 0)
             continue;
         for (int end = 0; end < 2; end++) {
@@ -116,21 +119,22 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
                 req_hi[op] = req_lo[op];
                 continue;
             }
-            coll_params asked = {.op = op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL,
-                                 .algo = algo[op], .bytes = end ? hi[op] : lo[op]};
+            coll_params asked = {.op = OPS[op], .algo = algo[op], .bytes = end ? hi[op] : lo[op]};
             req[nreq] = coll_request_build(p, &asked);
             *(end ? &req_hi[op] : &req_lo[op]) = nreq++;
         }
     }
-    coll_result out[4];
+    coll_result out[2 * STEP_OPS];
     int rc = nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
     for (size_t i = 0; rc == TT_OK && i < n; i++) {
         int op = c[i].op;
+        if (c[i].bytes <= 0)
+            continue;
         double t_lo = out[req_lo[op]].time_s, t_hi = out[req_hi[op]].time_s;
         double u = hi[op] > lo[op] ? (c[i].bytes - lo[op]) / (hi[op] - lo[op]) : 0;
         coll_s[i] = t_lo + u * (t_hi - t_lo);
     }
-    for (int op = 0; rc == TT_OK && op < 2; op++)
+    for (int op = 0; rc == TT_OK && op <= STEP_ALLTOALL; op++)
         if (req_hi[op] >= 0) {
             char *dst = op == STEP_ALLREDUCE ? res->allreduce : res->alltoall;
             snprintf(dst, sizeof res->allreduce, "%s", coll_algo_name(out[req_hi[op]].algo));
@@ -152,6 +156,7 @@ typedef struct phase_plan {
     step_options o;
     size_t first_coll, n_coll; /* its collectives in the point's list */
     host_emb_time host;        /* EMB_HOST: per micro-step */
+    sharding_cost tables;      /* model-parallel tables on the accelerators */
     step_result r;
 } phase_plan;
 
@@ -178,11 +183,19 @@ static int time_host_embeddings(const scenario *sc, const platform *p, const wor
 
 /* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
 
-static void note_assumptions(run_ctx *x, const platform *p)
+/* Whether the workload has model-parallel tables a plan applies to. */
+static int has_tables(const run_ctx *x)
+{
+    for (size_t k = 0; k < x->sc->n_phases; k++)
+        if (x->tr[k].emb.n_tables > 0)
+            return 1;
+    return 0;
+}
+
+
+static void note_assumptions(run_ctx *x, const platform *p, const run_point *base)
 {
     run_result *r = x->res;
-    if (r->n_assumptions)
-        return;
     for (int i = 0; i < platform_assumption_count(p) && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++) {
         const char *name, *value, *note;
         platform_assumption(p, i, &name, &value, &note);
@@ -199,7 +212,19 @@ static void note_assumptions(run_ctx *x, const platform *p)
                  x->tr[0].optimizer, r->optimizer, r->optimizer);
         r->assumptions[r->n_assumptions++] = strdup(buf);
     }
-    if (x->sc->embeddings == EMB_HOST && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
+    if (has_tables(x) && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "embedding.plan = %s%s (lookups %s: each row id Zipf(%g), rank 0 the hottest; "
+                 "sparse update of the distinct rows a micro-step touches, fused into the backward)",
+                 SHARDING_NAMES[base->plan], x->sc->sharding == SHARD_AUTO ? ", the fastest that fits" : "",
+                 x->sc->index_zipf_s > 0 ? "as the scenario gives" : "as the synthetic click logs draw them",
+                 x->sc->index_zipf_s > 0 ? x->sc->index_zipf_s : x->tr[0].emb.zipf_s);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
+    if (has_tables(x) && base->plan == SHARD_ROW_WISE && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
+        r->assumptions[r->n_assumptions++] = strdup(
+            "embedding.row_wise = row ids hashed evenly over the ranks' row blocks (each rank 1/R of the lookups)");
+    if (base->plan == SHARD_HOST && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
         r->assumptions[r->n_assumptions++] = strdup(
             "host_embedding.placement = table t on CPU socket t mod S of every node, tables replicated per node "
             "(the trace merges its tables into one layer: each socket serves 1/S of every sample's rows; "
@@ -265,10 +290,33 @@ static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
     pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
 }
 
-static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt, tt_error *err)
+/* The model-parallel tables of a phase under plan k on the accelerators. */
+static int plan_tables(const run_ctx *x, size_t k, const char *precision, sharding_kind plan, phase_plan *pp,
+                       tt_error *err)
+{
+    const scenario *sc = x->sc;
+    const workload *t = &x->tr[k];
+    tt_dtype dt;
+    int rc = dtype_parse(sc->table_precision ? sc->table_precision : precision, &dt, err);
+    if (rc || t->emb.n_tables == 0 || plan == SHARD_HOST)
+        return rc;
+    sharding_options so = {.ranks = pp->o.ranks, .micro_batch = pp->micro_batch, .table_dtype_bytes = dtype_bytes(dt),
+                           .act_dtype_bytes = pp->o.dtype_bytes, .grad_dtype_bytes = pp->o.grad_dtype_bytes,
+                           .master_weights = sc->master_weights, .optimizer = (embedding_optimizer)sc->table_optimizer,
+                           .zipf_s = sc->index_zipf_s > 0 ? sc->index_zipf_s : t->emb.zipf_s};
+    sharding_cost_of(&t->emb, plan, &so, &pp->tables);
+    pp->o.tables = &pp->tables;
+    return TT_OK;
+}
+
+/* The point under one sharding plan. probe (auto): a plan whose memory does
+ * not fit gives time_s = +inf instead of an error. */
+static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kind plan, int probe, run_point *pt,
+                          tt_error *err)
 {
     const scenario *sc = x->sc;
     memset(pt, 0, sizeof *pt);
+    pt->plan = plan;
     platform *p = load_platform(sc, nodes, err);
     if (!p)
         return err->code;
@@ -281,10 +329,11 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
     memset(ph, 0, sizeof ph);
     size_t total_coll = 0;
     for (size_t k = 0; k < sc->n_phases; k++)
-        total_coll += x->tr[k].n_buckets + x->tr[k].n_comm;
+        total_coll += x->tr[k].n_buckets + x->tr[k].n_comm + 1;
     step_coll *c = calloc(total_coll + 1, sizeof *c);
     double *coll_s = calloc(total_coll + 1, sizeof *coll_s);
     size_t nc = 0;
+    int fits = 1;
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
         const scenario_phase *sp = &sc->phases[k];
         phase_plan *pp = &ph[k];
@@ -305,14 +354,26 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         o->overlap = sc->overlap;
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
-        o->embeddings = (embedding_placement)sc->embeddings;
+        o->embeddings = plan == SHARD_HOST ? EMB_HOST : EMB_ACCELERATORS;
+        if ((rc = plan_tables(x, k, precision, plan, pp, err)))
+            break;
+        step_memory m;
+        step_memory_of(&x->tr[k], o, &m);
+        fits &= m.total_bytes <= d.mem_bytes;
         pp->first_coll = nc;
         pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
         nc += pp->n_coll;
     }
+    if (rc == TT_OK && probe && !fits) {
+        pt->step.time_s = INFINITY;
+        free(c);
+        free(coll_s);
+        platform_free(p);
+        return TT_OK;
+    }
     if (rc == TT_OK)
         rc = time_collectives(sc, p, c, nc, coll_s, x->res, err);
-    if (rc == TT_OK && sc->embeddings == EMB_HOST)
+    if (rc == TT_OK && plan == SHARD_HOST)
         rc = time_host_embeddings(sc, p, x->tr, ph, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
         rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
@@ -326,13 +387,43 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         snprintf(r->accelerator, sizeof r->accelerator, "%s", dev->name);
         snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
         combine_phases(sc, ph, d.peak_flops, pt);
+        pt->tables = ph[0].tables;
         time_to_target(x, dev, pt);
-        note_assumptions(x, p);
     }
     free(c);
     free(coll_s);
     platform_free(p);
     return rc;
+}
+
+/* The point under the scenario's plan, or under each plan for "auto": the
+ * fastest that fits (host memory only on platforms with CPU sockets). */
+static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt, tt_error *err)
+{
+    const scenario *sc = x->sc;
+    if (sc->sharding != SHARD_AUTO || !has_tables(x))
+        return run_point_plan(x, nodes, global_batch, sc->sharding == SHARD_AUTO ? SHARD_TABLE_WISE : (sharding_kind)sc->sharding,
+                              0, pt, err);
+    platform *p = load_platform(sc, nodes, err);
+    if (!p)
+        return err->code;
+    platform_summary sum;
+    platform_summarize(p, &sum);
+    platform_free(p);
+    run_point cand;
+    pt->step.time_s = INFINITY;
+    for (int k = 0; k < SHARD_COUNT; k++) {
+        if (k == SHARD_HOST && sum.cpu_sockets == 0)
+            continue;
+        int rc = run_point_plan(x, nodes, global_batch, (sharding_kind)k, 1, &cand, err);
+        if (rc)
+            return rc;
+        if (cand.step.time_s < pt->step.time_s)
+            *pt = cand;
+    }
+    if (isinf(pt->step.time_s))
+        return run_point_plan(x, nodes, global_batch, SHARD_TABLE_WISE, 0, pt, err); /* names what does not fit */
+    return TT_OK;
 }
 
 static int load_workload(run_ctx *x, tt_error *err)
@@ -342,6 +433,16 @@ static int load_workload(run_ctx *x, tt_error *err)
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
         const scenario_phase *sp = &sc->phases[k];
         int mb = sp->micro_batch ? sp->micro_batch : sc->micro_batch;
+        long gb = sp->global_batch ? sp->global_batch : sc->global_batch;
+        if (!sp->trace_path && mb == 0 && gb > 0) {
+            /* a trace made at the scenario's samples per rank replays them unscaled */
+            platform *p = load_platform(sc, sc->nodes, err);
+            if (!p)
+                return err->code;
+            int ranks = platform_ranks(p);
+            platform_free(p);
+            mb = gb % ranks == 0 && gb / ranks <= (1 << 24) ? (int)(gb / ranks) : 0;
+        }
         rc = sp->trace_path ? workload_load(sp->trace_path, &x->tr[k], err)
                             : workload_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
     }
@@ -380,6 +481,14 @@ int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t do
     int rc = load_workload(&x, err);
     if (rc == TT_OK)
         rc = run_point_at(&x, sc->nodes, sc->global_batch, &out->base, err);
+    if (rc == TT_OK) {
+        platform *p = load_platform(sc, sc->nodes, err);
+        if (!p)
+            rc = err->code;
+        else
+            note_assumptions(&x, p, &out->base);
+        platform_free(p);
+    }
     size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
     if (rc == TT_OK && (sc->n_sweep_batch || sc->n_sweep_nodes)) {
         out->points = calloc(nb * nn, sizeof *out->points);

@@ -36,6 +36,16 @@ static int model_parallel_embeddings(const workload *t, const step_options *o)
     return o->embeddings == EMB_ACCELERATORS && t->n_comm > 0;
 }
 
+/* The plan's collective at a trace comm point: forward alltoall or
+ * reduce-scatter, backward alltoall or all-gather. */
+static step_coll plan_coll(const sharding_cost *p, comm_phase phase)
+{
+    if (p->reduce_scatter_bytes > 0)
+        return phase == COMM_FORWARD ? (step_coll){STEP_REDUCE_SCATTER, p->reduce_scatter_bytes}
+                                     : (step_coll){STEP_ALLGATHER, p->allgather_bytes};
+    return (step_coll){STEP_ALLTOALL, p->alltoall_bytes};
+}
+
 size_t step_collectives(const workload *t, const step_options *o, step_coll *out)
 {
     scaling k = scaling_of(t, o);
@@ -43,9 +53,11 @@ size_t step_collectives(const workload *t, const step_options *o, step_coll *out
     double grad = (double)o->grad_dtype_bytes / t->dtype_bytes;
     for (size_t b = 0; b < t->n_buckets; b++)
         out[n++] = (step_coll){STEP_ALLREDUCE, t->buckets[b].bytes * grad};
-    if (o->embeddings == EMB_ACCELERATORS)
-        for (size_t c = 0; c < t->n_comm; c++)
-            out[n++] = (step_coll){STEP_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
+    for (size_t c = 0; c < t->n_comm; c++)
+        out[n++] = o->embeddings != EMB_ACCELERATORS ? (step_coll){STEP_ALLTOALL, 0}
+                   : o->tables ? plan_coll(o->tables, t->comm[c].phase)
+                               : (step_coll){STEP_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
+    out[n++] = (step_coll){STEP_ALLREDUCE, o->tables ? o->tables->allreduce_bytes : 0};
     return n;
 }
 
@@ -53,8 +65,10 @@ size_t step_collectives(const workload *t, const step_options *o, step_coll *out
  * their precision, optimizer state in fp32, activations of one micro-batch.
  * Model-parallel embedding tables (DLRM) get sparse gradients, the rows a
  * batch looked up; replicated ones (BERT's) keep a dense gradient buffer. */
-static void memory_of(const workload *t, const step_options *o, const scaling *k, step_memory *m)
+void step_memory_of(const workload *t, const step_options *o, step_memory *m)
 {
+    scaling sk = scaling_of(t, o);
+    const scaling *k = &sk;
     double dense = 0, emb = 0, emb_rows = 0, act = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
         const workload_layer *l = &t->layers[i];
@@ -69,6 +83,8 @@ static void memory_of(const workload *t, const step_options *o, const scaling *k
     }
     if (o->embeddings == EMB_HOST)
         emb = emb_rows = 0;
+    else if (o->tables)
+        emb = emb_rows = 0; /* the plan's, below */
     else if (model_parallel_embeddings(t, o))
         emb /= o->ranks;
     else
@@ -78,6 +94,11 @@ static void memory_of(const workload *t, const step_options *o, const scaling *k
     m->gradients_bytes = (dense + (emb_rows < emb ? emb_rows : emb)) * o->grad_dtype_bytes;
     m->optimizer_bytes = count * 4 * o->optimizer_state_words;
     m->activations_bytes = act * k->samples * k->dtype;
+    if (o->tables && o->embeddings == EMB_ACCELERATORS) {
+        m->params_bytes += o->tables->params_bytes;
+        m->gradients_bytes += o->tables->gradient_bytes;
+        m->optimizer_bytes += o->tables->optimizer_bytes;
+    }
     m->total_bytes = m->params_bytes + m->gradients_bytes + m->optimizer_bytes + m->activations_bytes;
 }
 
@@ -146,6 +167,10 @@ static void layer_pass(timeline *tl, const workload_layer *l, const device_model
             tl->host_free = fmax(tl->t, tl->host_free) + o->host_backward_s;
         return;
     }
+    if (l->cls == OPCLASS_EMBEDDING && o->tables && first_table) {
+        flops = backward ? o->tables->update_flops : o->tables->lookup_flops;
+        bytes = backward ? o->tables->update_bytes : o->tables->lookup_bytes;
+    }
     double dt = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls], d->mem_Bps);
     tl->t += dt;
     tl->r->compute_s += dt;
@@ -166,7 +191,7 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
 {
     memset(out, 0, sizeof *out);
     scaling k = scaling_of(t, o);
-    memory_of(t, o, &k, &out->memory);
+    step_memory_of(t, o, &out->memory);
     const step_memory *m = &out->memory;
     if (m->total_bytes > d->mem_bytes)
         return tt_error_set(err, TT_EINPUT,
@@ -178,9 +203,12 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
                             m->total_bytes / 1e9);
     timeline tl = {0, 0, 0, 0, out};
     const double *a2a_s = coll_s + t->n_buckets;
+    double replicated_rows_s = o->tables ? coll_s[t->n_buckets + t->n_comm] : 0;
     size_t first_table = 0;
     while (first_table < t->n_layers && t->layers[first_table].cls != OPCLASS_EMBEDDING)
         first_table++;
+    if (t->emb.n_tables > 0)
+        first_table = (size_t)t->emb.layer;
     for (int micro = 0; micro < o->accumulation; micro++) {
         int last = micro == o->accumulation - 1;
         /* The batch's indices are known when the micro-step starts: the host
@@ -195,6 +223,8 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
         for (size_t i = t->n_layers; i-- > 0;) {
             layer_pass(&tl, &t->layers[i], d, o, &k, 1, i == first_table);
             comms_after(&tl, t, o, a2a_s, i, COMM_BACKWARD);
+            if (last && i == first_table && replicated_rows_s > 0) /* the plan's replicated rows */
+                background_coll(&tl, replicated_rows_s);
             /* Gradients are reduced once per optimizer step, after the last micro-batch. */
             for (; o->overlap && last && b < t->n_buckets && (size_t)t->buckets[b].ready_after_layer == i; b++)
                 background_coll(&tl, coll_s[b]);
