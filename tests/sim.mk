@@ -48,3 +48,9 @@ tests_test_coll_request_SOURCES = tests/test_coll_request.c
 tests_test_coll_request_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_coll_request_LDADD = $(TEST_LIBS)
 TESTS += tests/test_coll_request
+
+check_PROGRAMS += tests/test_sharding
+tests_test_sharding_SOURCES = tests/test_sharding.c
+tests_test_sharding_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_sharding_LDADD = $(TEST_LIBS)
+TESTS += tests/test_sharding

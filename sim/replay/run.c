@@ -388,6 +388,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
         combine_phases(sc, ph, d.peak_flops, pt);
         pt->tables = ph[0].tables;
+        pt->n_tables = x->tr[0].emb.n_tables;
         time_to_target(x, dev, pt);
     }
     free(c);

@@ -84,53 +84,64 @@ static double load_bytes(const sharding_cost *c)
     return c->lookup_bytes + c->update_bytes;
 }
 
-static int by_rows_desc(const void *a, const void *b)
+static void add_traffic(sharding_cost *into, const sharding_cost *w)
 {
-    const workload_table *x = *(const workload_table *const *)a, *y = *(const workload_table *const *)b;
-    double wx = x->rows * x->dim, wy = y->rows * y->dim;
-    return wx < wy ? 1 : wx > wy ? -1 : 0;
+    into->lookup_bytes += w->lookup_bytes;
+    into->lookup_flops += w->lookup_flops;
+    into->update_bytes += w->update_bytes;
+    into->update_flops += w->update_flops;
+    into->lookups += w->lookups;
+    into->unique_rows += w->unique_rows;
+    into->gradient_bytes += w->gradient_bytes;
 }
 
-/* Whole tables (or, for hybrid, their cold tails) placed greedily, largest
- * first, on the rank with the least lookup and update traffic so far; the
- * busiest rank's traffic and the largest rank's memory are the plan's. */
+/* A table (or, for hybrid, its cold tail) as one rank serves it. */
+typedef struct placed {
+    const workload_table *t;
+    double hot;
+    sharding_cost work;
+} placed;
+
+static int by_traffic_desc(const void *a, const void *b)
+{
+    double x = load_bytes(&((const placed *)a)->work), y = load_bytes(&((const placed *)b)->work);
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Whole tables (or, for hybrid, their cold tails) placed greedily, the most
+ * traffic first, on the rank with the least lookup and update traffic so far
+ * (TorchRec's greedy partitioner by cost); the busiest rank's traffic and the
+ * largest rank's memory are the plan's. */
 static void place_tables(const workload_embedding *e, const sharding_options *o, const double *hot, sharding_cost *out)
 {
     int R = o->ranks;
     size_t n = e->n_tables;
     rank_load *ranks = calloc((size_t)R, sizeof *ranks);
-    const workload_table **order = malloc(n * sizeof *order);
-    double *hot_of = calloc(n, sizeof *hot_of);
-    for (size_t i = 0; i < n; i++)
-        order[i] = &e->tables[i];
-    qsort(order, n, sizeof *order, by_rows_desc);
-    for (size_t i = 0; i < n; i++)
-        hot_of[i] = hot ? hot[order[i] - e->tables] : 0;
+    placed *order = calloc(n ? n : 1, sizeof *order);
     double G = (double)o->micro_batch * R;
     for (size_t i = 0; i < n; i++) {
-        const workload_table *t = order[i];
+        const workload_table *t = &e->tables[i];
+        double h = hot ? hot[i] : 0;
+        /* pooled vectors of the cold rows' lookups: every sample with one */
+        double cold_share = 1 - pow(synth_zipf_cdf(h, (long)t->rows, o->zipf_s), t->lookups);
+        part_work w = part_of(t, o->zipf_s, G, h, t->rows, t->dim, G * cold_share);
+        order[i] = (placed){t, h, {0}};
+        add_work(&order[i].work, &w, o);
+    }
+    qsort(order, n, sizeof *order, by_traffic_desc);
+    for (size_t i = 0; i < n; i++) {
         int r = 0;
         for (int k = 1; k < R; k++)
             if (load_bytes(&ranks[k].work) < load_bytes(&ranks[r].work))
                 r = k;
-        /* pooled vectors of the cold rows' lookups: every sample with one */
-        double cold_share = 1 - pow(synth_zipf_cdf(hot_of[i], (long)t->rows, o->zipf_s), t->lookups);
-        part_work w = part_of(t, o->zipf_s, G, hot_of[i], t->rows, t->dim, G * cold_share);
-        add_work(&ranks[r].work, &w, o);
-        add_memory(&ranks[r].mem, t->rows - hot_of[i], t->dim, o);
+        add_traffic(&ranks[r].work, &order[i].work);
+        add_memory(&ranks[r].mem, order[i].t->rows - order[i].hot, order[i].t->dim, o);
     }
     int busiest = 0;
     for (int k = 1; k < R; k++)
         if (load_bytes(&ranks[k].work) > load_bytes(&ranks[busiest].work))
             busiest = k;
-    const sharding_cost *b = &ranks[busiest].work;
-    out->lookup_bytes += b->lookup_bytes;
-    out->lookup_flops += b->lookup_flops;
-    out->update_bytes += b->update_bytes;
-    out->update_flops += b->update_flops;
-    out->lookups += b->lookups;
-    out->unique_rows += b->unique_rows;
-    out->gradient_bytes += b->gradient_bytes;
+    add_traffic(out, &ranks[busiest].work);
     double pm = 0, om = 0;
     for (int k = 0; k < R; k++)
         if (ranks[k].mem.params_bytes + ranks[k].mem.optimizer_bytes > pm + om) {
@@ -141,7 +152,6 @@ static void place_tables(const workload_embedding *e, const sharding_options *o,
     out->optimizer_bytes += om;
     free(ranks);
     free(order);
-    free(hot_of);
 }
 
 void sharding_cost_of(const workload_embedding *e, sharding_kind k, const sharding_options *o,
