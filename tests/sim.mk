@@ -54,3 +54,9 @@ tests_test_sharding_SOURCES = tests/test_sharding.c
 tests_test_sharding_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_sharding_LDADD = $(TEST_LIBS)
 TESTS += tests/test_sharding
+
+check_PROGRAMS += tests/test_dlrm
+tests_test_dlrm_SOURCES = tests/test_dlrm.c
+tests_test_dlrm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_dlrm_LDADD = $(TEST_LIBS)
+TESTS += tests/test_dlrm

@@ -197,10 +197,14 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
         return tt_error_set(err, TT_EINPUT,
                             "%s at micro-batch %d does not fit in the %.3g GB of a %s: parameters %.3g GB, "
                             "gradients %.3g GB, optimizer state %.3g GB, activations %.3g GB (total %.3g GB); "
-                            "use a smaller micro-batch (more accumulation or more ranks)",
+                            "use a smaller micro-batch (more accumulation or more ranks)%s",
                             t->model, o->micro_batch, d->mem_bytes / 1e9, d->name, m->params_bytes / 1e9,
                             m->gradients_bytes / 1e9, m->optimizer_bytes / 1e9, m->activations_bytes / 1e9,
-                            m->total_bytes / 1e9);
+                            m->total_bytes / 1e9,
+                            o->tables ? ", or, for the embedding tables (parameters include the busiest rank's), "
+                                        "another $.workload.embedding: sharding row_wise or column_wise (every table "
+                                        "split over the ranks) or auto, precision fp16, no master_weights"
+                                      : "");
     timeline tl = {0, 0, 0, 0, out};
     const double *a2a_s = coll_s + t->n_buckets;
     double replicated_rows_s = o->tables ? coll_s[t->n_buckets + t->n_comm] : 0;
