@@ -51,6 +51,8 @@ dist_published_DATA = scenarios/published/README.md \
 examplesdir = $(pkgdatadir)/scenarios/examples
 dist_examples_DATA = \
 	scenarios/examples/ci-expect.json \
+	scenarios/examples/dgx-a100-dlrm-auto.json \
+	scenarios/examples/dlrm-plans.sh \
 	scenarios/examples/purchase-fattree.json \
 	scenarios/examples/purchase-torus2d.json \
 	scenarios/examples/tpu-v3-batch-sweep.json \

@@ -160,7 +160,10 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     fprintf(out, "collectives   allreduce %s (%s gradients, %s), alltoall %s\n", r->allreduce,
             sc->gradient_precision ? sc->gradient_precision : r->precision,
             sc->overlap ? "overlapping the backward" : "after the backward", r->alltoall);
-    if (b->n_tables > 0)
+    if (b->n_tables > 0 && b->plan == SHARD_HOST)
+        fprintf(out, "embeddings    %zu tables host%s: in the CPU sockets' memory (per micro-step below)\n", b->n_tables,
+                sc->sharding == SHARD_AUTO ? " (auto: the fastest that fits)" : "");
+    else if (b->n_tables > 0)
         fprintf(out, "embeddings    %zu tables %s%s: per rank per micro-step %.4g lookups, %.4g distinct rows "
                      "updated; alltoall %.4g MB, reduce-scatter %.4g MB, all-gather %.4g MB, "
                      "replicated rows' allreduce %.4g MB\n",
