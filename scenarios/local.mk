@@ -29,6 +29,8 @@ dist_published_DATA = scenarios/published/README.md \
 	scenarios/published/bert-lamb-512.json \
 	scenarios/published/bert-lamb-64k.json \
 	scenarios/published/bert-lamb-8k.json \
+	scenarios/published/dlrm-mlperf07-pytorch-dgxa100.json \
+	scenarios/published/dlrm-mlperf10-hugectr-dgxa100.json \
 	scenarios/published/dlrm-ngc-pytorch-amp-8xa100.json \
 	scenarios/published/dlrm-ngc-tf2-amp-8xa100.json \
 	scenarios/published/resnet50-akiba-2017.json \
