@@ -129,6 +129,28 @@ START_TEST(auto_picks_fastest_that_fits)
 }
 END_TEST
 
+/* Tables in Zion's CPU memory: the sockets' lookups grow with the batch,
+ * their sparse update by the distinct rows the node's batch touches (the hot
+ * rows repeat), so 4 x the samples cost 4 x the lookups and less than 4 x the update. */
+START_TEST(host_update_follows_distinct_rows)
+{
+    static char out[65536];
+    const char *host = ", \"embedding\": {\"sharding\": \"host\"}";
+    json_t *a = run_dlrm("zion", "\"trace\": \"" TRACE "\"", 16384, host, 0, out, sizeof out);
+    json_t *b = run_dlrm("zion", "\"trace\": \"" TRACE "\"", 65536, host, 0, out, sizeof out);
+    ck_assert_str_eq(plan_of(a), "host");
+    ck_assert_double_eq_tol(get(b, "embedding.lookups"), 4 * get(a, "embedding.lookups"), 1e-6 * get(b, "embedding.lookups"));
+    ck_assert_double_lt(get(b, "embedding.unique_rows"), 3.5 * get(a, "embedding.unique_rows"));
+    double la = get(a, "host_embedding.lookup_s"), lb = get(b, "host_embedding.lookup_s");
+    double ua = get(a, "host_embedding.update_s"), ub = get(b, "host_embedding.update_s");
+    ck_assert_double_eq_tol(lb, 4 * la, 1e-6 * lb);
+    ck_assert_double_lt(ub, 3.9 * ua);
+    ck_assert_double_gt(ub, 2 * ua);
+    json_decref(a);
+    json_decref(b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dlrm");
@@ -137,6 +159,7 @@ int main(void)
     tcase_add_test(tc, trace_and_model_agree);
     tcase_add_test(tc, mixed_precision_fits_v100);
     tcase_add_test(tc, auto_picks_fastest_that_fits);
+    tcase_add_test(tc, host_update_follows_distinct_rows);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

@@ -148,7 +148,7 @@ START_TEST(timeline_overlap)
     ck_assert_double_eq_tol(r.time_s, 1.352 + 0.2 + 0.004, 1e-12);
     /* fp32 gradients of an fp16 step: buckets keep their fp32 size. */
     o.dtype_bytes = 2;
-    step_coll c32[2];
+    step_coll c32[3];
     step_collectives(&t, &o, c32);
     ck_assert_double_eq(c32[0].bytes, 4e8);
     workload_free(&t);

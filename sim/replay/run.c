@@ -290,21 +290,36 @@ static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
     pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
 }
 
-/* The model-parallel tables of a phase under plan k on the accelerators. */
-static int plan_tables(const run_ctx *x, size_t k, const char *precision, sharding_kind plan, phase_plan *pp,
-                       tt_error *err)
+/* The model-parallel tables of a phase under a plan: on the accelerators, or,
+ * in host memory, the traffic of each accelerator's share of its node's. */
+static int plan_tables(const run_ctx *x, size_t k, const char *precision, sharding_kind plan, int node_ranks,
+                       phase_plan *pp, tt_error *err)
 {
     const scenario *sc = x->sc;
     const workload *t = &x->tr[k];
     tt_dtype dt;
     int rc = dtype_parse(sc->table_precision ? sc->table_precision : precision, &dt, err);
-    if (rc || t->emb.n_tables == 0 || plan == SHARD_HOST)
+    if (rc || t->emb.n_tables == 0)
         return rc;
     sharding_options so = {.ranks = pp->o.ranks, .micro_batch = pp->micro_batch, .table_dtype_bytes = dtype_bytes(dt),
                            .act_dtype_bytes = pp->o.dtype_bytes, .grad_dtype_bytes = pp->o.grad_dtype_bytes,
                            .master_weights = sc->master_weights, .optimizer = (embedding_optimizer)sc->table_optimizer,
                            .zipf_s = sc->index_zipf_s > 0 ? sc->index_zipf_s : t->emb.zipf_s};
-    sharding_cost_of(&t->emb, plan, &so, &pp->tables);
+    if (plan != SHARD_HOST) {
+        sharding_cost_of(&t->emb, plan, &so, &pp->tables);
+    } else {
+        /* a node's sockets hold every table and serve its accelerators' samples: the
+         * node's lookups and updates as one replica, each accelerator's share of them */
+        double a = (double)node_ranks;
+        so.ranks = 1;
+        so.micro_batch = pp->micro_batch * node_ranks;
+        sharding_cost c;
+        sharding_cost_of(&t->emb, SHARD_DATA_PARALLEL, &so, &c);
+        pp->tables = (sharding_cost){.kind = SHARD_HOST, .lookup_bytes = c.lookup_bytes / a,
+                                     .lookup_flops = c.lookup_flops / a, .update_bytes = c.update_bytes / a,
+                                     .update_flops = c.update_flops / a, .lookups = c.lookups / a,
+                                     .unique_rows = c.unique_rows / a};
+    }
     pp->o.tables = &pp->tables;
     return TT_OK;
 }
@@ -355,7 +370,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
         o->embeddings = plan == SHARD_HOST ? EMB_HOST : EMB_ACCELERATORS;
-        if ((rc = plan_tables(x, k, precision, plan, pp, err)))
+        if ((rc = plan_tables(x, k, precision, plan, platform_ranks_per_node(p), pp, err)))
             break;
         step_memory m;
         step_memory_of(&x->tr[k], o, &m);

@@ -57,7 +57,7 @@ size_t step_collectives(const workload *t, const step_options *o, step_coll *out
         out[n++] = o->embeddings != EMB_ACCELERATORS ? (step_coll){STEP_ALLTOALL, 0}
                    : o->tables ? plan_coll(o->tables, t->comm[c].phase)
                                : (step_coll){STEP_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
-    out[n++] = (step_coll){STEP_ALLREDUCE, o->tables ? o->tables->allreduce_bytes : 0};
+    out[n++] = (step_coll){STEP_ALLREDUCE, o->tables && o->embeddings == EMB_ACCELERATORS ? o->tables->allreduce_bytes : 0};
     return n;
 }
 
@@ -114,6 +114,10 @@ void step_host_load_of(const workload *t, const step_options *o, step_host_load 
         out->rows_bytes += l->activation_bytes * k.samples * k.dtype;
         out->lookup_bytes += scaled_bytes(&k, l, l->forward_bytes, 1);
         out->update_bytes += scaled_bytes(&k, l, l->backward_bytes, 2);
+    }
+    if (o->tables) { /* the tables' own costs: distinct rows at the node's batch */
+        out->lookup_bytes = o->tables->lookup_bytes;
+        out->update_bytes = o->tables->update_bytes;
     }
     out->grad_rows_bytes = out->rows_bytes * grad;
 }
@@ -207,7 +211,7 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
                                       : "");
     timeline tl = {0, 0, 0, 0, out};
     const double *a2a_s = coll_s + t->n_buckets;
-    double replicated_rows_s = o->tables ? coll_s[t->n_buckets + t->n_comm] : 0;
+    double replicated_rows_s = o->tables && o->embeddings == EMB_ACCELERATORS ? coll_s[t->n_buckets + t->n_comm] : 0;
     size_t first_table = 0;
     while (first_table < t->n_layers && t->layers[first_table].cls != OPCLASS_EMBEDDING)
         first_table++;

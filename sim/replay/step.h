@@ -75,7 +75,8 @@ typedef struct step_result {
  * replicated rows. Returns how many: t->n_buckets + t->n_comm + 1. */
 size_t step_collectives(const workload *t, const step_options *o, step_coll *out);
 
-/* The embedding traffic of one micro-step of a trace at the options' batch and precision. */
+/* The embedding traffic of one micro-step of a trace at the options' batch and
+ * precision (with o->tables, the host's lookups and updates are the tables'). */
 void step_host_load_of(const workload *t, const step_options *o, step_host_load *out);
 
 /* Memory of one rank: parameters, gradients, optimizer state, activations. */
