@@ -125,8 +125,19 @@ int device_table_add_json(device_table *t, const char *file, json_t *devices, co
         snprintf(d.path, sizeof d.path, "%s.%s", path, name);
         if (!json_is_object(v))
             return tt_error_set(err, TT_EINPUT, "%s: %s: expected an object describing the device", file, d.path);
+        json_t *known = t->json ? json_object_get(t->json, name) : NULL;
+        json_t *def = known && !json_object_get(v, "kind") ? json_deep_copy(known) : json_incref(v);
+        if (def != v)
+            jx_merge(def, v);
+        d.obj = def;
         device_info dev;
         int rc = load_device(&d, name, &dev);
+        if (rc == TT_OK) {
+            if (!t->json)
+                t->json = json_object();
+            json_object_set(t->json, name, def);
+        }
+        json_decref(def);
         if (rc)
             return rc;
         if ((rc = device_table_put(t, &dev, err)))
@@ -206,6 +217,8 @@ void device_table_free(device_table *t)
 {
     json_decref(t->assumptions);
     t->assumptions = NULL;
+    json_decref(t->json);
+    t->json = NULL;
     free(t->dev);
     t->dev = NULL;
     t->n = 0;

@@ -42,10 +42,12 @@ typedef struct device_table {
     device_info *dev;
     int n;
     json_t *assumptions; /* device name -> array of {"name", "value", "why"} */
+    json_t *json;        /* device name -> its definition as read (a partial one merges over it) */
 } device_table;
 
 /* Adds every entry of the JSON object `devices` (keys are names) read from
- * file at JSON path `path`; a name already present is replaced. */
+ * file at JSON path `path`; a name already present is replaced, or updated
+ * when the entry has no "kind" (a partial definition: {"price_usd": 2e4}). */
 int device_table_add_json(device_table *t, const char *file, json_t *devices, const char *path,
                           tt_error *err);
 /* Loads the shared library platforms/devices.json (found with datapath). */

@@ -24,6 +24,9 @@ typedef struct platform_options {
     double link_latency_s;    /* fabric links */
     const char *accelerator;  /* a device name replacing the accelerator type */
     const char *mesh;         /* replaces the accelerator mesh pattern (zion: "fully_connected") */
+    const json_t *fabric;     /* fields merged over the file's "fabric" (a scenario's platform.fabric) */
+    const json_t *devices;    /* definitions by name; a partial one is merged over the device it names */
+    const char *overlay_file; /* where fabric and devices come from, for messages */
 } platform_options;
 
 /* A built-in name (platform_list), a generic name (star, ring, torus2d,
