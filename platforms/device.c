@@ -70,9 +70,31 @@ static int load_efficiency(const jx_obj *d, device_info *dev)
     return TT_OK;
 }
 
+/* The "purchase" block: a named assumption like every price (its "why"). */
+static int load_purchase(const jx_obj *d, device_info *dev)
+{
+    static const char *keys[] = {"price_usd", "power_w", "switch_port_usd", "switch_port_w", "cable_usd",
+                                 "cable_w", "why", NULL};
+    jx_obj b;
+    const char *why = "";
+    int rc;
+    if ((rc = jx_child(d, "purchase", 0, &b)) || !b.obj)
+        return rc;
+    if ((rc = jx_check_keys(&b, keys)) || (rc = jx_number(&b, "price_usd", 1, 0, 1e9, &dev->price_usd)) ||
+        (rc = jx_number(&b, "power_w", dev->kind != DEVICE_ACCELERATOR, 0, 1e6, &dev->power_w)) ||
+        (rc = jx_number(&b, "switch_port_usd", 0, 0, 1e7, &dev->switch_port_usd)) ||
+        (rc = jx_number(&b, "switch_port_w", 0, 0, 1e5, &dev->switch_port_w)) ||
+        (rc = jx_number(&b, "cable_usd", 0, 0, 1e7, &dev->cable_usd)) ||
+        (rc = jx_number(&b, "cable_w", 0, 0, 1e5, &dev->cable_w)) || (rc = jx_string(&b, "why", 1, &why)))
+        return rc;
+    dev->has_purchase = 1;
+    snprintf(dev->purchase_why, sizeof dev->purchase_why, "%s", why);
+    return TT_OK;
+}
+
 static int load_device(const jx_obj *d, const char *name, device_info *dev)
 {
-    static const char *keys[] = {"kind", "description", "peak_flops", "mem_bytes", "mem_Bps",
+    static const char *keys[] = {"kind", "description", "purchase", "peak_flops", "mem_bytes", "mem_Bps",
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "bandwidth_Bps",
                                  "efficiency", "mem_efficiency", "derivation", "sources", "assumptions", NULL};
     int rc, kind = 0;
@@ -107,7 +129,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_int(d, "cores", dev->kind == DEVICE_CPU, 1, 4096, &cores)) ||
         (rc = jx_rate(d, "bandwidth_Bps", dev->kind == DEVICE_NIC, 1e3, 1e15, &dev->bandwidth_Bps)) ||
         (rc = jx_number(d, "mem_efficiency", 0, 1e-3, 1, &dev->mem_efficiency)) ||
-        (rc = load_efficiency(d, dev)))
+        (rc = load_efficiency(d, dev)) || (rc = load_purchase(d, dev)))
         return rc;
     dev->cores = (int)cores;
     return TT_OK;

@@ -35,6 +35,14 @@ typedef struct device_info {
      * bound; mem_efficiency is the fraction of mem_Bps when memory bound. */
     double efficiency[DTYPE_COUNT][OPCLASS_COUNT];
     double mem_efficiency;
+    /* Buying and powering it (the "purchase" block; 0 = not given). An
+     * accelerator's draw is tdp_w busy, idle_w waiting; another device draws
+     * power_w while the cluster runs. A NIC (or an accelerator on the fabric
+     * itself) prices the fabric: a switch port and a cable per link. */
+    int has_purchase;
+    double price_usd, power_w;
+    double switch_port_usd, switch_port_w, cable_usd, cable_w;
+    char purchase_why[400];
 } device_info;
 
 /* A set of device types by name. */

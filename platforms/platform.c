@@ -724,3 +724,19 @@ void platform_summarize(const platform *p, platform_summary *s)
         for (int d = 0; d < DTYPE_COUNT; d++)
             s->peak_flops[d] += platform_device(p, r)->peak_flops[d];
 }
+
+void platform_fabric_bom_of(const platform *p, platform_fabric_bom *out)
+{
+    memset(out, 0, sizeof *out);
+    int members = p->flat ? platform_ranks(p) : p->nodes;
+    if (p->fabric == FABRIC_NONE || p->user_xml || (!p->flat && p->nodes < 2))
+        return;
+    long per = p->flat ? 1 : p->natt;
+    out->cables = fabric_link_count(p, members) * per;
+    long ends = (long)members * per; /* end point to first switch: one switch port each */
+    if (p->fabric == FABRIC_SWITCH)
+        out->switch_ports = ends;
+    else if (p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL)
+        out->switch_ports = ends + 2 * (out->cables - ends);
+    out->priced_by = !p->flat && p->natt > 0 ? p->comp[p->att[0]].dev : platform_device(p, 0);
+}

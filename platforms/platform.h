@@ -94,6 +94,17 @@ typedef struct platform_summary {
 } platform_summary;
 void platform_summarize(const platform *p, platform_summary *out);
 
+/* What the fabric between nodes is made of, for its price and power: cables
+ * (a rail-optimised or fat-tree node has one per NIC per link of the tree),
+ * the switch ports they plug into (an end point's cable one, a cable between
+ * switches two; none in a torus) and the device whose "purchase" block
+ * prices them (the NIC the fabric attaches, else the accelerator). */
+typedef struct platform_fabric_bom {
+    long cables, switch_ports;
+    const device_info *priced_by; /* NULL without a fabric */
+} platform_fabric_bom;
+void platform_fabric_bom_of(const platform *p, platform_fabric_bom *out);
+
 /* Route between two components of one node ("cpu3" -> "oam0": an embedding
  * table's rows reaching an accelerator): hops, or -1 if either is unknown or
  * there is no route inside the node (and for flat or user-XML platforms). */

@@ -205,6 +205,36 @@ static int time_host_embeddings(const scenario *sc, const platform *p, const tra
 
 /* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
 
+static void add_assumption(run_result *r, const char *text)
+{
+    if (r->n_assumptions < RUN_MAX_ASSUMPTIONS)
+        r->assumptions[r->n_assumptions++] = strdup(text);
+}
+
+/* The owner's numbers: every price and draw, the lifetime, PUE and electricity. */
+static void note_ownership(const scenario *sc, const platform *p, run_result *r)
+{
+    char buf[1024];
+    platform_summary s;
+    platform_summarize(p, &s);
+    for (int i = 0; i < s.n_devices; i++) {
+        const device_info *d = s.devices[i].dev;
+        if (!d->has_purchase)
+            continue;
+        int n = snprintf(buf, sizeof buf, "purchase.%s = $%.6g each", d->name, d->price_usd);
+        if (d->kind != DEVICE_ACCELERATOR)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, ", %.4g W", d->power_w);
+        if (d->switch_port_usd > 0 || d->cable_usd > 0)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "; fabric switch port $%.6g and %.4g W, cable $%.6g and "
+                          "%.4g W", d->switch_port_usd, d->switch_port_w, d->cable_usd, d->cable_w);
+        snprintf(buf + n, sizeof buf - (size_t)n, " (%s)", d->purchase_why);
+        add_assumption(r, buf);
+    }
+    snprintf(buf, sizeof buf, "ownership = capital cost over %.3g years, PUE %.3g, $%.3g per kWh (the scenario's "
+             "\"cost\" block; defaults: %s)", sc->lifetime_years, sc->pue, sc->usd_per_kwh, COST_DEFAULTS_WHY);
+    add_assumption(r, buf);
+}
+
 static void note_assumptions(run_ctx *x, const platform *p)
 {
     run_result *r = x->res;
@@ -237,6 +267,7 @@ static void note_assumptions(run_ctx *x, const platform *p)
             "(the trace merges its tables into one layer: each socket serves 1/S of every sample's rows; "
             "DRAM lookups and updates at the socket's mem_Bps x mem_efficiency, pipelined with the PCIe/UPI "
             "transfers, which run all at once on SimGrid)");
+    note_ownership(x->sc, p, r);
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
         snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
@@ -290,11 +321,15 @@ static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
     if (sc->eval_every_steps > 0)
         pt->eval_s = floor(pt->steps_to_target / sc->eval_every_steps) * sc->eval_time_s;
     pt->time_to_accuracy_s = pt->steps_to_target * pt->step.time_s + pt->eval_s;
-    cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w};
+    double lifetime_s = sc->lifetime_years * 365.25 * 86400;
+    cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w, pt->bill.other_w, sc->pue,
+                        pt->bill.total_usd, lifetime_s, sc->usd_per_kwh / 3.6e6};
     double busy = pt->step.compute_s + pt->step.optimizer_s;
     pt->per_step = cost_of(&rates, pt->step.time_s, busy);
     /* evaluation counts as busy time */
     pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
+    if (pt->bill.total_usd > 0)
+        pt->tco_usd = pt->bill.total_usd + pt->per_step.energy_usd / pt->step.time_s * lifetime_s;
 }
 
 static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt, tt_error *err)
@@ -362,6 +397,7 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
             snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
         }
         combine_phases(sc, ph, d.peak_flops, pt);
+        cost_bill_of(p, &pt->bill);
         time_to_target(x, dev, pt);
         note_assumptions(x, p);
     }

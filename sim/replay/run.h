@@ -29,6 +29,8 @@ typedef struct run_point {
     double eval_s;        /* evaluation time in time_to_accuracy_s */
     double time_to_accuracy_s;
     cost per_step, total;
+    cost_bill bill;     /* the cluster's capital cost by component */
+    double tco_usd;     /* capex + the lifetime's electricity at this point's average draw */
     double scaling_efficiency; /* samples/s per rank against the sweep's first point */
 } run_point;
 

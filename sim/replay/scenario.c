@@ -9,6 +9,7 @@
 
 #include "common/datapath.h"
 #include "common/jsonx.h"
+#include "sim/replay/cost.h"
 #include "sim/replay/override.h"
 
 static const char *const NETWORKS[] = {"ideal", "calibrated", NULL};
@@ -301,6 +302,22 @@ static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_a
     return TT_OK;
 }
 
+static int load_cost(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"lifetime_years", "pue", "usd_per_kwh", NULL};
+    jx_obj c;
+    int rc;
+    s->lifetime_years = COST_LIFETIME_YEARS;
+    s->pue = COST_PUE;
+    s->usd_per_kwh = COST_USD_PER_KWH;
+    if ((rc = jx_child(r, "cost", 0, &c)) || !c.obj)
+        return rc;
+    if ((rc = jx_check_keys(&c, keys)) || (rc = jx_number(&c, "lifetime_years", 0, 0.1, 50, &s->lifetime_years)) ||
+        (rc = jx_number(&c, "pue", 0, 1, 5, &s->pue)) || (rc = jx_number(&c, "usd_per_kwh", 0, 0, 10, &s->usd_per_kwh)))
+        return rc;
+    return TT_OK;
+}
+
 static int load_rest(const jx_obj *r, scenario *s)
 {
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
@@ -326,7 +343,7 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_seconds(&f, "time_s", 0, 1e-9, 1e12, &s->ref_time_s)) ||
                    (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
                    (rc = jx_string(&f, "source", 0, &src)))) ||
-        (rc = load_expect(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
+        (rc = load_expect(r, s)) || (rc = load_cost(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
         (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
         return rc;
     s->optimizer = dup_or_null(opt);
@@ -344,7 +361,7 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
 {
     static const char *const keys[] = {"version", "name", "description", "assumptions", "platform",
                                        "network", "workload", "optimizer", "collectives", "convergence",
-                                       "evaluation", "sweep", "outputs", "reference", "expect", "devices", NULL};
+                                       "evaluation", "sweep", "outputs", "reference", "expect", "devices", "cost", NULL};
     out->network = 1;
     out->overlap = 1;
     out->doc = root;

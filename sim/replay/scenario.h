@@ -79,6 +79,9 @@ typedef struct scenario {
 
     double eval_every_steps, eval_time_s; /* evaluation added to time-to-accuracy */
 
+    /* owning the cluster ("cost"; defaults in cost.h) */
+    double lifetime_years, pue, usd_per_kwh;
+
     /* sweep: every combination of these (empty list: the scenario's value) */
     size_t n_sweep_batch, n_sweep_nodes;
     long sweep_batch[SCENARIO_MAX_SWEEP];
