@@ -739,4 +739,8 @@ void platform_fabric_bom_of(const platform *p, platform_fabric_bom *out)
     else if (p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL)
         out->switch_ports = ends + 2 * (out->cables - ends);
     out->priced_by = !p->flat && p->natt > 0 ? p->comp[p->att[0]].dev : platform_device(p, 0);
+    /* accelerators cabled to a generic fabric: the generic fabric's prices unless they carry their own */
+    const device_info *generic = device_table_find(&p->devices, "generic-accelerator");
+    if (out->priced_by->cable_usd <= 0 && generic)
+        out->priced_by = generic;
 }

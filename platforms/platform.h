@@ -98,7 +98,8 @@ void platform_summarize(const platform *p, platform_summary *out);
  * (a rail-optimised or fat-tree node has one per NIC per link of the tree),
  * the switch ports they plug into (an end point's cable one, a cable between
  * switches two; none in a torus) and the device whose "purchase" block
- * prices them (the NIC the fabric attaches, else the accelerator). */
+ * prices them (the NIC the fabric attaches, else the accelerator, else the
+ * generic-accelerator's generic links). */
 typedef struct platform_fabric_bom {
     long cables, switch_ports;
     const device_info *priced_by; /* NULL without a fabric */
