@@ -73,8 +73,9 @@ static int load_efficiency(const jx_obj *d, device_info *dev)
 /* The "purchase" block: a named assumption like every price (its "why"). */
 static int load_purchase(const jx_obj *d, device_info *dev)
 {
-    static const char *keys[] = {"price_usd", "power_w", "switch_port_usd", "switch_port_w", "cable_usd",
-                                 "cable_w", "why", NULL};
+    static const char *keys[] = {"price_usd", "power_w", "switch_port_usd", "switch_port_w", "switch_radix",
+                                 "cable_usd", "cable_w", "why", NULL};
+    long radix = 0;
     jx_obj b;
     const char *why = "";
     int rc;
@@ -85,8 +86,10 @@ static int load_purchase(const jx_obj *d, device_info *dev)
         (rc = jx_number(&b, "switch_port_usd", 0, 0, 1e7, &dev->switch_port_usd)) ||
         (rc = jx_number(&b, "switch_port_w", 0, 0, 1e5, &dev->switch_port_w)) ||
         (rc = jx_number(&b, "cable_usd", 0, 0, 1e7, &dev->cable_usd)) ||
-        (rc = jx_number(&b, "cable_w", 0, 0, 1e5, &dev->cable_w)) || (rc = jx_string(&b, "why", 1, &why)))
+        (rc = jx_number(&b, "cable_w", 0, 0, 1e5, &dev->cable_w)) || (rc = jx_string(&b, "why", 1, &why)) ||
+        (rc = jx_int(&b, "switch_radix", 0, 2, 4096, &radix)))
         return rc;
+    dev->switch_radix = (int)radix;
     dev->has_purchase = 1;
     snprintf(dev->purchase_why, sizeof dev->purchase_why, "%s", why);
     return TT_OK;

@@ -42,6 +42,7 @@ typedef struct device_info {
     int has_purchase;
     double price_usd, power_w;
     double switch_port_usd, switch_port_w, cable_usd, cable_w;
+    int switch_radix; /* ports of one fabric switch */
     char purchase_why[400];
 } device_info;
 

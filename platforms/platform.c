@@ -725,7 +725,25 @@ void platform_summarize(const platform *p, platform_summary *s)
             s->peak_flops[d] += platform_device(p, r)->peak_flops[d];
 }
 
-void platform_fabric_bom_of(const platform *p, platform_fabric_bom *out)
+/* Switches of a tree: element of level m has down[m-1] links down and
+ * up[m] up (none at the top), each a node port of `per` cables; a rail tree
+ * has one switch set per rail. */
+static long tree_switches(const platform *p, long per, int radix)
+{
+    long elems = 1, total = 0;
+    for (int l = 0; l < p->levels; l++)
+        elems *= p->down[l];
+    int rails = p->fabric == FABRIC_RAIL;
+    for (int m = 1; m <= p->levels; m++) {
+        elems = elems * p->up[m - 1] / p->down[m - 1];
+        long ports = p->down[m - 1] + (m < p->levels ? p->up[m] : 0);
+        long each = rails ? per * ((ports + radix - 1) / radix) : (per * ports + radix - 1) / radix;
+        total += elems * each;
+    }
+    return total;
+}
+
+void platform_fabric_bom_of(const platform *p, int radix, platform_fabric_bom *out)
 {
     memset(out, 0, sizeof *out);
     int members = p->flat ? platform_ranks(p) : p->nodes;
@@ -743,4 +761,10 @@ void platform_fabric_bom_of(const platform *p, platform_fabric_bom *out)
     const device_info *generic = device_table_find(&p->devices, "generic-accelerator");
     if (out->priced_by->cable_usd <= 0 && generic)
         out->priced_by = generic;
+    if (radix <= 0)
+        radix = out->priced_by->switch_radix > 0 ? out->priced_by->switch_radix : 64;
+    if (p->fabric == FABRIC_SWITCH)
+        out->switches = (out->switch_ports + radix - 1) / radix;
+    else if (p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL)
+        out->switches = tree_switches(p, per, radix);
 }

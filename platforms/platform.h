@@ -102,9 +102,11 @@ void platform_summarize(const platform *p, platform_summary *out);
  * generic-accelerator's generic links). */
 typedef struct platform_fabric_bom {
     long cables, switch_ports;
+    long switches; /* of radix ports: per tree element (per rail in a rail-optimised one), rounded up */
     const device_info *priced_by; /* NULL without a fabric */
 } platform_fabric_bom;
-void platform_fabric_bom_of(const platform *p, platform_fabric_bom *out);
+/* radix: ports per switch (<= 0: the priced_by device's switch_radix, else 64). */
+void platform_fabric_bom_of(const platform *p, int radix, platform_fabric_bom *out);
 
 /* Route between two components of one node ("cpu3" -> "oam0": an embedding
  * table's rows reaching an accelerator): hops, or -1 if either is unknown or

@@ -62,21 +62,23 @@ START_TEST(run_accumulation_and_tta)
     ck_assert_double_eq_tol(ratio, t / 0.25, 1e-9);
     ck_assert(report_lookup(doc, "cost_usd", &usd) && usd == 0); /* generic device: no price */
     /* energy at the meter: PUE 1.5 x (8 x (300 W busy x compute+optimizer + 50 W the rest) + the star's
-     * 8 switch ports at 5 W and 8 cables at 2 W, always on) per step */
+     * one 32-port switch at 5 W a port and 8 cables at 2 W, always on) per step */
     double busy = 0, compute, opt, ports, cables, other;
     ck_assert(report_lookup(doc, "step.compute_s", &compute));
     ck_assert(report_lookup(doc, "step.optimizer_s", &opt));
     busy = compute + opt;
     ck_assert(report_lookup(doc, "ownership.fabric_switch_ports", &ports) && ports == 8);
     ck_assert(report_lookup(doc, "ownership.fabric_cables", &cables) && cables == 8);
-    ck_assert(report_lookup(doc, "ownership.it_power_other_w", &other) && other == 8 * 5 + 8 * 2);
+    ck_assert(report_lookup(doc, "ownership.fabric_switches", &other) && other == 1);
+    ck_assert(report_lookup(doc, "ownership.it_power_other_w", &other) && other == 32 * 5 + 8 * 2);
     ck_assert(report_lookup(doc, "per_step.energy_j", &energy));
-    ck_assert_double_eq_tol(energy, 1.5 * (8 * (300 * busy + 50 * (t - busy)) + 56 * t), 1e-9 * energy);
-    /* owning: 8 x $10,000 + 8 ports x $400 + 8 cables x $300, over 4 years, plus the energy at $0.10/kWh */
+    ck_assert_double_eq_tol(energy, 1.5 * (8 * (300 * busy + 50 * (t - busy)) + 176 * t), 1e-9 * energy);
+    /* owning: 8 x $10,000 + a 32-port switch at $400 a port + 8 cables x $300, over 4 years, plus the
+     * energy at $0.10/kWh */
     double capex, owned;
-    ck_assert(report_lookup(doc, "ownership.capex_usd.total", &capex) && capex == 85600);
+    ck_assert(report_lookup(doc, "ownership.capex_usd.total", &capex) && capex == 95200);
     ck_assert(report_lookup(doc, "ownership.per_step_usd", &owned));
-    ck_assert_double_eq_tol(owned, 85600 * t / (4 * 365.25 * 86400) + energy / 3.6e6 * 0.10, 1e-9 * owned);
+    ck_assert_double_eq_tol(owned, 95200 * t / (4 * 365.25 * 86400) + energy / 3.6e6 * 0.10, 1e-9 * owned);
     json_decref(doc);
 }
 END_TEST

@@ -136,7 +136,7 @@ END_TEST
 /* The bill of a DGX H100 cluster from platforms/devices.json's purchase
  * blocks: 8 GPUs ($25k), 2 CPU sockets with the server ($25k, 900 W), 4
  * NVSwitches ($3k, 100 W), 4 PCIe switches ($500, 25 W), 8 NDR NICs ($2k,
- * 25 W) per node; NDR switch ports $550 and 15 W, cables $2,500 and 17 W. */
+ * 25 W) per node; NDR switches of 64 ports at $550 and 15 W a port, cables $2,500 and 17 W. */
 static void dgx_h100_bill(int nodes, const char *fabric_json, cost_bill *b)
 {
     json_error_t je;
@@ -153,7 +153,7 @@ static void dgx_h100_bill(int nodes, const char *fabric_json, cost_bill *b)
 START_TEST(cost_bill_counts_the_fabric)
 {
     cost_bill b;
-    /* 4 nodes on one rail leaf level: 32 cables, 32 switch ports */
+    /* 4 nodes on one rail leaf level: 32 cables, 32 switch ports, one switch per rail */
     dgx_h100_bill(4, NULL, &b);
     ck_assert_str_eq(b.missing, "");
     ck_assert_double_eq_tol(b.accelerators_usd, 32 * 25000, 1e-6);
@@ -161,16 +161,19 @@ START_TEST(cost_bill_counts_the_fabric)
     ck_assert_double_eq_tol(b.nics_usd, 32 * 2000, 1e-6);
     ck_assert_int_eq(b.fabric_cables, 32);
     ck_assert_int_eq(b.fabric_switch_ports, 32);
-    ck_assert_double_eq_tol(b.total_usd, 800000 + 256000 + 64000 + 32 * 550 + 32 * 2500, 1e-6);
-    ck_assert_double_eq_tol(b.other_w, 4 * (2 * 900 + 4 * 100 + 4 * 25 + 8 * 25) + 32 * 15 + 32 * 17, 1e-9);
+    ck_assert_int_eq(b.fabric_switches, 8);
+    ck_assert_double_eq_tol(b.total_usd, 800000 + 256000 + 64000 + 8 * 64 * 550 + 32 * 2500, 1e-6);
+    ck_assert_double_eq_tol(b.other_w, 4 * (2 * 900 + 4 * 100 + 4 * 25 + 8 * 25) + 8 * 64 * 15 + 32 * 17, 1e-9);
     /* 16 nodes, 4 per leaf, two levels: 128 node cables, 4 leaves x 4 node-ports up x 8 NICs = 128 more;
      * oversubscribed 2:1 only half go up */
     dgx_h100_bill(16, "{\"topology\": \"fattree\", \"nodes_per_leaf\": 4}", &b);
     ck_assert_int_eq(b.fabric_cables, 256);
     ck_assert_int_eq(b.fabric_switch_ports, 128 + 2 * 128);
+    ck_assert_int_eq(b.fabric_switches, 4 + 4); /* 4 leaves of 32 + 32 ports, 4 spines of 32 */
     dgx_h100_bill(16, "{\"topology\": \"fattree\", \"nodes_per_leaf\": 4, \"oversubscription\": 2}", &b);
     ck_assert_int_eq(b.fabric_cables, 192);
     ck_assert_int_eq(b.fabric_switch_ports, 128 + 2 * 64);
+    ck_assert_int_eq(b.fabric_switches, 4 + 2);
 }
 END_TEST
 

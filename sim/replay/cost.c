@@ -43,16 +43,19 @@ void cost_bill_of(const platform *p, cost_bill *b)
             b->other_w += n * d->power_w;
     }
     platform_fabric_bom bom;
-    platform_fabric_bom_of(p, &bom);
+    platform_fabric_bom_of(p, 0, &bom);
     b->fabric_switch_ports = bom.switch_ports;
+    b->fabric_switches = bom.switches;
     b->fabric_cables = bom.cables;
     if (bom.priced_by) {
         const device_info *f = bom.priced_by;
         if (!f->has_purchase || (bom.switch_ports > 0 && f->switch_port_usd <= 0) || f->cable_usd <= 0)
             note_missing(b, f->name); /* a fabric end without port or cable prices */
-        b->switches_usd = (double)bom.switch_ports * f->switch_port_usd;
+        /* a switch is bought and powered whole, its spare ports too */
+        double ports = bom.switches > 0 ? (double)bom.switches * (f->switch_radix > 0 ? f->switch_radix : 64) : 0;
+        b->switches_usd = ports * f->switch_port_usd;
         b->cables_usd = (double)bom.cables * f->cable_usd;
-        b->other_w += (double)bom.switch_ports * f->switch_port_w + (double)bom.cables * f->cable_w;
+        b->other_w += ports * f->switch_port_w + (double)bom.cables * f->cable_w;
     }
     if (!b->missing[0])
         b->total_usd = b->accelerators_usd + b->servers_usd + b->nics_usd + b->switches_usd + b->cables_usd;

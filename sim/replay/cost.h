@@ -44,14 +44,15 @@ cost cost_of(const cost_rates *r, double time_s, double busy_s);
 /* The cluster's bill of materials, priced. */
 typedef struct cost_bill {
     double accelerators_usd, servers_usd, nics_usd, switches_usd, cables_usd, total_usd;
-    long fabric_switch_ports, fabric_cables;
+    long fabric_switch_ports, fabric_switches, fabric_cables;
     double other_w;        /* everything but the accelerators, always on */
     char missing[256];     /* devices without a "purchase" block ("" when all are priced) */
 } cost_bill;
 
 /* Prices the platform: its devices by count (CPU sockets carry their share
- * of the server), the fabric's switch ports and cables by the device that
- * attaches to it. total_usd is 0 when a device has no price. */
+ * of the server), the fabric's switches (whole, at the port price times the
+ * radix) and cables by the device that attaches to it. total_usd is 0 when a
+ * device has no price. */
 void cost_bill_of(const platform *p, cost_bill *out);
 
 #endif

@@ -1,6 +1,7 @@
 #include "sim/report/compare.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/jsonx.h"
@@ -14,9 +15,22 @@
 typedef struct entry {
     const compare_run *run;
     const run_point *p;
+    char short_name[64]; /* the scenario file's name without .json: short and unique in a table */
     char series[200];
     double x;
 } entry;
+
+static void short_name(const scenario *sc, char *out, size_t n)
+{
+    const char *slash = strrchr(sc->path, '/'), *base = slash ? slash + 1 : sc->path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    if (len >= n)
+        len = n - 1;
+    memcpy(out, base, len);
+    out[len] = '\0';
+}
 
 typedef struct table {
     size_t n;
@@ -36,8 +50,8 @@ static void collect(const compare_run *runs, size_t n, table *t)
             entry *e = &t->e[t->n++];
             e->run = &runs[k];
             e->p = r->n_points ? &r->points[i] : &r->base;
-            snprintf(e->series, sizeof e->series, "%s%s%s", runs[k].sc->name, e->p->label[0] ? ": " : "",
-                     e->p->label);
+            short_name(runs[k].sc, e->short_name, sizeof e->short_name);
+            snprintf(e->series, sizeof e->series, "%s%s%s", e->short_name, e->p->label[0] ? ": " : "", e->p->label);
             t->by_batch |= b0 >= 0 && e->p->global_batch != b0;
             t->by_nodes |= n0 >= 0 && e->p->nodes != n0;
             b0 = e->p->global_batch;
@@ -123,37 +137,48 @@ static explanation explain(const entry *e, const entry *f)
 
 void compare_text(FILE *out, const compare_run *runs, size_t n)
 {
-    static table t;
-    collect(runs, n, &t);
+    table *t = calloc(1, sizeof *t); /* hundreds of entries: not on the stack */
+    if (!t)
+        return;
+    collect(runs, n, t);
     fprintf(out, "compare %zu scenarios\n", n);
-    for (size_t k = 0; k < n; k++)
-        fprintf(out, "  %-24.24s %s (%s, %d nodes, %s)\n", runs[k].sc->name, runs[k].sc->path, runs[k].r->platform,
+    for (size_t k = 0; k < n; k++) {
+        char sn[64];
+        short_name(runs[k].sc, sn, sizeof sn);
+        fprintf(out, "  %-26s %s (%s, %d nodes, %s)\n", sn, runs[k].sc->name, runs[k].r->platform,
                 runs[k].r->base.nodes, runs[k].r->model);
+        const cost_bill *b = &runs[k].r->base.bill;
+        char capex[24], sw[24], cab[24];
+        if (b->total_usd > 0)
+            fprintf(out, "  %-26s capex %s: %ld fabric switches %s, %ld fabric cables %s\n", "",
+                    human_usd(b->total_usd, capex, sizeof capex), b->fabric_switches,
+                    human_usd(b->switches_usd, sw, sizeof sw), b->fabric_cables, human_usd(b->cables_usd, cab, sizeof cab));
+    }
     fprintf(out, "\n");
     report_table_header(out, 1);
     int extrapolated = 0;
-    for (size_t i = 0; i < t.n; i++) {
-        report_table_row(out, t.e[i].run->sc->name, t.e[i].p);
-        extrapolated |= t.e[i].p->extrapolated && !t.e[i].p->error[0];
+    for (size_t i = 0; i < t->n; i++) {
+        report_table_row(out, t->e[i].short_name, t->e[i].p);
+        extrapolated |= t->e[i].p->extrapolated && !t->e[i].p->error[0];
     }
     fprintf(out, "%s%s", REPORT_TABLE_NOTE, extrapolated ? REPORT_EXTRAPOLATED_NOTE : "");
     double xs[MAX_ENTRIES];
-    size_t ng = groups(&t, xs);
-    fprintf(out, "\nverdict (cheapest by %s cost)\n", t.owned ? "owning" : "renting");
+    size_t ng = groups(t, xs);
+    fprintf(out, "\nverdict (cheapest by %s cost)\n", t->owned ? "owning" : "renting");
     for (size_t g = 0; g < ng; g++) {
-        verdict v = judge(&t, xs[g]);
+        verdict v = judge(t, xs[g]);
         char at[64] = "", tta[24], usd[24];
-        if (t.by_batch || t.by_nodes)
-            snprintf(at, sizeof at, "at %s %.0f: ", t.by_batch ? "global batch" : "nodes", xs[g]);
+        if (t->by_batch || t->by_nodes)
+            snprintf(at, sizeof at, "at %s %.0f: ", t->by_batch ? "global batch" : "nodes", xs[g]);
         if (!v.fastest) {
             fprintf(out, "  %sno scenario runs\n", at);
             continue;
         }
         fprintf(out, "  %sfastest %s (%s), cheapest %s (%s)\n", at, v.fastest->series,
                 human_duration(v.fastest->p->time_to_accuracy_s, tta, sizeof tta), v.cheapest->series,
-                human_usd(cost_of_entry(&t, v.cheapest), usd, sizeof usd));
-        for (size_t i = 0; i < t.n; i++) {
-            const entry *e = &t.e[i];
+                human_usd(cost_of_entry(t, v.cheapest), usd, sizeof usd));
+        for (size_t i = 0; i < t->n; i++) {
+            const entry *e = &t->e[i];
             if (e->x != xs[g] || e == v.fastest || e->p->error[0])
                 continue;
             explanation x = explain(e, v.fastest);
@@ -167,28 +192,31 @@ void compare_text(FILE *out, const compare_run *runs, size_t n)
                         e->p->steps_to_target, v.fastest->p->steps_to_target);
         }
     }
+    free(t);
 }
 
 json_t *compare_json(const compare_run *runs, size_t n)
 {
-    static table t;
-    collect(runs, n, &t);
+    table *t = calloc(1, sizeof *t); /* hundreds of entries: not on the stack */
+    if (!t)
+        return NULL;
+    collect(runs, n, t);
     json_t *doc = json_object(), *scen = json_array(), *verdicts = json_array();
     for (size_t k = 0; k < n; k++)
         json_array_append_new(scen, report_json(runs[k].sc, runs[k].r));
     json_object_set_new(doc, "scenarios", scen);
-    json_object_set_new(doc, "x", json_string(t.by_batch ? "global_batch" : t.by_nodes ? "nodes" : "none"));
-    json_object_set_new(doc, "cheapest_by", json_string(t.owned ? "owning" : "renting"));
+    json_object_set_new(doc, "x", json_string(t->by_batch ? "global_batch" : t->by_nodes ? "nodes" : "none"));
+    json_object_set_new(doc, "cheapest_by", json_string(t->owned ? "owning" : "renting"));
     double xs[MAX_ENTRIES];
-    size_t ng = groups(&t, xs);
+    size_t ng = groups(t, xs);
     for (size_t g = 0; g < ng; g++) {
-        verdict v = judge(&t, xs[g]);
+        verdict v = judge(t, xs[g]);
         json_t *o = json_pack("{s:o}", "x", json_real(xs[g]));
         json_object_set_new(o, "fastest", v.fastest ? json_string(v.fastest->series) : json_null());
         json_object_set_new(o, "cheapest", v.cheapest ? json_string(v.cheapest->series) : json_null());
         json_t *why = json_array();
-        for (size_t i = 0; v.fastest && i < t.n; i++) {
-            const entry *e = &t.e[i];
+        for (size_t i = 0; v.fastest && i < t->n; i++) {
+            const entry *e = &t->e[i];
             if (e->x != xs[g] || e == v.fastest || e->p->error[0])
                 continue;
             explanation x = explain(e, v.fastest);
@@ -201,6 +229,7 @@ json_t *compare_json(const compare_run *runs, size_t n)
         json_array_append_new(verdicts, o);
     }
     json_object_set_new(doc, "verdicts", verdicts);
+    free(t);
     return doc;
 }
 

@@ -17,11 +17,12 @@ static json_t *num(double x)
 static json_t *ownership_json(const run_point *p)
 {
     const cost_bill *b = &p->bill;
-    json_t *o = json_pack("{s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+    json_t *o = json_pack("{s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
                           "capex_usd", "accelerators", num(b->accelerators_usd), "servers", num(b->servers_usd),
                           "nics", num(b->nics_usd), "fabric_switches", num(b->switches_usd), "cables",
                           num(b->cables_usd), "total", num(b->total_usd), "fabric_switch_ports",
-                          (json_int_t)b->fabric_switch_ports, "fabric_cables", (json_int_t)b->fabric_cables,
+                          (json_int_t)b->fabric_switch_ports, "fabric_switches", (json_int_t)b->fabric_switches,
+                          "fabric_cables", (json_int_t)b->fabric_cables,
                           "it_power_other_w", num(b->other_w), "per_step_usd", num(p->per_step.owned_usd),
                           "to_accuracy_usd", num(p->total.owned_usd), "to_accuracy_capex_usd",
                           num(p->total.capex_usd), "to_accuracy_energy_usd", num(p->total.energy_usd), "tco_usd",
@@ -145,7 +146,7 @@ int report_lookup(json_t *doc, const char *path, double *out)
 void report_table_header(FILE *out, int with_name)
 {
     if (with_name)
-        fprintf(out, "%-24s ", "scenario");
+        fprintf(out, "%-26s ", "scenario");
     fprintf(out, "%-30s %5s %6s %7s %5s %10s %10s %10s %6s %9s %10s %9s %9s %9s\n", "point", "nodes", "ranks",
             "batch", "micro", "step", "compute", "exposed", "MFU", "steps", "TTA", "rent", "own", "energy");
 }
@@ -154,7 +155,7 @@ void report_table_row(FILE *out, const char *name, const run_point *p)
 {
     char step[24], comp[24], exp[24], tta[24], rent[24], own[24], label[40];
     if (name)
-        fprintf(out, "%-24.24s ", name);
+        fprintf(out, "%-26.26s ", name);
     snprintf(label, sizeof label, "%s", p->label[0] ? p->label : p->platform);
     if (p->error[0]) {
         fprintf(out, "%-30.30s %5d %6s %7ld  does not run: %s\n", label, p->nodes, "", p->global_batch, p->error);
@@ -194,10 +195,10 @@ static void report_ownership(FILE *out, const run_point *b)
         fprintf(out, "  owning: unknown (no purchase price for %s)\n", c->missing);
         return;
     }
-    fprintf(out, "  owning: capex %s (accelerators %s, servers %s, NICs %s, %ld fabric switch ports %s, %ld cables %s)\n"
+    fprintf(out, "  owning: capex %s (accelerators %s, servers %s, NICs %s, %ld fabric switches %s, %ld cables %s)\n"
                  "          to accuracy %s, per step %s, TCO over the lifetime %s\n",
             human_usd(c->total_usd, tot, sizeof tot), human_usd(c->accelerators_usd, a, sizeof a),
-            human_usd(c->servers_usd, v, sizeof v), human_usd(c->nics_usd, n, sizeof n), c->fabric_switch_ports,
+            human_usd(c->servers_usd, v, sizeof v), human_usd(c->nics_usd, n, sizeof n), c->fabric_switches,
             human_usd(c->switches_usd, w, sizeof w), c->fabric_cables, human_usd(c->cables_usd, k, sizeof k),
             human_usd(b->total.owned_usd, own, sizeof own), human_usd(b->per_step.owned_usd, step, sizeof step),
             human_usd(b->tco_usd, tco, sizeof tco));
