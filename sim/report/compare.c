@@ -51,7 +51,9 @@ static void collect(const compare_run *runs, size_t n, table *t)
             e->run = &runs[k];
             e->p = r->n_points ? &r->points[i] : &r->base;
             short_name(runs[k].sc, e->short_name, sizeof e->short_name);
-            snprintf(e->series, sizeof e->series, "%s%s%s", e->short_name, e->p->label[0] ? ": " : "", e->p->label);
+            char series[sizeof e->series];
+            snprintf(series, sizeof series, "%s%s%s", e->short_name, e->p->label[0] ? ": " : "", e->p->label);
+            memcpy(e->series, series, sizeof series);
             t->by_batch |= b0 >= 0 && e->p->global_batch != b0;
             t->by_nodes |= n0 >= 0 && e->p->nodes != n0;
             b0 = e->p->global_batch;
