@@ -433,7 +433,12 @@ int scenario_at(const scenario *base, const char *const *paths, json_t *const *v
     json_t *doc = json_deep_copy(base->doc);
     if (!doc)
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
-    json_object_del(doc, "sweep");
+    /* the point keeps its global batch and node lists (they run inside it), not the swept paths */
+    json_t *sweep = json_object_get(doc, "sweep");
+    for (size_t i = 0; i < base->n_sweep_paths; i++)
+        json_object_del(sweep, base->sweep_path[i]);
+    for (size_t i = 0; i < n; i++)
+        json_object_del(sweep, paths[i]);
     int rc = TT_OK;
     for (size_t i = 0; rc == TT_OK && i < n; i++) {
         char what[256];

@@ -109,8 +109,9 @@ typedef struct scenario {
 int scenario_load(const char *path, scenario *out, tt_error *err);
 /* The same with "PATH=VALUE" overrides (override.h) applied before validation. */
 int scenario_load_set(const char *path, char *const *sets, size_t n_sets, scenario *out, tt_error *err);
-/* A sweep point: base with values[i] at paths[i] (without its sweep). A value
- * the scenario refuses names the point. */
+/* A sweep point: base with values[i] at paths[i]; its sweep keeps the global
+ * batch and node lists, not the swept paths. A value the scenario refuses
+ * names the point. */
 int scenario_at(const scenario *base, const char *const *paths, json_t *const *values, size_t n,
                 scenario *out, tt_error *err);
 void scenario_free(scenario *s);

@@ -151,12 +151,32 @@ void report_table_header(FILE *out, int with_name)
             "batch", "micro", "step", "compute", "exposed", "MFU", "steps", "TTA", "rent", "own", "energy");
 }
 
+/* "platform.fabric.oversubscription=2, workload.x=1" -> "oversubscription=2, x=1": tables are narrow. */
+static void short_label(const char *label, char *out, size_t n)
+{
+    size_t used = 0;
+    const char *seg = label;
+    while (*seg && used + 1 < n) {
+        const char *eq = strchr(seg, '='), *end = strstr(seg, ", ");
+        const char *dot = NULL;
+        for (const char *c = seg; eq && c < eq; c++)
+            dot = *c == '.' ? c : dot;
+        const char *from = dot ? dot + 1 : seg, *to = end ? end + 2 : seg + strlen(seg);
+        used += (size_t)snprintf(out + used, n - used, "%.*s", (int)(to - from), from);
+        seg = to;
+    }
+    out[used < n ? used : n - 1] = '\0';
+}
+
 void report_table_row(FILE *out, const char *name, const run_point *p)
 {
     char step[24], comp[24], exp[24], tta[24], rent[24], own[24], label[40];
     if (name)
         fprintf(out, "%-26.26s ", name);
-    snprintf(label, sizeof label, "%s", p->label[0] ? p->label : p->platform);
+    if (p->label[0])
+        short_label(p->label, label, sizeof label);
+    else
+        snprintf(label, sizeof label, "%s", p->platform);
     if (p->error[0]) {
         fprintf(out, "%-30.30s %5d %6s %7ld  does not run: %s\n", label, p->nodes, "", p->global_batch, p->error);
         return;
