@@ -80,6 +80,14 @@ START_TEST(set_overrides_scenario_and_device)
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "expected PATH=VALUE"));
     unlink(path);
+    /* check: the same bound passes as written and fails with the batch doubled */
+    star(path, sizeof path, "bound", "12.5G", ", \"expect\": {\"global_batch\": {\"max\": 100}}");
+    snprintf(args, sizeof args, "check --quiet %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
+    snprintf(args, sizeof args, "check --quiet %s --set workload.global_batch=128", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 1);
+    ck_assert_ptr_nonnull(strstr(out, "global_batch"));
+    unlink(path);
 }
 END_TEST
 

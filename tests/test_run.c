@@ -202,7 +202,7 @@ START_TEST(check_dir_junit)
     ck_assert_ptr_nonnull(strstr(text, "tests=\"2\" failures=\"1\" errors=\"0\""));
     ck_assert_ptr_nonnull(strstr(text, "<testcase name=\"passes\""));
     ck_assert_ptr_nonnull(strstr(text, "<failure message=\"reference.step_time_ratio"));
-    snprintf(args, sizeof args, "check --json %s", a);
+    snprintf(args, sizeof args, "check --json --quiet %s", a);
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
     json_error_t je;
     json_t *doc = json_loads(out, 0, &je);

@@ -76,7 +76,7 @@ static int run_all(compare_job *j, char **files, char **sets, size_t n_sets, int
     for (size_t k = 0; rc == TT_OK && k < j->n; k++) {
         char what[300];
         snprintf(what, sizeof what, "compare %zu/%zu %s", k + 1, j->n, j->sc[k].name);
-        progress_start(what, quiet);
+        progress_start(what, "points", quiet);
         rc = run_scenario(&j->sc[k], &j->r[k], progress_update, err);
         j->runs[k] = (compare_run){&j->sc[k], &j->r[k]};
     }

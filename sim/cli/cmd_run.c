@@ -156,7 +156,7 @@ static int run_main(int argc, char **argv)
     run_result r;
     char what[200];
     snprintf(what, sizeof what, "run %s", sc.name);
-    progress_start(what, quiet);
+    progress_start(what, "points", quiet);
     rc = run_scenario(&sc, &r, progress_update, &err);
     json_t *doc = NULL;
     int failed = 0;

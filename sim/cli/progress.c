@@ -10,15 +10,16 @@
 #define PROGRESS_BAR_CELLS 30
 
 static struct {
-    char what[160];
+    char what[160], units[16];
     int quiet, tty;
     double start_s, last_line_s;
     size_t last_done;
 } st;
 
-void progress_start(const char *what, int quiet)
+void progress_start(const char *what, const char *units, int quiet)
 {
     snprintf(st.what, sizeof st.what, "%s", what);
+    snprintf(st.units, sizeof st.units, "%s", units);
     st.quiet = quiet;
     st.tty = isatty(STDERR_FILENO);
     st.start_s = clock_monotonic_s();
@@ -48,11 +49,11 @@ void progress_update(size_t done, size_t total)
     st.last_done = done;
     if (st.tty) {
         int cells = (int)(PROGRESS_BAR_CELLS * done / total);
-        fprintf(stderr, "\r%s [%-*.*s] %zu/%zu points, %s elapsed, %s remaining%s", st.what, PROGRESS_BAR_CELLS,
-                cells, "##############################", done, total, el, rem, done == total ? "\n" : "");
+        fprintf(stderr, "\r%s [%-*.*s] %zu/%zu %s, %s elapsed, %s remaining%s", st.what, PROGRESS_BAR_CELLS,
+                cells, "##############################", done, total, st.units, el, rem, done == total ? "\n" : "");
     } else if (done == 0 || done == total || now - st.last_line_s >= PROGRESS_LINE_PERIOD_S) {
-        fprintf(stderr, "progress: %s: %zu/%zu points done, %s elapsed, %s remaining\n", st.what, done, total, el,
-                done == total ? "0 s" : rem);
+        fprintf(stderr, "progress: %s: %zu/%zu %s done, %s elapsed, %s remaining\n", st.what, done, total,
+                st.units, el, done == total ? "0 s" : rem);
         st.last_line_s = now;
     }
     fflush(stderr);

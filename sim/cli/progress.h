@@ -7,9 +7,9 @@
 
 #include <stddef.h>
 
-/* Starts a stage named `what` ("run quickstart"). */
-void progress_start(const char *what, int quiet);
-/* done of total units (points, scenarios): run_scenario's callback. */
+/* Starts a stage named `what` ("run quickstart") counting `units` ("points"). */
+void progress_start(const char *what, const char *units, int quiet);
+/* done of total units: run_scenario's callback. */
 void progress_update(size_t done, size_t total);
 
 #endif
