@@ -35,7 +35,7 @@ int cli_add_set(const cli_command *cmd, char **sets, size_t *n, char *arg);
     "  --set PATH=VALUE  change one value of the scenario, repeatable: a dotted path\n" \
     "              into the scenario (workload.global_batch=16K), the platform's\n" \
     "              fabric (platform.fabric.oversubscription=2) or a device\n" \
-    "              (devices.h100-sxm5-80gb.price_usd=25000); VALUE is JSON or text\n"
+    "              (devices.h100-sxm5-80gb.purchase.price_usd=25000); VALUE is JSON or text\n"
 
 struct json_t;
 /* Prints a command's --json document on stdout: json_dumpf flags, then a newline. */

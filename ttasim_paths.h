@@ -1,0 +1,1 @@
+#define TTASIM_DATADIR "/usr/local/share/ttasim"
