@@ -725,20 +725,24 @@ void platform_summarize(const platform *p, platform_summary *s)
             s->peak_flops[d] += platform_device(p, r)->peak_flops[d];
 }
 
-/* Switches of a tree: element of level m has down[m-1] links down and
- * up[m] up (none at the top), each a node port of `per` cables; a rail tree
- * has one switch set per rail. */
+/* Switches of a tree: an element of level m has down[m-1] links down and
+ * up[m] up (none at the top), each a node port of `per` cables (one per
+ * rail on a rail-optimised tree, each rail its own switches). An element
+ * wider than a switch takes several; smaller whole elements share one (the
+ * narrow top elements of a PGFT are one spine with parallel links). */
 static long tree_switches(const platform *p, long per, int radix)
 {
     long elems = 1, total = 0;
     for (int l = 0; l < p->levels; l++)
         elems *= p->down[l];
     int rails = p->fabric == FABRIC_RAIL;
+    long sets = rails ? per : 1, width = rails ? 1 : per;
     for (int m = 1; m <= p->levels; m++) {
         elems = elems * p->up[m - 1] / p->down[m - 1];
-        long ports = p->down[m - 1] + (m < p->levels ? p->up[m] : 0);
-        long each = rails ? per * ((ports + radix - 1) / radix) : (per * ports + radix - 1) / radix;
-        total += elems * each;
+        long ports = width * (p->down[m - 1] + (m < p->levels ? p->up[m] : 0));
+        long n = ports > radix ? elems * ((ports + radix - 1) / radix)
+                               : (elems + radix / ports - 1) / (radix / ports);
+        total += sets * n;
     }
     return total;
 }

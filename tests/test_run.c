@@ -119,7 +119,7 @@ START_TEST(run_sweep_outputs)
     out[n] = '\0';
     fclose(f);
     ck_assert_ptr_nonnull(strstr(out, "<svg"));
-    ck_assert_ptr_nonnull(strstr(out, "scaling efficiency"));
+    ck_assert_ptr_nonnull(strstr(out, "Scaling efficiency"));
     ck_assert_ptr_nonnull(strstr(out, "</svg>"));
     unlink(csv);
     unlink(svg);

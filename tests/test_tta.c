@@ -169,11 +169,11 @@ START_TEST(cost_bill_counts_the_fabric)
     dgx_h100_bill(16, "{\"topology\": \"fattree\", \"nodes_per_leaf\": 4}", &b);
     ck_assert_int_eq(b.fabric_cables, 256);
     ck_assert_int_eq(b.fabric_switch_ports, 128 + 2 * 128);
-    ck_assert_int_eq(b.fabric_switches, 4 + 4); /* 4 leaves of 32 + 32 ports, 4 spines of 32 */
+    ck_assert_int_eq(b.fabric_switches, 4 + 2); /* 4 leaves of 32 + 32 ports; 4 spine elements of 32, two a switch */
     dgx_h100_bill(16, "{\"topology\": \"fattree\", \"nodes_per_leaf\": 4, \"oversubscription\": 2}", &b);
     ck_assert_int_eq(b.fabric_cables, 192);
     ck_assert_int_eq(b.fabric_switch_ports, 128 + 2 * 64);
-    ck_assert_int_eq(b.fabric_switches, 4 + 2);
+    ck_assert_int_eq(b.fabric_switches, 4 + 1); /* leaves of 32 + 16 ports cannot share a switch */
 }
 END_TEST
 

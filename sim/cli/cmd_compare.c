@@ -13,6 +13,7 @@
 #include "sim/replay/run.h"
 #include "sim/replay/scenario.h"
 #include "sim/report/compare.h"
+#include "sim/report/report.h"
 #include "sim/report/svg.h"
 
 extern const cli_command cmd_compare;
@@ -61,18 +62,23 @@ static int check_outputs(const compare_job *j, const char *csv, const char *svg,
     return outfile_check_distinct(outs, 2, inputs, what, n, err);
 }
 
-static int run_all(compare_job *j, char **files, char **sets, size_t n_sets, int quiet, tt_error *err)
+static int load_all(compare_job *j, char **files, char **sets, size_t n_sets, tt_error *err)
 {
     int rc = TT_OK;
     size_t loaded = 0;
-    while (rc == TT_OK && loaded < j->n && (rc = scenario_load_set(files[loaded], sets, n_sets, &j->sc[loaded], err)) == TT_OK)
+    while (loaded < j->n && (rc = scenario_load_set(files[loaded], sets, n_sets, &j->sc[loaded], err)) == TT_OK)
         loaded++;
     if (rc) { /* the failed one freed itself */
         for (size_t k = 0; k < loaded; k++)
             scenario_free(&j->sc[k]);
         j->n = 0;
-        return rc;
     }
+    return rc;
+}
+
+static int run_all(compare_job *j, int quiet, tt_error *err)
+{
+    int rc = TT_OK;
     for (size_t k = 0; rc == TT_OK && k < j->n; k++) {
         char what[300];
         snprintf(what, sizeof what, "compare %zu/%zu %s", k + 1, j->n, j->sc[k].name);
@@ -127,11 +133,20 @@ static int compare_main(int argc, char **argv)
         return cli_report_error(TT_EINTERNAL, "out of memory");
     j->n = n;
     tt_error err = {0};
-    int rc = run_all(j, argv + optind, sets, n_sets, quiet, &err);
-    if (rc == TT_OK)
+    int rc = load_all(j, argv + optind, sets, n_sets, &err);
+    if (rc == TT_OK) /* before hours of simulation, not after */
         rc = check_outputs(j, csv, svg, &err);
-    if (rc == TT_OK && csv)
-        rc = compare_csv(csv, j->runs, n, &err);
+    if (rc == TT_OK)
+        rc = run_all(j, quiet, &err);
+    if (rc == TT_OK && csv) {
+        const char *names[COMPARE_MAX];
+        const run_result *rs[COMPARE_MAX];
+        for (size_t k = 0; k < n; k++) {
+            names[k] = j->sc[k].name;
+            rs[k] = &j->r[k];
+        }
+        rc = report_csv_runs(csv, names, rs, n, &err);
+    }
     if (rc == TT_OK && svg) {
         char title[256];
         snprintf(title, sizeof title, "%zu scenarios compared: %s", n, j->r[0].model);

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "common/jsonx.h"
-#include "common/outfile.h"
 #include "sim/report/human.h"
 #include "sim/report/report.h"
 
@@ -233,21 +232,4 @@ json_t *compare_json(const compare_run *runs, size_t n)
     json_object_set_new(doc, "verdicts", verdicts);
     free(t);
     return doc;
-}
-
-int compare_csv(const char *path, const compare_run *runs, size_t n, tt_error *err)
-{
-    FILE *f;
-    outfile *o;
-    int rc = outfile_open(path, "the CSV file", &o, &f, err);
-    if (rc)
-        return rc;
-    report_csv_header(f);
-    for (size_t k = 0; k < n; k++) {
-        const run_result *r = runs[k].r;
-        size_t np = r->n_points ? r->n_points : 1;
-        for (size_t i = 0; i < np; i++)
-            report_csv_row(f, runs[k].sc->name, r->n_points ? &r->points[i] : &r->base);
-    }
-    return outfile_commit(o, err);
 }

@@ -20,6 +20,5 @@ typedef struct compare_run {
 
 void compare_text(FILE *out, const compare_run *runs, size_t n);
 json_t *compare_json(const compare_run *runs, size_t n);
-int compare_csv(const char *path, const compare_run *runs, size_t n, tt_error *err);
 
 #endif

@@ -215,7 +215,7 @@ static void report_ownership(FILE *out, const run_point *b)
         fprintf(out, "  owning: unknown (no purchase price for %s)\n", c->missing);
         return;
     }
-    fprintf(out, "  owning: capex %s (accelerators %s, servers %s, NICs %s, %ld fabric switches %s, %ld cables %s)\n"
+    fprintf(out, "  owning: capex %s (accelerators %s, servers %s, NICs %s, fabric switches %ld %s, cables %ld %s)\n"
                  "          to accuracy %s, per step %s, TCO over the lifetime %s\n",
             human_usd(c->total_usd, tot, sizeof tot), human_usd(c->accelerators_usd, a, sizeof a),
             human_usd(c->servers_usd, v, sizeof v), human_usd(c->nics_usd, n, sizeof n), c->fabric_switches,
@@ -296,14 +296,14 @@ static void csv_text(FILE *f, const char *text)
     fputc('"', f);
 }
 
-void report_csv_header(FILE *f)
+static void csv_header(FILE *f)
 {
     fprintf(f, "scenario,point,platform,nodes,ranks,global_batch,micro_batch,accumulation,step_time_s,compute_s,comm_s,"
                "exposed_comm_s,optimizer_s,host_embedding_s,idle_s,mfu,samples_per_s,memory_bytes,steps_to_target,"
                "extrapolated,time_to_accuracy_s,cost_usd,energy_j,capex_usd,owned_to_accuracy_usd,tco_usd,error\n");
 }
 
-void report_csv_row(FILE *f, const char *name, const run_point *p)
+static void csv_row(FILE *f, const char *name, const run_point *p)
 {
     csv_text(f, name);
     fputc(',', f);
@@ -323,16 +323,25 @@ void report_csv_row(FILE *f, const char *name, const run_point *p)
             p->time_to_accuracy_s, p->total.usd, p->total.energy_j, p->bill.total_usd, p->total.owned_usd, p->tco_usd);
 }
 
-int report_csv(const char *path, const scenario *sc, const run_result *r, tt_error *err)
+int report_csv_runs(const char *path, const char *const *names, const run_result *const *rs, size_t n,
+                    tt_error *err)
 {
     FILE *f;
     outfile *o;
     int rc = outfile_open(path, "the CSV file", &o, &f, err);
     if (rc)
         return rc;
-    report_csv_header(f);
-    size_t n = r->n_points ? r->n_points : 1;
-    for (size_t i = 0; i < n; i++)
-        report_csv_row(f, sc->name, r->n_points ? &r->points[i] : &r->base);
+    csv_header(f);
+    for (size_t k = 0; k < n; k++) {
+        size_t np = rs[k]->n_points ? rs[k]->n_points : 1;
+        for (size_t i = 0; i < np; i++)
+            csv_row(f, names[k], rs[k]->n_points ? &rs[k]->points[i] : &rs[k]->base);
+    }
     return outfile_commit(o, err);
+}
+
+int report_csv(const char *path, const scenario *sc, const run_result *r, tt_error *err)
+{
+    const char *name = sc->name;
+    return report_csv_runs(path, &name, &r, 1, err);
 }

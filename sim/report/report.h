@@ -27,9 +27,9 @@ void report_table_row(FILE *out, const char *name, const run_point *p);
     "plus energy at the PUE\n"
 #define REPORT_EXTRAPOLATED_NOTE "* steps to target extrapolated beyond the profile's measured batches\n"
 
-/* One CSV row per point under report_csv_header's columns (scenario first). */
-void report_csv_header(FILE *f);
-void report_csv_row(FILE *f, const char *name, const run_point *p);
+/* One CSV file of several runs (compare): a row per point, the run's name first. */
+int report_csv_runs(const char *path, const char *const *names, const run_result *const *rs, size_t n,
+                    tt_error *err);
 
 int report_csv(const char *path, const scenario *sc, const run_result *r, tt_error *err);
 

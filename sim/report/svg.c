@@ -118,8 +118,8 @@ static void build(figure *fig, const svg_run *runs, size_t n)
         }
     qsort(fig->slot_value, fig->n_slots, sizeof *fig->slot_value, cmp_double);
     for (size_t k = 0; k < fig->n_slots; k++) {
-        if (fig->x == X_SERIES)
-            snprintf(fig->slot_label[k], sizeof fig->slot_label[k], "%c", (char)('A' + k));
+        if (fig->x == X_SERIES) /* one point per series: the slot is the series */
+            snprintf(fig->slot_label[k], sizeof fig->slot_label[k], "%c  %.24s", (char)('A' + k), fig->s[k].name);
         else
             count_label(fig->slot_value[k], fig->slot_label[k], sizeof fig->slot_label[k]);
     }
@@ -157,7 +157,7 @@ static const char *const *slot_labels(const figure *fig, const char **out)
 
 static const char *x_label(const figure *fig)
 {
-    return fig->x == X_BATCH ? "global batch (samples)" : fig->x == X_NODES ? "nodes" : "series";
+    return fig->x == X_BATCH ? "global batch (samples)" : fig->x == X_NODES ? "nodes" : "";
 }
 
 /* One line per series of metric m scaled by 1/scale. */
@@ -275,8 +275,8 @@ int svg_write_runs(const char *path, const char *title, const svg_run *runs, siz
                 fig->owned ? "Cost to accuracy, owning (capex share + energy)" : "Cost to accuracy, renting",
                 ylabel, m_cost, cscale);
     int eff = fig->x == X_NODES && n == 1 && max_of(fig, m_eff) > 0;
-    lines_panel(f, fig, COL2_X, row2, eff ? "Scaling efficiency (throughput per rank vs the first point)" : "MFU",
-                eff ? "scaling efficiency (%)" : "model FLOPs utilisation (%)", eff ? m_eff : m_mfu, 1);
+    lines_panel(f, fig, COL2_X, row2, eff ? "Scaling efficiency" : "MFU",
+                eff ? "throughput per rank vs the first point (%)" : "model FLOPs utilisation (%)", eff ? m_eff : m_mfu, 1);
     fprintf(f, "</svg>\n");
     free(fig);
     return outfile_commit(o, err);
