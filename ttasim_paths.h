@@ -1,1 +1,0 @@
-#define TTASIM_DATADIR "/usr/local/share/ttasim"
