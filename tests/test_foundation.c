@@ -241,15 +241,14 @@ START_TEST(skeleton_ring_closed_form)
         platform *p = platform_new_switched(&spec, &err);
         ck_assert_ptr_nonnull(p);
         int n = platform_ranks(p);
-        schedule s;
-        ck_assert_int_eq(ring_allreduce(n, bytes, &s, &err), TT_OK);
-        double sim_s = 0;
-        ck_assert_int_eq(replay_schedule(p, NETWORK_IDEAL, &s, &sim_s, &err), TT_OK);
+        coll_request rq = {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = n, .bytes = bytes}, 0.0, 0};
+        coll_result r;
+        ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, &rq, 1, &r, &err) == TT_OK, "%s", err.msg);
+        double sim_s = r.time_s;
         double alpha = nodes == 1 ? 2e-6 : 12e-6, beta = nodes == 1 ? 100e9 : 12.5e9;
         double cf = ring_allreduce_closed_form_s(n, bytes, alpha, beta);
         ck_assert_msg(fabs(sim_s / cf - 1) < 1e-3, "n=%d bytes=%g: simulated %.9g s, closed form %.9g s",
                       n, bytes, sim_s, cf);
-        schedule_free(&s);
         platform_free(p);
     }
 }

@@ -23,13 +23,42 @@ static platform *load(const char *name, int nodes, double bw, double lat)
     return p;
 }
 
-/* One transfer a -> b simulated on the platform's XML. */
+/* One transfer a -> b simulated on the platform's exported XML: a user
+ * platform over that XML whose ranks 0 and 1 are a's and b's hosts, on which
+ * a 2-rank chain broadcast is that one message. */
 static double simulate_one(const platform *p, network_model net, int a, int b, double bytes)
 {
-    double t = 0;
+    char dir[] = "/tmp/ttasim-p2p-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char xml[64], hosts[64], json[64], host[64];
+    snprintf(xml, sizeof xml, "%s/p.xml", dir);
+    snprintf(hosts, sizeof hosts, "%s/ranks.txt", dir);
+    snprintf(json, sizeof json, "%s/pair.json", dir);
     tt_error err = {0};
-    ck_assert_msg(sim_point_to_point(p, net, a, b, bytes, &t, &err) == TT_OK, "%s", err.msg);
-    return t;
+    FILE *f = fopen(xml, "w");
+    ck_assert_msg(platform_write_xml(p, f, &err) == TT_OK, "%s", err.msg);
+    fclose(f);
+    f = fopen(hosts, "w");
+    fprintf(f, "%s\n", platform_rank_host(p, a, host, sizeof host));
+    fprintf(f, "%s\n", platform_rank_host(p, b, host, sizeof host));
+    fclose(f);
+    f = fopen(json, "w");
+    fprintf(f, "{\"format\": \"ttasim-platform\", \"version\": 1, \"name\": \"pair\", \"sources\": [], \"assumptions\": [],\n"
+               " \"simgrid\": {\"xml\": \"p.xml\", \"rank_hosts\": \"ranks.txt\", \"accelerator\": \"%s\",\n"
+               "   \"ranks_per_node\": 1, \"path_estimate\": {\"bandwidth_Bps\": 1e9, \"latency_s\": 0, \"hops\": 1}}}\n",
+            platform_device(p, a)->name);
+    fclose(f);
+    platform *pair = platform_load(json, NULL, &err);
+    ck_assert_msg(pair != NULL, "%s", err.msg);
+    coll_request rq = {{.op = OP_BROADCAST, .algo = ALGO_RING, .ranks = 2, .bytes = bytes}, 0.0, 0};
+    coll_result r;
+    ck_assert_msg(coll_simulate(pair, net, &rq, 1, &r, &err) == TT_OK, "%s", err.msg);
+    platform_free(pair);
+    unlink(xml);
+    unlink(hosts);
+    unlink(json);
+    rmdir(dir);
+    return r.time_s;
 }
 
 static void assert_sim_matches_path(const platform *p, int a, int b)

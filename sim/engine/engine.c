@@ -13,7 +13,37 @@
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 
-/* The network model's --cfg words come from platforms/network.c. */
+/* Writes all of buf to fd; -1 on error. */
+static int write_all(int fd, const void *buf, size_t bytes)
+{
+    for (size_t off = 0; off < bytes;) {
+        ssize_t w = write(fd, (const char *)buf + off, bytes - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+/* Reads up to bytes from fd; returns how many were read. */
+static size_t read_all(int fd, void *buf, size_t bytes)
+{
+    size_t off = 0;
+    while (off < bytes) {
+        ssize_t r = read(fd, (char *)buf + off, bytes - off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        off += (size_t)r;
+    }
+    return off;
+}
+
+/* Sends the parent a tt_error, then on success the result. The network
+ * model's --cfg words come from platforms/network.c. */
 static void child_main(const sim_job *job, const char *xml_path, int fd)
 {
     char *argv[16];
@@ -28,20 +58,18 @@ static void child_main(const sim_job *job, const char *xml_path, int fd)
     argv[argc] = NULL;
     simgrid_init(&argc, argv);
     simgrid_load_platform(xml_path);
-    job->setup(job->arg);
-    simgrid_run();
+    tt_error err = {0};
     char *buf = calloc(1, job->result_bytes ? job->result_bytes : 1);
-    job->collect(job->arg, buf);
-    size_t off = 0;
-    while (off < job->result_bytes) {
-        ssize_t w = write(fd, buf + off, job->result_bytes - off);
-        if (w <= 0)
-            _exit(3);
-        off += (size_t)w;
+    if (!buf)
+        tt_error_set(&err, TT_EINTERNAL, "out of memory in the simulation process");
+    if (err.code == TT_OK && job->setup(job->arg, &err) == TT_OK) {
+        simgrid_run();
+        job->collect(job->arg, buf, &err);
     }
+    int bad = write_all(fd, &err, sizeof err) || (err.code == TT_OK && write_all(fd, buf, job->result_bytes));
     free(buf);
     close(fd);
-    _exit(0);
+    _exit(bad ? 3 : 0);
 }
 
 int sim_run(const sim_job *job, tt_error *err)
@@ -76,37 +104,37 @@ int sim_run(const sim_job *job, tt_error *err)
         child_main(job, xml_path, pfd[1]);
     }
     close(pfd[1]);
-    size_t off = 0;
-    char *out = job->result;
-    while (off < job->result_bytes) {
-        ssize_t r = read(pfd[0], out + off, job->result_bytes - off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        off += (size_t)r;
-    }
+    tt_error child_err = {0};
+    size_t got = read_all(pfd[0], &child_err, sizeof child_err);
+    if (got == sizeof child_err && child_err.code == TT_OK)
+        got += read_all(pfd[0], job->result, job->result_bytes);
     close(pfd[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     unlink(xml_path);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || off != job->result_bytes)
+    if (got >= sizeof child_err && child_err.code != TT_OK) {
+        child_err.msg[sizeof child_err.msg - 1] = '\0';
+        return tt_error_set(err, child_err.code, "%s", child_err.msg);
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != sizeof child_err + job->result_bytes)
         return tt_error_set(err, TT_EINTERNAL, "the simulation process failed (%s %d)",
                             WIFSIGNALED(status) ? "signal" : "exit status",
                             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     return TT_OK;
 }
 
-static void no_actors(void *arg)
+static int no_actors(void *arg, tt_error *err)
 {
     (void)arg;
+    return TT_OK;
 }
 
-static void count_hosts(void *arg, void *result)
+static int count_hosts(void *arg, void *result, tt_error *err)
 {
     (void)arg;
     *(long *)result = (long)sg_host_count();
+    return TT_OK;
 }
 
 int sim_host_count(const platform *p, long *hosts, tt_error *err)

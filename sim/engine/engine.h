@@ -12,8 +12,10 @@
 typedef struct sim_job {
     const platform *platform;
     network_model network;
-    void (*setup)(void *arg);                 /* child: create the actors */
-    void (*collect)(void *arg, void *result); /* child: after the run */
+    /* In the child: create the actors; after the run, fill result (result_bytes).
+     * An error either returns travels to the parent as sim_run's error. */
+    int (*setup)(void *arg, tt_error *err);
+    int (*collect)(void *arg, void *result, tt_error *err);
     void *arg;
     void *result; /* filled in the parent with result_bytes from collect */
     size_t result_bytes;
