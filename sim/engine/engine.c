@@ -13,6 +13,10 @@
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 
+#ifdef TT_COVERAGE
+void __gcov_dump(void); /* libgcov: _exit skips the atexit writer of the counters */
+#endif
+
 /* Writes all of buf to fd; -1 on error. */
 static int write_all(int fd, const void *buf, size_t bytes)
 {
@@ -69,6 +73,9 @@ static void child_main(const sim_job *job, const char *xml_path, int fd)
     int bad = write_all(fd, &err, sizeof err) || (err.code == TT_OK && write_all(fd, buf, job->result_bytes));
     free(buf);
     close(fd);
+#ifdef TT_COVERAGE
+    __gcov_dump();
+#endif
     _exit(bad ? 3 : 0);
 }
 
