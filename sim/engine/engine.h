@@ -1,6 +1,8 @@
 /* engine.h: one SimGrid simulation in a child process.
  * SimGrid allows one engine per process, so each simulation forks: the child
- * loads the platform, creates actors, runs, and sends its result back. */
+ * loads the platform, creates actors, runs, and sends its result back. A
+ * user's XML that SimGrid cannot load or route is TT_EINPUT naming the file;
+ * the child dies with its parent and no temporary file outlives sim_run. */
 #ifndef TT_ENGINE_H
 #define TT_ENGINE_H
 
