@@ -85,6 +85,8 @@ static int check_rank_hosts(const platform *p, const char *xml, child_progress *
                                 xml, r, name, platform_name(p));
         }
     pr->stage = STAGE_ROUTE;
+    if (platform_user_xml(p))
+        simgrid_run_until(0.0); /* seals the platform: Floyd and others compute their routes then */
     xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
     int rc = TT_OK;
     for (int a = 0; rc == TT_OK && platform_user_xml(p) && a < n; a++)
