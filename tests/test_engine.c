@@ -23,41 +23,8 @@ static const char *XML_OK =
     " </zone>\n"
     "</platform>\n";
 
-typedef struct user_platform {
-    char dir[64], xml[96], hosts[96], json[96];
-} user_platform;
-
-/* Writes xml, the rank -> host lines and the platform JSON into a fresh directory. */
-static void user_platform_write(user_platform *u, const char *xml, const char *hosts)
-{
-    snprintf(u->dir, sizeof u->dir, "/tmp/ttasim-engine-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(u->dir));
-    snprintf(u->xml, sizeof u->xml, "%s/mine.xml", u->dir);
-    snprintf(u->hosts, sizeof u->hosts, "%s/mine.hosts", u->dir);
-    snprintf(u->json, sizeof u->json, "%s/mine.json", u->dir);
-    FILE *f = fopen(u->xml, "w");
-    fputs(xml, f);
-    fclose(f);
-    f = fopen(u->hosts, "w");
-    fputs(hosts, f);
-    fclose(f);
-    f = fopen(u->json, "w");
-    fputs("{\"format\": \"ttasim-platform\", \"version\": 1, \"name\": \"mine\", \"sources\": [], \"assumptions\": [],\n"
-          " \"simgrid\": {\"xml\": \"mine.xml\", \"rank_hosts\": \"mine.hosts\", \"accelerator\": \"v100-sxm2\",\n"
-          "   \"ranks_per_node\": 1, \"path_estimate\": {\"bandwidth_Bps\": 1e10, \"latency_s\": 1e-6, \"hops\": 1}}}\n", f);
-    fclose(f);
-}
-
-static void user_platform_remove(const user_platform *u)
-{
-    unlink(u->xml);
-    unlink(u->hosts);
-    unlink(u->json);
-    rmdir(u->dir);
-}
-
 /* A 1 MB ring allreduce on the user's platform: its status, err filled. */
-static int simulate(const user_platform *u, double *time_s, tt_error *err)
+static int simulate(const tu_user_platform *u, double *time_s, tt_error *err)
 {
     platform *p = platform_load(u->json, NULL, err);
     ck_assert_msg(p != NULL, "%s", err->msg);
@@ -71,26 +38,26 @@ static int simulate(const user_platform *u, double *time_s, tt_error *err)
 
 START_TEST(user_xml_that_works)
 {
-    user_platform u;
-    user_platform_write(&u, XML_OK, "h0\nh1\n");
+    tu_user_platform u;
+    tu_user_platform_write(&u, XML_OK, "h0\nh1\n", "v100-sxm2");
     tt_error err = {0};
     double t = 0;
     ck_assert_msg(simulate(&u, &t, &err) == TT_OK, "%s", err.msg);
     /* 2 ranks: 2 steps of 0.5 MB each way on one shared link (5 GB/s a way), 1 us */
     ck_assert_double_eq_tol(t, 2 * (1e-6 + 0.5e6 / 5e9), 1e-9);
-    user_platform_remove(&u);
+    tu_user_platform_remove(&u);
 }
 END_TEST
 
 START_TEST(rank_on_unknown_host)
 {
-    user_platform u;
-    user_platform_write(&u, XML_OK, "h0\nnope\n");
+    tu_user_platform u;
+    tu_user_platform_write(&u, XML_OK, "h0\nnope\n", "v100-sxm2");
     tt_error err = {0};
     double t;
     ck_assert_int_eq(simulate(&u, &t, &err), TT_EINPUT);
     ck_assert_msg(strstr(err.msg, u.xml) && strstr(err.msg, "rank 1's host \"nope\""), "%s", err.msg);
-    user_platform_remove(&u);
+    tu_user_platform_remove(&u);
 }
 END_TEST
 
@@ -99,14 +66,14 @@ START_TEST(malformed_xml)
     const char *cut = strstr(XML_OK, " </zone>");
     char bad[1024];
     snprintf(bad, sizeof bad, "%.*s</platform>\n", (int)(cut - XML_OK), XML_OK);
-    user_platform u;
-    user_platform_write(&u, bad, "h0\nh1\n");
+    tu_user_platform u;
+    tu_user_platform_write(&u, bad, "h0\nh1\n", "v100-sxm2");
     tt_error err = {0};
     double t;
     ck_assert_int_eq(simulate(&u, &t, &err), TT_EINPUT);
     ck_assert_msg(strstr(err.msg, u.xml) && strstr(err.msg, "cannot load") && !strstr(err.msg, "ttasim-platform"),
                   "%s", err.msg);
-    user_platform_remove(&u);
+    tu_user_platform_remove(&u);
 }
 END_TEST
 
@@ -116,27 +83,27 @@ START_TEST(missing_route)
     const char *at = strstr(XML_OK, "Full");
     char xml[1024];
     snprintf(xml, sizeof xml, "%.*s%s%s", (int)(at - XML_OK), XML_OK, _i ? "Floyd" : "Full", at + 4);
-    user_platform u;
-    user_platform_write(&u, xml, "h0\nh1\nh2\n");
+    tu_user_platform u;
+    tu_user_platform_write(&u, xml, "h0\nh1\nh2\n", "v100-sxm2");
     tt_error err = {0};
     double t;
     ck_assert_int_eq(simulate(&u, &t, &err), TT_EINPUT);
     ck_assert_msg(strstr(err.msg, u.xml) && strstr(err.msg, _i ? "failed to route" : "has no route") &&
                   strstr(err.msg, "host \"h0\" (rank 0) to host \"h2\" (rank 2)"), "%s", err.msg);
-    user_platform_remove(&u);
+    tu_user_platform_remove(&u);
 }
 END_TEST
 
 /* The command line's contract: exit 2, the user's file named on stderr. */
 START_TEST(cli_exit_status)
 {
-    user_platform u;
-    user_platform_write(&u, XML_OK, "h0\nnope\n");
+    tu_user_platform u;
+    tu_user_platform_write(&u, XML_OK, "h0\nnope\n", "v100-sxm2");
     char args[256], out[4096];
     snprintf(args, sizeof args, "collective --platform %s --op allreduce --algo ring --bytes 1M", u.json);
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
     ck_assert_msg(strstr(out, "ttasim: ") && strstr(out, u.xml), "%s", out);
-    user_platform_remove(&u);
+    tu_user_platform_remove(&u);
 }
 END_TEST
 

@@ -28,36 +28,22 @@ static platform *load(const char *name, int nodes, double bw, double lat)
  * a 2-rank chain broadcast is that one message. */
 static double simulate_one(const platform *p, network_model net, int a, int b, double bytes)
 {
-    char dir[] = "/tmp/ttasim-p2p-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char xml[64], hosts[64], json[64], host[64];
-    snprintf(xml, sizeof xml, "%s/p.xml", dir);
-    snprintf(hosts, sizeof hosts, "%s/ranks.txt", dir);
-    snprintf(json, sizeof json, "%s/pair.json", dir);
+    char hosts[160], ha[64], hb[64];
+    snprintf(hosts, sizeof hosts, "%s\n%s\n", platform_rank_host(p, a, ha, sizeof ha),
+             platform_rank_host(p, b, hb, sizeof hb));
+    tu_user_platform u;
+    tu_user_platform_write(&u, NULL, hosts, platform_device(p, a)->name);
     tt_error err = {0};
-    FILE *f = fopen(xml, "w");
+    FILE *f = fopen(u.xml, "w");
     ck_assert_msg(platform_write_xml(p, f, &err) == TT_OK, "%s", err.msg);
     fclose(f);
-    f = fopen(hosts, "w");
-    fprintf(f, "%s\n", platform_rank_host(p, a, host, sizeof host));
-    fprintf(f, "%s\n", platform_rank_host(p, b, host, sizeof host));
-    fclose(f);
-    f = fopen(json, "w");
-    fprintf(f, "{\"format\": \"ttasim-platform\", \"version\": 1, \"name\": \"pair\", \"sources\": [], \"assumptions\": [],\n"
-               " \"simgrid\": {\"xml\": \"p.xml\", \"rank_hosts\": \"ranks.txt\", \"accelerator\": \"%s\",\n"
-               "   \"ranks_per_node\": 1, \"path_estimate\": {\"bandwidth_Bps\": 1e9, \"latency_s\": 0, \"hops\": 1}}}\n",
-            platform_device(p, a)->name);
-    fclose(f);
-    platform *pair = platform_load(json, NULL, &err);
+    platform *pair = platform_load(u.json, NULL, &err);
     ck_assert_msg(pair != NULL, "%s", err.msg);
     coll_request rq = {{.op = OP_BROADCAST, .algo = ALGO_RING, .ranks = 2, .bytes = bytes}, 0.0, 0};
     coll_result r;
     ck_assert_msg(coll_simulate(pair, net, &rq, 1, &r, &err) == TT_OK, "%s", err.msg);
     platform_free(pair);
-    unlink(xml);
-    unlink(hosts);
-    unlink(json);
-    rmdir(dir);
+    tu_user_platform_remove(&u);
     return r.time_s;
 }
 
