@@ -392,21 +392,6 @@ static void group_destroy(coll_group *g)
 
 /* ---- Parent side: a batch of requests in one simulation ---- */
 
-void coll_params_platform_defaults(const platform *p, coll_params *params)
-{
-    if (!params->ranks_per_node)
-        params->ranks_per_node = platform_ranks_per_node(p);
-    int nics = platform_node_components(p, DEVICE_NIC, NULL, NULL, 0);
-    if (!params->nics_per_node && nics > 0 && params->ranks_per_node % nics == 0)
-        params->nics_per_node = nics;
-}
-
-double coll_reduce_s_per_byte(const platform *p)
-{
-    const device_info *d = platform_device(p, 0);
-    return d && d->mem_Bps > 0 ? 3.0 / d->mem_Bps : 0.0;
-}
-
 typedef struct batch {
     const platform *p;
     const coll_request *reqs;
