@@ -217,6 +217,7 @@ int sim_run(const sim_job *job, tt_error *err)
     pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
+    int fork_errno = errno;
     if (pid == 0) {
         /* die with the parent (Ctrl-C, kill): a simulation nobody reads is waste */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
@@ -237,7 +238,7 @@ int sim_run(const sim_job *job, tt_error *err)
         close(xfd);
     int status = 0, rc = TT_OK;
     if (pid < 0)
-        rc = tt_error_set(err, TT_EINTERNAL, "fork: %s", strerror(errno));
+        rc = tt_error_set(err, TT_EINTERNAL, "cannot start a simulation process: %s", strerror(fork_errno));
     else
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
