@@ -54,11 +54,13 @@ examplesdir = $(pkgdatadir)/scenarios/examples
 dist_examples_DATA = \
 	scenarios/examples/ci-expect.json \
 	scenarios/examples/dgx-a100-dlrm-auto.json \
-	scenarios/examples/dlrm-plans.sh \
+	scenarios/examples/dgx-a100-dlrm-plans.json \
 	scenarios/examples/purchase-fattree.json \
 	scenarios/examples/purchase-torus2d.json \
 	scenarios/examples/tpu-v3-batch-sweep.json \
 	scenarios/examples/zion-dlrm-host.json \
+	scenarios/examples/zion-dlrm-plans-16gb.json \
+	scenarios/examples/zion-dlrm-plans.json \
 	scenarios/examples/zion-dlrm.json
 
 EXTRA_DIST += scenarios/published/validate.sh
