@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "config.h"
 
 #include "common/jsonx.h"
 #include "common/units.h"
@@ -359,6 +362,27 @@ START_TEST(profile_duplicate_batch_named)
 }
 END_TEST
 
+#ifdef TT_SANITIZERS
+/* ASan's default exit status 1 read as "an expectation failed": now 86. */
+START_TEST(sanitizer_report_exit_status)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(STDERR_FILENO); /* the report is expected */
+        volatile char *p = malloc(8);
+        p[8] = 1; /* heap-buffer-overflow */
+        _exit(0);
+    }
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), TT_SANITIZER_EXIT);
+}
+END_TEST
+#endif
+
 int main(void)
 {
     Suite *s = suite_create("inputs");
@@ -376,6 +400,9 @@ int main(void)
     tcase_add_test(t, platform_torus_dims_must_match);
     tcase_add_test(t, platform_oversubscription_checked_at_any_size);
     tcase_add_test(t, profile_duplicate_batch_named);
+#ifdef TT_SANITIZERS
+    tcase_add_test(t, sanitizer_report_exit_status);
+#endif
     suite_add_tcase(s, t);
     /* The old quadratic load took 13.6 s plain: 5 s (x4 sanitized) tells them apart. */
     TCase *slow = tcase_create("profile");

@@ -17,7 +17,7 @@ mkdir -p "$out/obj" "$out/logs" "$out/artifacts"
 newest_h=$(find "$src" -name '*.h' -newer "$out/libtt.a" 2>/dev/null | head -n 1 || true)
 [ -f "$out/libtt.a" ] || newest_h=all
 objs=
-for c in $FUZZ_SOURCES tests/fuzz/fuzz_input.c; do
+for c in $FUZZ_C_FILES tests/fuzz/fuzz_input.c; do
   o="$out/obj/$(echo "$c" | tr / _).o"
   objs="$objs $o"
   if [ -n "$newest_h" ] || [ ! -f "$o" ] || [ "$src/$c" -nt "$o" ]; then
