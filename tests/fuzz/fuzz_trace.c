@@ -1,13 +1,13 @@
-/* Workload traces (sim/replay/trace.c). */
-#include "sim/replay/trace.h"
+/* Workload traces (sim/replay/workload.c). */
+#include "sim/replay/workload.h"
 #include "tests/fuzz/fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_input_file(NULL, "trace.json", data, size);
-    trace t;
+    workload w;
     tt_error err = {0};
-    if (trace_load(path, &t, &err) == TT_OK)
-        trace_free(&t);
+    if (workload_load(path, &w, &err) == TT_OK)
+        workload_free(&w);
     return 0;
 }
