@@ -1,5 +1,7 @@
 /* The device library (platforms/devices.json, found through TTASIM_DATA_DIR). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "platforms/device.h"
 #include "tests/fuzz/fuzz_input.h"
