@@ -12,6 +12,12 @@ const char *tu_write_temp(const char *text, char *path_buf, size_t path_bytes);
  * (truncated to out_bytes) and returns the exit status (or -1). */
 int tu_run_ttasim(const char *args, char *out, size_t out_bytes);
 
+struct json_t;
+/* Runs "ttasim ARGS" (a --json command that prints nothing else), asserts exit
+ * status expect_rc and returns the output parsed as one JSON document (the
+ * caller decrefs); out receives the raw text. */
+struct json_t *tu_run_ttasim_json(const char *args, int expect_rc, char *out, size_t out_bytes);
+
 /* Runs a suite in its own SRunner; returns the number of failures. */
 int tu_run_suite(Suite *s);
 
