@@ -79,7 +79,8 @@ int plat_add_link(platform *p, int a, int b, double bw_Bps, double latency_s, in
                   const char *cls, tt_error *err)
 {
     if (a == b)
-        return tt_error_set(err, TT_EINPUT, "a link from \"%s\" to itself", p->comp[a].name);
+        return tt_error_set(err, TT_EINPUT, "a link from \"%s\" to itself; a link joins two different components",
+                            p->comp[a].name);
     plink *grown = realloc(p->link, sizeof *grown * (size_t)(p->nlink + 1));
     if (!grown)
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
@@ -201,6 +202,11 @@ static void torus_shape(int total, int ndims, int *dims)
 static int fattree_shape(platform *p, int members, tt_error *err)
 {
     int k = p->down[0] > 0 ? p->down[0] : 16;
+    /* checked even when one leaf suffices: the file is wrong at any size */
+    if (p->oversubscription < 1 || k % p->oversubscription != 0)
+        return tt_error_set(err, TT_EINPUT, "$.fabric.oversubscription: %d must divide the %d "
+                            "nodes per leaf ($.fabric.nodes_per_leaf); use a divisor such as 1 or 2",
+                            p->oversubscription, k);
     if (members <= k) {
         p->levels = 1;
         p->down[0] = members;
@@ -221,9 +227,6 @@ static int fattree_shape(platform *p, int members, tt_error *err)
     p->up[0] = 1;
     for (int l = 1; l < p->levels; l++)
         p->up[l] = p->down[l - 1];
-    if (p->oversubscription < 1 || k % p->oversubscription != 0)
-        return tt_error_set(err, TT_EINPUT, "oversubscription %d must divide the %d nodes per leaf",
-                            p->oversubscription, k);
     p->up[1] = k / p->oversubscription;
     return TT_OK;
 }

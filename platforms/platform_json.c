@@ -60,40 +60,11 @@ static int no_component(const jx_obj *l, const platform *p, const char *key, con
                         l->file, l->path, key, name, list);
 }
 
-/* mesh: the pattern replacing the accelerator mesh (-1: keep the file's);
- * *had_mesh is set when the link is a mesh pattern. */
-static int load_link(platform *p, const jx_obj *l, int mesh, int *had_mesh)
+/* Adds the links of one pattern between the members ga[0..na) and gb[0..nb). */
+static int add_pattern(platform *p, int pat, const int *ga, int na, const int *gb, int nb, double bw,
+                       double lat, int c, const char *cls, tt_error *err)
 {
-    static const char *keys[] = {"a", "b", "pattern", "bandwidth_Bps", "latency_s", "count", "class", NULL};
-    const char *a = NULL, *b = NULL, *cls = "link";
-    double bw = 0, lat = 0;
-    long count = 1;
-    int pat = PAT_ALL, rc;
-    if ((rc = jx_check_keys(l, keys)) || (rc = jx_string(l, "a", 1, &a)) || (rc = jx_string(l, "b", 0, &b)) ||
-        (rc = jx_enum(l, "pattern", 0, PATTERNS, &pat)) ||
-        (rc = jx_rate(l, "bandwidth_Bps", 1, 1e3, 1e15, &bw)) ||
-        (rc = jx_seconds(l, "latency_s", 1, 0, 1, &lat)) || (rc = jx_int(l, "count", 0, 1, 64, &count)) ||
-        (rc = jx_string(l, "class", 0, &cls)))
-        return rc;
-    int ga[256], gb[256], na = group_members(p, a, ga), nb = b ? group_members(p, b, gb) : 0;
-    if (na == 0)
-        return no_component(l, p, "a", a);
-    if (b && nb == 0)
-        return no_component(l, p, "b", b);
-    int is_mesh = pat == PAT_FC || pat == PAT_HCM || pat == PAT_HCM4;
-    *had_mesh |= is_mesh;
-    if (is_mesh && mesh >= 0 && p->comp[ga[0]].dev->kind == DEVICE_ACCELERATOR)
-        pat = mesh;
-    if (pat >= PAT_FC && b)
-        return tt_error_set(l->err, TT_EINPUT, "%s: %s: pattern \"%s\" links the members of \"a\" among themselves: remove \"b\"",
-                            l->file, l->path, PATTERNS[pat]);
-    if (pat < PAT_FC && !b)
-        return tt_error_set(l->err, TT_EINPUT, "%s: %s: missing required key \"b\" (the other end of the link)", l->file, l->path);
-    if ((pat == PAT_HCM || pat == PAT_HCM4 || pat == PAT_CUBE) && na != 8)
-        return tt_error_set(l->err, TT_EINPUT, "%s: %s: pattern \"%s\" needs 8 members in \"%s\", found %d",
-                            l->file, l->path, PATTERNS[pat], a, na);
-    tt_error *err = l->err;
-    int c = (int)count;
+    int rc;
     switch (pat) {
     case PAT_ALL:
         for (int i = 0; i < na; i++)
@@ -132,6 +103,43 @@ static int load_link(platform *p, const jx_obj *l, int mesh, int *had_mesh)
                 return rc;
         return TT_OK;
     }
+}
+
+/* mesh: the pattern replacing the accelerator mesh (-1: keep the file's);
+ * *had_mesh is set when the link is a mesh pattern. */
+static int load_link(platform *p, const jx_obj *l, int mesh, int *had_mesh)
+{
+    static const char *keys[] = {"a", "b", "pattern", "bandwidth_Bps", "latency_s", "count", "class", NULL};
+    const char *a = NULL, *b = NULL, *cls = "link";
+    double bw = 0, lat = 0;
+    long count = 1;
+    int pat = PAT_ALL, rc;
+    if ((rc = jx_check_keys(l, keys)) || (rc = jx_string(l, "a", 1, &a)) || (rc = jx_string(l, "b", 0, &b)) ||
+        (rc = jx_enum(l, "pattern", 0, PATTERNS, &pat)) ||
+        (rc = jx_rate(l, "bandwidth_Bps", 1, 1e3, 1e15, &bw)) ||
+        (rc = jx_seconds(l, "latency_s", 1, 0, 1, &lat)) || (rc = jx_int(l, "count", 0, 1, 64, &count)) ||
+        (rc = jx_string(l, "class", 0, &cls)))
+        return rc;
+    int ga[256], gb[256], na = group_members(p, a, ga), nb = b ? group_members(p, b, gb) : 0;
+    if (na == 0)
+        return no_component(l, p, "a", a);
+    if (b && nb == 0)
+        return no_component(l, p, "b", b);
+    int is_mesh = pat == PAT_FC || pat == PAT_HCM || pat == PAT_HCM4;
+    *had_mesh |= is_mesh;
+    if (is_mesh && mesh >= 0 && p->comp[ga[0]].dev->kind == DEVICE_ACCELERATOR)
+        pat = mesh;
+    if (pat >= PAT_FC && b)
+        return tt_error_set(l->err, TT_EINPUT, "%s: %s: pattern \"%s\" links the members of \"a\" among themselves: remove \"b\"",
+                            l->file, l->path, PATTERNS[pat]);
+    if (pat < PAT_FC && !b)
+        return tt_error_set(l->err, TT_EINPUT, "%s: %s: missing required key \"b\" (the other end of the link)", l->file, l->path);
+    if ((pat == PAT_HCM || pat == PAT_HCM4 || pat == PAT_CUBE) && na != 8)
+        return tt_error_set(l->err, TT_EINPUT, "%s: %s: pattern \"%s\" needs 8 members in \"%s\", found %d",
+                            l->file, l->path, PATTERNS[pat], a, na);
+    if ((rc = add_pattern(p, pat, ga, na, gb, nb, bw, lat, (int)count, cls, l->err)))
+        return tt_error_prefix(l->err, "%s: %s: ", l->file, l->path);
+    return TT_OK;
 }
 
 static int unknown_device(const jx_obj *o, const platform *p, const char *name)
@@ -258,6 +266,18 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
                 return rc;
             p->dims[d] = (int)x;
         }
+        /* The dims describe the file's own node count; --nodes N takes a slice, reshaped. */
+        long chips = 0, total = 1;
+        for (int c = 0; c < p->ncomp; c++)
+            chips += p->comp[c].dev->kind == DEVICE_ACCELERATOR;
+        for (int d = 0; d < p->ndims; d++)
+            total *= p->dims[d];
+        if (p->nodes == (int)nodes && total != nodes * chips)
+            return tt_error_set(f.err, TT_EINPUT,
+                                "%s: %s.dims: the torus holds %ld chips, but %ld nodes of %ld "
+                                "accelerators are %ld; make the dims multiply to %ld or change "
+                                "\"nodes\"",
+                                f.file, f.path, total, nodes, chips, nodes * chips, nodes * chips);
     }
     return TT_OK;
 }
