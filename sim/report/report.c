@@ -31,6 +31,15 @@ static json_t *point_json(const run_point *p)
                           num(p->time_to_accuracy_s), "cost_usd", num(p->total.usd), "energy_j",
                           num(p->total.energy_j), "per_step", "cost_usd", num(p->per_step.usd),
                           "energy_j", num(p->per_step.energy_j));
+    /* the band: 10th and 90th percentiles of the steps to target and what follows from them */
+    json_object_set_new(o, "steps_to_target_p10", num(p->steps_p10));
+    json_object_set_new(o, "steps_to_target_p90", num(p->steps_p90));
+    json_object_set_new(o, "time_to_accuracy_p10_s", num(p->time_to_accuracy_p10_s));
+    json_object_set_new(o, "time_to_accuracy_p90_s", num(p->time_to_accuracy_p90_s));
+    json_object_set_new(o, "cost_usd_p10", num(p->total_p10.usd));
+    json_object_set_new(o, "cost_usd_p90", num(p->total_p90.usd));
+    json_object_set_new(o, "energy_j_p10", num(p->total_p10.energy_j));
+    json_object_set_new(o, "energy_j_p90", num(p->total_p90.energy_j));
     if (p->host.forward_s > 0)
         json_object_set_new(o, "host_embedding",
                             json_pack("{s:o, s:o, s:o, s:o}", "forward_transfer_s", num(p->host.forward_transfer_s),
@@ -54,8 +63,14 @@ json_t *report_json(const scenario *sc, const run_result *r)
                                                    "optimizer", r->optimizer));
     json_object_set_new(doc, "collectives", json_pack("{s:s, s:s, s:b}", "allreduce", r->allreduce,
                                                       "alltoall", r->alltoall, "overlap", sc->overlap));
-    json_object_set_new(doc, "convergence", json_pack("{s:s, s:s}", "source", r->convergence, "target",
-                                                      r->target));
+    json_t *conv = json_pack("{s:s, s:s}", "source", r->convergence, "target", r->target);
+    if (r->has_recipe)
+        json_object_set_new(conv, "recipe",
+                            json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "optimizer", r->recipe.optimizer,
+                                      "hyperparameters", r->recipe.hyperparameters, "schedule", r->recipe.schedule,
+                                      "warmup", r->recipe.warmup, "regularisation", r->recipe.regularisation,
+                                      "precision", r->recipe.precision));
+    json_object_set_new(doc, "convergence", conv);
     json_t *base = point_json(&r->base);
     json_object_update(doc, base);
     json_decref(base);
@@ -128,12 +143,14 @@ static const char *human_time(double s, char *buf, size_t n)
 
 static void table_row(FILE *out, const run_point *p)
 {
-    char tta[32];
-    fprintf(out, "%6d %7d %8ld %6d %9.4f %9.4f %9.4f %9.4f %9.4f %6.1f%% %10.4g %10s %11.4g %11.4g\n",
+    char tta[32], lo[32], hi[32], band[80];
+    snprintf(band, sizeof band, "%s-%s", human_time(p->time_to_accuracy_p10_s, lo, sizeof lo),
+             human_time(p->time_to_accuracy_p90_s, hi, sizeof hi));
+    fprintf(out, "%6d %7d %8ld %6d %9.4f %9.4f %9.4f %9.4f %9.4f %6.1f%% %10.4g%s %10s %22s %11.4g %11.4g\n",
             p->nodes, p->ranks, p->global_batch, p->micro_batch, p->step.time_s, p->step.compute_s,
             p->step.comm_s, p->step.exposed_comm_s, p->step.optimizer_s, 100 * p->step.mfu,
-            p->steps_to_target, human_time(p->time_to_accuracy_s, tta, sizeof tta), p->total.usd,
-            p->total.energy_j / 3.6e6);
+            p->steps_to_target, p->extrapolated ? "*" : " ", human_time(p->time_to_accuracy_s, tta, sizeof tta),
+            band, p->total.usd, p->total.energy_j / 3.6e6);
 }
 
 void report_text(FILE *out, const scenario *sc, const run_result *r)
@@ -147,7 +164,12 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     fprintf(out, "collectives   allreduce %s (%s gradients, %s), alltoall %s\n", r->allreduce,
             sc->gradient_precision ? sc->gradient_precision : r->precision,
             sc->overlap ? "overlapping the backward" : "after the backward", r->alltoall);
-    fprintf(out, "convergence   %s; target %s\n\n", r->convergence, r->target);
+    fprintf(out, "convergence   %s; target %s\n", r->convergence, r->target);
+    if (r->has_recipe)
+        fprintf(out, "recipe        %s: %s; schedule %s; warm-up %s; %s; %s\n", r->recipe.optimizer,
+                r->recipe.hyperparameters, r->recipe.schedule, r->recipe.warmup, r->recipe.regularisation,
+                r->recipe.precision);
+    fputc('\n', out);
     fprintf(out, "per step                      seconds\n");
     fprintf(out, "  step.time_s            %12.6f\n", b->step.time_s);
     fprintf(out, "  step.compute_s         %12.6f\n", b->step.compute_s);
@@ -165,13 +187,17 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
             100 * b->step.mfu, b->samples_per_s, b->step.memory.total_bytes / 1e9,
             b->step.memory.params_bytes / 1e9, b->step.memory.gradients_bytes / 1e9,
             b->step.memory.optimizer_bytes / 1e9, b->step.memory.activations_bytes / 1e9);
-    fprintf(out, "to target     %.6g steps%s", b->steps_to_target, b->extrapolated ? " (extrapolated by the fit)" : "");
+    fprintf(out, "to target     %.6g steps (10th-90th percentile %.6g-%.6g)%s", b->steps_to_target, b->steps_p10,
+            b->steps_p90, b->extrapolated ? ", extrapolated beyond the profile's points" : "");
     if (b->epochs > 0)
         fprintf(out, ", %.4g epochs", b->epochs);
-    fprintf(out, "\n  time_to_accuracy_s %.6g (%s)%s\n", b->time_to_accuracy_s,
-            human_time(b->time_to_accuracy_s, t, sizeof t), b->eval_s > 0 ? ", evaluation included" : "");
-    fprintf(out, "  cost_usd %.6g, energy_j %.6g (%.4g kWh); per step $%.4g, %.4g J\n", b->total.usd,
-            b->total.energy_j, b->total.energy_j / 3.6e6, b->per_step.usd, b->per_step.energy_j);
+    char lo[32], hi[32];
+    fprintf(out, "\n  time_to_accuracy_s %.6g (%s; band %s-%s)%s\n", b->time_to_accuracy_s,
+            human_time(b->time_to_accuracy_s, t, sizeof t), human_time(b->time_to_accuracy_p10_s, lo, sizeof lo),
+            human_time(b->time_to_accuracy_p90_s, hi, sizeof hi), b->eval_s > 0 ? ", evaluation included" : "");
+    fprintf(out, "  cost_usd %.6g (band %.4g-%.4g), energy_j %.6g (%.4g kWh, band %.4g-%.4g); per step $%.4g, %.4g J\n",
+            b->total.usd, b->total_p10.usd, b->total_p90.usd, b->total.energy_j, b->total.energy_j / 3.6e6,
+            b->total_p10.energy_j / 3.6e6, b->total_p90.energy_j / 3.6e6, b->per_step.usd, b->per_step.energy_j);
     if (sc->ref_step_time_s > 0 || sc->ref_time_s > 0) {
         fprintf(out, "\nreference     %s\n", sc->ref_source ? sc->ref_source : "");
         if (sc->ref_step_time_s > 0)
@@ -183,11 +209,16 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
                     human_time(sc->ref_time_s, (char[32]){0}, 32), b->time_to_accuracy_s / sc->ref_time_s);
     }
     if (r->n_points) {
-        fprintf(out, "\nsweep\n %5s %7s %8s %6s %9s %9s %9s %9s %9s %7s %10s %10s %11s %11s\n", "nodes",
+        fprintf(out, "\nsweep\n %5s %7s %8s %6s %9s %9s %9s %9s %9s %7s %11s %10s %22s %11s %11s\n", "nodes",
                 "ranks", "batch", "micro", "step_s", "compute", "comm", "exposed", "optim", "MFU", "steps",
-                "TTA", "cost_usd", "energy_kWh");
-        for (size_t i = 0; i < r->n_points; i++)
+                "TTA", "TTA p10-p90", "cost_usd", "energy_kWh");
+        int any = 0;
+        for (size_t i = 0; i < r->n_points; i++) {
             table_row(out, &r->points[i]);
+            any |= r->points[i].extrapolated;
+        }
+        if (any)
+            fprintf(out, "  * steps extrapolated beyond the profile's points (the band includes the fit's error)\n");
     }
     if (r->n_assumptions) {
         fprintf(out, "\nassumptions\n");
@@ -203,19 +234,23 @@ int report_csv(const char *path, const scenario *sc, const run_result *r, tt_err
         return tt_error_set(err, TT_EINPUT, "%s: cannot write the CSV file: %s", path, strerror(errno));
     fprintf(f, "scenario,nodes,ranks,global_batch,micro_batch,accumulation,step_time_s,compute_s,comm_s,"
                "exposed_comm_s,optimizer_s,host_embedding_s,idle_s,mfu,samples_per_s,memory_bytes,steps_to_target,"
-               "extrapolated,time_to_accuracy_s,cost_usd,energy_j\n");
+               "extrapolated,time_to_accuracy_s,cost_usd,energy_j,steps_to_target_p10,steps_to_target_p90,"
+               "time_to_accuracy_p10_s,time_to_accuracy_p90_s,cost_usd_p10,cost_usd_p90,energy_j_p10,energy_j_p90\n");
     size_t n = r->n_points ? r->n_points : 1;
     for (size_t i = 0; i < n; i++) {
         const run_point *p = r->n_points ? &r->points[i] : &r->base;
         fputc('"', f);
         for (const char *c = sc->name; *c; c++) /* RFC 4180: a quote inside a field is doubled */
             fputs(*c == '"' ? "\"\"" : (char[2]){*c, 0}, f);
-        fprintf(f, "\",%d,%d,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%.9g,%d,%.9g,%.9g,%.9g\n",
+        fprintf(f, "\",%d,%d,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%.9g,%d,%.9g,%.9g,%.9g,"
+                   "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
                 p->nodes, p->ranks, p->global_batch, p->micro_batch, p->accumulation,
                 p->step.time_s, p->step.compute_s, p->step.comm_s, p->step.exposed_comm_s,
                 p->step.optimizer_s, p->step.host_embedding_s, p->step.idle_s, p->step.mfu, p->samples_per_s,
                 p->step.memory.total_bytes, p->steps_to_target, p->extrapolated, p->time_to_accuracy_s,
-                p->total.usd, p->total.energy_j);
+                p->total.usd, p->total.energy_j, p->steps_p10, p->steps_p90, p->time_to_accuracy_p10_s,
+                p->time_to_accuracy_p90_s, p->total_p10.usd, p->total_p90.usd, p->total_p10.energy_j,
+                p->total_p90.energy_j);
     }
     if (fclose(f) != 0)
         return tt_error_set(err, TT_EINPUT, "%s: cannot write the CSV file", path);

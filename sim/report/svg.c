@@ -69,28 +69,55 @@ static double xpos(const panel *p, const series *s, size_t i)
     return p->x0 + 20 + (p->w - 40) * log(xval(s, i) / lo) / log(hi / lo); /* log axis */
 }
 
-static void line_panel(panel *p, const series *s, double (*get)(const run_point *), const char *color)
+typedef double (*point_value)(const run_point *);
+
+/* A line over the points; with lo/hi, the band between them shaded behind it.
+ * Points whose steps were extrapolated beyond the profile are drawn hollow. */
+static void line_panel(panel *p, const series *s, point_value get, point_value lo, point_value hi,
+                       const char *color)
 {
     double ymax = 0;
-    for (size_t i = 0; i < s->n; i++)
-        ymax = fmax(ymax, get(&s->pts[i]));
+    int any_extrapolated = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        ymax = fmax(ymax, fmax(get(&s->pts[i]), hi ? hi(&s->pts[i]) : 0));
+        any_extrapolated |= s->pts[i].extrapolated;
+    }
     ymax = ymax > 0 ? ymax * 1.1 : 1;
     y_ticks(p, ymax);
+    if (lo && hi) {
+        fprintf(p->f, "<polygon fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" points=\"", color);
+        for (size_t i = 0; i < s->n; i++)
+            fprintf(p->f, "%.1f,%.1f ", xpos(p, s, i), p->y0 + p->h - p->h * hi(&s->pts[i]) / ymax);
+        for (size_t i = s->n; i-- > 0;)
+            fprintf(p->f, "%.1f,%.1f ", xpos(p, s, i), p->y0 + p->h - p->h * lo(&s->pts[i]) / ymax);
+        fprintf(p->f, "\"/>\n");
+        fprintf(p->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\" fill-opacity=\"0.18\"/>"
+                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">10th-90th percentile</text>\n",
+                p->x0 + 8, p->y0 + 6, color, p->x0 + 22, p->y0 + 15);
+    }
     fprintf(p->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
     for (size_t i = 0; i < s->n; i++)
         fprintf(p->f, "%.1f,%.1f ", xpos(p, s, i), p->y0 + p->h - p->h * get(&s->pts[i]) / ymax);
     fprintf(p->f, "\"/>\n");
     for (size_t i = 0; i < s->n; i++) {
         double x = xpos(p, s, i);
-        fprintf(p->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", x,
-                p->y0 + p->h - p->h * get(&s->pts[i]) / ymax, color);
+        fprintf(p->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                x, p->y0 + p->h - p->h * get(&s->pts[i]) / ymax, s->pts[i].extrapolated ? "white" : color, color);
         fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" text-anchor=\"middle\">%.6g</text>\n", x,
                 p->y0 + p->h + 14, xval(s, i));
     }
+    if (any_extrapolated)
+        fprintf(p->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"white\" stroke=\"%s\" stroke-width=\"1.5\"/>"
+                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">steps extrapolated beyond the profile</text>\n",
+                p->x0 + 13, p->y0 + 26, color, p->x0 + 22, p->y0 + 30);
 }
 
 static double get_tta_h(const run_point *p) { return p->time_to_accuracy_s / 3600; }
+static double get_tta_lo_h(const run_point *p) { return p->time_to_accuracy_p10_s / 3600; }
+static double get_tta_hi_h(const run_point *p) { return p->time_to_accuracy_p90_s / 3600; }
 static double get_cost(const run_point *p) { return p->total.usd; }
+static double get_cost_lo(const run_point *p) { return p->total_p10.usd; }
+static double get_cost_hi(const run_point *p) { return p->total_p90.usd; }
 static double get_eff(const run_point *p) { return p->scaling_efficiency > 0 ? p->scaling_efficiency : p->step.mfu; }
 
 static void bars_panel(panel *p, const series *s)
@@ -139,12 +166,12 @@ int svg_write(const char *path, const scenario *sc, const run_result *r, tt_erro
     panel p;
     panel_begin(&p, f, 0, 0, "step time breakdown (s)", "seconds per step", xlabel);
     bars_panel(&p, &s);
-    panel_begin(&p, f, 1, 0, "time to accuracy (h)", "hours", xlabel);
-    line_panel(&p, &s, get_tta_h, "#4878d0");
-    panel_begin(&p, f, 0, 1, "cost to accuracy (USD)", "USD", xlabel);
-    line_panel(&p, &s, get_cost, "#d65f5f");
+    panel_begin(&p, f, 1, 0, "time to accuracy (h): median and band", "hours", xlabel);
+    line_panel(&p, &s, get_tta_h, get_tta_lo_h, get_tta_hi_h, "#4878d0");
+    panel_begin(&p, f, 0, 1, "cost to accuracy (USD): median and band", "USD", xlabel);
+    line_panel(&p, &s, get_cost, get_cost_lo, get_cost_hi, "#d65f5f");
     panel_begin(&p, f, 1, 1, s.by_nodes ? "scaling efficiency" : "MFU", s.by_nodes ? "efficiency" : "MFU", xlabel);
-    line_panel(&p, &s, get_eff, "#6acc64");
+    line_panel(&p, &s, get_eff, NULL, NULL, "#6acc64");
     fprintf(f, "</svg>\n");
     if (fclose(f) != 0)
         return tt_error_set(err, TT_EINPUT, "%s: cannot write the SVG file", path);
