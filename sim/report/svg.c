@@ -71,8 +71,9 @@ static double xpos(const panel *p, const series *s, size_t i)
 
 typedef double (*point_value)(const run_point *);
 
-/* A line over the points; with lo/hi, the band between them shaded behind it.
- * Points whose steps were extrapolated beyond the profile are drawn hollow. */
+/* A line over the points; with lo/hi (quantities that follow the steps to target),
+ * the band between them shaded behind it and the points whose steps were
+ * extrapolated beyond the profile drawn hollow. */
 static void line_panel(panel *p, const series *s, point_value get, point_value lo, point_value hi,
                        const char *color)
 {
@@ -80,7 +81,7 @@ static void line_panel(panel *p, const series *s, point_value get, point_value l
     int any_extrapolated = 0;
     for (size_t i = 0; i < s->n; i++) {
         ymax = fmax(ymax, fmax(get(&s->pts[i]), hi ? hi(&s->pts[i]) : 0));
-        any_extrapolated |= s->pts[i].extrapolated;
+        any_extrapolated |= hi && s->pts[i].extrapolated;
     }
     ymax = ymax > 0 ? ymax * 1.1 : 1;
     y_ticks(p, ymax);
@@ -102,7 +103,8 @@ static void line_panel(panel *p, const series *s, point_value get, point_value l
     for (size_t i = 0; i < s->n; i++) {
         double x = xpos(p, s, i);
         fprintf(p->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
-                x, p->y0 + p->h - p->h * get(&s->pts[i]) / ymax, s->pts[i].extrapolated ? "white" : color, color);
+                x, p->y0 + p->h - p->h * get(&s->pts[i]) / ymax, hi && s->pts[i].extrapolated ? "white" : color,
+                color);
         fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" text-anchor=\"middle\">%.6g</text>\n", x,
                 p->y0 + p->h + 14, xval(s, i));
     }
