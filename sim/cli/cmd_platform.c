@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/error.h"
+#include "common/outfile.h"
 #include "common/jsonx.h"
 #include "common/units.h"
 #include "platforms/platform.h"
@@ -42,7 +43,7 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
         const device_info *d = s->devices[i].dev;
         json_t *pk = json_object();
         for (int t = 0; t < DTYPE_COUNT; t++)
-            json_object_set_new(pk, DEVICE_DTYPE_NAMES[t], json_real(d->peak_flops[t]));
+            json_object_set_new(pk, DTYPE_NAMES[t], json_real(d->peak_flops[t]));
         json_array_append_new(devs, json_pack("{s:s, s:s, s:I, s:s, s:o, s:f, s:f, s:f, s:f, s:f}", "name", d->name,
                                               "kind", DEVICE_KIND_NAMES[d->kind], "count", (json_int_t)s->devices[i].count,
                                               "description", d->description, "peak_flops", pk, "mem_bytes", d->mem_bytes,
@@ -61,7 +62,7 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
         json_array_append_new(src, json_string(platform_source(p, i)));
     json_t *peak = json_object();
     for (int t = 0; t < DTYPE_COUNT; t++)
-        json_object_set_new(peak, DEVICE_DTYPE_NAMES[t], json_real(s->peak_flops[t]));
+        json_object_set_new(peak, DTYPE_NAMES[t], json_real(s->peak_flops[t]));
     return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:f, s:i, s:o, s:o, s:o}", "name",
                      platform_name(p), "description", platform_description(p), "fabric", platform_fabric_name(p),
                      "nodes", s->nodes, "ranks_per_node", platform_ranks_per_node(p), "accelerators", s->accelerators,
@@ -221,13 +222,15 @@ static int platform_main(int argc, char **argv)
             print_summary(p, &s);
         }
     } else {
-        FILE *f = strcmp(xml, "-") == 0 ? stdout : fopen(xml, "w");
-        if (!f)
-            rc = tt_error_set(&err, TT_EINPUT, "%s: cannot open for writing", xml);
-        else if ((rc = platform_write_xml(p, f, &err)) == TT_OK && f != stdout && fclose(f) != 0)
-            rc = tt_error_set(&err, TT_EINPUT, "%s: write failed", xml);
-        else if (f != stdout && rc)
-            fclose(f);
+        FILE *f = stdout;
+        outfile *of = NULL;
+        const char *input = argv[optind], *what = "the platform file";
+        if (strcmp(xml, "-") != 0 && !(rc = outfile_check_distinct(&xml, 1, &input, &what, 1, &err)))
+            rc = outfile_open(xml, "the SimGrid XML", &of, &f, &err);
+        if (rc == TT_OK && (rc = platform_write_xml(p, f, &err)) != TT_OK)
+            outfile_discard(of);
+        else if (rc == TT_OK && of)
+            rc = outfile_commit(of, &err);
         if (rc)
             rc = cli_report_error(rc, err.msg);
     }

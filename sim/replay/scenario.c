@@ -9,9 +9,9 @@
 
 #include "common/datapath.h"
 #include "common/jsonx.h"
+#include "common/vocab.h"
 
 static const char *const NETWORKS[] = {"ideal", "calibrated", NULL};
-static const char *const PRECISIONS[] = {"fp32", "fp16", "bf16", NULL};
 static const char *const PLACEMENTS[] = {"accelerators", "host", NULL};
 
 static char *dup_or_null(const char *s)
@@ -142,16 +142,16 @@ static int load_workload(const jx_obj *r, scenario *s)
     if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
         (rc = jx_int(&w, "micro_batch", 0, 1, 1 << 20, &mb)) ||
         (rc = jx_int(&w, "global_batch", 0, 1, 1L << 32, &gb)) ||
-        (rc = jx_enum(&w, "precision", 0, PRECISIONS, &prec)) ||
-        (rc = jx_enum(&w, "gradient_precision", 0, PRECISIONS, &gprec)) ||
+        (rc = jx_enum(&w, "precision", 0, DTYPE_NAMES, &prec)) ||
+        (rc = jx_enum(&w, "gradient_precision", 0, DTYPE_NAMES, &gprec)) ||
         (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
         (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)))
         return rc;
     s->micro_batch = (int)mb;
     s->global_batch = gb;
-    s->precision = prec >= 0 ? strdup(PRECISIONS[prec]) : NULL;
-    s->gradient_precision = gprec >= 0 ? strdup(PRECISIONS[gprec]) : NULL;
+    s->precision = prec >= 0 ? strdup(DTYPE_NAMES[prec]) : NULL;
+    s->gradient_precision = gprec >= 0 ? strdup(DTYPE_NAMES[gprec]) : NULL;
     if (jx_has(&w, "phases"))
         return load_phases(&w, s);
     s->n_phases = 1;
@@ -399,4 +399,37 @@ void scenario_free(scenario *s)
     for (size_t i = 0; i < s->n_expect; i++)
         free(s->expect[i].metric);
     memset(s, 0, sizeof *s);
+}
+
+char *scenario_output_path(const scenario *s, const char *given, const char *out_dir)
+{
+    if (given[0] == '/')
+        return strdup(given);
+    char *copy = out_dir ? NULL : strdup(s->path);
+    const char *dir = out_dir ? out_dir : copy ? dirname(copy) : NULL;
+    char *out = NULL;
+    if (dir && asprintf(&out, "%s/%s", dir, given) < 0)
+        out = NULL;
+    free(copy);
+    return out;
+}
+
+static void add_input(const char *path, const char *what, const char **paths, const char **whats, size_t max,
+                      size_t *n)
+{
+    if (path && *n < max && access(path, F_OK) == 0) {
+        paths[*n] = path;
+        whats[(*n)++] = what;
+    }
+}
+
+size_t scenario_inputs(const scenario *s, const char **paths, const char **what, size_t max)
+{
+    size_t n = 0;
+    add_input(s->path, "the scenario", paths, what, max, &n);
+    for (size_t i = 0; i < s->n_phases; i++)
+        add_input(s->phases[i].trace_path, "a workload trace", paths, what, max, &n);
+    add_input(s->profile_path, "the convergence profile", paths, what, max, &n);
+    add_input(s->platform, "the platform file", paths, what, max, &n);
+    return n;
 }

@@ -1,8 +1,9 @@
 #include "sim/report/report.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/outfile.h"
 
 static json_t *num(double x)
 {
@@ -229,9 +230,11 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
 
 int report_csv(const char *path, const scenario *sc, const run_result *r, tt_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot write the CSV file: %s", path, strerror(errno));
+    FILE *f;
+    outfile *o;
+    int rc = outfile_open(path, "the CSV file", &o, &f, err);
+    if (rc)
+        return rc;
     fprintf(f, "scenario,nodes,ranks,global_batch,micro_batch,accumulation,step_time_s,compute_s,comm_s,"
                "exposed_comm_s,optimizer_s,host_embedding_s,idle_s,mfu,samples_per_s,memory_bytes,steps_to_target,"
                "extrapolated,time_to_accuracy_s,cost_usd,energy_j,steps_to_target_p10,steps_to_target_p90,"
@@ -252,7 +255,5 @@ int report_csv(const char *path, const scenario *sc, const run_result *r, tt_err
                 p->time_to_accuracy_p90_s, p->total_p10.usd, p->total_p90.usd, p->total_p10.energy_j,
                 p->total_p90.energy_j);
     }
-    if (fclose(f) != 0)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot write the CSV file", path);
-    return TT_OK;
+    return outfile_commit(o, err);
 }
