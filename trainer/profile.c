@@ -347,9 +347,10 @@ static int load_point(const jx_obj *o, size_t i, conv_profile *p)
 static void migrate_v1(conv_profile *p, const char *workload, const char *optimizer)
 {
     size_t n = strlen(workload), best = 0;
-    for (int i = 0; MODEL_NAMES[i]; i++) {
-        size_t m = strlen(MODEL_NAMES[i]);
-        if (m < n && m > best && workload[n - m - 1] == '-' && strcmp(workload + n - m, MODEL_NAMES[i]) == 0)
+    for (int i = 0; model_zoo_name(i); i++) {
+        const char *name = model_zoo_name(i);
+        size_t m = strlen(name);
+        if (m < n && m > best && workload[n - m - 1] == '-' && strcmp(workload + n - m, name) == 0)
             best = m;
     }
     snprintf(p->model, sizeof p->model, "%s", best ? workload + n - best : "");
