@@ -44,6 +44,14 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double profile_median(double *v, int n)
+{
+    if (n <= 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* The point from its runs: the median (an unreached run counts as slower than
  * any reached one, so an even count with one of the middle two unreached is
  * unreached) and the sd of ln(steps). */
@@ -62,9 +70,8 @@ static void summarise_runs(profile_point *pt, double dataset_examples)
         if (!r->reached && r->steps > budget)
             budget = r->steps;
     }
-    qsort(s, (size_t)pt->nruns, sizeof s[0], cmp_double);
     int n = pt->nruns;
-    double med = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    double med = profile_median(s, n);
     pt->reached = isfinite(med);
     pt->steps = pt->reached ? lround(med) : budget;
     pt->examples = (double)pt->steps * (double)pt->batch;
@@ -172,8 +179,7 @@ void profile_refit(conv_profile *p)
             dof += pt->nruns - 1;
         }
     }
-    qsort(ns, (size_t)n, sizeof ns[0], cmp_double);
-    p->noise_scale = n == 0 ? NAN : n % 2 ? ns[n / 2] : 0.5 * (ns[n / 2 - 1] + ns[n / 2]);
+    p->noise_scale = profile_median(ns, n);
     p->run_log_sd = dof ? sqrt(var / dof) : NAN;
 }
 

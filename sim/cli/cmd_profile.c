@@ -175,12 +175,6 @@ typedef struct loo_row {
     int extrapolated;
 } loo_row;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Predicts the steps at `batch` from the profile without its points near that batch. */
 static int predict_without(const conv_profile *full, const char *label, double batch, loo_row *row, tt_error *err)
 {
@@ -264,8 +258,7 @@ static double median_abs_error(const loo_row *rows, int n, int *inside)
         e[i] = fabs(rows[i].predicted / rows[i].published - 1);
         *inside += rows[i].published >= rows[i].p10 && rows[i].published <= rows[i].p90;
     }
-    qsort(e, (size_t)n, sizeof *e, cmp_double);
-    double m = n == 0 ? NAN : n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
+    double m = profile_median(e, n);
     free(e);
     return m;
 }
