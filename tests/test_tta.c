@@ -71,7 +71,8 @@ START_TEST(published_profile_interpolates)
     double s_min, e_min, b_crit, res;
     convergence_fit_params(c, &s_min, &e_min, &b_crit, &res);
     ck_assert(s_min > 0 && b_crit > 0);
-    ck_assert_double_eq_tol(steps_at(c, 163840, &ex), s_min + e_min / 163840, 1e-9);
+    /* the fit's shape from the last point (the fit misses 1,440 at 81,920 a little) */
+    ck_assert_double_eq_tol(steps_at(c, 163840, &ex), 1440 * (s_min + e_min / 163840) / (s_min + e_min / 81920), 1e-9);
     ck_assert_int_eq(ex, 1);
     ck_assert_ptr_nonnull(strstr(convergence_target(c), "top1_accuracy 0.749"));
     convergence_free(c);

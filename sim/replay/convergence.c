@@ -222,12 +222,13 @@ convergence_estimate convergence_at(const convergence *c, double batch)
             e.steps = interpolate(c->batch[i], c->steps[i], c->batch[i + 1], c->steps[i + 1], batch);
     } else {
         e.extrapolated = c->n > 0;
-        if (c->has_fit) {
+        size_t end = c->n && batch < c->batch[0] ? 0 : c->n - 1;
+        if (c->has_fit && c->n) /* the fit's shape from the nearest point: continuous there, whatever the residual */
+            e.steps = c->steps[end] * (c->s_min + c->e_min / batch) / (c->s_min + c->e_min / c->batch[end]);
+        else if (c->has_fit)
             e.steps = c->s_min + c->e_min / batch;
-        } else { /* no critical batch in the points: the nearest point's examples (perfect scaling) */
-            size_t end = batch < c->batch[0] ? 0 : c->n - 1;
+        else /* no critical batch in the points: the nearest point's examples (perfect scaling) */
             e.steps = c->steps[end] * c->batch[end] / batch;
-        }
     }
     double m = model_sd(c, batch, e.steps, e.extrapolated, i);
     e.log_sd = sqrt(c->run_sd * c->run_sd + m * m);

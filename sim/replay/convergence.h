@@ -3,6 +3,8 @@
  * target and measured or published points with their runs) or the McCandlish et
  * al. model S(B) = S_min (1 + B_noise / B) with a given noise scale.
  *
+ * Beyond the points the median follows the fit's shape from the nearest point (or,
+ * without a critical batch, that point's number of examples).
  * The band is log-normal: run-to-run spread (the profile's pooled runs, or an
  * assumed 5 %) combined with the model's error, which is 0 at a measured batch,
  * the profile's own interpolation error between points, and the fit's parameter
