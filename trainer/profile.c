@@ -116,6 +116,15 @@ int profile_add_run(conv_profile *p, const profile_point *pt, const profile_run 
     return profile_put(p, &q, err);
 }
 
+void profile_point_range(const profile_point *pt, long *lo, long *hi)
+{
+    *lo = *hi = pt->steps;
+    for (int k = 0; k < pt->nruns; k++) {
+        *lo = k == 0 || pt->runs[k].steps < *lo ? pt->runs[k].steps : *lo;
+        *hi = k == 0 || pt->runs[k].steps > *hi ? pt->runs[k].steps : *hi;
+    }
+}
+
 int profile_remove(conv_profile *p, long batch)
 {
     for (int i = 0; i < p->npoints; i++)

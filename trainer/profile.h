@@ -89,6 +89,8 @@ int profile_put(conv_profile *p, const profile_point *pt, tt_error *err);
 /* Adds a run to the point at pt->batch (created from pt when absent). */
 int profile_add_run(conv_profile *p, const profile_point *pt, const profile_run *run, tt_error *err);
 const profile_point *profile_find(const conv_profile *p, long batch);
+/* The fewest and most steps over a point's runs (its steps when it has none). */
+void profile_point_range(const profile_point *pt, long *lo, long *hi);
 /* Removes the point at this batch (1 if there was one). */
 int profile_remove(conv_profile *p, long batch);
 int profile_add_source(conv_profile *p, const char *source);

@@ -134,11 +134,8 @@ static int show_main(int argc, char **argv)
                "epochs", "fit_steps", "band_p10", "band_p90");
         for (int i = 0; i < p.npoints; i++) {
             const profile_point *q = &p.points[i];
-            long lo = q->steps, hi = q->steps;
-            for (int k = 0; k < q->nruns; k++) {
-                lo = k == 0 || q->runs[k].steps < lo ? q->runs[k].steps : lo;
-                hi = k == 0 || q->runs[k].steps > hi ? q->runs[k].steps : hi;
-            }
+            long lo, hi;
+            profile_point_range(q, &lo, &hi);
             convergence_estimate e = convergence_at(cv, (double)q->batch);
             printf("%9ld %5d %9ld%s %9ld %9ld %8.2f %11.1f %11.1f %11.1f\n", q->batch, q->nruns, q->steps,
                    q->reached ? " " : "!", lo, hi, q->epochs, profile_fit_steps(&p.fit, q->batch), e.p10, e.p90);

@@ -515,10 +515,11 @@ static void describe_recipe(const train_cli *t, const char *data, profile_recipe
         snprintf(r->schedule, sizeof r->schedule, "cosine to %g over the budget", d->lr.end_lr);
     else if (d->lr.decay == LR_DECAY_STEP)
         snprintf(r->schedule, sizeof r->schedule, "x %g every %ld steps", d->lr.step_gamma, d->lr.step_every);
-    snprintf(r->warmup, sizeof r->warmup, "linear, %g epochs%s", d->warmup_epochs, "");
     if (d->lr.warmup_steps >= 0)
         snprintf(r->warmup, sizeof r->warmup, "linear, %g epochs, at most %ld steps", d->warmup_epochs,
                  d->lr.warmup_steps);
+    else
+        snprintf(r->warmup, sizeof r->warmup, "linear, %g epochs", d->warmup_epochs);
     snprintf(r->regularisation, sizeof r->regularisation,
              "weight decay %g%s, label smoothing %g, data %s", o->weight_decay,
              o->exclude_bias_norm ? " (not on biases and norms)" : "", (double)d->mo.label_smoothing, data);
@@ -541,13 +542,12 @@ static void print_profile(const conv_profile *p, const char *out)
            "steps", "min", "max", "epochs", "reached", "fit_steps", "noise_scale", "gap", "data");
     for (int i = 0; i < p->npoints; i++) {
         const profile_point *q = &p->points[i];
-        long lo = q->steps, hi = q->steps;
+        long lo, hi;
         double gap = 0;
         int ngap = 0;
+        profile_point_range(q, &lo, &hi);
         for (int k = 0; k < q->nruns; k++) {
             const profile_run *r = &q->runs[k];
-            lo = k == 0 || r->steps < lo ? r->steps : lo;
-            hi = k == 0 || r->steps > hi ? r->steps : hi;
             if (!r->reached && isfinite(r->test_loss - r->train_loss)) {
                 gap += r->test_loss - r->train_loss;
                 ngap++;
