@@ -11,6 +11,7 @@ dist_profiles_DATA = \
 	scenarios/profiles/resnet50-imagenet-lars.json \
 	scenarios/profiles/resnet50-imagenet-sgd.json \
 	scenarios/profiles/teacher-mlp-lamb.json \
+	scenarios/profiles/teacher-mlp-lars.json \
 	scenarios/profiles/vit-b32-imagenet-lamb.json
 
 tracesdir = $(pkgdatadir)/scenarios/traces

@@ -173,6 +173,32 @@ START_TEST(band_from_runs_and_fit)
 }
 END_TEST
 
+/* A batch at or beyond one whose runs did not reach the target is flagged; below it,
+ * and below the reached points, not. */
+START_TEST(failed_batch_flagged)
+{
+    conv_profile p;
+    profile_init(&p, "mlp", "teacher", "lars", "test_accuracy", 0.65);
+    tt_error err = {0};
+    const long b[] = {256, 1024, 32768, 81920};
+    const long steps[] = {400, 110, 366, 43};
+    for (int i = 0; i < 4; i++) {
+        profile_point pt = {.batch = b[i], .steps = steps[i], .reached = i < 2, .noise_scale = NAN};
+        ck_assert_int_eq(profile_put(&p, &pt, &err), TT_OK);
+    }
+    profile_refit(&p);
+    convergence *c;
+    ck_assert_int_eq(convergence_from_profile(&p, "lars", &c, &err), TT_OK);
+    ck_assert_double_eq(convergence_at(c, 1024).failed_batch, 0);
+    ck_assert_double_eq(convergence_at(c, 16384).failed_batch, 0);
+    ck_assert(convergence_at(c, 16384).extrapolated);
+    ck_assert_double_eq(convergence_at(c, 32768).failed_batch, 32768);
+    ck_assert_double_eq(convergence_at(c, 131072).failed_batch, 32768);
+    convergence_free(c);
+    profile_free(&p);
+}
+END_TEST
+
 /* A profile of another model, dataset or target is refused unless accepted. */
 START_TEST(mismatch_refused_or_noted)
 {
@@ -229,6 +255,7 @@ static Suite *suite(void)
     tcase_add_test(t, mccandlish_model);
     tcase_add_test(t, band_from_runs_and_fit);
     tcase_add_test(t, mismatch_refused_or_noted);
+    tcase_add_test(t, failed_batch_flagged);
     tcase_add_test(t, cost_follows_utilisation);
     suite_add_tcase(s, t);
     return s;

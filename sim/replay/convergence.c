@@ -23,6 +23,7 @@ struct convergence {
     double run_sd;
     int run_sd_assumed;
     double interp_sd; /* RMS log error of each interior point interpolated from its neighbours */
+    double failed_batch; /* the smallest unreached batch above every reached one (0: none) */
 };
 
 static convergence *alloc_conv(size_t n)
@@ -83,6 +84,10 @@ int convergence_from_profile(const conv_profile *p, const char *label, convergen
             c->batch[c->n] = (double)p->points[i].batch;
             c->steps[c->n++] = (double)p->points[i].steps;
         }
+    for (int i = 0; c->n && i < p->npoints; i++)
+        if (!p->points[i].reached && p->points[i].batch > c->batch[c->n - 1] &&
+            (c->failed_batch == 0 || p->points[i].batch < c->failed_batch))
+            c->failed_batch = (double)p->points[i].batch;
     if (c->n == 0) {
         convergence_free(c);
         return tt_error_set(err, TT_EINPUT, "%s: $.points: no point reached the target; "
@@ -230,6 +235,8 @@ convergence_estimate convergence_at(const convergence *c, double batch)
         else /* no critical batch in the points: the nearest point's examples (perfect scaling) */
             e.steps = c->steps[end] * c->batch[end] / batch;
     }
+    if (c->failed_batch > 0 && batch >= c->failed_batch)
+        e.failed_batch = c->failed_batch;
     double m = model_sd(c, batch, e.steps, e.extrapolated, i);
     e.log_sd = sqrt(c->run_sd * c->run_sd + m * m);
     e.p10 = e.steps * exp(-Z90 * e.log_sd);

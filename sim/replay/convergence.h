@@ -59,6 +59,8 @@ typedef struct convergence_estimate {
     double p10, p90;  /* 10th and 90th percentiles */
     double log_sd;    /* sd of ln(steps) behind the band */
     int extrapolated; /* outside the batch range of the profile's reached points */
+    double failed_batch; /* > 0: the profile's runs at this batch, at or below the asked one and above
+                          * every reached point, did not reach the target: the steps are contradicted */
 } convergence_estimate;
 
 convergence_estimate convergence_at(const convergence *c, double batch);

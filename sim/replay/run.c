@@ -269,6 +269,7 @@ static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
         pt->steps_p10 = e.p10;
         pt->steps_p90 = e.p90;
         pt->extrapolated = e.extrapolated;
+        pt->failed_batch = e.failed_batch;
     } else { /* a fixed step count has no band */
         pt->steps_to_target = pt->steps_p10 = pt->steps_p90 = sc->fixed_steps;
     }
@@ -441,6 +442,16 @@ int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t do
             const run_point *a = &out->points[0], *b = &out->points[i];
             out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
         }
+    }
+    /* a point at or beyond a batch where the profile's runs failed: said once */
+    double failed = out->base.failed_batch;
+    for (size_t i = 0; i < out->n_points && failed == 0; i++)
+        failed = out->points[i].failed_batch;
+    if (rc == TT_OK && failed > 0 && out->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "convergence.not_reached = the profile's runs at batch %.0f did not reach the "
+                 "target; steps at that batch and above are the fit's, which those runs contradict", failed);
+        out->assumptions[out->n_assumptions++] = strdup(buf);
     }
     for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
         if (x.tr[k].path)

@@ -24,6 +24,7 @@ typedef struct run_point {
     double steps_to_target; /* median */
     double steps_p10, steps_p90; /* the band: 10th and 90th percentiles (convergence.h) */
     int extrapolated;     /* steps from the fit, outside the profile's points */
+    double failed_batch;  /* > 0: the profile's runs did not reach the target at this batch or below */
     double epochs;        /* 0 when the dataset size is unknown */
     double eval_s;        /* evaluation time in time_to_accuracy_s */
     double time_to_accuracy_s, time_to_accuracy_p10_s, time_to_accuracy_p90_s;

@@ -33,6 +33,7 @@ static json_t *point_json(const run_point *p)
                           num(p->total.energy_j), "per_step", "cost_usd", num(p->per_step.usd),
                           "energy_j", num(p->per_step.energy_j));
     /* the band: 10th and 90th percentiles of the steps to target and what follows from them */
+    json_object_set_new(o, "target_not_reached_in_profile", json_boolean(p->failed_batch > 0));
     json_object_set_new(o, "steps_to_target_p10", num(p->steps_p10));
     json_object_set_new(o, "steps_to_target_p90", num(p->steps_p90));
     json_object_set_new(o, "time_to_accuracy_p10_s", num(p->time_to_accuracy_p10_s));
@@ -188,8 +189,9 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
             100 * b->step.mfu, b->samples_per_s, b->step.memory.total_bytes / 1e9,
             b->step.memory.params_bytes / 1e9, b->step.memory.gradients_bytes / 1e9,
             b->step.memory.optimizer_bytes / 1e9, b->step.memory.activations_bytes / 1e9);
-    fprintf(out, "to target     %.6g steps (10th-90th percentile %.6g-%.6g)%s", b->steps_to_target, b->steps_p10,
-            b->steps_p90, b->extrapolated ? ", extrapolated beyond the profile's points" : "");
+    fprintf(out, "to target     %.6g steps (10th-90th percentile %.6g-%.6g)%s%s", b->steps_to_target, b->steps_p10,
+            b->steps_p90, b->extrapolated ? ", extrapolated beyond the profile's points" : "",
+            b->failed_batch > 0 ? ", where the profile's runs did NOT reach the target" : "");
     if (b->epochs > 0)
         fprintf(out, ", %.4g epochs", b->epochs);
     char lo[32], hi[32];
