@@ -165,9 +165,43 @@ static int load_workload(const jx_obj *r, scenario *s)
     return load_source(&w, &s->phases[0]);
 }
 
+/* The target a scenario names and the mismatches with its profile it accepts. */
+static int load_target(const jx_obj *c, scenario *s)
+{
+    static const char *const tkeys[] = {"dataset", "metric", "value", NULL};
+    static const char *const accept_names[] = {"model", "dataset", "target", NULL};
+    jx_obj t;
+    const char *dataset = NULL, *metric = NULL;
+    size_t n = 0;
+    int rc;
+    if ((rc = jx_child(c, "target", s->conv == CONV_PROFILE, &t)))
+        return rc;
+    if (t.obj && ((rc = jx_check_keys(&t, tkeys)) || (rc = jx_string(&t, "dataset", 1, &dataset)) ||
+                  (rc = jx_string(&t, "metric", 1, &metric)) ||
+                  (rc = jx_number(&t, "value", 1, 0, 1e300, &s->target_value))))
+        return rc;
+    s->target_dataset = dataset ? strdup(dataset) : NULL;
+    s->target_metric = metric ? strdup(metric) : NULL;
+    if ((rc = jx_array(c, "accept", 0, &n)))
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = json_string_value(json_array_get(json_object_get(c->obj, "accept"), i));
+        int k = -1;
+        for (int j = 0; name && accept_names[j]; j++)
+            if (strcmp(name, accept_names[j]) == 0)
+                k = j;
+        if (k < 0)
+            return tt_error_set(c->err, TT_EINPUT, "%s: %s.accept[%zu]: expected \"model\", \"dataset\" or "
+                                "\"target\" (a mismatch with the profile to carry as a named assumption)",
+                                c->file, c->path, i);
+        s->accept_mismatch |= 1 << k;
+    }
+    return TT_OK;
+}
+
 static int load_convergence(const jx_obj *r, scenario *s)
 {
-    static const char *const keys[] = {"profile", "mccandlish", "steps", NULL};
+    static const char *const keys[] = {"profile", "mccandlish", "steps", "target", "accept", NULL};
     static const char *const mkeys[] = {"s_min", "noise_scale", NULL};
     jx_obj c, m;
     const char *profile = NULL;
@@ -185,17 +219,17 @@ static int load_convergence(const jx_obj *r, scenario *s)
         return rc;
     if (profile) {
         s->conv = CONV_PROFILE;
-        return resolve(&c, "profile", profile, &s->profile_path);
-    }
-    if (m.obj) {
+        if ((rc = resolve(&c, "profile", profile, &s->profile_path)))
+            return rc;
+    } else if (m.obj) {
         s->conv = CONV_MCCANDLISH;
-        return (rc = jx_check_keys(&m, mkeys)) || (rc = jx_number(&m, "s_min", 1, 1, 1e12, &s->s_min)) ||
-                       (rc = jx_number(&m, "noise_scale", 1, 1e-3, 1e12, &s->noise_scale))
-                   ? rc
-                   : TT_OK;
+        if ((rc = jx_check_keys(&m, mkeys)) || (rc = jx_number(&m, "s_min", 1, 1, 1e12, &s->s_min)) ||
+            (rc = jx_number(&m, "noise_scale", 1, 1e-3, 1e12, &s->noise_scale)))
+            return rc;
+    } else {
+        s->conv = CONV_STEPS;
     }
-    s->conv = CONV_STEPS;
-    return TT_OK;
+    return load_target(&c, s);
 }
 
 /* Element i of a sweep list: a whole count (a string such as "64K" too). */
@@ -475,7 +509,7 @@ void scenario_free(scenario *s)
     char **strs[] = {&s->path, &s->name, &s->description, &s->platform, &s->accelerator, &s->mesh,
                      &s->precision, &s->gradient_precision, &s->optimizer, &s->allreduce,
                      &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
-                     &s->ref_source};
+                     &s->ref_source, &s->target_dataset, &s->target_metric};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         free(*strs[i]);
     for (size_t i = 0; s->assumptions && s->assumptions[i]; i++)

@@ -18,6 +18,7 @@
 #define SCENARIO_MAX_SETS 32
 
 typedef enum { CONV_NONE, CONV_PROFILE, CONV_MCCANDLISH, CONV_STEPS } convergence_kind;
+enum { SCENARIO_ACCEPT_MODEL = 1, SCENARIO_ACCEPT_DATASET = 2, SCENARIO_ACCEPT_TARGET = 4 };
 
 typedef struct scenario_expect {
     char *metric; /* a dotted path into the run's JSON document ("step.time_s") */
@@ -76,6 +77,10 @@ typedef struct scenario {
     char *profile_path; /* resolved */
     double s_min, noise_scale; /* McCandlish */
     double fixed_steps; /* CONV_STEPS */
+    /* the target the scenario names (required with a profile; NULL: not named) */
+    char *target_dataset, *target_metric;
+    double target_value;
+    int accept_mismatch; /* SCENARIO_ACCEPT_*: mismatches with the profile carried as assumptions */
 
     double eval_every_steps, eval_time_s; /* evaluation added to time-to-accuracy */
 
