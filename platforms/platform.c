@@ -71,6 +71,7 @@ int plat_add_comp(platform *p, const char *name, const device_info *dev, tt_erro
     p->comp = grown;
     snprintf(p->comp[p->ncomp].name, sizeof p->comp[p->ncomp].name, "%s", name);
     p->comp[p->ncomp].dev = dev;
+    p->comp[p->ncomp].planes = 1;
     p->ncomp++;
     return TT_OK;
 }
@@ -692,13 +693,13 @@ void platform_summarize(const platform *p, platform_summary *s)
             i++;
         if (i < (int)(sizeof s->devices / sizeof s->devices[0])) {
             s->devices[i].dev = p->comp[c].dev;
-            s->devices[i].count += p->nodes;
+            s->devices[i].count += (long)p->comp[c].planes * p->nodes;
             if (i == s->n_devices)
                 s->n_devices++;
         }
         s->cpu_sockets += (k == DEVICE_CPU) * p->nodes;
         s->nics += (k == DEVICE_NIC) * p->nodes;
-        s->switches += (k == DEVICE_SWITCH) * p->nodes;
+        s->switches += (k == DEVICE_SWITCH) * p->comp[c].planes * p->nodes;
     }
     for (int k = 0; k < p->nlink; k++)
         add_class(s, p->link[k].cls, p->link[k].bw_Bps, (long)p->link[k].count * p->nodes);

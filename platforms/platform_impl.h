@@ -14,6 +14,7 @@
 typedef struct pcomp {
     char name[32];
     const device_info *dev;
+    int planes; /* switches merged into this crossbar (1: a lone device) */
 } pcomp;
 
 /* A full-duplex link of the node template: bw_Bps per direction per link,

@@ -150,7 +150,7 @@ static int unknown_device(const jx_obj *o, const platform *p, const char *name)
 static int load_node(platform *p, const jx_obj *root, const platform_options *opt)
 {
     static const char *keys[] = {"components", "links", NULL};
-    static const char *ckeys[] = {"name", "device", "count", NULL};
+    static const char *ckeys[] = {"name", "device", "count", "crossbar", NULL};
     static const char *const MESHES[] = {"fully_connected", "hybrid_cube_mesh", "hybrid_cube_mesh_4", NULL};
     jx_obj node;
     size_t nc = 0, nl = 0;
@@ -172,13 +172,25 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
         jx_obj c;
         const char *name, *devname;
         long count = 1;
+        int crossbar = 0;
         if ((rc = jx_elem(&node, "components", i, &c)) || (rc = jx_check_keys(&c, ckeys)) ||
             (rc = jx_string(&c, "name", 1, &name)) || (rc = jx_string(&c, "device", 1, &devname)) ||
-            (rc = jx_int(&c, "count", 0, 1, 128, &count)))
+            (rc = jx_int(&c, "count", 0, 1, 128, &count)) || (rc = jx_bool(&c, "crossbar", 0, &crossbar)))
             return rc;
         const device_info *dev = device_table_find(&p->devices, devname);
         if (!dev)
             return unknown_device(&c, p, devname);
+        if (crossbar) {
+            /* NCCL spreads a GPU's traffic over all its NVLinks, one channel per
+             * link: parallel switch planes act as one crossbar of their sum. */
+            if (dev->kind != DEVICE_SWITCH)
+                return tt_error_set(c.err, TT_EINPUT, "%s: %s.crossbar: \"%s\" is not a switch; only switch planes "
+                                    "merge into a crossbar (remove \"crossbar\")", c.file, c.path, devname);
+            if ((rc = plat_add_comp(p, name, dev, c.err)))
+                return tt_error_prefix(c.err, "%s: %s: ", c.file, c.path);
+            p->comp[p->ncomp - 1].planes = (int)count;
+            continue;
+        }
         if (dev->kind == DEVICE_ACCELERATOR && opt && opt->accelerator) {
             dev = device_table_find(&p->devices, opt->accelerator);
             if (!dev || dev->kind != DEVICE_ACCELERATOR)

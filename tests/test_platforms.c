@@ -215,10 +215,27 @@ START_TEST(rail_alignment)
     platform_path(p, 3, 8 + 3, &lat, &bw);
     ck_assert_double_eq(bw, 25e9); /* one HDR NIC */
     ck_assert_double_eq_tol(lat, 4 * 0.5e-6 + 2 * 0.5e-6, 1e-15);
-    /* Inside the node: GPU -> NVSwitch -> GPU, 12 links of 25 GB/s = 2 per switch. */
+    /* Inside the node: GPU -> NVSwitch crossbar -> GPU over all 12 NVLinks of
+     * 25 GB/s (6 planes x 2), as NCCL's 12 channels use them; one plane would be 50e9. */
     platform_path(p, 0, 7, &lat, &bw);
     ck_assert_int_eq(platform_hops(p, 0, 7), 2);
-    ck_assert_double_eq(bw, 50e9);
+    ck_assert_double_eq(bw, 300e9);
+    platform_summary s;
+    platform_summarize(p, &s);
+    ck_assert_int_eq(s.switches, 4 * (6 + 4)); /* the 6 planes still count as 6 switches */
+    platform_free(p);
+    /* DGX H100: 18 NVLink4 per GPU; DGX-2: 6 per GPU on its board, 48 links between the boards. */
+    p = load("dgx-h100", 1, 0, 0);
+    platform_path(p, 0, 5, &lat, &bw);
+    ck_assert_double_eq(bw, 18 * 25e9);
+    platform_free(p);
+    p = load("dgx2-v100", 1, 0, 0);
+    platform_path(p, 0, 15, &lat, &bw);
+    ck_assert_int_eq(platform_hops(p, 0, 15), 3);
+    ck_assert_double_eq(bw, 6 * 25e9);
+    platform_summarize(p, &s);
+    ck_assert_int_eq(s.switches, 12 + 8);
+    ck_assert_double_eq(s.bisection_Bps, 48 * 25e9 + 20.8e9 * 2);
     platform_free(p);
     /* --link-bw replaces the fabric's rate, NICs included. */
     p = load("dgx-a100", 4, 10e9, 0);
@@ -359,6 +376,9 @@ START_TEST(malformed_files)
     load_variant("\"b\": \"gpu1\"", "\"b\": \"gpu7\"", msg, sizeof msg);
     ck_assert_ptr_nonnull(strstr(msg, "$.node.links[0].b: no component \"gpu7\""));
     ck_assert_ptr_nonnull(strstr(msg, "gpu0, gpu1, nic0"));
+    load_variant("{\"name\": \"nic\", \"device\": \"ib-edr\"}", "{\"name\": \"nic\", \"device\": \"ib-edr\", \"crossbar\": true}",
+                 msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.node.components[1].crossbar: \"ib-edr\" is not a switch"));
     load_variant("\"topology\": \"single_switch\"", "\"topology\": \"singel_switch\"", msg, sizeof msg);
     ck_assert_ptr_nonnull(strstr(msg, "$.fabric.topology"));
     ck_assert_ptr_nonnull(strstr(msg, "did you mean \"single_switch\""));
