@@ -1,0 +1,103 @@
+/* collectives/nccl.c: NCCL 2.19's tuning model picks what NCCL picks, with
+ * its latencies, on communicators whose figures are worked out by hand. */
+#include <check.h>
+
+#include "collectives/nccl.h"
+
+/* DGX A100: 8 GPUs, 12 NVLinks each at ~20 GB/s payload (nccl-tests #149). */
+static nccl_comm dgx_a100(int nodes)
+{
+    nccl_comm c = {.ranks = 8 * nodes, .nodes = nodes, .arch = NCCL_AMPERE, .intra_nvlink = 1, .channels = 12,
+                   .bus_intra_Bps = 240e9, .bus_inter_Bps = nodes > 1 ? 8 * 25e9 : 0, .cpu_amd = 1};
+    return c;
+}
+
+START_TEST(small_allreduce_is_latency)
+{
+    nccl_comm c = dgx_a100(1);
+    nccl_choice x;
+    ck_assert_int_eq(nccl_choose(&c, OP_ALLREDUCE, 8, &x), 0);
+    /* ring LL: 6.6 + 14 steps x 0.6 us = 15.0 us beats tree LL's 6.8 + 2 x 7 x 0.6 = 15.2. */
+    ck_assert_int_eq(x.algo, NCCL_RING);
+    ck_assert_int_eq(x.proto, NCCL_LL);
+    ck_assert_double_eq_tol(x.latency_s, 15.0e-6, 1e-12);
+    /* Two nodes: every ring step posts network work (2 us behind AMD CPUs), so
+     * the tree wins: 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us. */
+    c = dgx_a100(2);
+    ck_assert_int_eq(nccl_choose(&c, OP_ALLREDUCE, 8, &x), 0);
+    ck_assert_int_eq(x.algo, NCCL_TREE);
+    ck_assert_int_eq(x.proto, NCCL_LL);
+    ck_assert_double_eq_tol(x.latency_s, 25.2e-6, 1e-12);
+    nccl_choice ring;
+    ck_assert_int_eq(nccl_predict(&c, OP_ALLREDUCE, 8, NCCL_RING, NCCL_LL, &ring), 0);
+    ck_assert_double_eq_tol(ring.latency_s, (6.6 + 26 * 2.0 + 4 * 2.7) * 1e-6, 1e-12);
+}
+END_TEST
+
+START_TEST(large_allreduce_is_ring_simple)
+{
+    nccl_comm c = dgx_a100(1);
+    nccl_choice x;
+    ck_assert_int_eq(nccl_choose(&c, OP_ALLREDUCE, 8e9, &x), 0);
+    ck_assert_int_eq(x.algo, NCCL_RING);
+    ck_assert_int_eq(x.proto, NCCL_SIMPLE);
+    /* algbw = 240 x 8 / 14; busbw = algbw x 14 / 8 = 240 GB/s. */
+    ck_assert_double_eq_tol(x.algbw_Bps * coll_busbw_factor(OP_ALLREDUCE, 8), 240e9, 1);
+    ck_assert_double_eq_tol(x.latency_s, (8.4 + 14 * 3.4) * 1e-6, 1e-12);
+    /* LL128 costs 8 % of the line and is capped per channel: 220.8 GB/s bus. */
+    ck_assert_int_eq(nccl_predict(&c, OP_ALLREDUCE, 8e9, NCCL_RING, NCCL_LL128, &x), 0);
+    ck_assert_double_eq_tol(x.algbw_Bps * 14 / 8, 220.8e9, 1e3);
+    /* Without NVLink (PCIe GPUs) NCCL keeps LL128 off. */
+    c.intra_nvlink = 0;
+    ck_assert_int_eq(nccl_predict(&c, OP_ALLREDUCE, 8e9, NCCL_RING, NCCL_LL128, &x), -1);
+}
+END_TEST
+
+START_TEST(nvls_where_the_switch_reduces)
+{
+    /* DGX H100: 18 NVLink4 at 20 GB/s payload; NVLink SHARP in the switches. */
+    nccl_comm c = {.ranks = 8, .nodes = 1, .arch = NCCL_HOPPER, .intra_nvlink = 1, .nvls = 1, .channels = 18,
+                   .bus_intra_Bps = 360e9};
+    nccl_choice x;
+    ck_assert_int_eq(nccl_choose(&c, OP_ALLREDUCE, 8e9, &x), 0);
+    ck_assert_int_eq(x.algo, NCCL_NVLS);
+    ck_assert_double_eq_tol(x.algbw_Bps, 300e9, 1e3);   /* 5/6 of the bus rate */
+    ck_assert_double_eq_tol(x.latency_s, 23e-6, 1e-12); /* one NVLS step */
+    ck_assert_int_eq(nccl_choose(&c, OP_ALLREDUCE, 1024, &x), 0);
+    ck_assert_int_ne(x.algo, NCCL_NVLS); /* its 23 us do not pay off on small sizes */
+    c.nvls = 0;
+    ck_assert_int_eq(nccl_predict(&c, OP_ALLREDUCE, 8e9, NCCL_NVLS, NCCL_SIMPLE, &x), -1);
+    /* Only rings for the other collectives; nothing for alltoall. */
+    ck_assert_int_eq(nccl_choose(&c, OP_ALLGATHER, 1e9, &x), 0);
+    ck_assert_int_eq(x.algo, NCCL_RING);
+    ck_assert_int_eq(nccl_choose(&c, OP_ALLTOALL, 1e9, &x), -1);
+}
+END_TEST
+
+START_TEST(wire_and_schedules)
+{
+    ck_assert_double_eq(nccl_wire_factor(NCCL_LL), 2.0);
+    ck_assert_double_eq_tol(nccl_wire_factor(NCCL_LL128), 128.0 / 120.0, 1e-15);
+    ck_assert_double_eq(nccl_wire_factor(NCCL_SIMPLE), 1.0);
+    ck_assert_int_eq(nccl_schedule_algo(NCCL_RING), ALGO_RING);
+    ck_assert_int_eq(nccl_schedule_algo(NCCL_TREE), ALGO_DBTREE);
+    ck_assert_str_eq(nccl_proto_name(NCCL_LL128), "LL128");
+    ck_assert_str_eq(nccl_algo_name(NCCL_NVLS), "nvls");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("nccl");
+    TCase *t = tcase_create("tuning");
+    tcase_add_test(t, small_allreduce_is_latency);
+    tcase_add_test(t, large_allreduce_is_ring_simple);
+    tcase_add_test(t, nvls_where_the_switch_reduces);
+    tcase_add_test(t, wire_and_schedules);
+    suite_add_tcase(s, t);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? 1 : 0;
+}
