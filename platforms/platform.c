@@ -183,20 +183,75 @@ static void choose_exits(platform *p)
     }
 }
 
-/* Near-balanced torus shape of total chips: dims[0] >= dims[1] >= dims[2]. */
-static void torus_shape(int total, int ndims, int *dims)
+/* Whether a slice may be n chips long in one dimension: at most unit, or a
+ * whole number of units (TPU v4 slices are built of 4 x 4 x 4 cubes). */
+static int slice_size_ok(int n, int unit)
 {
-    int rest = total;
-    for (int d = 0; d < ndims - 1; d++) {
-        double root = pow(rest, 1.0 / (ndims - d));
-        int x = 1;
-        for (int k = 1; k <= rest; k++)
-            if (rest % k == 0 && k <= root + 1e-9)
-                x = k;
-        dims[ndims - 1 - d] = x;
-        rest /= x;
+    return unit <= 1 || n <= unit || n % unit == 0;
+}
+
+/* The most cube-like torus of total chips (smallest largest side, then
+ * smallest sum), dims[0] >= dims[1] >= dims[2]; -1 if none fits the unit. */
+static int torus_shape(int total, int ndims, int unit, int *dims)
+{
+    int best[3] = {0, 0, 0}, found = 0;
+    for (int a = 1; a <= total; a++) {
+        if (total % a || !slice_size_ok(a, unit))
+            continue;
+        int rest = total / a;
+        for (int b = ndims > 1 ? 1 : rest; b <= rest; b++) {
+            if (rest % b || !slice_size_ok(b, unit) || (ndims == 2 && b != rest) || (ndims == 1 && b != 1))
+                continue;
+            int c = ndims == 3 ? rest / b : 1;
+            int x[3] = {a, b, c};
+            if (ndims < 3 && c != 1)
+                continue;
+            if (!slice_size_ok(c, unit) || a < b || b < c)
+                continue;
+            if (!found || a < best[0] || (a == best[0] && a + b + c < best[0] + best[1] + best[2])) {
+                memcpy(best, x, sizeof best);
+                found = 1;
+            }
+        }
     }
-    dims[0] = rest;
+    if (!found)
+        return -1;
+    for (int d = 0; d < ndims; d++)
+        dims[d] = best[d];
+    return 0;
+}
+
+/* Chooses the grid of a torus slice of `members` chips: the one asked for,
+ * the pod itself, a published slice shape, or the most cube-like. */
+static int torus_slice(platform *p, int members, const char *where, tt_error *err)
+{
+    int total = 1;
+    for (int d = 0; d < p->ndims; d++)
+        total *= p->dims[d];
+    if (p->shape_forced) {
+        if (total != members)
+            return tt_error_set(err, TT_EINPUT, "%s: the torus shape has %d chips but the slice has %d (nodes x "
+                                "accelerators per node): make the shape's product %d", where, total, members, members);
+        return TT_OK;
+    }
+    if (total == members)
+        return TT_OK;
+    if (p->pod_chips && members > p->pod_chips)
+        return tt_error_set(err, TT_EINPUT, "%s: %d chips asked for, but the pod has %d; multi-pod layouts are not "
+                            "modelled: use at most --nodes %d", where, members, p->pod_chips, p->pod_chips / p->nacc);
+    for (int k = 0; k < p->nslices; k++) {
+        int n = 1;
+        for (int d = 0; d < p->ndims; d++)
+            n *= p->slices[k][d];
+        if (n == members) {
+            memcpy(p->dims, p->slices[k], sizeof p->dims);
+            return TT_OK;
+        }
+    }
+    if (torus_shape(members, p->ndims, p->slice_unit, p->dims))
+        return tt_error_set(err, TT_EINPUT, "%s: no slice of %d chips: each side must be at most %d or a multiple of "
+                            "%d; pick another --nodes", where, members, p->slice_unit, p->slice_unit);
+    return TT_OK;
 }
 
 static int fattree_shape(platform *p, int members, tt_error *err)
@@ -298,16 +353,59 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
                                         where, p->comp[a].name, p->comp[b].name);
     int members = p->flat ? p->nodes * p->nacc : p->nodes;
     if (p->fabric == FABRIC_TORUS) {
-        int total = 1;
-        for (int d = 0; d < p->ndims; d++)
-            total *= p->dims[d];
-        if (total != members)
-            torus_shape(members, p->ndims, p->dims);
+        int rc = torus_slice(p, members, where, err);
+        if (rc)
+            return rc;
     } else if (p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) {
         int rc = fattree_shape(p, members, err);
         if (rc)
             return tt_error_prefix(err, "%s: ", where);
     }
+    return TT_OK;
+}
+
+int platform_torus_dims(const platform *p, int dims[3])
+{
+    int nd = p->fabric == FABRIC_TORUS ? p->ndims : 0;
+    for (int d = 0; d < 3; d++)
+        dims[d] = d < nd ? p->dims[d] : 1;
+    return nd;
+}
+
+int platform_shape_parse(const char *text, int shape[3], tt_error *err)
+{
+    int n = 0;
+    const char *c = text;
+    memset(shape, 0, 3 * sizeof *shape);
+    while (*c) {
+        char *end;
+        long v = strtol(c, &end, 10);
+        if (end == c || v < 1 || v > 4096 || n == 3 || (*end && (*end != 'x' || !end[1])))
+            return tt_error_set(err, TT_EINPUT, "torus shape \"%s\": expected 2 or 3 sizes of 1..4096 joined by "
+                                "'x' (\"16x32\", \"8x8x12\"), fastest-varying first", text);
+        shape[n++] = (int)v;
+        c = *end ? end + 1 : end;
+    }
+    if (n < 1)
+        return tt_error_set(err, TT_EINPUT, "torus shape \"\": expected sizes joined by 'x' (\"16x32\")");
+    return TT_OK;
+}
+
+int plat_apply_shape(platform *p, const int shape[3], const char *where, tt_error *err)
+{
+    int n = 0;
+    while (n < 3 && shape[n] > 0)
+        n++;
+    if (n == 0)
+        return TT_OK;
+    if (p->fabric != FABRIC_TORUS)
+        return tt_error_set(err, TT_EINPUT, "%s: a torus shape was given but the fabric is %s, not a torus", where,
+                            platform_fabric_name(p));
+    if (n != p->ndims)
+        return tt_error_set(err, TT_EINPUT, "%s: the torus shape has %d sizes but the fabric is %d-dimensional", where,
+                            n, p->ndims);
+    memcpy(p->dims, shape, sizeof p->dims);
+    p->shape_forced = 1;
     return TT_OK;
 }
 

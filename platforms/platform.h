@@ -24,7 +24,11 @@ typedef struct platform_options {
     double link_latency_s;    /* fabric links */
     const char *accelerator;  /* a device name replacing the accelerator type */
     const char *mesh;         /* replaces the accelerator mesh pattern (zion: "fully_connected") */
+    int shape[3];             /* torus grid of the slice, shape[0] fastest (0: published or most square) */
 } platform_options;
+
+/* Parses a torus grid "16x32" or "8x8x12" into shape (unused sizes 0). */
+int platform_shape_parse(const char *text, int shape[3], tt_error *err);
 
 /* A built-in name (platform_list), a generic name (star, ring, torus2d,
  * torus3d, fattree) or a path to a platform JSON file. opt may be NULL. */
@@ -62,6 +66,9 @@ const device_info *platform_device(const platform *p, int rank);
 /* Route from rank a to rank b: summed latency, bottleneck bandwidth (per
  * direction, bundles counted as their sum); returns the physical links crossed. */
 int platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps);
+/* A torus's grid (dims[0] varies fastest in rank order): returns its
+ * dimensions (0 for other fabrics) and fills dims[0..2] (unused 1). */
+int platform_torus_dims(const platform *p, int dims[3]);
 int platform_hops(const platform *p, int a, int b);
 /* The component through which rank leaves its node ("nic3"), NULL if the
  * platform has no node fabric; rail-optimised fabrics give GPU i NIC i. */

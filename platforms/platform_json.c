@@ -215,10 +215,40 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
     return TT_OK;
 }
 
+/* A pod's published slice shapes ("slices": [[4, 4], [4, 8]]) and the rule
+ * for the others ("slice_unit": 4: sides of at most 4 or multiples of 4). */
+static int load_slices(platform *p, const jx_obj *f)
+{
+    size_t ns = 0;
+    long unit = 1;
+    int rc;
+    if ((rc = jx_int(f, "slice_unit", 0, 1, 64, &unit)) || (rc = jx_array(f, "slices", 0, &ns)))
+        return rc;
+    p->slice_unit = (int)unit;
+    if (ns > sizeof p->slices / sizeof p->slices[0])
+        return tt_error_set(f->err, TT_EINPUT, "%s: %s.slices: at most %zu shapes, found %zu", f->file, f->path,
+                            sizeof p->slices / sizeof p->slices[0], ns);
+    for (size_t k = 0; k < ns; k++) {
+        json_t *shape = json_array_get(json_object_get(f->obj, "slices"), k);
+        if (!json_is_array(shape) || (int)json_array_size(shape) != p->ndims)
+            return tt_error_set(f->err, TT_EINPUT, "%s: %s.slices[%zu]: expected an array of %d sizes (a slice's "
+                                "grid, fastest-varying first)", f->file, f->path, k, p->ndims);
+        for (int d = 0; d < p->ndims; d++) {
+            json_t *v = json_array_get(shape, (size_t)d);
+            if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > p->dims[d])
+                return tt_error_set(f->err, TT_EINPUT, "%s: %s.slices[%zu][%d]: expected a whole number from 1 to the "
+                                    "pod's %d", f->file, f->path, k, d, p->dims[d]);
+            p->slices[k][d] = (int)json_integer_value(v);
+        }
+    }
+    p->nslices = (int)ns;
+    return TT_OK;
+}
+
 static int load_fabric(platform *p, const jx_obj *root, const platform_options *opt, const char **attach)
 {
     static const char *keys[] = {"topology", "nodes", "attach", "link", "class", "nodes_per_leaf",
-                                 "levels", "oversubscription", "dims", NULL};
+                                 "levels", "oversubscription", "dims", "slices", "slice_unit", NULL};
     static const char *lkeys[] = {"bandwidth_Bps", "latency_s", NULL};
     jx_obj f, l;
     int topo = 0, rc;
@@ -270,8 +300,12 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
                 return rc;
             p->dims[d] = (int)x;
         }
+        /* The file's grid is the whole machine: more chips are refused. */
+        p->pod_chips = p->dims[0] * (p->ndims > 1 ? p->dims[1] : 1) * (p->ndims > 2 ? p->dims[2] : 1);
+        if ((rc = load_slices(p, &f)))
+            return rc;
     }
-    return TT_OK;
+    return opt ? plat_apply_shape(p, opt->shape, f.file, f.err) : TT_OK;
 }
 
 /* An assumption's chosen value as text: a string, or a number. */

@@ -16,7 +16,7 @@
 
 static platform *load(const char *name, int nodes, double bw, double lat)
 {
-    platform_options o = {nodes, bw, lat, NULL, NULL};
+    platform_options o = {.nodes = nodes, .link_bw_Bps = bw, .link_latency_s = lat};
     tt_error err = {0};
     platform *p = platform_load(name, &o, &err);
     ck_assert_msg(p != NULL, "%s: %s", name, err.msg);
@@ -123,7 +123,7 @@ START_TEST(unknown_names)
     ck_assert_ptr_null(platform_load("torus2", NULL, &err));
     ck_assert_int_eq(err.code, TT_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "did you mean \"torus2d\""));
-    platform_options o = {4, 0, 0, "v900", NULL};
+    platform_options o = {.nodes = 4, .accelerator = "v900"};
     ck_assert_ptr_null(platform_load("star", &o, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "unknown accelerator \"v900\""));
 }
@@ -186,7 +186,7 @@ START_TEST(zion_sockets_and_mesh)
     ck_assert_double_eq(bw, 16e9);
     ck_assert_int_eq(platform_component_path(p, "cpu5", "oam9", &lat, &bw), -1);
     platform_free(p);
-    platform_options o = {0, 0, 0, "v100-sxm2", "fully_connected"};
+    platform_options o = {.accelerator = "v100-sxm2", .mesh = "fully_connected"};
     tt_error err = {0};
     p = platform_load("zion", &o, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
@@ -245,6 +245,67 @@ START_TEST(rail_alignment)
 }
 END_TEST
 
+/* Slices take their published shapes; --shape overrides; a pod refuses more chips than it has. */
+START_TEST(tpu_slices)
+{
+    static const int V3[][3] = {{8, 4, 0}, {8, 8, 0}, {16, 8, 0}, {16, 16, 0}, {32, 16, 0}, {32, 32, 0}};
+    for (int k = 0; k < 6; k++) {
+        platform *p = load("tpu-v3-pod", V3[k][0] * V3[k][1] / 4, 0, 0);
+        int dims[3];
+        ck_assert_int_eq(platform_torus_dims(p, dims), 2);
+        ck_assert_msg(dims[0] == V3[k][0] && dims[1] == V3[k][1], "%d chips: %d x %d", V3[k][0] * V3[k][1], dims[0],
+                      dims[1]);
+        platform_free(p);
+    }
+    /* TPU v4: sides of at most 4 or multiples of 4, the most cube-like: 864 chips = 24 x 12 x 3. */
+    platform *p = load("tpu-v4-pod", 216, 0, 0);
+    int dims[3];
+    ck_assert_int_eq(platform_torus_dims(p, dims), 3);
+    ck_assert_int_eq(dims[0] * 100 + dims[1] * 10 + dims[2], 24 * 100 + 12 * 10 + 3);
+    platform_free(p);
+    p = load("tpu-v4-pod", 128, 0, 0); /* 512 chips: 8 x 8 x 8 */
+    platform_torus_dims(p, dims);
+    ck_assert_int_eq(dims[0] + dims[1] + dims[2], 24);
+    platform_free(p);
+    tt_error err = {0};
+    platform_options o = {.nodes = 1024};
+    ck_assert_ptr_null(platform_load("tpu-v3-pod", &o, &err));
+    ck_assert_int_eq(err.code, TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "4096 chips asked for, but the pod has 1024"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "at most --nodes 256"));
+    o = (platform_options){.nodes = 9}; /* 36 chips: not 9 x 2 x 2 (9 is neither <= 4 nor a multiple of 4) but 4 x 3 x 3 */
+    p = platform_load("tpu-v4-pod", &o, &err);
+    ck_assert_ptr_nonnull(p);
+    platform_torus_dims(p, dims);
+    ck_assert_int_eq(dims[0] * 100 + dims[1] * 10 + dims[2], 4 * 100 + 3 * 10 + 3);
+    platform_free(p);
+    /* A shape of the user's: the 512-chip v3 slice as 16 x 32 instead of 32 x 16. */
+    ck_assert_int_eq(platform_shape_parse("16x32", o.shape, &err), TT_OK);
+    o.nodes = 128;
+    p = platform_load("tpu-v3-pod", &o, &err);
+    ck_assert_ptr_nonnull(p);
+    platform_torus_dims(p, dims);
+    ck_assert_int_eq(dims[0] * 100 + dims[1], 16 * 100 + 32);
+    ck_assert_int_eq(platform_hops(p, 0, 16), 1); /* the next row: 16 ranks on */
+    platform_free(p);
+    o.nodes = 64;
+    ck_assert_ptr_null(platform_load("tpu-v3-pod", &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "the torus shape has 512 chips but the slice has 256"));
+    ck_assert_int_eq(platform_shape_parse("16x", o.shape, &err), TT_EINPUT);
+    ck_assert_int_eq(platform_shape_parse("2x2x2x2", o.shape, &err), TT_EINPUT);
+    ck_assert_int_eq(platform_shape_parse("8x8x8", o.shape, &err), TT_OK);
+    ck_assert_ptr_null(platform_load("tpu-v3-pod", &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "3 sizes but the fabric is 2-dimensional"));
+    ck_assert_ptr_null(platform_load("dgx-a100", &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a torus"));
+    /* Generic tori have no pod: 4096 ranks are fine. */
+    p = load("torus2d", 4096, 0, 0);
+    platform_torus_dims(p, dims);
+    ck_assert_int_eq(dims[0] * dims[1], 4096);
+    platform_free(p);
+}
+END_TEST
+
 START_TEST(tpu_v3_bisection)
 {
     /* 32 x 32 torus: halving one ring dimension cuts 2 links in each of the
@@ -279,7 +340,7 @@ START_TEST(builtins_load_in_simgrid)
     ck_assert_ptr_nonnull(names);
     int checked = 0;
     for (char **n = names; *n; n++) {
-        platform_options o = {2, 0, 0, NULL, NULL};
+        platform_options o = {.nodes = 2};
         platform *p = platform_load(*n, &o, &err);
         if (!p) { /* one-node platforms refuse --nodes 2 */
             p = platform_load(*n, NULL, &err);
@@ -535,6 +596,7 @@ static Suite *suite(void)
     tcase_add_test(t, zion_sockets_and_mesh);
     tcase_add_test(t, rail_alignment);
     tcase_add_test(t, tpu_v3_bisection);
+    tcase_add_test(t, tpu_slices);
     tcase_add_test(t, builtins_load_in_simgrid);
     suite_add_tcase(s, t);
     t = tcase_create("files");
