@@ -7,7 +7,7 @@
 
 static const coll_algo ALGOS[OP_COUNT][10] = {
     [OP_ALLREDUCE] = {ALGO_RING, ALGO_RHD, ALGO_RD, ALGO_BINOMIAL, ALGO_TREE, ALGO_DBTREE,
-                      ALGO_TORUS2D, ALGO_HIER, ALGO_DIRECT},
+                      ALGO_TORUS2D, ALGO_TORUS, ALGO_HIER, ALGO_DIRECT},
     [OP_REDUCE_SCATTER] = {ALGO_RING, ALGO_RHD, ALGO_BINOMIAL, ALGO_DIRECT},
     [OP_ALLGATHER] = {ALGO_RING, ALGO_RD, ALGO_BINOMIAL, ALGO_DIRECT},
     [OP_BROADCAST] = {ALGO_RING, ALGO_TREE, ALGO_BINOMIAL},
@@ -23,15 +23,36 @@ int coll_algos_for(coll_op op, coll_algo *out, int max)
     return n;
 }
 
-/* Ranks per row of a 2D torus: the divisor of n nearest its square root. */
+/* Ranks per row of a 2D torus: the platform's row, else the divisor of n
+ * nearest its square root. */
 int coll_torus_dim_x(const coll_params *p)
 {
     if (p->dim_x > 0)
         return p->dim_x;
+    if (p->dims[0] > 0 && p->ranks % p->dims[0] == 0)
+        return p->dims[0];
     int a = (int)sqrt((double)p->ranks);
     while (a > 1 && p->ranks % a)
         a--;
     return a < 1 ? 1 : a;
+}
+
+int coll_torus_dims(const coll_params *p, int dims[3])
+{
+    int nd = 0;
+    if (p->algo == ALGO_TORUS)
+        while (nd < 3 && p->dims[nd] > 0) {
+            dims[nd] = p->dims[nd];
+            nd++;
+        }
+    if (nd == 0) {
+        dims[0] = coll_torus_dim_x(p);
+        dims[1] = p->ranks / dims[0];
+        nd = 2;
+    }
+    for (int d = nd; d < 3; d++)
+        dims[d] = 1;
+    return nd;
 }
 
 static int per_node(const coll_params *p)
@@ -68,6 +89,11 @@ int coll_algo_applies(const coll_params *p, const char **why)
     }
     if (p->algo == ALGO_TORUS2D && n % coll_torus_dim_x(p)) {
         *why = "the torus row length does not divide the rank count";
+        return 0;
+    }
+    int dims[3];
+    if (p->algo == ALGO_TORUS && (coll_torus_dims(p, dims), dims[0] * dims[1] * dims[2] != n)) {
+        *why = "the torus grid does not hold the rank count (a torus platform sets the grid)";
         return 0;
     }
     if (p->algo == ALGO_HIER && n % per_node(p)) {
@@ -179,23 +205,25 @@ static int build_dbtree(schedule *s, int n, size_t count, int chunks)
     return 0;
 }
 
-/* Rows then columns (reduce-scatter), columns then rows (allgather); each half
- * of the vector travels one direction so both directions of every link work. */
-static int build_torus2d(schedule *s, int n, size_t count, int a)
+/* One phase per dimension: reduce-scatter along dims 0, 1, 2, then allgather
+ * back; in each, the two halves of the vector ring in opposite directions so
+ * both directions of every link work (TPU pods, Mikami et al.). */
+static int build_torus(schedule *s, int n, size_t count, const int dims[3], int nd)
 {
-    int b = n / a;
     size_t h = count / 2;
-    part_kind kinds[4] = {P_RING_RS, P_RING_RS, P_RING_AG, P_RING_AG};
-    for (int st = 0; st < 4; st++) {
-        int rows = st == 0 || st == 3;
+    for (int phase = 0; phase < 2 * nd; phase++) {
+        int rs = phase < nd, d = rs ? phase : 2 * nd - 1 - phase;
+        if (dims[d] < 2)
+            continue;
         sched_part ps[2];
         for (int i = 0; i < 2; i++) {
-            ps[i] = rows ? part(kinds[st], b, a, a, 1, i ? h : 0, i ? count - h : h)
-                         : part(kinds[st], a, b, 1, a, i ? h : 0, i ? count - h : h);
-            ps[i].split = !rows;
+            ps[i] = part(rs ? P_RING_RS : P_RING_AG, n / dims[d], dims[d], 0, 0, i ? h : 0, i ? count - h : h);
+            ps[i].tnd = nd;
+            ps[i].tdim = d;
+            memcpy(ps[i].tdims, dims, sizeof ps[i].tdims);
             ps[i].dir = i ? -1 : 1;
         }
-        if (ps[0].gsize > 1 && add_stage(s, ps, 2, 1))
+        if (add_stage(s, ps, 2, 1))
             return -1;
     }
     return 0;
@@ -276,7 +304,10 @@ static int build(schedule *s, const coll_params *pp, size_t count)
         case ALGO_DBTREE:
             return build_dbtree(s, n, count, c);
         case ALGO_TORUS2D:
-            return build_torus2d(s, n, count, coll_torus_dim_x(pp));
+        case ALGO_TORUS: {
+            int dims[3], nd = coll_torus_dims(pp, dims);
+            return build_torus(s, n, count, dims, nd);
+        }
         case ALGO_HIER:
             return build_hier_allreduce(s, n, count, per_node(pp), nics_per_node(pp));
         default:

@@ -33,7 +33,8 @@ typedef enum {
     ALGO_BINOMIAL, /* binomial tree */
     ALGO_TREE,     /* pipelined binary tree */
     ALGO_DBTREE,   /* double binary tree (NCCL) */
-    ALGO_TORUS2D,  /* per-dimension bidirectional rings */
+    ALGO_TORUS2D,  /* per-dimension bidirectional rings on a 2-D grid */
+    ALGO_TORUS,    /* the same on the platform's N-D grid (params.dims) */
     ALGO_HIER,     /* intra-node / inter-node / intra-node */
     ALGO_DIRECT,   /* everyone sends to everyone in one step */
     ALGO_PAIRWISE, /* alltoall: n-1 shifted exchanges */
@@ -58,7 +59,8 @@ typedef struct coll_params {
     double chunk_bytes;  /* pipelining unit for tree/chain/dbtree, loop slice for ring; 0 = none */
     int ranks_per_node;  /* hier: ranks per node (0 = 1) */
     int nics_per_node;   /* hier allreduce: parallel inter-node rings per node (0 = ranks_per_node) */
-    int dim_x;           /* torus2d: ranks per row (0 = the factor nearest sqrt(ranks)) */
+    int dim_x;           /* torus2d: ranks per row (0 = dims[0], else the factor nearest sqrt(ranks)) */
+    int dims[3];         /* torus: the grid, dims[0] fastest in rank order (0 = torus2d's) */
 } coll_params;
 
 typedef struct sched_part sched_part;
@@ -119,6 +121,8 @@ int coll_algo_applies(const coll_params *params, const char **why);
 int coll_chunks(const coll_params *params, size_t count);
 /* torus2d: ranks per row. */
 int coll_torus_dim_x(const coll_params *params);
+/* The grid a torus algorithm runs on (dims[0] fastest): returns its dimensions. */
+int coll_torus_dims(const coll_params *params, int dims[3]);
 
 /* nccl-tests' bus bandwidth factor: busbw = algbw * factor. */
 double coll_busbw_factor(coll_op op, int ranks);

@@ -55,6 +55,39 @@ START_TEST(functional_all_algorithms)
 }
 END_TEST
 
+/* The N-D torus allreduce on 3-D and lopsided grids (sides of 1 skipped)
+ * computes the sum; a grid that does not hold the ranks is refused. */
+START_TEST(functional_torus_grids)
+{
+    static const int GRIDS[][3] = {{2, 2, 2}, {4, 3, 2}, {3, 1, 5}, {2, 5, 3}, {4, 4, 4}, {7, 1, 1}};
+    for (size_t k = 0; k < sizeof GRIDS / sizeof GRIDS[0]; k++)
+        for (int v = 0; v < 2; v++) {
+            int n = GRIDS[k][0] * GRIDS[k][1] * GRIDS[k][2];
+            size_t count = v ? (size_t)(n / 2 + 1) : (size_t)(7 * n + 5);
+            coll_params p = {.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = n, .bytes = (double)count,
+                             .dims = {GRIDS[k][0], GRIDS[k][1], GRIDS[k][2]}};
+            schedule s;
+            tt_error err = {0};
+            ck_assert_int_eq(schedule_build(&p, count, 8, &s, &err), TT_OK);
+            char msg[256];
+            ck_assert_msg(schedule_verify(&s, msg, sizeof msg) == 0, "grid %dx%dx%d count %zu: %s", GRIDS[k][0],
+                          GRIDS[k][1], GRIDS[k][2], count, msg);
+            /* One reduce-scatter and one allgather phase per side longer than 1. */
+            int phases = 2 * ((GRIDS[k][0] > 1) + (GRIDS[k][1] > 1) + (GRIDS[k][2] > 1));
+            ck_assert_int_eq(s.nstages, phases);
+            schedule_free(&s);
+        }
+    coll_params bad = {.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = 30, .bytes = 300, .dims = {4, 4, 2}};
+    const char *why;
+    ck_assert_int_eq(coll_algo_applies(&bad, &why), 0);
+    ck_assert_ptr_nonnull(strstr(why, "grid"));
+    /* On a star the phases add up: 4 x 4 x 4 moves M (1 - 1/64) twice, 2 (3 + 3 + 3) alphas. */
+    coll_params p = {.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = 64, .bytes = 64e6, .dims = {4, 4, 4}};
+    double want = 2 * 9 * 1e-6 + 2 * (1 - 1.0 / 64) * 64e6 / 10e9;
+    ck_assert_double_eq_tol(coll_closed_form_s(&p, 1e-6, 10e9, 0), want, 1e-12);
+}
+END_TEST
+
 /* The verifier itself fails on a wrong schedule: a ring allgather with one
  * stage too few leaves blocks missing. */
 START_TEST(functional_detects_wrong_result)
@@ -367,6 +400,7 @@ static Suite *suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_loop_test(t, functional_all_algorithms, 0, OP_COUNT);
     tcase_add_test(t, functional_detects_wrong_result);
+    tcase_add_test(t, functional_torus_grids);
     tcase_add_test(t, names_and_factors);
     suite_add_tcase(s, t);
     t = tcase_create("simgrid");
