@@ -35,6 +35,9 @@ typedef struct device_info {
      * bound; mem_efficiency is the fraction of mem_Bps when memory bound. */
     double efficiency[DTYPE_COUNT][OPCLASS_COUNT];
     double mem_efficiency;
+    double compute_capability; /* NVIDIA GPUs (7.0 = Volta): NCCL's tuning by generation; 0 = not a CUDA GPU */
+    int switch_reduction;      /* switches: reduce in the switch (NVLink SHARP, NVSwitch gen3) */
+    char vendor[16];           /* CPUs: "amd", "intel" (NCCL's network overhead differs) */
 } device_info;
 
 /* A set of device types by name. */

@@ -553,6 +553,22 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
     return hops;
 }
 
+int platform_rank_links(const platform *p, int a, int b, const char **cls)
+{
+    *cls = NULL;
+    if (p->flat || p->user_xml || a == b || a / p->nacc != b / p->nacc)
+        return 0;
+    int n = p->ncomp, ca = p->acc[a % p->nacc], v = p->acc[b % p->nacc], k = -1;
+    while (v >= 0 && v != ca) { /* back along a's routing tree to its first link */
+        k = p->nvia[(size_t)ca * n + v];
+        v = p->nnext[(size_t)ca * n + v];
+    }
+    if (v != ca || k < 0)
+        return 0;
+    *cls = p->link[k].cls;
+    return p->link[k].count;
+}
+
 int platform_hops(const platform *p, int a, int b)
 {
     double lat, bw;

@@ -70,6 +70,10 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
  * dimensions (0 for other fabrics) and fills dims[0..2] (unused 1). */
 int platform_torus_dims(const platform *p, int dims[3]);
 int platform_hops(const platform *p, int a, int b);
+/* The first link from rank a toward rank b of the same node: its link units
+ * (an NVLink bundle counts its links) and class ("nvlink3"); 0 and NULL for
+ * ranks of different nodes and flat platforms. NCCL runs a channel per link. */
+int platform_rank_links(const platform *p, int a, int b, const char **cls);
 /* The component through which rank leaves its node ("nic3"), NULL if the
  * platform has no node fabric; rail-optimised fabrics give GPU i NIC i. */
 const char *platform_rank_exit(const platform *p, int rank);

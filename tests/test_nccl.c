@@ -3,6 +3,8 @@
 #include <check.h>
 
 #include "collectives/nccl.h"
+#include "platforms/platform.h"
+#include "sim/engine/nccl_plan.h"
 
 /* DGX A100: 8 GPUs, 12 NVLinks each at ~20 GB/s payload (nccl-tests #149). */
 static nccl_comm dgx_a100(int nodes)
@@ -86,6 +88,79 @@ START_TEST(wire_and_schedules)
 }
 END_TEST
 
+static platform *load(const char *name, int nodes)
+{
+    platform_options o = {.nodes = nodes};
+    tt_error err = {0};
+    platform *p = platform_load(name, &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    return p;
+}
+
+/* The communicator read off the platforms NCCL would see. */
+START_TEST(communicators_of_platforms)
+{
+    nccl_comm c;
+    platform *p = load("dgx-a100", 2);
+    ck_assert_int_eq(nccl_comm_of(p, 16, &c), 0);
+    ck_assert_int_eq(c.nodes, 2);
+    ck_assert_int_eq(c.arch, NCCL_AMPERE);
+    ck_assert_int_eq(c.intra_nvlink, 1);
+    ck_assert_int_eq(c.channels, 12);          /* 12 NVLinks into the NVSwitch crossbar */
+    ck_assert_double_eq(c.bus_intra_Bps, 300e9);
+    ck_assert_double_eq(c.bus_inter_Bps, 8 * 25e9); /* 8 HDR NICs */
+    ck_assert_int_eq(c.nvls, 0);
+    ck_assert_int_eq(c.cpu_amd, 1);             /* EPYC 7742 */
+    ck_assert_int_eq(nccl_comm_of(p, 8, &c), 0);
+    ck_assert_int_eq(c.nodes, 1);
+    platform_free(p);
+    p = load("dgx-h100", 1);
+    ck_assert_int_eq(nccl_comm_of(p, 8, &c), 0);
+    ck_assert_int_eq(c.arch, NCCL_HOPPER);
+    ck_assert_int_eq(c.nvls, 1); /* NVSwitch gen3 reduces */
+    ck_assert_int_eq(c.channels, 18);
+    platform_free(p);
+    p = load("tencent-p40", 2); /* PCIe GPUs: no NVLink, no LL128 */
+    ck_assert_int_eq(nccl_comm_of(p, 16, &c), 0);
+    ck_assert_int_eq(c.intra_nvlink, 0);
+    ck_assert_int_eq(c.arch, NCCL_VOLTA);
+    platform_free(p);
+    p = load("tpu-v3-pod", 4); /* not a CUDA GPU */
+    ck_assert_int_eq(nccl_comm_of(p, 16, &c), -1);
+    platform_free(p);
+}
+END_TEST
+
+/* The plan: the schedule NCCL's pick runs as, the bytes on the wire, and the
+ * software latency on top of the links' own. */
+START_TEST(plans)
+{
+    platform *p = load("dgx-a100", 1);
+    nccl_plan plan;
+    coll_params small = {.op = OP_ALLREDUCE, .ranks = 8, .bytes = 8};
+    ck_assert_int_eq(nccl_plan_make(p, &small, &plan), 0);
+    char name[32];
+    ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "ring/LL");
+    ck_assert_int_eq(plan.params.algo, ALGO_RING);
+    ck_assert_double_eq(plan.params.bytes, 16); /* LL: a flag per 4 bytes */
+    /* 15 us of NCCL latency, of which the 14 ring steps over GPU-switch-GPU (1 us each) are simulated. */
+    ck_assert_double_eq_tol(plan.overhead_s, 15e-6 - 14 * 1e-6, 1e-9);
+    coll_params big = {.op = OP_ALLREDUCE, .ranks = 8, .bytes = 8e9};
+    ck_assert_int_eq(nccl_plan_make(p, &big, &plan), 0);
+    ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "ring/Simple");
+    ck_assert_double_eq(plan.params.bytes, 8e9);
+    coll_params a2a = {.op = OP_ALLTOALL, .ranks = 8, .bytes = 8e9};
+    ck_assert_int_eq(nccl_plan_make(p, &a2a, &plan), -1);
+    platform_free(p);
+    p = load("dgx-h100", 1);
+    ck_assert_int_eq(nccl_plan_make(p, &big, &plan), 0);
+    ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "nvls/Simple");
+    ck_assert_int_eq(plan.switch_reduces, 1);
+    ck_assert_double_eq_tol(plan.params.bytes, 8e9 * 9.0 / 14.0, 1); /* (n+1)/n against 2(n-1)/n */
+    platform_free(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nccl");
@@ -94,6 +169,8 @@ int main(void)
     tcase_add_test(t, large_allreduce_is_ring_simple);
     tcase_add_test(t, nvls_where_the_switch_reduces);
     tcase_add_test(t, wire_and_schedules);
+    tcase_add_test(t, communicators_of_platforms);
+    tcase_add_test(t, plans);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
