@@ -361,8 +361,9 @@ int schedule_build(const coll_params *params, size_t count, double unit_bytes, s
     s->buf_elems = count;
     s->unit_bytes = unit_bytes;
     const char *why = NULL;
-    if (params->algo == ALGO_AUTO)
-        return tt_error_set(err, TT_EINPUT, "resolve 'auto' to an algorithm before building a schedule");
+    if (params->algo == ALGO_AUTO || params->algo == ALGO_NCCL)
+        return tt_error_set(err, TT_EINPUT, "resolve '%s' to an algorithm before building a schedule",
+                            coll_algo_name(params->algo));
     if (!coll_algo_applies(params, &why))
         return tt_error_set(err, TT_EINPUT, "%s with %s on %d ranks: %s", coll_op_name(params->op),
                             coll_algo_name(params->algo), params->ranks, why);

@@ -10,7 +10,7 @@ static const char *const OP_NAMES[OP_COUNT] = {
 };
 static const char *const ALGO_NAMES[ALGO_COUNT] = {
     "auto", "ring", "rhd", "rd", "binomial", "tree", "dbtree", "torus2d", "torus", "hier",
-    "direct", "pairwise", "bruck",
+    "direct", "pairwise", "bruck", "nccl",
 };
 
 const char *coll_op_name(coll_op op)

@@ -39,6 +39,7 @@ typedef enum {
     ALGO_DIRECT,   /* everyone sends to everyone in one step */
     ALGO_PAIRWISE, /* alltoall: n-1 shifted exchanges */
     ALGO_BRUCK,    /* alltoall: log2 n steps of aggregated blocks */
+    ALGO_NCCL,     /* what NCCL's tuner picks on the platform (collectives/nccl.h), run as one of the above */
     ALGO_COUNT
 } coll_algo;
 

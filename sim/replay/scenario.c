@@ -65,7 +65,7 @@ static int load_strings(const jx_obj *o, const char *key, char ***out)
 static int load_platform(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"name", "nodes", "link_bw_Bps", "link_latency_s", "accelerator",
-                                       "mesh", NULL};
+                                       "mesh", "shape", NULL};
     jx_obj p;
     const char *name = NULL, *acc = NULL, *mesh = NULL;
     long nodes = 0;
@@ -76,6 +76,18 @@ static int load_platform(const jx_obj *r, scenario *s)
         (rc = jx_seconds(&p, "link_latency_s", 0, 0, 10, &s->link_latency_s)) ||
         (rc = jx_string(&p, "accelerator", 0, &acc)) || (rc = jx_string(&p, "mesh", 0, &mesh)))
         return rc;
+    size_t nshape = 0;
+    if ((rc = jx_array(&p, "shape", 0, &nshape)))
+        return rc;
+    if (nshape > 3)
+        return tt_error_set(p.err, TT_EINPUT, "%s: %s.shape: expected 1 to 3 sizes (a torus grid, fastest-varying "
+                            "first), found %zu", p.file, p.path, nshape);
+    for (size_t d = 0; d < nshape; d++) {
+        double x;
+        if ((rc = jx_elem_bytes(&p, "shape", d, 1, 4096, &x)))
+            return rc;
+        s->shape[d] = (int)x;
+    }
     s->platform = strdup(name);
     s->nodes = (int)nodes;
     s->accelerator = dup_or_null(acc);
@@ -131,6 +143,36 @@ static int load_phases(const jx_obj *w, scenario *s)
     return TT_OK;
 }
 
+static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_algo *out);
+
+/* "collective": {"op", "algo", "bytes", "ranks"}: one collective timed like
+ * nccl-tests instead of a training step. */
+static int load_collective(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"op", "algo", "bytes", "ranks", NULL};
+    jx_obj c;
+    const char *op = NULL, *algo = "nccl";
+    long ranks = 0;
+    int rc;
+    if ((rc = jx_child(r, "collective", 0, &c)) || !c.obj)
+        return rc;
+    if (jx_has(r, "workload"))
+        return tt_error_set(r->err, TT_EINPUT, "%s: $: both \"workload\" and \"collective\": a scenario is a training "
+                            "run or a collective measurement; remove one", r->file);
+    if ((rc = jx_check_keys(&c, keys)) || (rc = jx_string(&c, "op", 1, &op)) ||
+        (rc = jx_string(&c, "algo", 0, &algo)) || (rc = jx_bytes(&c, "bytes", 1, 1, 1e13, &s->coll_bytes)) ||
+        (rc = jx_int(&c, "ranks", 0, 1, 1 << 20, &ranks)))
+        return rc;
+    if (coll_op_parse(op, &s->coll_op) != 0)
+        return tt_error_set(c.err, TT_EINPUT, "%s: %s.op: unknown collective \"%s\"; expected allreduce, "
+                            "reduce_scatter, allgather, broadcast, reduce or alltoall", c.file, c.path, op);
+    if ((rc = parse_algo(&c, "algo", algo, &s->coll_algo)))
+        return rc;
+    s->is_collective = 1;
+    s->coll_ranks = (int)ranks;
+    return TT_OK;
+}
+
 static int load_workload(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
@@ -139,6 +181,8 @@ static int load_workload(const jx_obj *r, scenario *s)
     jx_obj w;
     long mb = 0, gb = 0;
     int prec = -1, gprec = -1, rc;
+    if (s->is_collective)
+        return TT_OK;
     if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
         (rc = jx_int(&w, "micro_batch", 0, 1, 1 << 20, &mb)) ||
         (rc = jx_int(&w, "global_batch", 0, 1, 1L << 32, &gb)) ||
@@ -273,7 +317,7 @@ static int load_rest(const jx_obj *r, scenario *s)
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
     static const char *const ekeys[] = {"every_steps", "time_s", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
-    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "source", NULL};
+    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source", NULL};
     jx_obj c, e, o, f;
     const char *opt = NULL, *ar = "auto", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL;
     int rc;
@@ -292,6 +336,8 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_seconds(&f, "step_time_s", 0, 1e-9, 1e9, &s->ref_step_time_s)) ||
                    (rc = jx_seconds(&f, "time_s", 0, 1e-9, 1e12, &s->ref_time_s)) ||
                    (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
+                   (rc = jx_rate(&f, "busbw_Bps", 0, 1, 1e15, &s->ref_busbw_Bps)) ||
+                   (rc = jx_seconds(&f, "op_time_s", 0, 1e-9, 1e6, &s->ref_op_time_s)) ||
                    (rc = jx_string(&f, "source", 0, &src)))) ||
         (rc = load_expect(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
         (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
@@ -309,8 +355,9 @@ static int load_rest(const jx_obj *r, scenario *s)
 int scenario_load(const char *path, scenario *out, tt_error *err)
 {
     static const char *const keys[] = {"version", "name", "description", "assumptions", "platform",
-                                       "network", "workload", "optimizer", "collectives", "convergence",
-                                       "evaluation", "sweep", "outputs", "reference", "expect", NULL};
+                                       "network", "workload", "collective", "optimizer", "collectives",
+                                       "convergence", "evaluation", "sweep", "outputs", "reference", "expect",
+                                       NULL};
     memset(out, 0, sizeof *out);
     out->network = 1;
     out->overlap = 1;
@@ -326,7 +373,8 @@ int scenario_load(const char *path, scenario *out, tt_error *err)
         (rc = jx_int(&r, "version", 1, SCENARIO_VERSION, SCENARIO_VERSION, &version)) ||
         (rc = jx_string(&r, "name", 1, &name)) || (rc = jx_string(&r, "description", 0, &desc)) ||
         (rc = load_strings(&r, "assumptions", &out->assumptions)) || (rc = load_platform(&r, out)) ||
-        (rc = jx_enum(&r, "network", 0, NETWORKS, &out->network)) || (rc = load_workload(&r, out)) ||
+        (rc = jx_enum(&r, "network", 0, NETWORKS, &out->network)) || (rc = load_collective(&r, out)) ||
+        (rc = load_workload(&r, out)) ||
         (rc = load_rest(&r, out))) {
         json_decref(root);
         scenario_free(out);

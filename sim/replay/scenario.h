@@ -43,7 +43,16 @@ typedef struct scenario {
     double link_bw_Bps, link_latency_s; /* 0: the platform's default */
     char *accelerator; /* NULL: the platform's */
     char *mesh;        /* NULL: the platform's */
+    int shape[3];      /* torus grid of the slice (0: the platform's choice) */
     int network;       /* network_model: 0 ideal, 1 calibrated */
+
+    /* a collective measurement instead of training (nccl-tests-like): op,
+     * algorithm, size per rank, ranks (0: all of the platform's) */
+    int is_collective;
+    coll_op coll_op;
+    coll_algo coll_algo;
+    double coll_bytes;
+    int coll_ranks;
 
     /* workload */
     size_t n_phases;  /* >= 1 */
@@ -81,6 +90,7 @@ typedef struct scenario {
 
     /* reference: published figures echoed and compared (0: absent) */
     double ref_step_time_s, ref_time_s, ref_steps;
+    double ref_busbw_Bps, ref_op_time_s; /* collective scenarios */
     char *ref_source;
 
     size_t n_expect;
