@@ -149,6 +149,11 @@ START_TEST(plans)
     ck_assert_int_eq(nccl_plan_make(p, &big, &plan), 0);
     ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "ring/Simple");
     ck_assert_double_eq(plan.params.bytes, 8e9);
+    /* The pipelined reduction hides behind the wire: 1.9e-12 s/B (A100 HBM) < 1/300e9; a slower one shows the rest. */
+    ck_assert_int_eq(nccl_plan_make_reducing(p, &big, 3 / 1555e9, &plan), 0);
+    ck_assert_double_eq(plan.reduce_s_per_byte, 0);
+    ck_assert_int_eq(nccl_plan_make_reducing(p, &big, 1e-11, &plan), 0);
+    ck_assert_double_eq_tol(plan.reduce_s_per_byte, 1e-11 - 1 / 300e9, 1e-20);
     coll_params a2a = {.op = OP_ALLTOALL, .ranks = 8, .bytes = 8e9};
     ck_assert_int_eq(nccl_plan_make(p, &a2a, &plan), -1);
     platform_free(p);
@@ -157,6 +162,13 @@ START_TEST(plans)
     ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "nvls/Simple");
     ck_assert_int_eq(plan.switch_reduces, 1);
     ck_assert_double_eq_tol(plan.params.bytes, 8e9 * 9.0 / 14.0, 1); /* (n+1)/n against 2(n-1)/n */
+    platform_free(p);
+    /* Across DGX A100 nodes a ring per NIC: the hier schedule. */
+    p = load("dgx-a100", 4);
+    coll_params wide = {.op = OP_ALLREDUCE, .ranks = 32, .bytes = 1e9};
+    ck_assert_int_eq(nccl_plan_make(p, &wide, &plan), 0);
+    ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "ring/Simple");
+    ck_assert_int_eq(plan.params.algo, ALGO_HIER);
     platform_free(p);
 }
 END_TEST

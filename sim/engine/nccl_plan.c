@@ -56,6 +56,12 @@ int nccl_comm_of(const platform *p, int ranks, nccl_comm *out)
 
 int nccl_plan_make(const platform *p, const coll_params *params, nccl_plan *out)
 {
+    return nccl_plan_make_reducing(p, params, 0, out);
+}
+
+int nccl_plan_make_reducing(const platform *p, const coll_params *params, double reduce_s_per_byte,
+                            nccl_plan *out)
+{
     memset(out, 0, sizeof *out);
     if (nccl_comm_of(p, params->ranks, &out->comm) || nccl_choose(&out->comm, params->op, params->bytes, &out->choice))
         return -1;
@@ -70,6 +76,10 @@ int nccl_plan_make(const platform *p, const coll_params *params, nccl_plan *out)
         out->params.algo = ALGO_RING;
         wire *= (n + 1.0) / (2.0 * (n - 1));
         out->switch_reduces = 1;
+    } else if (out->choice.algo == NCCL_RING && out->comm.nodes > 1 && params->op == OP_ALLREDUCE) {
+        /* Across nodes NCCL runs a ring per channel, each leaving by its own
+         * NIC: ttasim's hier schedule (an inter-node ring per NIC). */
+        out->params.algo = ALGO_HIER;
     } else {
         out->params.algo = nccl_schedule_algo(out->choice.algo);
     }
@@ -86,6 +96,11 @@ int nccl_plan_make(const platform *p, const coll_params *params, nccl_plan *out)
         schedule_free(&s);
     }
     out->overhead_s = fmax(0, out->choice.latency_s - fmax(0, hw_s));
+    double wire_Bps = out->comm.nodes > 1 && out->comm.bus_inter_Bps > 0
+                          ? fmin(out->comm.bus_intra_Bps, out->comm.bus_inter_Bps / (params->ranks / out->comm.nodes))
+                          : out->comm.bus_intra_Bps;
+    if (!out->switch_reduces && wire_Bps > 0)
+        out->reduce_s_per_byte = fmax(0, reduce_s_per_byte - 1 / wire_Bps);
     return 0;
 }
 

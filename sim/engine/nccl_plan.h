@@ -16,6 +16,7 @@ typedef struct nccl_plan {
     nccl_choice choice;
     coll_params params;  /* what to simulate: the schedule and the bytes on the wire */
     int switch_reduces;  /* NVLS: the switch reduces, the GPUs do not */
+    double reduce_s_per_byte; /* the reduction NCCL's pipelined kernels leave exposed */
     double overhead_s;   /* NCCL's latency beyond the links' own, added to the simulated time */
 } nccl_plan;
 
@@ -25,6 +26,11 @@ int nccl_comm_of(const platform *p, int ranks, nccl_comm *out);
 /* The plan for params (op, ranks, bytes; algo is ignored): 0, or -1 when NCCL
  * does not apply (not GPUs, or an alltoall: NCCL has no tuned algorithm). */
 int nccl_plan_make(const platform *p, const coll_params *params, nccl_plan *out);
+/* The same with the GPU's reduction cost (coll_reduce_s_per_byte): NCCL
+ * reduces slice k while slice k+1 is on the wire, so only the part slower
+ * than the wire shows. */
+int nccl_plan_make_reducing(const platform *p, const coll_params *params, double reduce_s_per_byte,
+                            nccl_plan *out);
 
 /* "ring/LL128", "nvls/Simple". */
 const char *nccl_plan_name(const nccl_plan *plan, char *buf, size_t buf_bytes);
