@@ -372,6 +372,16 @@ int platform_torus_dims(const platform *p, int dims[3])
     return nd;
 }
 
+int platform_fattree_shape(const platform *p, int *nodes_per_leaf, int *levels, int *oversubscription)
+{
+    if (p->fabric != FABRIC_FATTREE && p->fabric != FABRIC_RAIL)
+        return 0;
+    *nodes_per_leaf = p->down[0];
+    *levels = p->levels;
+    *oversubscription = p->oversubscription;
+    return 1;
+}
+
 int platform_shape_parse(const char *text, int shape[3], tt_error *err)
 {
     int n = 0;

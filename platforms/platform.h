@@ -69,6 +69,9 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
 /* A torus's grid (dims[0] varies fastest in rank order): returns its
  * dimensions (0 for other fabrics) and fills dims[0..2] (unused 1). */
 int platform_torus_dims(const platform *p, int dims[3]);
+/* A fat tree's shape (rails included): nodes per leaf, levels and the leaf's
+ * oversubscription (down:up); returns 0 for other fabrics. */
+int platform_fattree_shape(const platform *p, int *nodes_per_leaf, int *levels, int *oversubscription);
 int platform_hops(const platform *p, int a, int b);
 /* The first link from rank a toward rank b of the same node: its link units
  * (an NVLink bundle counts its links) and class ("nvlink3"); 0 and NULL for

@@ -298,6 +298,15 @@ START_TEST(tpu_slices)
     ck_assert_ptr_nonnull(strstr(err.msg, "3 sizes but the fabric is 2-dimensional"));
     ck_assert_ptr_null(platform_load("dgx-a100", &o, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "not a torus"));
+    /* Fat-tree parameters are visible; a torus has none. */
+    int per_leaf, levels, over;
+    p = load("mn1-p100", 0, 0, 0);
+    ck_assert_int_eq(platform_fattree_shape(p, &per_leaf, &levels, &over), 1);
+    ck_assert_int_eq(per_leaf * 100 + levels * 10 + over, 16 * 100 + 2 * 10 + 4);
+    platform_free(p);
+    p = load("tpu-v3-pod", 0, 0, 0);
+    ck_assert_int_eq(platform_fattree_shape(p, &per_leaf, &levels, &over), 0);
+    platform_free(p);
     /* Generic tori have no pod: 4096 ranks are fine. */
     p = load("torus2d", 4096, 0, 0);
     platform_torus_dims(p, dims);

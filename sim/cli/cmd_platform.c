@@ -76,6 +76,11 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
                      "link_classes", links, "bisection_Bps", s->bisection_Bps, "diameter_hops", s->diameter_hops,
                      "peak_flops", peak, "assumptions", assume, "sources", src);
     json_object_set_new(doc, "torus_dims", torus);
+    int per_leaf, levels, over;
+    json_object_set_new(doc, "fattree", platform_fattree_shape(p, &per_leaf, &levels, &over)
+                                             ? json_pack("{s:i, s:i, s:i}", "nodes_per_leaf", per_leaf, "levels",
+                                                         levels, "oversubscription", over)
+                                             : json_null());
     return doc;
 }
 
@@ -84,7 +89,13 @@ static void print_summary(const platform *p, const platform_summary *s)
     printf("platform        %s\n                %s\n", platform_name(p), platform_description(p));
     printf("fabric          %s, %d node%s x %d accelerators\n", platform_fabric_name(p), s->nodes, s->nodes == 1 ? "" : "s",
            platform_ranks_per_node(p));
-    int dims[3], nd = platform_torus_dims(p, dims);
+    int dims[3], nd = platform_torus_dims(p, dims), per_leaf, levels, over;
+    if (platform_fattree_shape(p, &per_leaf, &levels, &over))
+        printf("fat tree        %d nodes per leaf, %d level%s, leaf oversubscription %d:1%s\n", per_leaf, levels,
+               levels == 1 ? "" : "s", over,
+               strcmp(platform_fabric_name(p), "rail") == 0
+                   ? "; rail-optimised: GPU i leaves by NIC i (the simulation joins a node's NICs into one port)"
+                   : "");
     if (nd > 0)
         printf("torus           %d%s%.0d%s%.0d (fastest-varying first, wrap-around)\n", dims[0], nd > 1 ? " x " : "",
                nd > 1 ? dims[1] : 0, nd > 2 ? " x " : "", nd > 2 ? dims[2] : 0);
