@@ -205,22 +205,28 @@ static int build_dbtree(schedule *s, int n, size_t count, int chunks)
     return 0;
 }
 
-/* One phase per dimension: reduce-scatter along dims 0, 1, 2, then allgather
- * back; in each, the two halves of the vector ring in opposite directions so
- * both directions of every link work (TPU pods, Mikami et al.). */
+/* Torus allreduce: one reduce-scatter phase per dimension (0, 1, 2), then
+ * the allgathers back; in each phase the two halves of the vector ring in
+ * opposite directions, so both directions of every link of that dimension
+ * work. Each phase works on the nested block the earlier ones left. */
 static int build_torus(schedule *s, int n, size_t count, const int dims[3], int nd)
 {
+    int act[3], na = 0;
+    for (int d = 0; d < nd; d++)
+        if (dims[d] > 1)
+            act[na++] = d;
     size_t h = count / 2;
-    for (int phase = 0; phase < 2 * nd; phase++) {
-        int rs = phase < nd, d = rs ? phase : 2 * nd - 1 - phase;
-        if (dims[d] < 2)
-            continue;
+    for (int phase = 0; phase < 2 * na; phase++) {
+        int t = phase < na ? phase : 2 * na - 1 - phase, d = act[t];
         sched_part ps[2];
         for (int i = 0; i < 2; i++) {
-            ps[i] = part(rs ? P_RING_RS : P_RING_AG, n / dims[d], dims[d], 0, 0, i ? h : 0, i ? count - h : h);
+            ps[i] = part(phase < na ? P_RING_RS : P_RING_AG, n / dims[d], dims[d], 0, 0, i ? h : 0,
+                         i ? count - h : h);
             ps[i].tnd = nd;
             ps[i].tdim = d;
             memcpy(ps[i].tdims, dims, sizeof ps[i].tdims);
+            ps[i].tnest = t;
+            memcpy(ps[i].torder, act, sizeof ps[i].torder);
             ps[i].dir = i ? -1 : 1;
         }
         if (add_stage(s, ps, 2, 1))

@@ -189,8 +189,8 @@ static void group_range(const sched_part *p, int g, size_t *off, size_t *len)
         torus_point(p, g, 0, coord, 1);
         *off = p->off;
         *len = p->len;
-        for (int d = 0; d < p->tdim; d++)
-            block_of(*off, *len, p->tdims[d], coord[d], off, len);
+        for (int e = 0; e < p->tnest; e++)
+            block_of(*off, *len, p->tdims[p->torder[e]], coord[p->torder[e]], off, len);
     } else if (p->split)
         block_of(p->off, p->len, p->groups, g, off, len);
     else {

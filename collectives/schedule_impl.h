@@ -19,7 +19,7 @@ typedef enum {
  * [off, off+len) of each member's buffer, or on its g-th of `groups` blocks
  * when split. Torus rings (tnd > 0) instead: group g counts the grid points
  * of the other dimensions, index i the coordinate along tdim, and the group
- * works on the nested block its coordinates in the dimensions before tdim
+ * works on the nested block its coordinates in the dimensions torder[0..tnest)
  * select (what the earlier reduce-scatter phases left it). */
 struct sched_part {
     part_kind kind;
@@ -33,6 +33,7 @@ struct sched_part {
     int mirror;     /* trees: positions counted from the last index (NCCL's second tree) */
     int chunks;     /* trees: pipeline chunks */
     int tnd, tdim, tdims[3]; /* torus rings: the grid (tdims[0] fastest), the dimension the rings run along */
+    int tnest, torder[3];    /* torus rings: the dimensions reduced before this one, in order */
     size_t block;   /* alltoall: elements per peer */
     int per_node;   /* alltoall hier: ranks per node */
 };
