@@ -43,3 +43,8 @@ EXTRA_DIST += tests/test_layering.sh
 # Outputs: next to the scenario, never over an input, written whole or not at all.
 TESTS += tests/test_outputs.sh
 EXTRA_DIST += tests/test_outputs.sh
+check_PROGRAMS += tests/test_coll_request
+tests_test_coll_request_SOURCES = tests/test_coll_request.c
+tests_test_coll_request_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_coll_request_LDADD = $(TEST_LIBS)
+TESTS += tests/test_coll_request

@@ -2,5 +2,6 @@
 libsim_a_SOURCES += sim/engine/engine.c sim/engine/engine.h
 libsim_a_SOURCES += sim/engine/collective_sim.c sim/engine/collective_sim.h
 libsim_a_SOURCES += sim/engine/collective_estimate.c
+libsim_a_SOURCES += sim/engine/collective_request.c
 libsim_a_SOURCES += sim/engine/host_embedding.c sim/engine/host_embedding.h
 libsim_a_SOURCES += sim/engine/nccl_plan.c sim/engine/nccl_plan.h
