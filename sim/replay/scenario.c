@@ -386,6 +386,14 @@ int scenario_load(const char *path, scenario *out, tt_error *err)
     return TT_OK;
 }
 
+platform_options scenario_platform_options(const scenario *s, int nodes)
+{
+    platform_options o = {.nodes = nodes ? nodes : s->nodes, .link_bw_Bps = s->link_bw_Bps,
+                          .link_latency_s = s->link_latency_s, .accelerator = s->accelerator, .mesh = s->mesh};
+    memcpy(o.shape, s->shape, sizeof o.shape);
+    return o;
+}
+
 int scenario_file_is_scenario(const char *path)
 {
     json_error_t je;

@@ -8,6 +8,7 @@
 
 #include "collectives/schedule.h"
 #include "common/error.h"
+#include "platforms/platform.h"
 
 #define SCENARIO_VERSION 1
 #define SCENARIO_MAX_SWEEP 64
@@ -112,6 +113,9 @@ char *scenario_output_path(const scenario *s, const char *given, const char *out
  * traces, profile, a platform given as a path): at most max, with what
  * names each in messages. Returns how many. */
 size_t scenario_inputs(const scenario *s, const char **paths, const char **what, size_t max);
+
+/* The platform options the scenario asks for at a node count (0: its own). */
+platform_options scenario_platform_options(const scenario *s, int nodes);
 
 /* Whether a JSON file is a scenario (not a trace or a profile, which carry
  * "format"): lets 'ttasim check DIR' walk scenarios/ with its data. */

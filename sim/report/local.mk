@@ -4,3 +4,4 @@ libsim_a_SOURCES += sim/report/expect.c sim/report/expect.h
 libsim_a_SOURCES += sim/report/svg.c sim/report/svg.h
 libsim_a_SOURCES += sim/report/junit.c sim/report/junit.h
 libsim_a_SOURCES += sim/report/xml.c sim/report/xml.h
+libsim_a_SOURCES += sim/report/coll_report.c sim/report/coll_report.h
