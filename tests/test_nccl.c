@@ -173,6 +173,35 @@ START_TEST(plans)
 }
 END_TEST
 
+/* What a request for nccl becomes: NCCL's plan on GPUs, the torus schedule on a TPU slice, auto elsewhere. */
+START_TEST(resolve_requests)
+{
+    platform *p = load("dgx-a100", 1);
+    coll_params prm = {.op = OP_ALLREDUCE, .algo = ALGO_NCCL, .ranks = 8, .bytes = 8};
+    double gamma = 3 / 1555e9, overhead;
+    char name[24];
+    nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
+    ck_assert_str_eq(name, "ring/LL");
+    ck_assert_int_eq(prm.algo, ALGO_RING);
+    ck_assert_double_eq_tol(overhead, 1e-6, 1e-9);
+    ck_assert_double_eq(gamma, 0);
+    platform_free(p);
+    p = load("tpu-v3-pod", 8);
+    prm = (coll_params){.op = OP_ALLREDUCE, .algo = ALGO_NCCL, .ranks = 32, .bytes = 1e6, .dims = {8, 4}};
+    nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
+    ck_assert_int_eq(prm.algo, ALGO_TORUS);
+    ck_assert_str_eq(name, "");
+    ck_assert_double_eq(overhead, 0);
+    prm = (coll_params){.op = OP_ALLGATHER, .algo = ALGO_NCCL, .ranks = 32, .bytes = 1e6};
+    nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
+    ck_assert_int_eq(prm.algo, ALGO_AUTO);
+    prm.algo = ALGO_RING; /* other requests untouched */
+    nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
+    ck_assert_int_eq(prm.algo, ALGO_RING);
+    platform_free(p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nccl");
@@ -183,6 +212,7 @@ int main(void)
     tcase_add_test(t, wire_and_schedules);
     tcase_add_test(t, communicators_of_platforms);
     tcase_add_test(t, plans);
+    tcase_add_test(t, resolve_requests);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

@@ -109,3 +109,26 @@ const char *nccl_plan_name(const nccl_plan *plan, char *buf, size_t buf_bytes)
     snprintf(buf, buf_bytes, "%s/%s", nccl_algo_name(plan->choice.algo), nccl_proto_name(plan->choice.proto));
     return buf;
 }
+
+void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_byte, double *overhead_s,
+                  char *name, size_t name_bytes)
+{
+    *overhead_s = 0;
+    if (name_bytes)
+        name[0] = '\0';
+    if (params->algo != ALGO_NCCL)
+        return;
+    nccl_plan plan;
+    if (nccl_plan_make_reducing(p, params, *reduce_s_per_byte, &plan) == 0) {
+        *params = plan.params;
+        *reduce_s_per_byte = plan.reduce_s_per_byte;
+        *overhead_s = plan.overhead_s;
+        nccl_plan_name(&plan, name, name_bytes);
+        return;
+    }
+    /* Not NCCL's hardware: the schedule native to the fabric. */
+    const char *why;
+    params->algo = ALGO_TORUS;
+    if (params->op != OP_ALLREDUCE || !coll_algo_applies(params, &why))
+        params->algo = ALGO_AUTO;
+}

@@ -32,6 +32,13 @@ int nccl_plan_make(const platform *p, const coll_params *params, nccl_plan *out)
 int nccl_plan_make_reducing(const platform *p, const coll_params *params, double reduce_s_per_byte,
                             nccl_plan *out);
 
+/* Turns a request for ALGO_NCCL into what runs: NCCL's plan on NVIDIA GPUs
+ * (name "ring/Simple", *overhead_s to add to the simulated time), else the
+ * platform's native schedule: the torus allreduce on a torus, else auto
+ * (name ""). Other requests are left as they are. */
+void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_byte, double *overhead_s,
+                  char *name, size_t name_bytes);
+
 /* "ring/LL128", "nvls/Simple". */
 const char *nccl_plan_name(const nccl_plan *plan, char *buf, size_t buf_bytes);
 
