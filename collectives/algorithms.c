@@ -205,6 +205,40 @@ static int build_dbtree(schedule *s, int n, size_t count, int chunks)
     return 0;
 }
 
+/* Rings as NCCL's channels: c rings, each on its 1/c of the vector, visit the
+ * nodes in turn and each node's ranks in node_order, ring j starting j g/c
+ * ranks further into it, so each ring crosses between nodes at a different
+ * rank (and NIC). rs/ag: which halves of an allreduce to build. */
+static int build_channel_rings(schedule *s, const coll_params *pp, size_t count, int rs, int ag)
+{
+    int n = pp->ranks, g = pp->ranks_per_node > 0 ? pp->ranks_per_node : 1;
+    /* Channels cut the vector in c pieces: right for allreduce, whose result
+     * is the whole vector; reduce-scatter and allgather keep one ring so rank
+     * r's block stays the r-th of the vector. */
+    int c = pp->channels > 0 && rs && ag ? pp->channels : 1;
+    if (g > 16 || n % g)
+        g = 1;
+    if (c > g) /* more rings than a node's ranks would share their node-crossing pairs */
+        c = g;
+    sched_part ps[16];
+    for (int phase = 0; phase < 2; phase++) {
+        if ((phase == 0 && !rs) || (phase == 1 && !ag))
+            continue;
+        for (int j = 0; j < c; j++) {
+            size_t off, len;
+            block_of(0, count, c, j, &off, &len);
+            ps[j] = part(phase ? P_RING_AG : P_RING_RS, 1, n, 0, 1, off, len);
+            ps[j].node_size = g;
+            ps[j].rot = j * g / c % g; /* spread: consecutive node ranks often share a NIC */
+            for (int k = 0; k < g; k++)
+                ps[j].order[k] = pp->node_order[1] || pp->node_order[0] ? pp->node_order[k] : k;
+        }
+        if (add_stage(s, ps, c, 1))
+            return -1;
+    }
+    return 0;
+}
+
 /* Torus allreduce: one reduce-scatter phase per dimension (0, 1, 2), then
  * the allgathers back; in each phase the two halves of the vector ring in
  * opposite directions, so both directions of every link of that dimension
@@ -295,8 +329,7 @@ static int build(schedule *s, const coll_params *pp, size_t count)
     case OP_ALLREDUCE:
         switch (pp->algo) {
         case ALGO_RING:
-            return add1(s, part(P_RING_RS, 1, n, 0, 1, 0, count), 1) ||
-                   add1(s, part(P_RING_AG, 1, n, 0, 1, 0, count), 1);
+            return build_channel_rings(s, pp, count, 1, 1);
         case ALGO_RHD:
             return build_recursive(s, n, count, 1);
         case ALGO_RD:
@@ -323,7 +356,7 @@ static int build(schedule *s, const coll_params *pp, size_t count)
     case OP_REDUCE_SCATTER:
         switch (pp->algo) {
         case ALGO_RING:
-            return add1(s, part(P_RING_RS, 1, n, 0, 1, 0, count), 1);
+            return build_channel_rings(s, pp, count, 1, 0);
         case ALGO_RHD:
             return add1(s, part(P_RH_RS, 1, n, 0, 1, 0, count), 0);
         case ALGO_BINOMIAL:
@@ -335,7 +368,7 @@ static int build(schedule *s, const coll_params *pp, size_t count)
     case OP_ALLGATHER:
         switch (pp->algo) {
         case ALGO_RING:
-            return add1(s, part(P_RING_AG, 1, n, 0, 1, 0, count), 1);
+            return build_channel_rings(s, pp, count, 0, 1);
         case ALGO_RD:
             return add1(s, part(P_RD_AG, 1, n, 0, 1, 0, count), 0);
         case ALGO_BINOMIAL:

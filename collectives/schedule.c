@@ -179,6 +179,8 @@ static int member(const sched_part *p, int g, int i)
         i = i < p->fold ? 2 * i : i + p->fold;
     if (p->tnd)
         return torus_point(p, g, i, NULL, 0);
+    if (p->node_size) /* a channel ring: node by node, each node's ranks in ring order from rot */
+        return i / p->node_size * p->node_size + p->order[(i % p->node_size + p->rot) % p->node_size];
     return g * p->gstride + i * p->istride;
 }
 
@@ -235,6 +237,8 @@ static size_t gen_group(const sched_part *p, int g, int t, xfer *out, size_t n)
          * AG: member i starts owning block i and forwards block i - d t. */
         for (int i = 0; i < k; i++) {
             int blk = p->kind == P_RING_RS ? mod(i - p->dir * (t + 1), k) : mod(i - p->dir * t, k);
+            if (p->node_size) /* a channel ring: a rank ends owning its own block, wherever it sits */
+                blk = member(p, g, blk);
             block_of(off, len, k, blk, &bo, &bl);
             n = emit(out, n, member(p, g, i), member(p, g, mod(i + p->dir, k)), bo, bo, bl,
                      p->kind == P_RING_RS ? XFER_REDUCE : XFER_COPY);

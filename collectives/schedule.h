@@ -62,6 +62,10 @@ typedef struct coll_params {
     int nics_per_node;   /* hier allreduce: parallel inter-node rings per node (0 = ranks_per_node) */
     int dim_x;           /* torus2d: ranks per row (0 = dims[0], else the factor nearest sqrt(ranks)) */
     int dims[3];         /* torus: the grid, dims[0] fastest in rank order (0 = torus2d's) */
+    int channels;        /* ring allreduce: parallel rings (NCCL's channels),
+                            each on 1/channels of the vector and entering every node at another of its
+                            ranks, so each leaves by another NIC (0 = 1) */
+    int node_order[16];  /* ring: a node's ranks in ring order (all 0 = rank order), ranks_per_node of them */
 } coll_params;
 
 typedef struct sched_part sched_part;

@@ -34,6 +34,8 @@ struct sched_part {
     int chunks;     /* trees: pipeline chunks */
     int tnd, tdim, tdims[3]; /* torus rings: the grid (tdims[0] fastest), the dimension the rings run along */
     int tnest, torder[3];    /* torus rings: the dimensions reduced before this one, in order */
+    int node_size, rot;      /* channel rings: ranks per node and this ring's rotation inside each node */
+    int order[16];           /* channel rings: a node's ranks in ring order */
     size_t block;   /* alltoall: elements per peer */
     int per_node;   /* alltoall hier: ranks per node */
 };

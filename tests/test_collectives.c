@@ -88,6 +88,40 @@ START_TEST(functional_torus_grids)
 }
 END_TEST
 
+/* NCCL-like channel rings: 1..5 rings (allreduce; one for the others)
+ * rotated inside nodes of 4 along a permuted node order compute allreduce,
+ * reduce-scatter and allgather; ring j's node-crossing flows leave at
+ * distinct node ranks. */
+START_TEST(functional_channel_rings)
+{
+    static const coll_op OPS[] = {OP_ALLREDUCE, OP_REDUCE_SCATTER, OP_ALLGATHER};
+    for (int o = 0; o < 3; o++)
+        for (int c = 1; c <= 5; c++)
+            for (int v = 0; v < 2; v++) {
+                size_t count = v ? 9 : 7 * 16 + 5;
+                coll_params p = {.op = OPS[o], .algo = ALGO_RING, .ranks = 16, .bytes = (double)count,
+                                 .ranks_per_node = 4, .channels = c, .node_order = {2, 0, 3, 1}};
+                schedule s;
+                tt_error err = {0};
+                ck_assert_int_eq(schedule_build(&p, count, 8, &s, &err), TT_OK);
+                char msg[256];
+                ck_assert_msg(schedule_verify(&s, msg, sizeof msg) == 0, "%s c=%d count=%zu: %s",
+                              coll_op_name(OPS[o]), c, count, msg);
+                if (o == 0 && c == 4 && v == 0) {
+                    xfer xs[64];
+                    size_t nx = schedule_step(&s, 0, 0, xs);
+                    int leaves[4] = {0};
+                    for (size_t k = 0; k < nx; k++)
+                        if (xs[k].src / 4 != xs[k].dst / 4 && xs[k].src / 4 == 0)
+                            leaves[xs[k].src % 4]++;
+                    for (int r = 0; r < 4; r++)
+                        ck_assert_int_eq(leaves[r], 1); /* each of node 0's ranks carries one ring out */
+                }
+                schedule_free(&s);
+            }
+}
+END_TEST
+
 /* The verifier itself fails on a wrong schedule: a ring allgather with one
  * stage too few leaves blocks missing. */
 START_TEST(functional_detects_wrong_result)
@@ -438,6 +472,7 @@ static Suite *suite(void)
     tcase_add_loop_test(t, functional_all_algorithms, 0, OP_COUNT);
     tcase_add_test(t, functional_detects_wrong_result);
     tcase_add_test(t, functional_torus_grids);
+    tcase_add_test(t, functional_channel_rings);
     tcase_add_test(t, names_and_factors);
     suite_add_tcase(s, t);
     t = tcase_create("simgrid");
