@@ -206,9 +206,10 @@ static int build_dbtree(schedule *s, int n, size_t count, int chunks)
 }
 
 /* Rings as NCCL's channels: c rings, each on its 1/c of the vector, visit the
- * nodes in turn and each node's ranks in node_order, ring j starting j g/c
- * ranks further into it, so each ring crosses between nodes at a different
- * rank (and NIC). rs/ag: which halves of an allreduce to build. */
+ * nodes in turn, each node's ranks in ring j's node_order (entering at its
+ * first rank, leaving at its last), or in rank order starting j g/c ranks
+ * further in, so each ring crosses between nodes at another rank (and NIC).
+ * rs/ag: which halves of an allreduce to build. */
 static int build_channel_rings(schedule *s, const coll_params *pp, size_t count, int rs, int ag)
 {
     int n = pp->ranks, g = pp->ranks_per_node > 0 ? pp->ranks_per_node : 1;
@@ -229,9 +230,13 @@ static int build_channel_rings(schedule *s, const coll_params *pp, size_t count,
             block_of(0, count, c, j, &off, &len);
             ps[j] = part(phase ? P_RING_AG : P_RING_RS, 1, n, 0, 1, off, len);
             ps[j].node_size = g;
-            ps[j].rot = j * g / c % g; /* spread: consecutive node ranks often share a NIC */
+            /* An order given enters a node at its first rank and leaves at its last;
+             * rank order is rotated by j g/c to spread the crossings. */
+            const int *o = pp->node_order[j % 8];
+            int given = o[0] || o[1];
+            ps[j].rot = given ? 0 : j * g / c % g;
             for (int k = 0; k < g; k++)
-                ps[j].order[k] = pp->node_order[1] || pp->node_order[0] ? pp->node_order[k] : k;
+                ps[j].order[k] = given ? o[k] : k;
         }
         if (add_stage(s, ps, c, 1))
             return -1;

@@ -23,6 +23,7 @@ typedef struct nccl_comm {
     int channels;         /* parallel rings/trees: one per NVLink, or per NIC across nodes */
     double bus_intra_Bps; /* a rank's payload rate inside its node, all channels */
     double bus_inter_Bps; /* the node's NICs summed: each channel's ring leaves by one (0: one node) */
+    int nics;             /* NICs of a node (0: one node) */
     int cpu_amd;          /* NCCL caps LL lower behind AMD CPUs */
 } nccl_comm;
 

@@ -65,7 +65,7 @@ typedef struct coll_params {
     int channels;        /* ring allreduce: parallel rings (NCCL's channels),
                             each on 1/channels of the vector and entering every node at another of its
                             ranks, so each leaves by another NIC (0 = 1) */
-    int node_order[16];  /* ring: a node's ranks in ring order (all 0 = rank order), ranks_per_node of them */
+    int node_order[8][16]; /* ring: channel j's order of a node's ranks (all 0 = rank order; j >= 8 reuse j % 8) */
 } coll_params;
 
 typedef struct sched_part sched_part;

@@ -579,6 +579,82 @@ int platform_rank_links(const platform *p, int a, int b, const char **cls)
     return p->link[k].count;
 }
 
+/* Depth-first search for a cycle through the g ranks over direct links with
+ * a free unit in the direction used (cap[a][b]), widest links first. */
+static int ring_extend(int g, int cap[16][16], int *order, int len, int *used, unsigned last_ok)
+{
+    int a = order[len - 1];
+    if (len == g)
+        return cap[a][order[0]] > 0 && (last_ok >> a & 1);
+    for (int want = 8; want >= 1; want--) /* widest first: doubled NVLinks before single */
+        for (int r = 0; r < g; r++)
+            if (!used[r] && cap[a][r] == want) {
+                used[r] = 1;
+                order[len] = r;
+                if (ring_extend(g, cap, order, len + 1, used, last_ok))
+                    return 1;
+                used[r] = 0;
+            }
+    return 0;
+}
+
+int platform_ring_orders(const platform *p, int c, int orders[][16])
+{
+    int g = platform_ranks_per_node(p), cap[16][16];
+    if (g > 16)
+        g = 16;
+    for (int a = 0; a < g; a++)
+        for (int b = 0; b < g; b++) {
+            const char *cls;
+            int n = a != b && !p->flat && platform_hops(p, a, b) == 1 ? platform_rank_links(p, a, b, &cls) : 0;
+            cap[a][b] = n > 8 ? 8 : n;
+        }
+    /* The node's NICs, in order of first use: channel j runs between NIC j's
+     * ranks (enters at one, leaves at another), as NCCL opens a channel per NIC. */
+    const char *nic[16];
+    int nnic = 0;
+    for (int r = 0; r < g; r++) {
+        const char *x = platform_rank_exit(p, r);
+        int seen = !x;
+        for (int k = 0; k < nnic && !seen; k++)
+            seen = strcmp(nic[k], x) == 0;
+        if (!seen)
+            nic[nnic++] = x;
+    }
+    for (int j = 0; j < c && j < 8; j++) {
+        int used[16] = {0}, *o = orders[j], found = 0;
+        unsigned mine = 0;
+        for (int r = 0; r < g && nnic; r++)
+            if (strcmp(platform_rank_exit(p, r), nic[j % nnic]) == 0)
+                mine |= 1u << r;
+        /* from a rank of NIC j back to one (when there are NICs), else any ring */
+        for (int start = 0; start < g && !found && g >= 3; start++) {
+            if (nnic && !(mine >> start & 1))
+                continue;
+            memset(used, 0, sizeof used);
+            used[start] = 1;
+            o[0] = start;
+            found = ring_extend(g, cap, o, 1, used, nnic ? mine & ~(1u << start) : ~0u);
+        }
+        if (!found && g >= 3) {
+            memset(used, 0, sizeof used);
+            used[0] = 1;
+            o[0] = 0;
+            found = ring_extend(g, cap, o, 1, used, ~0u);
+        }
+        if (found) {
+            for (int k = 0; k < g; k++)
+                cap[o[k]][o[(k + 1) % g]]--;
+        } else if (j > 0) {
+            memcpy(o, orders[j - 1], sizeof orders[j]);
+        } else {
+            for (int k = 0; k < g; k++)
+                o[k] = k;
+        }
+    }
+    return g;
+}
+
 int platform_hops(const platform *p, int a, int b)
 {
     double lat, bw;

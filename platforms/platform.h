@@ -70,6 +70,15 @@ int platform_rank_links(const platform *p, int a, int b, const char **cls);
  * platform has no node fabric; rail-optimised fabrics give GPU i NIC i. */
 const char *platform_rank_exit(const platform *p, int rank);
 
+/* NCCL's intra-node rings: for each of c channels an order of a node's
+ * ranks whose consecutive ranks (and last to first) are joined by a direct
+ * link, each ring taking a link unit of each direction it uses, so channels
+ * spread over all the links (DGX-1's hybrid cube mesh holds 6 such rings);
+ * when no such ring is left, the previous one again, and rank order where
+ * there is none (a switch). Fills orders[j][0 .. ranks_per_node) for j < c
+ * (c <= 8, ranks_per_node <= 16); returns ranks_per_node. */
+int platform_ring_orders(const platform *p, int c, int orders[][16]);
+
 /* Summary for `ttasim platform show`. */
 typedef struct platform_link_class {
     char name[32];

@@ -100,14 +100,18 @@ START_TEST(functional_channel_rings)
             for (int v = 0; v < 2; v++) {
                 size_t count = v ? 9 : 7 * 16 + 5;
                 coll_params p = {.op = OPS[o], .algo = ALGO_RING, .ranks = 16, .bytes = (double)count,
-                                 .ranks_per_node = 4, .channels = c, .node_order = {2, 0, 3, 1}};
+                                 .ranks_per_node = 4, .channels = c,
+                                 .node_order = {{2, 0, 3, 1}, {1, 3, 0, 2}, {3, 2, 1, 0}}};
                 schedule s;
                 tt_error err = {0};
                 ck_assert_int_eq(schedule_build(&p, count, 8, &s, &err), TT_OK);
                 char msg[256];
                 ck_assert_msg(schedule_verify(&s, msg, sizeof msg) == 0, "%s c=%d count=%zu: %s",
                               coll_op_name(OPS[o]), c, count, msg);
-                if (o == 0 && c == 4 && v == 0) {
+                if (o == 0 && c == 4 && v == 0) { /* rank order, rotated per ring */
+                    schedule_free(&s);
+                    memset(p.node_order, 0, sizeof p.node_order);
+                    ck_assert_int_eq(schedule_build(&p, count, 8, &s, &err), TT_OK);
                     xfer xs[64];
                     size_t nx = schedule_step(&s, 0, 0, xs);
                     int leaves[4] = {0};

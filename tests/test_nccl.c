@@ -1,6 +1,7 @@
 /* collectives/nccl.c: NCCL 2.19's tuning model picks what NCCL picks, with
  * its latencies, on communicators whose figures are worked out by hand. */
 #include <check.h>
+#include <stdio.h>
 
 #include "collectives/nccl.h"
 #include "platforms/platform.h"
@@ -163,12 +164,37 @@ START_TEST(plans)
     ck_assert_int_eq(plan.switch_reduces, 1);
     ck_assert_double_eq_tol(plan.params.bytes, 8e9 * 9.0 / 14.0, 1); /* (n+1)/n against 2(n-1)/n */
     platform_free(p);
-    /* Across DGX A100 nodes a ring per NIC: the hier schedule. */
+    /* Across DGX A100 nodes a ring per NIC (8 channels). */
     p = load("dgx-a100", 4);
     coll_params wide = {.op = OP_ALLREDUCE, .ranks = 32, .bytes = 1e9};
     ck_assert_int_eq(nccl_plan_make(p, &wide, &plan), 0);
     ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "ring/Simple");
-    ck_assert_int_eq(plan.params.algo, ALGO_HIER);
+    ck_assert_int_eq(plan.params.algo, ALGO_RING);
+    ck_assert_int_eq(plan.params.channels, 8);
+    platform_free(p);
+    /* DGX-1: the ring follows the hybrid cube mesh's NVLinks; 4 EDR NICs, 4 channels. */
+    p = load("dgx1-v100", 2);
+    wide.ranks = 16;
+    ck_assert_int_eq(nccl_plan_make(p, &wide, &plan), 0);
+    ck_assert_int_eq(plan.params.channels, 4);
+    /* 4 rings over direct NVLinks, never two on one link unit in one direction (6 units per GPU). */
+    int load[8][8] = {{0}};
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 8; k++) {
+            int a = plan.params.node_order[j][k], b = plan.params.node_order[j][(k + 1) % 8];
+            ck_assert_int_eq(platform_hops(p, a, b), 1);
+            load[a][b]++;
+        }
+    const char *cls;
+    for (int j = 0; j < 4; j++) { /* ring j enters and leaves a node by NIC j, as NCCL's channel j */
+        char want[8];
+        snprintf(want, sizeof want, "nic%d", j);
+        ck_assert_str_eq(platform_rank_exit(p, plan.params.node_order[j][0]), want);
+        ck_assert_str_eq(platform_rank_exit(p, plan.params.node_order[j][7]), want);
+    }
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 8; b++)
+            ck_assert(load[a][b] == 0 || load[a][b] <= platform_rank_links(p, a, b, &cls));
     platform_free(p);
 }
 END_TEST

@@ -40,6 +40,7 @@ int nccl_comm_of(const platform *p, int ranks, nccl_comm *out)
             nics += !seen;
         }
         out->bus_inter_Bps = nics * ibw;
+        out->nics = nics;
         if (local <= 1)
             bw = out->bus_inter_Bps;
     }
@@ -76,12 +77,15 @@ int nccl_plan_make_reducing(const platform *p, const coll_params *params, double
         out->params.algo = ALGO_RING;
         wire *= (n + 1.0) / (2.0 * (n - 1));
         out->switch_reduces = 1;
-    } else if (out->choice.algo == NCCL_RING && out->comm.nodes > 1 && params->op == OP_ALLREDUCE) {
-        /* Across nodes NCCL runs a ring per channel, each leaving by its own
-         * NIC: ttasim's hier schedule (an inter-node ring per NIC). */
-        out->params.algo = ALGO_HIER;
     } else {
         out->params.algo = nccl_schedule_algo(out->choice.algo);
+    }
+    if (out->params.algo == ALGO_RING) {
+        /* NCCL's rings follow direct links inside a node; across nodes it runs
+         * a ring per channel, one channel per NIC, each leaving by its own. */
+        out->params.ranks_per_node = platform_ranks_per_node(p);
+        out->params.channels = out->comm.nodes > 1 ? out->comm.nics : 1;
+        platform_ring_orders(p, out->params.channels < 8 ? out->params.channels : 8, out->params.node_order);
     }
     out->params.bytes = params->bytes * wire;
     /* The links' own latency, which the simulation already charges: the
