@@ -7,33 +7,12 @@
 #include "common/jsonx.h"
 
 const char *const DEVICE_KIND_NAMES[] = {"accelerator", "cpu", "nic", "switch", NULL};
-const char *const DEVICE_DTYPE_NAMES[] = {"fp32", "fp16", "bf16", NULL};
-const char *const DEVICE_OPCLASS_NAMES[] = {"gemm", "conv", "attention", "elementwise", "norm",
-                                            "embedding", "pool", "loss", NULL};
-
-static int name_index(const char *const *names, const char *s)
-{
-    for (int i = 0; names[i]; i++)
-        if (strcmp(names[i], s) == 0)
-            return i;
-    return -1;
-}
-
-int device_dtype_parse(const char *s)
-{
-    return name_index(DEVICE_DTYPE_NAMES, s);
-}
-
-int device_opclass_parse(const char *s)
-{
-    return name_index(DEVICE_OPCLASS_NAMES, s);
-}
 
 /* One dtype's table: {"default": x, "conv": y, ...}; "default" fills the rest. */
 static int load_eff_table(const jx_obj *eff, const char *dtype, double *table)
 {
     const char *keys[OPCLASS_COUNT + 2] = {"default"};
-    memcpy(keys + 1, DEVICE_OPCLASS_NAMES, sizeof *keys * (OPCLASS_COUNT + 1));
+    memcpy(keys + 1, OPCLASS_NAMES, sizeof *keys * (OPCLASS_COUNT + 1));
     jx_obj t;
     int rc;
     double dflt = 0;
@@ -42,7 +21,7 @@ static int load_eff_table(const jx_obj *eff, const char *dtype, double *table)
         return rc;
     for (int c = 0; c < OPCLASS_COUNT; c++) {
         table[c] = dflt;
-        if ((rc = jx_number(&t, DEVICE_OPCLASS_NAMES[c], 0, 1e-4, 1, &table[c])))
+        if ((rc = jx_number(&t, OPCLASS_NAMES[c], 0, 1e-4, 1, &table[c])))
             return rc;
     }
     return TT_OK;
@@ -56,12 +35,12 @@ static int load_efficiency(const jx_obj *d, device_info *dev)
         return rc;
     if (!eff.obj)
         return TT_OK;
-    if ((rc = jx_check_keys(&eff, DEVICE_DTYPE_NAMES)) || (rc = load_eff_table(&eff, "fp32", dev->efficiency[DTYPE_FP32])))
+    if ((rc = jx_check_keys(&eff, DTYPE_NAMES)) || (rc = load_eff_table(&eff, "fp32", dev->efficiency[DTYPE_FP32])))
         return rc;
     /* Half precision runs other kernels (tensor cores): its own table when known. */
     for (int dt = DTYPE_FP16; dt < DTYPE_COUNT; dt++) {
-        if (jx_has(&eff, DEVICE_DTYPE_NAMES[dt])) {
-            if ((rc = load_eff_table(&eff, DEVICE_DTYPE_NAMES[dt], dev->efficiency[dt])))
+        if (jx_has(&eff, DTYPE_NAMES[dt])) {
+            if ((rc = load_eff_table(&eff, DTYPE_NAMES[dt], dev->efficiency[dt])))
                 return rc;
         } else {
             memcpy(dev->efficiency[dt], dev->efficiency[DTYPE_FP32], sizeof dev->efficiency[dt]);
@@ -95,7 +74,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
     if ((rc = jx_child(d, "peak_flops", computes, &pk)))
         return rc;
     if (pk.obj) {
-        if ((rc = jx_check_keys(&pk, DEVICE_DTYPE_NAMES)) || (rc = jx_number(&pk, "fp32", 1, 1e6, 1e18, &dev->peak_flops[DTYPE_FP32])) ||
+        if ((rc = jx_check_keys(&pk, DTYPE_NAMES)) || (rc = jx_number(&pk, "fp32", 1, 1e6, 1e18, &dev->peak_flops[DTYPE_FP32])) ||
             (rc = jx_number(&pk, "fp16", 0, 0, 1e18, &dev->peak_flops[DTYPE_FP16])) ||
             (rc = jx_number(&pk, "bf16", 0, 0, 1e18, &dev->peak_flops[DTYPE_BF16])))
             return rc;
@@ -216,7 +195,7 @@ void device_table_free(device_table *t)
     t->n = 0;
 }
 
-double device_efficiency(const device_info *d, device_dtype dt, device_opclass c)
+double device_efficiency(const device_info *d, tt_dtype dt, op_class c)
 {
     return d->efficiency[dt][c];
 }

@@ -8,18 +8,11 @@
 #include <jansson.h>
 
 #include "common/error.h"
+#include "common/vocab.h"
 
 typedef enum { DEVICE_ACCELERATOR, DEVICE_CPU, DEVICE_NIC, DEVICE_SWITCH, DEVICE_KIND_COUNT } device_kind;
-typedef enum { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_COUNT } device_dtype;
-/* The op classes of the workload trace (HACKING.md). */
-typedef enum {
-    OPCLASS_GEMM, OPCLASS_CONV, OPCLASS_ATTENTION, OPCLASS_ELEMENTWISE, OPCLASS_NORM,
-    OPCLASS_EMBEDDING, OPCLASS_POOL, OPCLASS_LOSS, OPCLASS_COUNT
-} device_opclass;
 
 extern const char *const DEVICE_KIND_NAMES[];    /* "accelerator", "cpu", "nic", "switch" */
-extern const char *const DEVICE_DTYPE_NAMES[];   /* "fp32", "fp16", "bf16" */
-extern const char *const DEVICE_OPCLASS_NAMES[]; /* "gemm", "conv", ... as in traces */
 
 typedef struct device_info {
     char name[48];
@@ -62,9 +55,6 @@ void device_table_free(device_table *t);
 json_t *device_table_assumptions(const device_table *t, const char *name);
 
 /* The roofline efficiency for a class and dtype. */
-double device_efficiency(const device_info *d, device_dtype dt, device_opclass c);
-/* Parses "fp32"/"fp16"/"bf16"; -1 if unknown. */
-int device_dtype_parse(const char *s);
-int device_opclass_parse(const char *s);
+double device_efficiency(const device_info *d, tt_dtype dt, op_class c);
 
 #endif

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "sim/replay/step.h"
-#include "sim/replay/trace.h"
+#include "sim/replay/workload.h"
 #include "tests/testutil.h"
 
 /* conv (params 1e8 B) -> gemm (params 4e8 B) -> loss; fp32, micro-batch 8. */
@@ -30,17 +30,17 @@ static const char *TINY =
 
 static const device_model DEV = {
     "test device", 1e13, 5e12, 1e12, 80e9,
-    {[OP_CONV] = 0.5, [OP_GEMM] = 0.8, [OP_ATTENTION] = 0.5, [OP_NORM] = 0.5,
-     [OP_ELEMENTWISE] = 0.5, [OP_POOL] = 0.5, [OP_EMBEDDING] = 0.5, [OP_LOSS] = 0.5},
+    {[OPCLASS_CONV] = 0.5, [OPCLASS_GEMM] = 0.8, [OPCLASS_ATTENTION] = 0.5, [OPCLASS_NORM] = 0.5,
+     [OPCLASS_ELEMENTWISE] = 0.5, [OPCLASS_POOL] = 0.5, [OPCLASS_EMBEDDING] = 0.5, [OPCLASS_LOSS] = 0.5},
 };
 
-static void load_tiny(const char *extra, trace *t)
+static void load_tiny(const char *extra, workload *t)
 {
     char text[4096], path[64];
     snprintf(text, sizeof text, TINY, extra);
     tu_write_temp(text, path, sizeof path);
     tt_error err = {0};
-    int rc = trace_load(path, t, &err);
+    int rc = workload_load(path, t, &err);
     unlink(path);
     ck_assert_msg(rc == TT_OK, "%s", err.msg);
 }
@@ -53,19 +53,19 @@ static step_options opts(int micro_batch)
 
 START_TEST(trace_reads_fields)
 {
-    trace t;
+    workload t;
     load_tiny("", &t);
     ck_assert_str_eq(t.model, "tiny");
     ck_assert_int_eq(t.micro_batch, 8);
     ck_assert_int_eq((int)t.n_layers, 3);
-    ck_assert_int_eq(t.layers[1].cls, OP_GEMM);
+    ck_assert_int_eq(t.layers[1].cls, OPCLASS_GEMM);
     ck_assert_double_eq(t.layers[1].backward_flops, 4e12);
     ck_assert_double_eq(t.gradient_bytes, 5e8);
     ck_assert_int_eq((int)t.n_buckets, 2);
     ck_assert_int_eq(t.buckets[1].ready_after_layer, 0);
     ck_assert_str_eq(t.optimizer, "sgd");
     ck_assert_int_eq((int)t.n_comm, 0);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -73,9 +73,9 @@ static void expect_bad(const char *text, const char *needle)
 {
     char path[64];
     tu_write_temp(text, path, sizeof path);
-    trace t;
+    workload t;
     tt_error err = {0};
-    int rc = trace_load(path, &t, &err);
+    int rc = workload_load(path, &t, &err);
     unlink(path);
     ck_assert_int_eq(rc, TT_EINPUT);
     ck_assert_msg(strstr(err.msg, needle) != NULL, "expected '%s' in: %s", needle, err.msg);
@@ -117,7 +117,7 @@ END_TEST
  * optimizer max(1e9 / 2.5e12, 4e9 / 1e12) = 0.004. */
 START_TEST(timeline_overlap)
 {
-    trace t;
+    workload t;
     load_tiny("", &t);
     step_options o = opts(8);
     step_coll c[2];
@@ -151,7 +151,7 @@ START_TEST(timeline_overlap)
     step_coll c32[2];
     step_collectives(&t, &o, c32);
     ck_assert_double_eq(c32[0].bytes, 4e8);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -159,7 +159,7 @@ END_TEST
  * fp16 halves every byte; accumulation repeats the compute, reduces once. */
 START_TEST(scaling_and_accumulation)
 {
-    trace t;
+    workload t;
     load_tiny("", &t);
     step_options o = opts(16);
     o.dtype_bytes = 2;
@@ -185,13 +185,13 @@ START_TEST(scaling_and_accumulation)
     ck_assert_int_eq(step_replay(&t, &DEV, &o, slow, &r, &err), TT_OK);
     ck_assert_double_eq_tol(r.compute_s, 3 * 1.352, 1e-12);
     ck_assert_double_eq_tol(r.time_s, 2 * 1.352 + 1.556, 1e-12);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
 START_TEST(memory_does_not_fit)
 {
-    trace t;
+    workload t;
     load_tiny("", &t);
     device_model small = DEV;
     small.mem_bytes = 2e9;
@@ -202,7 +202,7 @@ START_TEST(memory_does_not_fit)
     ck_assert_int_eq(step_replay(&t, &small, &o, coll_s, &r, &err), TT_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "does not fit"));
     ck_assert_ptr_nonnull(strstr(err.msg, "activations 1.5 GB"));
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -210,7 +210,7 @@ END_TEST
  * placement there is none and the embedding lookups are idle time instead. */
 START_TEST(alltoall_and_host_embeddings)
 {
-    trace t;
+    workload t;
     load_tiny(", \"comm\": [{\"op\": \"alltoall\", \"phase\": \"forward\", \"after_layer\": 1,"
               " \"bytes_per_rank\": 1e8}]", &t);
     step_options o = opts(8);
@@ -225,16 +225,16 @@ START_TEST(alltoall_and_host_embeddings)
     ck_assert_double_eq_tol(r.time_s, 1.352 + 0.3 + 0.004, 1e-12);
     /* conv1 as a model-parallel table: 1/8 of its 2.5e7 parameters per rank,
      * sparse gradients (its rows, capped by that share) */
-    t.layers[0].cls = OP_EMBEDDING;
+    t.layers[0].cls = OPCLASS_EMBEDDING;
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
     ck_assert_double_eq_tol(r.memory.params_bytes, (1e8 + 2.5e7 / 8) * 4, 1);
     ck_assert_double_eq_tol(r.memory.gradients_bytes, (1e8 + 2.5e7 / 8) * 4, 1);
-    trace_free(&t);
+    workload_free(&t);
 
     /* Make conv1 an embedding table held in host memory: its rows take 0.11 s
      * to arrive, its gradient rows and sparse update 0.12 s. */
     load_tiny("", &t);
-    t.layers[0].cls = OP_EMBEDDING;
+    t.layers[0].cls = OPCLASS_EMBEDDING;
     o.embeddings = EMB_HOST;
     o.host_forward_s = 0.11;
     o.host_backward_s = 0.12;
@@ -255,16 +255,16 @@ START_TEST(alltoall_and_host_embeddings)
     o.accumulation = 1;
     /* the table stays in host memory: only fc's 1e8 fp32 parameters have gradients here */
     ck_assert_double_eq_tol(r.memory.gradients_bytes, 1e8 * 4, 1);
-    trace_free(&t);
+    workload_free(&t);
 
     /* fc as the table instead: its lookups (0.11) overlap conv1's forward (0.2) and
      * its update (0.202 + 0.12) conv1's backward: nothing waits, 1.352 - 0.75 + 0.004 */
     load_tiny("", &t);
-    t.layers[1].cls = OP_EMBEDDING;
+    t.layers[1].cls = OPCLASS_EMBEDDING;
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
     ck_assert_double_eq_tol(r.host_embedding_s, 0, 1e-15);
     ck_assert_double_eq_tol(r.time_s, 0.606, 1e-12);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -272,9 +272,9 @@ END_TEST
  * micro-batch, gradients at the gradient precision, DRAM bytes from the layer. */
 START_TEST(host_load_scales)
 {
-    trace t;
+    workload t;
     load_tiny("", &t);
-    t.layers[0].cls = OP_EMBEDDING;
+    t.layers[0].cls = OPCLASS_EMBEDDING;
     step_options o = opts(16); /* twice the trace's micro-batch */
     o.dtype_bytes = 2;         /* fp16 rows, fp32 gradients */
     step_host_load l;
@@ -283,7 +283,7 @@ START_TEST(host_load_scales)
     ck_assert_double_eq_tol(l.grad_rows_bytes, 1e9 * 2, 1);
     ck_assert_double_eq_tol(l.lookup_bytes, 1e9 * 2 * 0.5, 1);
     ck_assert_double_eq_tol(l.update_bytes, 2e9 * 2 * 0.5, 1);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 

@@ -9,7 +9,7 @@
 #include "platforms/platform.h"
 #include "sim/engine/collective_sim.h"
 #include "sim/replay/convergence.h"
-#include "sim/replay/trace.h"
+#include "sim/replay/workload.h"
 
 /* ---- stage 1: the scenario's platform at a node count ---- */
 
@@ -28,10 +28,13 @@ static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
 static int device_of(const platform *p, const char *precision, device_model *d, tt_error *err)
 {
     const device_info *dev = platform_device(p, 0);
-    int dt = device_dtype_parse(precision);
+    tt_dtype dt;
+    int rc = dtype_parse(precision, &dt, err);
+    if (rc)
+        return rc;
     memset(d, 0, sizeof *d);
     d->name = dev->name;
-    int math = dev->peak_flops[dt] >= dev->peak_flops[DTYPE_FP32] ? dt : DTYPE_FP32;
+    tt_dtype math = dev->peak_flops[dt] >= dev->peak_flops[DTYPE_FP32] ? dt : DTYPE_FP32;
     d->peak_flops = dev->peak_flops[math];
     d->peak_fp32_flops = dev->peak_flops[DTYPE_FP32] > 0 ? dev->peak_flops[DTYPE_FP32] : d->peak_flops;
     if (d->peak_flops <= 0)
@@ -39,15 +42,14 @@ static int device_of(const platform *p, const char *precision, device_model *d, 
                             "choose another precision", dev->name, precision);
     d->mem_Bps = dev->mem_Bps * dev->mem_efficiency; /* the device loader defaults it to 1 */
     d->mem_bytes = dev->mem_bytes;
-    for (int c = 0; c < OP_CLASSES; c++)
-        d->efficiency[c] = device_efficiency(dev, (device_dtype)math,
-                                             (device_opclass)device_opclass_parse(TRACE_OP_CLASSES[c]));
+    for (int c = 0; c < OPCLASS_COUNT; c++)
+        d->efficiency[c] = device_efficiency(dev, math, (op_class)c);
     return TT_OK;
 }
 
 /* ---- stage 2: the workload at this point's batch ---- */
 
-static int split_batch(const scenario *sc, const trace *t, int want_micro, int ranks, long *global, int *micro,
+static int split_batch(const scenario *sc, const workload *t, int want_micro, int ranks, long *global, int *micro,
                        int *accum, tt_error *err)
 {
     long gb = *global;
@@ -138,7 +140,7 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
 
 typedef struct run_ctx {
     const scenario *sc;
-    trace tr[SCENARIO_MAX_PHASES];
+    workload tr[SCENARIO_MAX_PHASES];
     convergence *conv;
     run_result *res;
 } run_ctx;
@@ -157,7 +159,7 @@ typedef struct phase_plan {
 
 /* Tables in host memory: every phase's per-micro-step rows timed in one
  * simulation of one node's sockets and accelerators (host_embedding.h). */
-static int time_host_embeddings(const scenario *sc, const platform *p, const trace *tr, phase_plan *ph,
+static int time_host_embeddings(const scenario *sc, const platform *p, const workload *tr, phase_plan *ph,
                                 tt_error *err)
 {
     step_host_load load[SCENARIO_MAX_PHASES];
@@ -294,8 +296,12 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         step_options *o = &pp->o;
         o->micro_batch = pp->micro_batch;
         o->accumulation = pp->accumulation;
-        o->dtype_bytes = trace_dtype_bytes(precision);
-        o->grad_dtype_bytes = trace_dtype_bytes(sc->gradient_precision ? sc->gradient_precision : precision);
+        tt_dtype dt, grad_dt;
+        if ((rc = dtype_parse(precision, &dt, err)) ||
+            (rc = dtype_parse(sc->gradient_precision ? sc->gradient_precision : precision, &grad_dt, err)))
+            break;
+        o->dtype_bytes = dtype_bytes(dt);
+        o->grad_dtype_bytes = dtype_bytes(grad_dt);
         o->overlap = sc->overlap;
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
@@ -336,8 +342,8 @@ static int load_workload(run_ctx *x, tt_error *err)
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
         const scenario_phase *sp = &sc->phases[k];
         int mb = sp->micro_batch ? sp->micro_batch : sc->micro_batch;
-        rc = sp->trace_path ? trace_load(sp->trace_path, &x->tr[k], err)
-                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
+        rc = sp->trace_path ? workload_load(sp->trace_path, &x->tr[k], err)
+                            : workload_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
     }
     if (rc)
         return rc;
@@ -401,7 +407,7 @@ int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t do
     }
     for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
         if (x.tr[k].path)
-            trace_free(&x.tr[k]);
+            workload_free(&x.tr[k]);
     convergence_free(x.conv);
     return rc;
 }

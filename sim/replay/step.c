@@ -20,23 +20,23 @@ typedef struct scaling {
     double dtype;   /* scenario element bytes / trace element bytes */
 } scaling;
 
-static scaling scaling_of(const trace *t, const step_options *o)
+static scaling scaling_of(const workload *t, const step_options *o)
 {
     return (scaling){(double)o->micro_batch / t->micro_batch, (double)o->dtype_bytes / t->dtype_bytes};
 }
 
-static double scaled_bytes(const scaling *k, const trace_layer *l, double bytes, double weight_reads)
+static double scaled_bytes(const scaling *k, const workload_layer *l, double bytes, double weight_reads)
 {
-    double w = l->cls == OP_EMBEDDING ? 0 : fmin(weight_reads * l->param_bytes, bytes);
+    double w = l->cls == OPCLASS_EMBEDDING ? 0 : fmin(weight_reads * l->param_bytes, bytes);
     return (w + (bytes - w) * k->samples) * k->dtype;
 }
 
-static int model_parallel_embeddings(const trace *t, const step_options *o)
+static int model_parallel_embeddings(const workload *t, const step_options *o)
 {
     return o->embeddings == EMB_ACCELERATORS && t->n_comm > 0;
 }
 
-size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
+size_t step_collectives(const workload *t, const step_options *o, step_coll *out)
 {
     scaling k = scaling_of(t, o);
     size_t n = 0;
@@ -53,13 +53,13 @@ size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
  * their precision, optimizer state in fp32, activations of one micro-batch.
  * Model-parallel embedding tables (DLRM) get sparse gradients, the rows a
  * batch looked up; replicated ones (BERT's) keep a dense gradient buffer. */
-static void memory_of(const trace *t, const step_options *o, const scaling *k, step_memory *m)
+static void memory_of(const workload *t, const step_options *o, const scaling *k, step_memory *m)
 {
     double dense = 0, emb = 0, emb_rows = 0, act = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
-        const trace_layer *l = &t->layers[i];
+        const workload_layer *l = &t->layers[i];
         double count = l->param_bytes / t->dtype_bytes;
-        if (l->cls == OP_EMBEDDING) {
+        if (l->cls == OPCLASS_EMBEDDING) {
             emb += count;
             emb_rows += l->activation_bytes / t->dtype_bytes * k->samples;
         } else {
@@ -81,14 +81,14 @@ static void memory_of(const trace *t, const step_options *o, const scaling *k, s
     m->total_bytes = m->params_bytes + m->gradients_bytes + m->optimizer_bytes + m->activations_bytes;
 }
 
-void step_host_load_of(const trace *t, const step_options *o, step_host_load *out)
+void step_host_load_of(const workload *t, const step_options *o, step_host_load *out)
 {
     scaling k = scaling_of(t, o);
     double grad = (double)o->grad_dtype_bytes / o->dtype_bytes;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < t->n_layers; i++) {
-        const trace_layer *l = &t->layers[i];
-        if (l->cls != OP_EMBEDDING)
+        const workload_layer *l = &t->layers[i];
+        if (l->cls != OPCLASS_EMBEDDING)
             continue;
         out->rows_bytes += l->activation_bytes * k.samples * k.dtype;
         out->lookup_bytes += scaled_bytes(&k, l, l->forward_bytes, 1);
@@ -134,12 +134,12 @@ static void wait_host(timeline *tl, double until)
 /* One layer, one direction: on the accelerator, or, for embedding tables in
  * host memory, waiting for the rows (forward) or handing the gradient rows to
  * the host (backward: after the first table's, in backward order the last). */
-static void layer_pass(timeline *tl, const trace_layer *l, const device_model *d,
+static void layer_pass(timeline *tl, const workload_layer *l, const device_model *d,
                        const step_options *o, const scaling *k, int backward, int first_table)
 {
     double flops = (backward ? l->backward_flops : l->forward_flops) * k->samples;
     double bytes = scaled_bytes(k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
-    if (l->cls == OP_EMBEDDING && o->embeddings == EMB_HOST) {
+    if (l->cls == OPCLASS_EMBEDDING && o->embeddings == EMB_HOST) {
         if (!backward)
             wait_host(tl, tl->rows_ready);
         else if (first_table)
@@ -151,7 +151,7 @@ static void layer_pass(timeline *tl, const trace_layer *l, const device_model *d
     tl->r->compute_s += dt;
 }
 
-static void comms_after(timeline *tl, const trace *t, const step_options *o, const double *a2a_s,
+static void comms_after(timeline *tl, const workload *t, const step_options *o, const double *a2a_s,
                         size_t layer, comm_phase phase)
 {
     if (o->embeddings != EMB_ACCELERATORS)
@@ -161,7 +161,7 @@ static void comms_after(timeline *tl, const trace *t, const step_options *o, con
             blocking_coll(tl, a2a_s[c]);
 }
 
-int step_replay(const trace *t, const device_model *d, const step_options *o,
+int step_replay(const workload *t, const device_model *d, const step_options *o,
                 const double *coll_s, step_result *out, tt_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -179,7 +179,7 @@ int step_replay(const trace *t, const device_model *d, const step_options *o,
     timeline tl = {0, 0, 0, 0, out};
     const double *a2a_s = coll_s + t->n_buckets;
     size_t first_table = 0;
-    while (first_table < t->n_layers && t->layers[first_table].cls != OP_EMBEDDING)
+    while (first_table < t->n_layers && t->layers[first_table].cls != OPCLASS_EMBEDDING)
         first_table++;
     for (int micro = 0; micro < o->accumulation; micro++) {
         int last = micro == o->accumulation - 1;
@@ -207,7 +207,7 @@ int step_replay(const trace *t, const device_model *d, const step_options *o,
         tl.t = tl.comm_free;
     }
     out->optimizer_s = step_kernel_s(t->optimizer_flops, t->optimizer_bytes, d->peak_fp32_flops,
-                                     d->efficiency[OP_ELEMENTWISE], d->mem_Bps);
+                                     d->efficiency[OPCLASS_ELEMENTWISE], d->mem_Bps);
     tl.t += out->optimizer_s;
     wait_host(&tl, tl.host_free); /* the next step looks rows up in updated tables */
     out->time_s = tl.t;

@@ -11,7 +11,7 @@
 
 #include "common/error.h"
 #include "sim/engine/host_embedding.h"
-#include "sim/replay/trace.h"
+#include "sim/replay/workload.h"
 
 typedef struct device_model {
     const char *name;
@@ -19,7 +19,7 @@ typedef struct device_model {
     double peak_fp32_flops; /* the optimizer step runs in fp32 */
     double mem_Bps;
     double mem_bytes;
-    double efficiency[OP_CLASSES]; /* achieved / peak FLOP/s per op class */
+    double efficiency[OPCLASS_COUNT]; /* achieved / peak FLOP/s per op class */
 } device_model;
 
 typedef enum { EMB_ACCELERATORS = 0, EMB_HOST = 1 } embedding_placement;
@@ -66,14 +66,14 @@ typedef struct step_result {
  * durations: one allreduce per gradient bucket, then the trace's alltoalls
  * (none when embeddings live in host memory). Returns how many; out holds
  * t->n_buckets + t->n_comm entries. */
-size_t step_collectives(const trace *t, const step_options *o, step_coll *out);
+size_t step_collectives(const workload *t, const step_options *o, step_coll *out);
 
 /* The embedding traffic of one micro-step of a trace at the options' batch and precision. */
-void step_host_load_of(const trace *t, const step_options *o, step_host_load *out);
+void step_host_load_of(const workload *t, const step_options *o, step_host_load *out);
 
 /* Replays the step with coll_s[i] the duration of collective i. Fails with
  * TT_EINPUT, naming the device and the breakdown, when memory does not fit. */
-int step_replay(const trace *t, const device_model *d, const step_options *o,
+int step_replay(const workload *t, const device_model *d, const step_options *o,
                 const double *coll_s, step_result *out, tt_error *err);
 
 /* Roofline time of one kernel: max(flops / (peak x efficiency), bytes / bandwidth). */
