@@ -621,6 +621,7 @@ int platform_ring_orders(const platform *p, int c, int orders[][16])
         if (!seen)
             nic[nnic++] = x;
     }
+    int rings = 0;
     for (int j = 0; j < c && j < 8; j++) {
         int used[16] = {0}, *o = orders[j], found = 0;
         unsigned mine = 0;
@@ -645,6 +646,7 @@ int platform_ring_orders(const platform *p, int c, int orders[][16])
         if (found) {
             for (int k = 0; k < g; k++)
                 cap[o[k]][o[(k + 1) % g]]--;
+            rings++;
         } else if (j > 0) {
             memcpy(o, orders[j - 1], sizeof orders[j]);
         } else {
@@ -652,7 +654,7 @@ int platform_ring_orders(const platform *p, int c, int orders[][16])
                 o[k] = k;
         }
     }
-    return g;
+    return rings;
 }
 
 int platform_hops(const platform *p, int a, int b)

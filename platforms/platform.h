@@ -76,7 +76,8 @@ const char *platform_rank_exit(const platform *p, int rank);
  * spread over all the links (DGX-1's hybrid cube mesh holds 6 such rings);
  * when no such ring is left, the previous one again, and rank order where
  * there is none (a switch). Fills orders[j][0 .. ranks_per_node) for j < c
- * (c <= 8, ranks_per_node <= 16); returns ranks_per_node. */
+ * (c <= 8, ranks_per_node <= 16); returns how many rings use links of their
+ * own (0 behind a switch). */
 int platform_ring_orders(const platform *p, int c, int orders[][16]);
 
 /* Summary for `ttasim platform show`. */

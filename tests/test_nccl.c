@@ -195,6 +195,10 @@ START_TEST(plans)
     for (int a = 0; a < 8; a++)
         for (int b = 0; b < 8; b++)
             ck_assert(load[a][b] == 0 || load[a][b] <= platform_rank_links(p, a, b, &cls));
+    /* One DGX-1: 6 NVLink units per GPU hold 6 rings of their own, as NCCL's 6 channels. */
+    coll_params one = {.op = OP_ALLREDUCE, .ranks = 8, .bytes = 1e9};
+    ck_assert_int_eq(nccl_plan_make(p, &one, &plan), 0);
+    ck_assert_int_eq(plan.params.channels, 6);
     platform_free(p);
 }
 END_TEST

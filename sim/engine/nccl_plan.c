@@ -84,8 +84,13 @@ int nccl_plan_make_reducing(const platform *p, const coll_params *params, double
         /* NCCL's rings follow direct links inside a node; across nodes it runs
          * a ring per channel, one channel per NIC, each leaving by its own. */
         out->params.ranks_per_node = platform_ranks_per_node(p);
-        out->params.channels = out->comm.nodes > 1 ? out->comm.nics : 1;
-        platform_ring_orders(p, out->params.channels < 8 ? out->params.channels : 8, out->params.node_order);
+        if (out->comm.nodes > 1) {
+            out->params.channels = out->comm.nics;
+            platform_ring_orders(p, out->params.channels < 8 ? out->params.channels : 8, out->params.node_order);
+        } else { /* one node: as many rings as have links of their own (DGX-1: 6) */
+            int rings = platform_ring_orders(p, 8, out->params.node_order);
+            out->params.channels = rings > 1 ? rings : 1;
+        }
     }
     out->params.bytes = params->bytes * wire;
     /* The links' own latency, which the simulation already charges: the
