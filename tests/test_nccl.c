@@ -1,11 +1,13 @@
 /* collectives/nccl.c: NCCL 2.19's tuning model picks what NCCL picks, with
  * its latencies, on communicators whose figures are worked out by hand. */
 #include <check.h>
+#include <jansson.h>
 #include <stdio.h>
 
 #include "collectives/nccl.h"
 #include "platforms/platform.h"
 #include "sim/engine/nccl_plan.h"
+#include "tests/testutil.h"
 
 /* DGX A100: 8 GPUs, 12 NVLinks each at ~20 GB/s payload (nccl-tests #149). */
 static nccl_comm dgx_a100(int nodes)
@@ -232,6 +234,47 @@ START_TEST(resolve_requests)
 }
 END_TEST
 
+static json_t *collective_json(const char *args)
+{
+    static char out[65536];
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "collective %s --json", args);
+    int rc = tu_run_ttasim(cmd, out, sizeof out);
+    ck_assert_msg(rc == 0, "%s: %s", cmd, out);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    ck_assert_msg(doc != NULL, "%s: %s", je.text, out);
+    return doc;
+}
+
+static json_t *result(json_t *doc, size_t i)
+{
+    return json_array_get(json_object_get(doc, "results"), i);
+}
+
+/* 'ttasim collective' runs nccl by default: NCCL's pick and latency on GPUs
+ * (busbw of a DGX A100 near nccl-tests' 230 GB/s; an 8-byte allreduce across
+ * two nodes tens of microseconds, as NCCL's is), the torus on a TPU slice. */
+START_TEST(cli_default_is_nccl)
+{
+    json_t *doc = collective_json("--platform dgx-a100 --bytes 8,8G");
+    ck_assert_str_eq(json_string_value(json_object_get(result(doc, 0), "nccl")), "ring/LL");
+    ck_assert_str_eq(json_string_value(json_object_get(result(doc, 1), "nccl")), "ring/Simple");
+    double busbw = json_number_value(json_object_get(result(doc, 1), "busbw_Bps"));
+    ck_assert_msg(busbw > 0.85 * 230e9 && busbw < 1.15 * 230e9, "busbw %g", busbw);
+    json_decref(doc);
+    doc = collective_json("--platform dgx-a100 --nodes 2 --bytes 8");
+    ck_assert_str_eq(json_string_value(json_object_get(result(doc, 0), "nccl")), "tree/LL");
+    double t = json_number_value(json_object_get(result(doc, 0), "time_s"));
+    ck_assert_msg(t > 20e-6 && t < 40e-6, "8 B over two nodes: %g s", t);
+    json_decref(doc);
+    doc = collective_json("--platform tpu-v3-pod --nodes 8 --bytes 1M");
+    ck_assert_str_eq(json_string_value(json_object_get(result(doc, 0), "algo")), "torus");
+    ck_assert(json_is_null(json_object_get(result(doc, 0), "nccl")));
+    json_decref(doc);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("nccl");
@@ -243,6 +286,7 @@ int main(void)
     tcase_add_test(t, communicators_of_platforms);
     tcase_add_test(t, plans);
     tcase_add_test(t, resolve_requests);
+    tcase_add_test(t, cli_default_is_nccl);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
