@@ -419,6 +419,11 @@ int plat_apply_shape(platform *p, const int shape[3], const char *where, tt_erro
     return TT_OK;
 }
 
+const char *platform_user_xml(const platform *p)
+{
+    return p->user_xml;
+}
+
 const char *platform_name(const platform *p)
 {
     return p->name;
