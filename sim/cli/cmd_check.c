@@ -204,11 +204,18 @@ static void print_collectives_markdown(const outcome *o, char **files, size_t n)
 static void print_markdown(const outcome *o, char **files, size_t n)
 {
     print_collectives_markdown(o, files, n);
+    size_t training = 0;
+    for (size_t i = 0; i < n; i++)
+        training += !o[i].coll_metric;
+    if (!training)
+        return;
     printf("| scenario | model | predicted step (s) | published step (s) | ratio | predicted total | published total | ratio |\n"
            "|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const char *base = strrchr(files[i], '/');
         base = base ? base + 1 : files[i];
+        if (o[i].coll_metric)
+            continue;
         if (o[i].error) {
             printf("| %s | | error: %s | | | | | |\n", base, o[i].message);
             continue;
