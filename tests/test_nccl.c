@@ -279,6 +279,7 @@ int main(void)
 {
     Suite *s = suite_create("nccl");
     TCase *t = tcase_create("tuning");
+    tcase_set_timeout(t, 60); /* the CLI and platform cases fork simulations: a loaded machine needs more than 4 s */
     tcase_add_test(t, small_allreduce_is_latency);
     tcase_add_test(t, large_allreduce_is_ring_simple);
     tcase_add_test(t, nvls_where_the_switch_reduces);
