@@ -158,7 +158,7 @@ static int unknown_device(const jx_obj *o, const platform *p, const char *name)
 static int load_node(platform *p, const jx_obj *root, const platform_options *opt)
 {
     static const char *keys[] = {"components", "links", NULL};
-    static const char *ckeys[] = {"name", "device", "count", NULL};
+    static const char *ckeys[] = {"name", "device", "count", "crossbar", NULL};
     static const char *const MESHES[] = {"fully_connected", "hybrid_cube_mesh", "hybrid_cube_mesh_4", NULL};
     jx_obj node;
     size_t nc = 0, nl = 0;
@@ -180,13 +180,25 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
         jx_obj c;
         const char *name, *devname;
         long count = 1;
+        int crossbar = 0;
         if ((rc = jx_elem(&node, "components", i, &c)) || (rc = jx_check_keys(&c, ckeys)) ||
             (rc = jx_string(&c, "name", 1, &name)) || (rc = jx_string(&c, "device", 1, &devname)) ||
-            (rc = jx_int(&c, "count", 0, 1, 128, &count)))
+            (rc = jx_int(&c, "count", 0, 1, 128, &count)) || (rc = jx_bool(&c, "crossbar", 0, &crossbar)))
             return rc;
         const device_info *dev = device_table_find(&p->devices, devname);
         if (!dev)
             return unknown_device(&c, p, devname);
+        if (crossbar) {
+            /* NCCL spreads a GPU's traffic over all its NVLinks, one channel per
+             * link: parallel switch planes act as one crossbar of their sum. */
+            if (dev->kind != DEVICE_SWITCH)
+                return tt_error_set(c.err, TT_EINPUT, "%s: %s.crossbar: \"%s\" is not a switch; only switch planes "
+                                    "merge into a crossbar (remove \"crossbar\")", c.file, c.path, devname);
+            if ((rc = plat_add_comp(p, name, dev, c.err)))
+                return tt_error_prefix(c.err, "%s: %s: ", c.file, c.path);
+            p->comp[p->ncomp - 1].planes = (int)count;
+            continue;
+        }
         if (dev->kind == DEVICE_ACCELERATOR && opt && opt->accelerator) {
             dev = device_table_find(&p->devices, opt->accelerator);
             if (!dev || dev->kind != DEVICE_ACCELERATOR)
@@ -211,10 +223,40 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
     return TT_OK;
 }
 
+/* A pod's published slice shapes ("slices": [[4, 4], [4, 8]]) and the rule
+ * for the others ("slice_unit": 4: sides of at most 4 or multiples of 4). */
+static int load_slices(platform *p, const jx_obj *f)
+{
+    size_t ns = 0;
+    long unit = 1;
+    int rc;
+    if ((rc = jx_int(f, "slice_unit", 0, 1, 64, &unit)) || (rc = jx_array(f, "slices", 0, &ns)))
+        return rc;
+    p->slice_unit = (int)unit;
+    if (ns > sizeof p->slices / sizeof p->slices[0])
+        return tt_error_set(f->err, TT_EINPUT, "%s: %s.slices: at most %zu shapes, found %zu", f->file, f->path,
+                            sizeof p->slices / sizeof p->slices[0], ns);
+    for (size_t k = 0; k < ns; k++) {
+        json_t *shape = json_array_get(json_object_get(f->obj, "slices"), k);
+        if (!json_is_array(shape) || (int)json_array_size(shape) != p->ndims)
+            return tt_error_set(f->err, TT_EINPUT, "%s: %s.slices[%zu]: expected an array of %d sizes (a slice's "
+                                "grid, fastest-varying first)", f->file, f->path, k, p->ndims);
+        for (int d = 0; d < p->ndims; d++) {
+            json_t *v = json_array_get(shape, (size_t)d);
+            if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > p->dims[d])
+                return tt_error_set(f->err, TT_EINPUT, "%s: %s.slices[%zu][%d]: expected a whole number from 1 to the "
+                                    "pod's %d", f->file, f->path, k, d, p->dims[d]);
+            p->slices[k][d] = (int)json_integer_value(v);
+        }
+    }
+    p->nslices = (int)ns;
+    return TT_OK;
+}
+
 static int load_fabric(platform *p, const jx_obj *root, const platform_options *opt, const char **attach)
 {
     static const char *keys[] = {"topology", "nodes", "attach", "link", "class", "nodes_per_leaf",
-                                 "levels", "oversubscription", "dims", NULL};
+                                 "levels", "oversubscription", "dims", "slices", "slice_unit", NULL};
     static const char *lkeys[] = {"bandwidth_Bps", "latency_s", NULL};
     jx_obj f, l;
     int topo = 0, rc;
@@ -278,8 +320,12 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
                                 "accelerators are %ld; make the dims multiply to %ld or change "
                                 "\"nodes\"",
                                 f.file, f.path, total, nodes, chips, nodes * chips, nodes * chips);
+        /* The file's grid is the whole machine: more chips are refused. */
+        p->pod_chips = p->dims[0] * (p->ndims > 1 ? p->dims[1] : 1) * (p->ndims > 2 ? p->dims[2] : 1);
+        if ((rc = load_slices(p, &f)))
+            return rc;
     }
-    return TT_OK;
+    return opt ? plat_apply_shape(p, opt->shape, f.file, f.err) : TT_OK;
 }
 
 /* An assumption's chosen value as text: a string, or a number. */

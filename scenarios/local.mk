@@ -59,6 +59,15 @@ dist_examples_DATA = \
 	scenarios/examples/zion-dlrm-host.json \
 	scenarios/examples/zion-dlrm.json
 
+collectivesdir = $(pkgdatadir)/scenarios/collectives
+dist_collectives_DATA = scenarios/collectives/README.md \
+	scenarios/collectives/dgx-a100-allreduce-32b-2gpu.json \
+	scenarios/collectives/dgx-a100-allreduce-8g.json \
+	scenarios/collectives/dgx-h100-allgather-8g.json \
+	scenarios/collectives/dgx-h100-allreduce-nvls-8g.json \
+	scenarios/collectives/dgx1-cluster-allreduce.json \
+	scenarios/collectives/hgx-a100-80gb-allreduce-1g.json
+
 EXTRA_DIST += scenarios/published/validate.sh
 
 # The validation table of scenarios/published/README.md (predicted against published).

@@ -15,8 +15,7 @@
 
 static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
 {
-    platform_options opt = {nodes, sc->link_bw_Bps, sc->link_latency_s, sc->accelerator, sc->mesh,
-                            sc->fabric, sc->devices, sc->path};
+    platform_options opt = scenario_platform_options(sc, nodes);
     platform *p = platform_load(sc->platform, &opt, err);
     if (!p)
         tt_error_prefix(err, "%s: $.platform%s: ", sc->path, sc->fabric || sc->devices ? " (with its overrides)" : "");
@@ -154,7 +153,9 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
     for (int op = 0; rc == TT_OK && op < 2; op++)
         if (req_hi[op] >= 0) {
             char *dst = op == STEP_ALLREDUCE ? res->allreduce : res->alltoall;
-            snprintf(dst, sizeof res->allreduce, "%s", coll_algo_name(out[req_hi[op]].algo));
+            const coll_result *o = &out[req_hi[op]];
+            snprintf(dst, sizeof res->allreduce, "%s%s%s%s", coll_algo_name(o->algo), o->nccl[0] ? " (nccl " : "",
+                     o->nccl, o->nccl[0] ? ")" : "");
         }
     return rc;
 }

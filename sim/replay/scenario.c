@@ -67,7 +67,7 @@ static int load_strings(const jx_obj *o, const char *key, char ***out)
 static int load_platform(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"name", "nodes", "link_bw_Bps", "link_latency_s", "accelerator",
-                                       "mesh", "fabric", NULL};
+                                       "mesh", "shape", "fabric", NULL};
     jx_obj p;
     const char *name = NULL, *acc = NULL, *mesh = NULL;
     long nodes = 0;
@@ -78,6 +78,18 @@ static int load_platform(const jx_obj *r, scenario *s)
         (rc = jx_seconds(&p, "link_latency_s", 0, 0, 10, &s->link_latency_s)) ||
         (rc = jx_string(&p, "accelerator", 0, &acc)) || (rc = jx_string(&p, "mesh", 0, &mesh)))
         return rc;
+    size_t nshape = 0;
+    if ((rc = jx_array(&p, "shape", 0, &nshape)))
+        return rc;
+    if (nshape > 3)
+        return tt_error_set(p.err, TT_EINPUT, "%s: %s.shape: expected 1 to 3 sizes (a torus grid, fastest-varying "
+                            "first), found %zu", p.file, p.path, nshape);
+    for (size_t d = 0; d < nshape; d++) {
+        double x;
+        if ((rc = jx_elem_bytes(&p, "shape", d, 1, 4096, &x)))
+            return rc;
+        s->shape[d] = (int)x;
+    }
     s->fabric = json_object_get(p.obj, "fabric");
     if (s->fabric && !json_is_object(s->fabric))
         return tt_error_set(p.err, TT_EINPUT, "%s: %s.fabric: expected an object of fabric fields merged over the "
@@ -137,6 +149,36 @@ static int load_phases(const jx_obj *w, scenario *s)
     return TT_OK;
 }
 
+static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_algo *out);
+
+/* "collective": {"op", "algo", "bytes", "ranks"}: one collective timed like
+ * nccl-tests instead of a training step. */
+static int load_collective(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"op", "algo", "bytes", "ranks", NULL};
+    jx_obj c;
+    const char *op = NULL, *algo = "nccl";
+    long ranks = 0;
+    int rc;
+    if ((rc = jx_child(r, "collective", 0, &c)) || !c.obj)
+        return rc;
+    if (jx_has(r, "workload"))
+        return tt_error_set(r->err, TT_EINPUT, "%s: $: both \"workload\" and \"collective\": a scenario is a training "
+                            "run or a collective measurement; remove one", r->file);
+    if ((rc = jx_check_keys(&c, keys)) || (rc = jx_string(&c, "op", 1, &op)) ||
+        (rc = jx_string(&c, "algo", 0, &algo)) || (rc = jx_bytes(&c, "bytes", 1, 1, 1e13, &s->coll_bytes)) ||
+        (rc = jx_int(&c, "ranks", 0, 1, 1 << 20, &ranks)))
+        return rc;
+    if (coll_op_parse(op, &s->coll_op) != 0)
+        return tt_error_set(c.err, TT_EINPUT, "%s: %s.op: unknown collective \"%s\"; expected allreduce, "
+                            "reduce_scatter, allgather, broadcast, reduce or alltoall", c.file, c.path, op);
+    if ((rc = parse_algo(&c, "algo", algo, &s->coll_algo)))
+        return rc;
+    s->is_collective = 1;
+    s->coll_ranks = (int)ranks;
+    return TT_OK;
+}
+
 static int load_workload(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
@@ -145,6 +187,8 @@ static int load_workload(const jx_obj *r, scenario *s)
     jx_obj w;
     long mb = 0, gb = 0;
     int prec = -1, gprec = -1, rc;
+    if (s->is_collective)
+        return TT_OK;
     if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
         (rc = jx_int(&w, "micro_batch", 0, 1, 1 << 20, &mb)) ||
         (rc = jx_int(&w, "global_batch", 0, 1, 1L << 32, &gb)) ||
@@ -357,9 +401,9 @@ static int load_rest(const jx_obj *r, scenario *s)
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
     static const char *const ekeys[] = {"every_steps", "time_s", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
-    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "source", NULL};
+    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source", NULL};
     jx_obj c, e, o, f;
-    const char *opt = NULL, *ar = "auto", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL;
+    const char *opt = NULL, *ar = "nccl", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL;
     int rc;
     if ((rc = jx_string(r, "optimizer", 0, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
         (c.obj && ((rc = jx_check_keys(&c, ckeys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
@@ -376,6 +420,8 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_seconds(&f, "step_time_s", 0, 1e-9, 1e9, &s->ref_step_time_s)) ||
                    (rc = jx_seconds(&f, "time_s", 0, 1e-9, 1e12, &s->ref_time_s)) ||
                    (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
+                   (rc = jx_rate(&f, "busbw_Bps", 0, 1, 1e15, &s->ref_busbw_Bps)) ||
+                   (rc = jx_seconds(&f, "op_time_s", 0, 1e-9, 1e6, &s->ref_op_time_s)) ||
                    (rc = jx_string(&f, "source", 0, &src)))) ||
         (rc = load_expect(r, s)) || (rc = load_cost(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
         (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
@@ -394,8 +440,9 @@ static int load_rest(const jx_obj *r, scenario *s)
 static int scenario_parse(const char *path, json_t *root, scenario *out, tt_error *err)
 {
     static const char *const keys[] = {"version", "name", "description", "assumptions", "platform",
-                                       "network", "workload", "optimizer", "collectives", "convergence",
-                                       "evaluation", "sweep", "outputs", "reference", "expect", "devices", "cost", NULL};
+                                       "network", "workload", "collective", "optimizer", "collectives",
+                                       "convergence", "evaluation", "sweep", "outputs", "reference", "expect",
+                                       "devices", "cost", NULL};
     out->network = 1;
     out->overlap = 1;
     out->doc = root;
@@ -408,7 +455,8 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
         (rc = jx_int(&r, "version", 1, SCENARIO_VERSION, SCENARIO_VERSION, &version)) ||
         (rc = jx_string(&r, "name", 1, &name)) || (rc = jx_string(&r, "description", 0, &desc)) ||
         (rc = load_strings(&r, "assumptions", &out->assumptions)) || (rc = load_platform(&r, out)) ||
-        (rc = jx_enum(&r, "network", 0, NETWORKS, &out->network)) || (rc = load_workload(&r, out)) ||
+        (rc = jx_enum(&r, "network", 0, NETWORKS, &out->network)) || (rc = load_collective(&r, out)) ||
+        (rc = load_workload(&r, out)) ||
         (rc = load_rest(&r, out))) {
         scenario_free(out);
         return rc;
@@ -489,6 +537,15 @@ int scenario_at(const scenario *base, const char *const *paths, json_t *const *v
     for (size_t i = 0; i < base->n_sets; i++)
         out->sets[i] = strdup(base->sets[i]);
     return TT_OK;
+}
+
+platform_options scenario_platform_options(const scenario *s, int nodes)
+{
+    platform_options o = {.nodes = nodes ? nodes : s->nodes, .link_bw_Bps = s->link_bw_Bps,
+                          .link_latency_s = s->link_latency_s, .accelerator = s->accelerator, .mesh = s->mesh,
+                          .fabric = s->fabric, .devices = s->devices, .overlay_file = s->path};
+    memcpy(o.shape, s->shape, sizeof o.shape);
+    return o;
 }
 
 int scenario_file_is_scenario(const char *path)
