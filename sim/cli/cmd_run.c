@@ -9,6 +9,7 @@
 #include "common/outfile.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/progress.h"
+#include "sim/report/coll_report.h"
 #include "sim/report/expect.h"
 #include "sim/report/report.h"
 #include "sim/replay/run.h"
@@ -107,6 +108,43 @@ static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, c
     return rc;
 }
 
+/* A collective measurement: one nccl-tests-like figure, its reference and
+ * expectations; only the JSON output applies. */
+static int run_collective(const scenario *sc, const run_outputs *outs, int as_json)
+{
+    tt_error err = {0};
+    if (outs->csv || outs->svg) {
+        tt_error_set(&err, TT_EINPUT, "%s: a collective scenario has no sweep to write as CSV or SVG; remove "
+                     "--csv/--svg and outputs.csv/svg", sc->path);
+        return cli_report_error(err.code, err.msg);
+    }
+    coll_scenario_result r;
+    int failed = 0, rc = coll_scenario_run(sc, &r, &err);
+    char failures[2048];
+    json_t *doc = NULL;
+    if (rc == TT_OK) {
+        doc = coll_report_json(sc, &r);
+        rc = expect_check(sc, doc, &failed, failures, sizeof failures, &err);
+    }
+    if (rc == TT_OK && outs->json)
+        rc = write_json(outs->json, doc, &err);
+    if (rc == TT_OK) {
+        if (as_json)
+            cli_print_json(doc, REPORT_JSON_FLAGS);
+        else
+            coll_report_text(stdout, sc, &r);
+        if (failed) {
+            fprintf(stderr, "ttasim run: %s: %d expectation%s not met: %s\n", sc->name, failed,
+                    failed > 1 ? "s" : "", failures);
+            rc = TT_EFAIL;
+        }
+    } else {
+        cli_report_error(rc, err.msg);
+    }
+    json_decref(doc);
+    return rc;
+}
+
 static int run_main(int argc, char **argv)
 {
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
@@ -152,6 +190,12 @@ static int run_main(int argc, char **argv)
         free_outputs(&outs);
         scenario_free(&sc);
         return cli_report_error(rc, err.msg);
+    }
+    if (sc.is_collective) {
+        rc = run_collective(&sc, &outs, as_json);
+        free_outputs(&outs);
+        scenario_free(&sc);
+        return rc;
     }
     run_result r;
     char what[200];

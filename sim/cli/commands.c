@@ -10,6 +10,7 @@ extern const cli_command cmd_model;
 extern const cli_command cmd_platform;
 extern const cli_command cmd_bench;
 extern const cli_command cmd_collective;
+extern const cli_command cmd_profile;
 extern const cli_command cmd_compare;
 
 const cli_command *const CLI_COMMANDS[] = {
@@ -21,6 +22,7 @@ const cli_command *const CLI_COMMANDS[] = {
     &cmd_platform,
     &cmd_bench,
     &cmd_collective,
+    &cmd_profile,
     &cmd_compare,
     NULL,
 };

@@ -163,7 +163,7 @@ int workload_load(const char *path, workload *out, tt_error *err)
     json_t *root = NULL;
     int rc = jx_load_file(path, &root, err);
     if (rc)
-        return rc;
+        return tt_error_prefix(err, "workload trace ");
     out->path = strdup(path);
     jx_obj r;
     if ((rc = jx_root(&r, path, root, err)) == TT_OK)
