@@ -16,3 +16,4 @@ libsim_a_SOURCES += sim/cli/cmd_collective.c
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/cli/main.c
 ttasim_LDADD = $(TT_LIBS)
+libsim_a_SOURCES += sim/cli/cmd_calibrate.c

@@ -22,29 +22,6 @@ static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
     return p;
 }
 
-/* The accelerator as the roofline sees it. A device without fast math at the
- * scenario's precision (P40 fp16) runs it in fp32 arithmetic on low-precision
- * storage, as mixed-precision training did there: math never gets slower. */
-static int device_of(const platform *p, const char *precision, device_model *d, tt_error *err)
-{
-    const device_info *dev = platform_device(p, 0);
-    int dt = device_dtype_parse(precision);
-    memset(d, 0, sizeof *d);
-    d->name = dev->name;
-    int math = dev->peak_flops[dt] >= dev->peak_flops[DTYPE_FP32] ? dt : DTYPE_FP32;
-    d->peak_flops = dev->peak_flops[math];
-    d->peak_fp32_flops = dev->peak_flops[DTYPE_FP32] > 0 ? dev->peak_flops[DTYPE_FP32] : d->peak_flops;
-    if (d->peak_flops <= 0)
-        return tt_error_set(err, TT_EINPUT, "the %s has no %s or fp32 peak in its device definition; "
-                            "choose another precision", dev->name, precision);
-    d->mem_Bps = dev->mem_Bps * dev->mem_efficiency; /* the device loader defaults it to 1 */
-    d->mem_bytes = dev->mem_bytes;
-    for (int c = 0; c < OP_CLASSES; c++)
-        d->efficiency[c] = device_efficiency(dev, (device_dtype)math,
-                                             (device_opclass)device_opclass_parse(TRACE_OP_CLASSES[c]));
-    return TT_OK;
-}
-
 /* ---- stage 2: the workload at this point's batch ---- */
 
 static int split_batch(const scenario *sc, const trace *t, int want_micro, int ranks, long *global, int *micro,
@@ -278,7 +255,7 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         return err->code;
     const char *precision = sc->precision ? sc->precision : x->tr[0].precision;
     device_model d;
-    int rc = device_of(p, precision, &d, err);
+    int rc = device_model_of(platform_device(p, 0), precision, &d, err);
     pt->nodes = platform_nodes(p);
     pt->ranks = platform_ranks(p);
     phase_plan ph[SCENARIO_MAX_PHASES];

@@ -19,9 +19,7 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-/* A relative path names a file next to the scenario, else built-in data
- * under scenarios/ (so published scenarios say "traces/resnet50.json"). */
-static int resolve(const jx_obj *o, const char *key, const char *rel, char **out)
+int scenario_resolve_path(const jx_obj *o, const char *key, const char *rel, char **out)
 {
     char buf[4096];
     if (rel[0] == '/') {
@@ -38,9 +36,9 @@ static int resolve(const jx_obj *o, const char *key, const char *rel, char **out
         }
     }
     if (access(buf, R_OK) != 0)
-        return tt_error_set(o->err, TT_EINPUT, "%s: %s.%s: cannot read \"%s\" (looked next to the scenario "
+        return tt_error_set(o->err, TT_EINPUT, "%s: %s.%s: cannot read \"%s\" (looked next to %s "
                             "and in %s/scenarios); give an existing file", o->file, o->path, key, rel,
-                            datapath_root());
+                            o->file, datapath_root());
     *out = strdup(buf);
     return TT_OK;
 }
@@ -94,7 +92,7 @@ static int load_source(const jx_obj *w, scenario_phase *ph)
                             "'ttasim trace') and \"model\" (a model name; the trace is made on the fly)",
                             w->file, w->path);
     ph->model = dup_or_null(model);
-    return trace ? resolve(w, "trace", trace, &ph->trace_path) : TT_OK;
+    return trace ? scenario_resolve_path(w, "trace", trace, &ph->trace_path) : TT_OK;
 }
 
 static int load_phases(const jx_obj *w, scenario *s)
@@ -179,7 +177,7 @@ static int load_convergence(const jx_obj *r, scenario *s)
         return rc;
     if (profile) {
         s->conv = CONV_PROFILE;
-        return resolve(&c, "profile", profile, &s->profile_path);
+        return scenario_resolve_path(&c, "profile", profile, &s->profile_path);
     }
     if (m.obj) {
         s->conv = CONV_MCCANDLISH;

@@ -8,6 +8,7 @@
 
 #include "collectives/schedule.h"
 #include "common/error.h"
+#include "common/jsonx.h"
 
 #define SCENARIO_VERSION 1
 #define SCENARIO_MAX_SWEEP 64
@@ -96,5 +97,10 @@ void scenario_free(scenario *s);
 /* Whether a JSON file is a scenario (not a trace or a profile, which carry
  * "format"): lets 'ttasim check DIR' walk scenarios/ with its data. */
 int scenario_file_is_scenario(const char *path);
+
+/* A relative path at o's key names a file next to o's file, else built-in
+ * data under scenarios/ (so published scenarios say "traces/resnet50.json").
+ * *out is a malloc'd readable path. */
+int scenario_resolve_path(const jx_obj *o, const char *key, const char *rel, char **out);
 
 #endif

@@ -31,6 +31,47 @@ static double scaled_bytes(const scaling *k, const trace_layer *l, double bytes,
     return (w + (bytes - w) * k->samples) * k->dtype;
 }
 
+/* Kernels of one pass: the backward of a convolution or GEMM computes the
+ * input gradient and the weight gradient, two kernels, except in the first
+ * layer (no input gradient: its backward FLOPs equal the forward ones). */
+static int kernels_of(const trace_layer *l, int backward)
+{
+    int matmul = l->cls == OP_CONV || l->cls == OP_GEMM || l->cls == OP_ATTENTION;
+    return backward && matmul && l->backward_flops > 1.5 * l->forward_flops ? 2 : 1;
+}
+
+/* A norm or elementwise op after another layer runs inside its producer's
+ * kernel when the device fuses: no kernel of its own, and its input comes
+ * from registers, so one read of the activation is saved. */
+static int fused_into_producer(const trace *t, size_t layer, const device_model *d)
+{
+    op_class c = t->layers[layer].cls;
+    return d->fusion && layer > 0 && (c == OP_NORM || c == OP_ELEMENTWISE);
+}
+
+double step_layer_s(const trace *t, size_t layer, const device_model *d, const step_options *o, int backward)
+{
+    scaling k = scaling_of(t, o);
+    const trace_layer *l = &t->layers[layer];
+    double flops = (backward ? l->backward_flops : l->forward_flops) * k.samples;
+    double bytes = scaled_bytes(&k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
+    if (fused_into_producer(t, layer, d))
+        return fmax(0.0, bytes - l->activation_bytes * k.samples * k.dtype) / d->mem_Bps;
+    int kernels = kernels_of(l, backward);
+    double work = flops / kernels;
+    double saturation = work > 0 ? work / (work + d->half_work_flops) : 1;
+    double device_s = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls] * saturation, d->mem_Bps);
+    return fmax(device_s, kernels * d->dispatch_s);
+}
+
+double step_forward_s(const trace *t, const device_model *d, const step_options *o)
+{
+    double s = 0;
+    for (size_t i = 0; i < t->n_layers; i++)
+        s += step_layer_s(t, i, d, o, 0);
+    return s;
+}
+
 static int model_parallel_embeddings(const trace *t, const step_options *o)
 {
     return o->embeddings == EMB_ACCELERATORS && t->n_comm > 0;
@@ -134,19 +175,17 @@ static void wait_host(timeline *tl, double until)
 /* One layer, one direction: on the accelerator, or, for embedding tables in
  * host memory, waiting for the rows (forward) or handing the gradient rows to
  * the host (backward: after the first table's, in backward order the last). */
-static void layer_pass(timeline *tl, const trace_layer *l, const device_model *d,
-                       const step_options *o, const scaling *k, int backward, int first_table)
+static void layer_pass(timeline *tl, const trace *t, size_t layer, const device_model *d,
+                       const step_options *o, int backward, int first_table)
 {
-    double flops = (backward ? l->backward_flops : l->forward_flops) * k->samples;
-    double bytes = scaled_bytes(k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
-    if (l->cls == OP_EMBEDDING && o->embeddings == EMB_HOST) {
+    if (t->layers[layer].cls == OP_EMBEDDING && o->embeddings == EMB_HOST) {
         if (!backward)
             wait_host(tl, tl->rows_ready);
         else if (first_table)
             tl->host_free = fmax(tl->t, tl->host_free) + o->host_backward_s;
         return;
     }
-    double dt = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls], d->mem_Bps);
+    double dt = step_layer_s(t, layer, d, o, backward);
     tl->t += dt;
     tl->r->compute_s += dt;
 }
@@ -188,12 +227,12 @@ int step_replay(const trace *t, const device_model *d, const step_options *o,
          * previous sparse update is done (the tables must be current). */
         tl.host_free = tl.rows_ready = fmax(tl.t, tl.host_free) + o->host_forward_s;
         for (size_t i = 0; i < t->n_layers; i++) {
-            layer_pass(&tl, &t->layers[i], d, o, &k, 0, i == first_table);
+            layer_pass(&tl, t, i, d, o, 0, i == first_table);
             comms_after(&tl, t, o, a2a_s, i, COMM_FORWARD);
         }
         size_t b = 0;
         for (size_t i = t->n_layers; i-- > 0;) {
-            layer_pass(&tl, &t->layers[i], d, o, &k, 1, i == first_table);
+            layer_pass(&tl, t, i, d, o, 1, i == first_table);
             comms_after(&tl, t, o, a2a_s, i, COMM_BACKWARD);
             /* Gradients are reduced once per optimizer step, after the last micro-batch. */
             for (; o->overlap && last && b < t->n_buckets && (size_t)t->buckets[b].ready_after_layer == i; b++)
