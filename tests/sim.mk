@@ -39,3 +39,7 @@ CLEANFILES += scenarios-junit.xml
 # Includes follow the layering of sim/README.md.
 TESTS += tests/test_layering.sh
 EXTRA_DIST += tests/test_layering.sh
+
+# Outputs: next to the scenario, never over an input, written whole or not at all.
+TESTS += tests/test_outputs.sh
+EXTRA_DIST += tests/test_outputs.sh

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "common/error.h"
+#include "common/outfile.h"
 #include "sim/cli/cli.h"
 #include "sim/report/expect.h"
 #include "sim/report/junit.h"
@@ -218,6 +219,14 @@ static int check_main(int argc, char **argv)
         rc = collect(argv[i], &files, &err);
     if (rc == TT_OK && files.n == 0)
         rc = tt_error_set(&err, TT_EINPUT, "no scenario files found under the paths given");
+    if (rc == TT_OK && junit) { /* the JUnit file must not replace a scenario */
+        const char **what = malloc(files.n * sizeof *what);
+        for (size_t i = 0; what && i < files.n; i++)
+            what[i] = "a scenario";
+        rc = what ? outfile_check_distinct(&junit, 1, (const char *const *)files.v, what, files.n, &err)
+                  : tt_error_set(&err, TT_EINTERNAL, "out of memory");
+        free(what);
+    }
     if (rc) {
         for (size_t i = 0; i < files.n; i++)
             free(files.v[i]);

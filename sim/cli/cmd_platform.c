@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/error.h"
+#include "common/outfile.h"
 #include "common/jsonx.h"
 #include "common/units.h"
 #include "platforms/platform.h"
@@ -221,13 +222,15 @@ static int platform_main(int argc, char **argv)
             print_summary(p, &s);
         }
     } else {
-        FILE *f = strcmp(xml, "-") == 0 ? stdout : fopen(xml, "w");
-        if (!f)
-            rc = tt_error_set(&err, TT_EINPUT, "%s: cannot open for writing", xml);
-        else if ((rc = platform_write_xml(p, f, &err)) == TT_OK && f != stdout && fclose(f) != 0)
-            rc = tt_error_set(&err, TT_EINPUT, "%s: write failed", xml);
-        else if (f != stdout && rc)
-            fclose(f);
+        FILE *f = stdout;
+        outfile *of = NULL;
+        const char *input = argv[optind], *what = "the platform file";
+        if (strcmp(xml, "-") != 0 && !(rc = outfile_check_distinct(&xml, 1, &input, &what, 1, &err)))
+            rc = outfile_open(xml, "the SimGrid XML", &of, &f, &err);
+        if (rc == TT_OK && (rc = platform_write_xml(p, f, &err)) != TT_OK)
+            outfile_discard(of);
+        else if (rc == TT_OK && of)
+            rc = outfile_commit(of, &err);
         if (rc)
             rc = cli_report_error(rc, err.msg);
     }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/outfile.h"
 #include "sim/cli/cli.h"
 #include "sim/report/expect.h"
 #include "sim/report/report.h"
@@ -29,9 +30,13 @@ static void run_help(FILE *out)
             "  --csv F     write one CSV row per point to F\n"
             "  --svg F     write plots to F (step-time breakdown, time to accuracy and\n"
             "              cost against batch or nodes, scaling efficiency)\n"
+            "  --out-dir D write the scenario's \"outputs\" under D instead of next to\n"
+            "              the scenario file\n"
             "  --help      this text\n\n"
-            "The scenario's \"outputs\" name the same files. Exit status 1 when a bound in\n"
-            "the scenario's \"expect\" is violated (each one is named on stderr).\n");
+            "The scenario's \"outputs\" name the same files; relative ones go next to the\n"
+            "scenario (or under --out-dir). Outputs are replaced whole or not at all, and\n"
+            "one that is also an input of the run is refused. Exit status 1 when a bound\n"
+            "in the scenario's \"expect\" is violated (each one is named on stderr).\n");
 }
 
 static void progress(size_t done, size_t total)
@@ -42,17 +47,67 @@ static void progress(size_t done, size_t total)
     fflush(stderr);
 }
 
-static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, const char *csv,
-                         const char *svg, tt_error *err)
+/* The run's output files: the command line's, else the scenario's (resolved). */
+typedef struct run_outputs {
+    char *json, *csv, *svg;
+} run_outputs;
+
+static char *resolve_output(const scenario *sc, const char *given, const char *out_dir, tt_error *err,
+                            int *rc)
+{
+    if (!given || *rc)
+        return NULL;
+    char *p = scenario_output_path(sc, given, out_dir);
+    if (!p)
+        *rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
+    return p;
+}
+
+/* Resolves the outputs and refuses any that would overwrite an input or another output. */
+static int plan_outputs(const scenario *sc, const char *csv, const char *svg, const char *out_dir,
+                        run_outputs *o, tt_error *err)
 {
     int rc = TT_OK;
-    const char *c = csv ? csv : sc->out_csv, *s = svg ? svg : sc->out_svg;
-    if (c)
-        rc = report_csv(c, sc, r, err);
-    if (rc == TT_OK && s)
-        rc = svg_write(s, sc, r, err);
-    if (rc == TT_OK && sc->out_json && json_dump_file(doc, sc->out_json, REPORT_JSON_FLAGS))
-        rc = tt_error_set(err, TT_EINPUT, "%s: cannot write the JSON output", sc->out_json);
+    o->json = resolve_output(sc, sc->out_json, out_dir, err, &rc);
+    o->csv = csv ? strdup(csv) : resolve_output(sc, sc->out_csv, out_dir, err, &rc);
+    o->svg = svg ? strdup(svg) : resolve_output(sc, sc->out_svg, out_dir, err, &rc);
+    if (rc)
+        return rc;
+    const char *inputs[SCENARIO_MAX_PHASES + 3], *what[SCENARIO_MAX_PHASES + 3];
+    size_t n = scenario_inputs(sc, inputs, what, sizeof inputs / sizeof *inputs);
+    const char *outs[] = {o->json, o->csv, o->svg};
+    return outfile_check_distinct(outs, 3, inputs, what, n, err);
+}
+
+static void free_outputs(run_outputs *o)
+{
+    free(o->json);
+    free(o->csv);
+    free(o->svg);
+}
+
+static int write_json(const char *path, json_t *doc, tt_error *err)
+{
+    FILE *f;
+    outfile *o;
+    int rc = outfile_open(path, "the JSON output", &o, &f, err);
+    if (rc)
+        return rc;
+    json_dumpf(doc, f, REPORT_JSON_FLAGS);
+    fputc('\n', f);
+    return outfile_commit(o, err);
+}
+
+static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, const run_outputs *o,
+                         tt_error *err)
+{
+    int rc = TT_OK;
+    if (o->csv)
+        rc = report_csv(o->csv, sc, r, err);
+    if (rc == TT_OK && o->svg)
+        rc = svg_write(o->svg, sc, r, err);
+    if (rc == TT_OK && o->json)
+        rc = write_json(o->json, doc, err);
     return rc;
 }
 
@@ -61,9 +116,10 @@ static int run_main(int argc, char **argv)
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
                                          {"csv", required_argument, NULL, 'c'},
                                          {"svg", required_argument, NULL, 's'},
+                                         {"out-dir", required_argument, NULL, 'o'},
                                          {NULL, 0, NULL, 0}};
     int as_json = 0, c;
-    const char *csv = NULL, *svg = NULL;
+    const char *csv = NULL, *svg = NULL, *out_dir = NULL;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -73,6 +129,8 @@ static int run_main(int argc, char **argv)
             csv = optarg;
         else if (c == 's')
             svg = optarg;
+        else if (c == 'o')
+            out_dir = optarg;
         else
             return cli_bad_option(&cmd_run, argv, optind, optopt, opts, c == ':');
     }
@@ -84,6 +142,12 @@ static int run_main(int argc, char **argv)
     int rc = scenario_load(argv[optind], &sc, &err);
     if (rc)
         return cli_report_error(rc, err.msg);
+    run_outputs outs = {0};
+    if ((rc = plan_outputs(&sc, csv, svg, out_dir, &outs, &err))) {
+        free_outputs(&outs);
+        scenario_free(&sc);
+        return cli_report_error(rc, err.msg);
+    }
     run_result r;
     rc = run_scenario(&sc, &r, progress, &err);
     json_t *doc = NULL;
@@ -94,7 +158,7 @@ static int run_main(int argc, char **argv)
         rc = expect_check(&sc, doc, &failed, failures, sizeof failures, &err);
     }
     if (rc == TT_OK)
-        rc = write_outputs(&sc, &r, doc, csv, svg, &err);
+        rc = write_outputs(&sc, &r, doc, &outs, &err);
     if (rc == TT_OK) {
         if (as_json) {
             cli_print_json(doc, REPORT_JSON_FLAGS);
@@ -110,6 +174,7 @@ static int run_main(int argc, char **argv)
         cli_report_error(rc, err.msg);
     }
     json_decref(doc);
+    free_outputs(&outs);
     run_result_free(&r);
     scenario_free(&sc);
     return rc;
@@ -117,5 +182,5 @@ static int run_main(int argc, char **argv)
 
 const cli_command cmd_run = {
     "run", "per-step cost and time-to-accuracy of a scenario",
-    "run SCENARIO.json [--json] [--csv F] [--svg F]", run_main, run_help,
+    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D]", run_main, run_help,
 };

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/outfile.h"
 #include "common/units.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/model_cli.h"
@@ -98,32 +99,24 @@ static int trace_main(int argc, char **argv)
     if (optind != argc)
         return cli_usage_error(&cmd_trace, "unexpected argument '%s'", argv[optind]);
     /* open the output first: a bad path should not cost a training step */
-    FILE *f = out_path ? fopen(out_path, "w") : stdout;
-    if (!f) {
-        tt_error_set(&err, TT_EINPUT, "%s: cannot write the trace: %s; give a writable --out path",
-                     out_path, strerror(errno));
-        return cli_report_error(TT_EINPUT, err.msg);
-    }
+    FILE *f = stdout;
+    outfile *of = NULL;
+    if (out_path && (rc = outfile_open(out_path, "the trace", &of, &f, &err)))
+        return cli_report_error(rc, err.msg);
     json_t *doc;
     rc = trace_build(name, &mo, &to, &doc, &err);
     if (rc) {
-        if (out_path) {
-            fclose(f);
-            unlink(out_path);
-        }
+        outfile_discard(of);
         return cli_report_error(rc, err.msg);
     }
     int bad = json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(15)) != 0;
     bad |= fputc('\n', f) == EOF;
-    if (out_path)
-        bad |= fclose(f) != 0;
     json_decref(doc);
-    if (bad) {
-        tt_error_set(&err, TT_EINPUT, "%s: writing the trace failed: %s",
-                     out_path ? out_path : "stdout", strerror(errno));
-        return cli_report_error(TT_EINPUT, err.msg);
-    }
-    return TT_OK;
+    if (of)
+        rc = outfile_commit(of, &err);
+    else if (bad || fflush(stdout) != 0)
+        rc = tt_error_set(&err, TT_EINPUT, "stdout: writing the trace failed: %s", strerror(errno));
+    return rc ? cli_report_error(rc, err.msg) : TT_OK;
 }
 
 const cli_command cmd_trace = {

@@ -1,10 +1,12 @@
 /* ttasim: how long, and at what cost, a model takes to reach its target
  * accuracy on a cluster, at a batch size. This file only dispatches. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/error.h"
 #include "common/jsonx.h"
+#include "common/outfile.h"
 #include "config.h"
 #include "sim/cli/cli.h"
 
@@ -21,8 +23,23 @@ static void global_help(FILE *out)
                  "Exit status: 0 success, 1 an expectation or target not met, 2 usage or input error.\n");
 }
 
+/* An interrupted command leaves no half-written output behind: the
+ * temporary files go, then the signal takes its default course. */
+static void on_terminate(int sig)
+{
+    outfile_remove_pending();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 int main(int argc, char **argv)
 {
+    struct sigaction sa = {0};
+    sa.sa_handler = on_terminate;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     if (argc < 2) {
         global_help(stderr);
         return TT_EINPUT;

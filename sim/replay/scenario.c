@@ -364,3 +364,36 @@ void scenario_free(scenario *s)
         free(s->expect[i].metric);
     memset(s, 0, sizeof *s);
 }
+
+char *scenario_output_path(const scenario *s, const char *given, const char *out_dir)
+{
+    if (given[0] == '/')
+        return strdup(given);
+    char *copy = out_dir ? NULL : strdup(s->path);
+    const char *dir = out_dir ? out_dir : copy ? dirname(copy) : NULL;
+    char *out = NULL;
+    if (dir && asprintf(&out, "%s/%s", dir, given) < 0)
+        out = NULL;
+    free(copy);
+    return out;
+}
+
+static void add_input(const char *path, const char *what, const char **paths, const char **whats, size_t max,
+                      size_t *n)
+{
+    if (path && *n < max && access(path, F_OK) == 0) {
+        paths[*n] = path;
+        whats[(*n)++] = what;
+    }
+}
+
+size_t scenario_inputs(const scenario *s, const char **paths, const char **what, size_t max)
+{
+    size_t n = 0;
+    add_input(s->path, "the scenario", paths, what, max, &n);
+    for (size_t i = 0; i < s->n_phases; i++)
+        add_input(s->phases[i].trace_path, "a workload trace", paths, what, max, &n);
+    add_input(s->profile_path, "the convergence profile", paths, what, max, &n);
+    add_input(s->platform, "the platform file", paths, what, max, &n);
+    return n;
+}

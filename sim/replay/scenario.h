@@ -77,7 +77,7 @@ typedef struct scenario {
     long sweep_batch[SCENARIO_MAX_SWEEP];
     int sweep_nodes[SCENARIO_MAX_SWEEP];
 
-    /* outputs written by 'ttasim run' besides stdout */
+    /* outputs written by 'ttasim run' besides stdout, as given (see scenario_output_path) */
     char *out_json, *out_csv, *out_svg;
 
     /* reference: published figures echoed and compared (0: absent) */
@@ -93,6 +93,16 @@ typedef struct scenario {
  * in the built-in data (scenarios/...). */
 int scenario_load(const char *path, scenario *out, tt_error *err);
 void scenario_free(scenario *s);
+
+/* Where an output named in the scenario goes: an absolute path as it is; a
+ * relative one under out_dir when given, else next to the scenario (as its
+ * inputs are). Returns a malloc'd path, NULL when out of memory. */
+char *scenario_output_path(const scenario *s, const char *given, const char *out_dir);
+
+/* The files a run of the scenario reads that exist as files (scenario,
+ * traces, profile, a platform given as a path): at most max, with what
+ * names each in messages. Returns how many. */
+size_t scenario_inputs(const scenario *s, const char **paths, const char **what, size_t max);
 
 /* Whether a JSON file is a scenario (not a trace or a profile, which carry
  * "format"): lets 'ttasim check DIR' walk scenarios/ with its data. */

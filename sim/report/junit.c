@@ -1,16 +1,18 @@
 #include "sim/report/junit.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/outfile.h"
 #include "sim/report/xml.h"
 
 int junit_write(const char *path, const char *suite, const junit_case *cases, size_t n, tt_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot write the JUnit file: %s", path, strerror(errno));
+    FILE *f;
+    outfile *o;
+    int rc = outfile_open(path, "the JUnit file", &o, &f, err);
+    if (rc)
+        return rc;
     size_t failures = 0, errors = 0;
     for (size_t i = 0; i < n; i++) {
         failures += !cases[i].passed && !cases[i].error;
@@ -34,7 +36,5 @@ int junit_write(const char *path, const char *suite, const junit_case *cases, si
         fprintf(f, "\"/>\n    </testcase>\n");
     }
     fprintf(f, "  </testsuite>\n</testsuites>\n");
-    if (fclose(f) != 0)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot write the JUnit file", path);
-    return TT_OK;
+    return outfile_commit(o, err);
 }

@@ -1,8 +1,9 @@
 #include "sim/report/report.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/outfile.h"
 
 static json_t *num(double x)
 {
@@ -198,9 +199,11 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
 
 int report_csv(const char *path, const scenario *sc, const run_result *r, tt_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot write the CSV file: %s", path, strerror(errno));
+    FILE *f;
+    outfile *o;
+    int rc = outfile_open(path, "the CSV file", &o, &f, err);
+    if (rc)
+        return rc;
     fprintf(f, "scenario,nodes,ranks,global_batch,micro_batch,accumulation,step_time_s,compute_s,comm_s,"
                "exposed_comm_s,optimizer_s,host_embedding_s,idle_s,mfu,samples_per_s,memory_bytes,steps_to_target,"
                "extrapolated,time_to_accuracy_s,cost_usd,energy_j\n");
@@ -217,7 +220,5 @@ int report_csv(const char *path, const scenario *sc, const run_result *r, tt_err
                 p->step.memory.total_bytes, p->steps_to_target, p->extrapolated, p->time_to_accuracy_s,
                 p->total.usd, p->total.energy_j);
     }
-    if (fclose(f) != 0)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot write the CSV file", path);
-    return TT_OK;
+    return outfile_commit(o, err);
 }

@@ -1,10 +1,10 @@
 #include "sim/report/svg.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/outfile.h"
 #include "sim/report/xml.h"
 
 #define PANEL_W 440
@@ -124,9 +124,11 @@ static void bars_panel(panel *p, const series *s)
 
 int svg_write(const char *path, const scenario *sc, const run_result *r, tt_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot write the SVG file: %s", path, strerror(errno));
+    FILE *f;
+    outfile *o;
+    int rc = outfile_open(path, "the SVG file", &o, &f, err);
+    if (rc)
+        return rc;
     series s = {r->n_points ? r->n_points : 1, r->n_points ? r->points : &r->base, 0};
     s.by_nodes = sc->n_sweep_nodes > 1 && sc->n_sweep_batch <= 1;
     const char *xlabel = s.by_nodes ? "nodes" : "global batch";
@@ -146,7 +148,5 @@ int svg_write(const char *path, const scenario *sc, const run_result *r, tt_erro
     panel_begin(&p, f, 1, 1, s.by_nodes ? "scaling efficiency" : "MFU", s.by_nodes ? "efficiency" : "MFU", xlabel);
     line_panel(&p, &s, get_eff, "#6acc64");
     fprintf(f, "</svg>\n");
-    if (fclose(f) != 0)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot write the SVG file", path);
-    return TT_OK;
+    return outfile_commit(o, err);
 }
