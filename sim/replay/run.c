@@ -227,7 +227,19 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
     pt->samples_per_s = samples / s->time_s;
 }
 
-static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
+/* Evaluation from the workload: `examples` forward passes split over the
+ * ranks at the first phase's micro-batch, after every `every_epochs` epochs. */
+static double evaluation_s(const scenario *sc, const trace *t, const device_model *d, const phase_plan *ph,
+                           const run_point *pt)
+{
+    double epochs = pt->steps_to_target * pt->global_batch / sc->dataset_examples;
+    double evals = floor(epochs / sc->eval_every_epochs + 1e-9);
+    double passes = ceil(ceil(sc->eval_examples / pt->ranks) / ph->o.micro_batch);
+    return evals * passes * step_forward_s(t, d, &ph->o);
+}
+
+static void time_to_target(run_ctx *x, const device_info *dev, const device_model *d, const phase_plan *ph,
+                           run_point *pt)
 {
     const scenario *sc = x->sc;
     if (x->conv)
@@ -238,6 +250,8 @@ static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
         pt->epochs = pt->steps_to_target * pt->samples_per_s * pt->step.time_s / sc->dataset_examples;
     if (sc->eval_every_steps > 0)
         pt->eval_s = floor(pt->steps_to_target / sc->eval_every_steps) * sc->eval_time_s;
+    else if (sc->eval_every_epochs > 0)
+        pt->eval_s = evaluation_s(sc, &x->tr[0], d, &ph[0], pt);
     pt->time_to_accuracy_s = pt->steps_to_target * pt->step.time_s + pt->eval_s;
     cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w};
     double busy = pt->step.compute_s + pt->step.optimizer_s;
@@ -256,6 +270,8 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
     const char *precision = sc->precision ? sc->precision : x->tr[0].precision;
     device_model d;
     int rc = device_model_of(platform_device(p, 0), precision, &d, err);
+    if (sc->fusion >= 0)
+        d.fusion = sc->fusion;
     pt->nodes = platform_nodes(p);
     pt->ranks = platform_ranks(p);
     phase_plan ph[SCENARIO_MAX_PHASES];
@@ -303,7 +319,7 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         snprintf(r->accelerator, sizeof r->accelerator, "%s", dev->name);
         snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
         combine_phases(sc, ph, d.peak_flops, pt);
-        time_to_target(x, dev, pt);
+        time_to_target(x, dev, &d, ph, pt);
         note_assumptions(x, p);
     }
     free(c);

@@ -133,7 +133,7 @@ static int load_workload(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
                                        "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
-                                       "embeddings", NULL};
+                                       "embeddings", "fusion", NULL};
     jx_obj w;
     long mb = 0, gb = 0;
     int prec = -1, gprec = -1, rc;
@@ -144,7 +144,8 @@ static int load_workload(const jx_obj *r, scenario *s)
         (rc = jx_enum(&w, "gradient_precision", 0, PRECISIONS, &gprec)) ||
         (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
-        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)))
+        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)) ||
+        (rc = jx_bool(&w, "fusion", 0, &s->fusion)))
         return rc;
     s->micro_batch = (int)mb;
     s->global_batch = gb;
@@ -266,22 +267,47 @@ static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_a
     return TT_OK;
 }
 
+/* Evaluation is either typed in (every_steps, time_s) or from the workload:
+ * every_epochs and examples become forward-only passes (run.c). */
+static int load_evaluation(const jx_obj *e, scenario *s)
+{
+    int typed = jx_has(e, "every_steps") || jx_has(e, "time_s");
+    int workload = jx_has(e, "every_epochs") || jx_has(e, "examples");
+    if (typed == workload)
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s: expected either \"every_epochs\" and \"examples\" "
+                            "(forward passes timed by the model) or \"every_steps\" and \"time_s\" (a "
+                            "measured evaluation time), not %s", e->file, e->path, typed ? "both" : "neither");
+    int rc;
+    if (typed) {
+        if ((rc = jx_number(e, "every_steps", 1, 1, 1e12, &s->eval_every_steps)) ||
+            (rc = jx_seconds(e, "time_s", 1, 0, 1e9, &s->eval_time_s)))
+            return rc;
+        return TT_OK;
+    }
+    if ((rc = jx_number(e, "every_epochs", 1, 1e-3, 1e6, &s->eval_every_epochs)) ||
+        (rc = jx_number(e, "examples", 1, 1, 1e12, &s->eval_examples)))
+        return rc;
+    if (s->dataset_examples <= 0)
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s.every_epochs: an epoch needs the dataset size; give "
+                            "$.workload.dataset_examples", e->file, e->path);
+    return TT_OK;
+}
+
 static int load_rest(const jx_obj *r, scenario *s)
 {
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
-    static const char *const ekeys[] = {"every_steps", "time_s", NULL};
+    static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "examples", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
-    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "source", NULL};
+    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "source", "calibrated", NULL};
     jx_obj c, e, o, f;
-    const char *opt = NULL, *ar = "auto", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL;
+    const char *opt = NULL, *ar = "auto", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL,
+               *cal = NULL;
     int rc;
     if ((rc = jx_string(r, "optimizer", 0, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
         (c.obj && ((rc = jx_check_keys(&c, ckeys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
                    (rc = jx_string(&c, "alltoall", 0, &a2a)) || (rc = jx_bool(&c, "overlap", 0, &s->overlap)))) ||
         (rc = load_convergence(r, s)) || (rc = jx_child(r, "evaluation", 0, &e)) ||
-        (e.obj && ((rc = jx_check_keys(&e, ekeys)) ||
-                   (rc = jx_number(&e, "every_steps", 1, 1, 1e12, &s->eval_every_steps)) ||
-                   (rc = jx_seconds(&e, "time_s", 1, 0, 1e9, &s->eval_time_s)))) ||
+        (e.obj && ((rc = jx_check_keys(&e, ekeys)) || (rc = load_evaluation(&e, s)))) ||
         (rc = load_sweep(r, s)) || (rc = jx_child(r, "outputs", 0, &o)) ||
         (o.obj && ((rc = jx_check_keys(&o, okeys)) || (rc = jx_string(&o, "json", 0, &js)) ||
                    (rc = jx_string(&o, "csv", 0, &csv)) || (rc = jx_string(&o, "svg", 0, &svg)))) ||
@@ -290,7 +316,7 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_seconds(&f, "step_time_s", 0, 1e-9, 1e9, &s->ref_step_time_s)) ||
                    (rc = jx_seconds(&f, "time_s", 0, 1e-9, 1e12, &s->ref_time_s)) ||
                    (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
-                   (rc = jx_string(&f, "source", 0, &src)))) ||
+                   (rc = jx_string(&f, "source", 0, &src)) || (rc = jx_string(&f, "calibrated", 0, &cal)))) ||
         (rc = load_expect(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
         (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
         return rc;
@@ -301,6 +327,7 @@ static int load_rest(const jx_obj *r, scenario *s)
     s->out_csv = dup_or_null(csv);
     s->out_svg = dup_or_null(svg);
     s->ref_source = dup_or_null(src);
+    s->ref_calibrated = dup_or_null(cal);
     return TT_OK;
 }
 
@@ -312,6 +339,7 @@ int scenario_load(const char *path, scenario *out, tt_error *err)
     memset(out, 0, sizeof *out);
     out->network = 1;
     out->overlap = 1;
+    out->fusion = -1;
     json_t *root = NULL;
     int rc = jx_load_file(path, &root, err);
     if (rc)
@@ -354,7 +382,7 @@ void scenario_free(scenario *s)
     char **strs[] = {&s->path, &s->name, &s->description, &s->platform, &s->accelerator, &s->mesh,
                      &s->precision, &s->gradient_precision, &s->optimizer, &s->allreduce,
                      &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
-                     &s->ref_source};
+                     &s->ref_source, &s->ref_calibrated};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         free(*strs[i]);
     for (size_t i = 0; s->assumptions && s->assumptions[i]; i++)

@@ -56,6 +56,7 @@ typedef struct scenario {
     double bucket_bytes; /* for traces made on the fly */
     double dataset_examples; /* 0: unknown (no epochs) */
     int embeddings;   /* embedding_placement */
+    int fusion;       /* norm/elementwise ops fused into their producer: 1, 0, or -1 for the device's default */
 
     char *optimizer; /* NULL: the trace's */
 
@@ -70,7 +71,10 @@ typedef struct scenario {
     double s_min, noise_scale; /* McCandlish */
     double fixed_steps; /* CONV_STEPS */
 
-    double eval_every_steps, eval_time_s; /* evaluation added to time-to-accuracy */
+    /* evaluation added to time-to-accuracy: typed in, or from the workload
+     * (every_epochs > 0: `examples` forward passes over all ranks) */
+    double eval_every_steps, eval_time_s;
+    double eval_every_epochs, eval_examples;
 
     /* sweep: every combination of these (empty list: the scenario's value) */
     size_t n_sweep_batch, n_sweep_nodes;
@@ -83,6 +87,7 @@ typedef struct scenario {
     /* reference: published figures echoed and compared (0: absent) */
     double ref_step_time_s, ref_time_s, ref_steps;
     char *ref_source;
+    char *ref_calibrated; /* why this row fed a device's calibration (NULL: a validation row) */
 
     size_t n_expect;
     scenario_expect expect[SCENARIO_MAX_EXPECT];
