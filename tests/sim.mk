@@ -43,3 +43,9 @@ EXTRA_DIST += tests/test_layering.sh
 # Outputs: next to the scenario, never over an input, written whole or not at all.
 TESTS += tests/test_outputs.sh
 EXTRA_DIST += tests/test_outputs.sh
+
+check_PROGRAMS += tests/test_calibration
+tests_test_calibration_SOURCES = tests/test_calibration.c
+tests_test_calibration_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_calibration_LDADD = $(TEST_LIBS)
+TESTS += tests/test_calibration
