@@ -8,7 +8,7 @@ libplatforms_a_SOURCES = \
 	platforms/platform_xml.c
 
 platformsdir = $(pkgdatadir)/platforms
-dist_platforms_DATA = platforms/README.md \
+dist_platforms_DATA = platforms/calibrated.json platforms/README.md \
 	platforms/abci-v100.json \
 	platforms/big-basin-p100.json \
 	platforms/devices.json \

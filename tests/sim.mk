@@ -49,3 +49,7 @@ tests_test_calibration_SOURCES = tests/test_calibration.c
 tests_test_calibration_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_calibration_LDADD = $(TEST_LIBS)
 TESTS += tests/test_calibration
+
+# Regenerating the committed traces changes nothing (make traces).
+TESTS += tests/test_traces.sh
+EXTRA_DIST += tests/test_traces.sh scenarios/traces/make-traces.sh
