@@ -392,9 +392,3 @@ size_t gen_alltoall(const sched_part *p, int t, xfer *out, size_t k)
 #undef EMIT
     return k;
 }
-
-int ring_allreduce(int n, double bytes, schedule *out, tt_error *err)
-{
-    coll_params p = {.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = n, .bytes = bytes};
-    return schedule_build(&p, (size_t)llround(bytes), 1.0, out, err);
-}

@@ -6,13 +6,6 @@
 
 #include "collectives/schedule_impl.h"
 
-double ring_allreduce_closed_form_s(int n, double bytes, double alpha_s, double beta_Bps)
-{
-    if (n < 2)
-        return 0.0;
-    return 2.0 * (n - 1) * (alpha_s + bytes / ((double)n * beta_Bps));
-}
-
 /* Depth of the last position of a heap of k positions. */
 static int heap_depth_of(int k, int arity)
 {

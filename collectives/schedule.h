@@ -123,8 +123,4 @@ int coll_torus_dim_x(const coll_params *params);
 /* nccl-tests' bus bandwidth factor: busbw = algbw * factor. */
 double coll_busbw_factor(coll_op op, int ranks);
 
-/* Backwards-compatible helpers of the walking skeleton. */
-int ring_allreduce(int n, double bytes, schedule *out, tt_error *err);
-double ring_allreduce_closed_form_s(int n, double bytes, double alpha_s, double beta_Bps);
-
 #endif

@@ -36,17 +36,6 @@ void platform_free(platform *p);
 char **platform_list(tt_error *err);
 void platform_list_free(char **names);
 
-/* A two-level switched cluster (the walking skeleton's scenario format):
- * accelerators on a node switch, node switches on one top switch. */
-typedef struct switched_spec {
-    int nodes;
-    int accelerators_per_node;
-    double intra_bw_Bps, intra_latency_s;  /* accelerator <-> node switch, per direction */
-    double inter_bw_Bps, inter_latency_s;  /* node switch <-> top switch, per direction */
-    double accelerator_flops;              /* fp32 peak of the generic accelerator */
-} switched_spec;
-platform *platform_new_switched(const switched_spec *spec, tt_error *err);
-
 const char *platform_name(const platform *p);
 const char *platform_description(const platform *p);
 const char *platform_fabric_name(const platform *p); /* "single_switch", "fattree", "torus2d"... */

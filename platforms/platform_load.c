@@ -58,47 +58,6 @@ static platform *generic(int kind, const platform_options *opt, tt_error *err)
     return p;
 }
 
-platform *platform_new_switched(const switched_spec *spec, tt_error *err)
-{
-    if (spec->nodes < 1 || spec->accelerators_per_node < 1) {
-        tt_error_set(err, TT_EINPUT, "a cluster needs at least one node and one accelerator per node");
-        return NULL;
-    }
-    platform *p = plat_alloc("switched", err);
-    if (!p)
-        return NULL;
-    device_info acc = {.name = "switched-accelerator", .kind = DEVICE_ACCELERATOR, .mem_efficiency = 1};
-    acc.peak_flops[DTYPE_FP32] = spec->accelerator_flops > 0 ? spec->accelerator_flops : 1e12;
-    for (int d = 0; d < DTYPE_COUNT; d++)
-        for (int c = 0; c < OPCLASS_COUNT; c++)
-            acc.efficiency[d][c] = 1;
-    device_info sw = {.name = "node-switch", .kind = DEVICE_SWITCH, .mem_efficiency = 1};
-    int rc;
-    if ((rc = device_table_put(&p->devices, &acc, err)) || (rc = device_table_put(&p->devices, &sw, err)))
-        goto fail;
-    p->description = strdup("accelerators on a node switch, node switches on one top switch");
-    p->nodes = spec->nodes;
-    p->fabric = spec->nodes > 1 ? FABRIC_SWITCH : FABRIC_NONE;
-    p->fab_bw_Bps = spec->inter_bw_Bps;
-    p->fab_lat_s = spec->inter_latency_s;
-    snprintf(p->fab_cls, sizeof p->fab_cls, "inter");
-    if ((rc = plat_add_comp(p, "sw0", &p->devices.dev[1], err)))
-        goto fail;
-    for (int i = 0; i < spec->accelerators_per_node; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "acc%d", i);
-        if ((rc = plat_add_comp(p, name, &p->devices.dev[0], err)) ||
-            (rc = plat_add_link(p, p->ncomp - 1, 0, spec->intra_bw_Bps, spec->intra_latency_s, 1, "intra", err)))
-            goto fail;
-    }
-    if ((rc = plat_finish(p, "sw", "switched cluster", err)))
-        goto fail;
-    return p;
-fail:
-    platform_free(p);
-    return NULL;
-}
-
 platform *platform_load(const char *name_or_path, const platform_options *opt, tt_error *err)
 {
     for (int k = 0; GENERIC[k]; k++)

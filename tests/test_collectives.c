@@ -88,14 +88,14 @@ END_TEST
 
 
 /* An uncontended star: every rank on its own full-duplex link to one switch. */
-static const double LINK_LAT_S = 1e-6, LINK_BW_BPS = 12.5e9, HOST_FLOPS = 1e12;
+static const double LINK_LAT_S = 1e-6, LINK_BW_BPS = 12.5e9;
 static const double GAMMA_S_PER_BYTE = 1.0 / 50e9; /* reduction at 50 GB/s */
 
 static platform *star(int n)
 {
-    switched_spec spec = {1, n, LINK_BW_BPS, LINK_LAT_S, LINK_BW_BPS, LINK_LAT_S, HOST_FLOPS};
+    platform_options opt = {.nodes = n, .link_bw_Bps = LINK_BW_BPS, .link_latency_s = LINK_LAT_S};
     tt_error err = {0};
-    platform *p = platform_new_switched(&spec, &err);
+    platform *p = platform_load("star", &opt, &err);
     ck_assert_ptr_nonnull(p);
     return p;
 }

@@ -11,9 +11,10 @@ tmp=$out.tmp
 cat <<'INTRO'
 # Published runs: predicted against published
 
-One scenario per row of `/work/shared/reference/published-runs.md`: the ResNet-50 ImageNet
-records, the BERT-Large LAMB rows of You et al. 2019 (Table 1) and the ViT-B/32 rows (GPU type
-not stated: V100 assumed, a named assumption in each file). Each file gives its published
+One scenario per published large-batch training run, each citing its paper under
+`reference.source`: the ResNet-50 ImageNet records, the BERT-Large LAMB rows of You et al. 2019
+(Table 1) and the ViT-B/32 rows (GPU type not stated: V100 assumed, a named assumption in each
+file). Each file gives its published
 per-step and total time under `reference`; `ttasim run FILE --json` echoes them as
 `reference.step_time_s` and `reference.time_s` with the ratios `step_time_ratio` and
 `time_ratio` (predicted / published).

@@ -38,8 +38,9 @@ static int bench_one(const char *name, int ranks, int messages, double bytes, ne
     platform *p = platform_load(name, &o, err);
     if (!p)
         return err->code ? err->code : TT_EINPUT;
-    coll_request rq = {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = ranks, .bytes = bytes},
-                       coll_reduce_s_per_byte(p), messages};
+    coll_params asked = {.op = OP_ALLREDUCE, .algo = ALGO_RING, .bytes = bytes};
+    coll_request rq = coll_request_build(p, &asked);
+    rq.messages = messages;
     coll_result r;
     double t0 = clock_monotonic_s();
     int rc = coll_simulate(p, net, &rq, 1, &r, err);

@@ -16,7 +16,6 @@
 extern const cli_command cmd_collective;
 
 #define MAX_SIZES 64
-#define DEFAULT_CHUNK_BYTES 1048576.0
 
 static void collective_help(FILE *out)
 {
@@ -49,10 +48,10 @@ static void collective_help(FILE *out)
 typedef struct collective_args {
     const char *platform;
     platform_options popt;
-    coll_params params;
+    coll_params params; /* what the options ask; coll_request_build fills the rest */
     double sizes[MAX_SIZES];
     int nsizes;
-    int ranks;
+    int chunk_set; /* --chunk given: 0 means no pipelining, not the default */
     network_model net;
     int messages, as_json;
 } collective_args;
@@ -139,7 +138,6 @@ static int parse_args(int argc, char **argv, collective_args *a)
     memset(a, 0, sizeof *a);
     a->params.op = OP_ALLREDUCE;
     a->params.algo = ALGO_AUTO;
-    a->params.chunk_bytes = DEFAULT_CHUNK_BYTES;
     a->net = NETWORK_CALIBRATED;
     int c, v = 0, rc = TT_OK;
     opterr = 0;
@@ -159,8 +157,11 @@ static int parse_args(int argc, char **argv, collective_args *a)
             a->params.algo = (coll_algo)v;
             break;
         case O_BYTES: rc = parse_sizes(optarg, a); break;
-        case O_RANKS: rc = parse_count(optarg, "--ranks", &a->ranks); break;
-        case O_CHUNK: rc = parse_amount(optarg, "--chunk", 0, &a->params.chunk_bytes); break;
+        case O_RANKS: rc = parse_count(optarg, "--ranks", &a->params.ranks); break;
+        case O_CHUNK:
+            rc = parse_amount(optarg, "--chunk", 0, &a->params.chunk_bytes);
+            a->chunk_set = 1;
+            break;
         case O_RPN: rc = parse_count(optarg, "--ranks-per-node", &a->params.ranks_per_node); break;
         case O_DIMX: rc = parse_count(optarg, "--dim-x", &a->params.dim_x); break;
         case O_NETWORK:
@@ -196,7 +197,7 @@ static void print_table(const collective_args *a, const platform *p, const coll_
     printf("# ttasim collective: %s, algo %s, on %s (%d ranks), network %s\n", coll_op_name(a->params.op),
            coll_algo_name(a->params.algo), platform_name(p), n, network_name(a->net));
     printf("# %s executor, chunk %.0f bytes\n#\n", a->messages ? "message-level" : "rounds",
-           a->params.chunk_bytes);
+           rq[0].params.chunk_bytes);
     printf("# %14s  %-9s %14s %13s %13s\n", "size(B)", "algo", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
     for (int i = 0; i < a->nsizes; i++) {
         double algbw = algbw_Bps(&rq[i], &res[i]);
@@ -221,7 +222,7 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
     }
     return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o}", "platform", platform_name(p), "network",
                      network_name(a->net), "ranks", n, "executor", a->messages ? "messages" : "rounds",
-                     "chunk_bytes", a->params.chunk_bytes, "results", list);
+                     "chunk_bytes", rq[0].params.chunk_bytes, "results", list);
 }
 
 static int collective_main(int argc, char **argv)
@@ -234,7 +235,7 @@ static int collective_main(int argc, char **argv)
     platform *p = platform_load(a.platform, &a.popt, &err);
     if (!p)
         return cli_report_error(err.code ? err.code : TT_EINPUT, err.msg);
-    int n = a.ranks ? a.ranks : platform_ranks(p);
+    int n = a.params.ranks ? a.params.ranks : platform_ranks(p);
     if (n < 2) {
         platform_free(p);
         return cli_usage_error(&cmd_collective, "a collective needs at least 2 ranks, got %d", n);
@@ -244,13 +245,14 @@ static int collective_main(int argc, char **argv)
         return cli_usage_error(&cmd_collective, "--ranks %d: the platform has %d accelerators", n,
                                platform_ranks(p));
     }
-    a.params.ranks = n;
-    coll_params_platform_defaults(p, &a.params);
     coll_request rq[MAX_SIZES];
     coll_result res[MAX_SIZES];
     for (int i = 0; i < a.nsizes; i++) {
-        rq[i] = (coll_request){a.params, coll_reduce_s_per_byte(p), a.messages};
-        rq[i].params.bytes = a.sizes[i];
+        a.params.bytes = a.sizes[i];
+        rq[i] = coll_request_build(p, &a.params);
+        if (a.chunk_set)
+            rq[i].params.chunk_bytes = a.params.chunk_bytes;
+        rq[i].messages = a.messages;
     }
     rc = coll_simulate(p, a.net, rq, a.nsizes, res, &err);
     if (rc) {

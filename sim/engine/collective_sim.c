@@ -288,21 +288,6 @@ void coll_group_destroy(coll_group *g)
 
 /* ---- Parent side: a batch of requests in one simulation ---- */
 
-void coll_params_platform_defaults(const platform *p, coll_params *params)
-{
-    if (!params->ranks_per_node)
-        params->ranks_per_node = platform_ranks_per_node(p);
-    int nics = platform_node_components(p, DEVICE_NIC, NULL, NULL, 0);
-    if (!params->nics_per_node && nics > 0 && params->ranks_per_node % nics == 0)
-        params->nics_per_node = nics;
-}
-
-double coll_reduce_s_per_byte(const platform *p)
-{
-    const device_info *d = platform_device(p, 0);
-    return d && d->mem_Bps > 0 ? 3.0 / d->mem_Bps : 0.0;
-}
-
 typedef struct batch {
     const platform *p;
     const coll_request *reqs;
@@ -453,19 +438,6 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
         if (isnan(out[i].time_s))
             rc = tt_error_set(err, TT_EINTERNAL, "request %d (%s) could not be simulated", i,
                               coll_op_name(reqs[i].params.op));
-    return rc;
-}
-
-/* The skeleton's single schedule: its params, with the rounds executor. */
-int replay_schedule(const platform *p, network_model net, const schedule *s, double *time_s,
-                    tt_error *err)
-{
-    coll_request rq = {s->params, 0.0, 0};
-    coll_result r;
-    rq.params.bytes = (double)s->count * s->unit_bytes;
-    int rc = coll_simulate(p, net, &rq, 1, &r, err);
-    if (rc == TT_OK)
-        *time_s = r.time_s;
     return rc;
 }
 

@@ -63,13 +63,13 @@ typedef struct coll_result {
     double peak_rss_bytes; /* of the whole simulation process (for benchmarks) */
 } coll_result;
 
-/* Fills what params leaves 0 from the platform: ranks_per_node, and for hier
- * allreduce one inter-node ring per NIC of a node when the NICs divide its ranks. */
-void coll_params_platform_defaults(const platform *p, coll_params *params);
-
-/* The receiver reads both operands and writes the sum: 3 bytes of memory
- * traffic per byte reduced, at the accelerator's memory bandwidth (0: unknown). */
-double coll_reduce_s_per_byte(const platform *p);
+/* The request every command runs for `asked` (op, algo, bytes; any other
+ * field left 0 takes its default) on ranks 0..ranks-1 of p: ranks = every
+ * accelerator, chunk_bytes 1 MiB, ranks_per_node the platform's, hier
+ * allreduce one inter-node ring per NIC of a node when the NICs divide its
+ * ranks, the reduction at the accelerator's memory bandwidth, rounds executor.
+ * (collective_request.c) */
+coll_request coll_request_build(const platform *p, const coll_params *asked);
 
 /* Runs the requests one after another in one simulation on ranks 0..n-1 of
  * the platform (n = the largest request's ranks). */
@@ -79,9 +79,5 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
 /* One message of `bytes` from rank a to rank b, alone on the platform. */
 int sim_point_to_point(const platform *p, network_model net, int a, int b, double bytes,
                        double *time_s, tt_error *err);
-
-/* The walking skeleton's entry point: one schedule on all its ranks, rounds executor. */
-int replay_schedule(const platform *p, network_model net, const schedule *s, double *time_s,
-                    tt_error *err);
 
 #endif

@@ -2,4 +2,5 @@
 libsim_a_SOURCES += sim/engine/engine.c sim/engine/engine.h
 libsim_a_SOURCES += sim/engine/collective_sim.c sim/engine/collective_sim.h
 libsim_a_SOURCES += sim/engine/collective_estimate.c
+libsim_a_SOURCES += sim/engine/collective_request.c
 libsim_a_SOURCES += sim/engine/host_embedding.c sim/engine/host_embedding.h

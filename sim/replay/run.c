@@ -64,7 +64,7 @@ static int optimizer_state_words(const char *name)
  * the reductions are linear), so per operation only the smallest and largest
  * sizes are simulated and the other buckets interpolated between them: two
  * SimGrid runs per operation however many bucket sizes the trace has. */
-static int time_collectives(const scenario *sc, const platform *p, const device_model *d, const step_coll *c,
+static int time_collectives(const scenario *sc, const platform *p, const step_coll *c,
                             size_t n, double *coll_s, run_result *res, tt_error *err)
 {
     int ranks = platform_ranks(p);
@@ -91,15 +91,9 @@ static int time_collectives(const scenario *sc, const platform *p, const device_
                 req_hi[op] = req_lo[op];
                 continue;
             }
-            coll_request *r = &req[nreq];
-            memset(r, 0, sizeof *r);
-            r->params.op = op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL;
-            r->params.algo = algo[op];
-            r->params.ranks = ranks;
-            r->params.bytes = end ? hi[op] : lo[op];
-            r->params.ranks_per_node = platform_ranks_per_node(p);
-            /* the receiver reads two operands and writes one at memory speed */
-            r->reduce_s_per_byte = 3.0 / d->mem_Bps;
+            coll_params asked = {.op = op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL,
+                                 .algo = algo[op], .bytes = end ? hi[op] : lo[op]};
+            req[nreq] = coll_request_build(p, &asked);
             *(end ? &req_hi[op] : &req_lo[op]) = nreq++;
         }
     }
@@ -304,7 +298,7 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         nc += pp->n_coll;
     }
     if (rc == TT_OK)
-        rc = time_collectives(sc, p, &d, c, nc, coll_s, x->res, err);
+        rc = time_collectives(sc, p, c, nc, coll_s, x->res, err);
     if (rc == TT_OK && sc->embeddings == EMB_HOST)
         rc = time_host_embeddings(sc, p, x->tr, ph, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
