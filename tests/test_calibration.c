@@ -51,7 +51,7 @@ static double model_samples_per_s(const char *trace_path, int batch, int forward
     d.mem_bytes = HUGE_VAL;
     trace t;
     ck_assert_int_eq(trace_load(trace_path, &t, &err), TT_OK);
-    step_options o = {batch, 1, 4, 4, 1, 1, 0, EMB_ACCELERATORS, 0, 0};
+    step_options o = {batch, 1, 4, 4, 1, 1, 0, EMB_ACCELERATORS, 0, 0, 0};
     double s;
     if (forward) {
         s = step_forward_s(&t, &d, &o);

@@ -293,6 +293,7 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
         o->embeddings = (embedding_placement)sc->embeddings;
+        o->recompute = sc->recompute;
         pp->first_coll = nc;
         pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
         nc += pp->n_coll;

@@ -57,6 +57,7 @@ typedef struct scenario {
     double dataset_examples; /* 0: unknown (no epochs) */
     int embeddings;   /* embedding_placement */
     int fusion;       /* norm/elementwise ops fused into their producer: 1, 0, or -1 for the device's default */
+    int recompute;    /* activation recomputation (checkpointing at normalisation layers) */
 
     char *optimizer; /* NULL: the trace's */
 

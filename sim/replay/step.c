@@ -94,9 +94,30 @@ size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
  * their precision, optimizer state in fp32, activations of one micro-batch.
  * Model-parallel embedding tables (DLRM) get sparse gradients, the rows a
  * batch looked up; replicated ones (BERT's) keep a dense gradient buffer. */
+/* Activations kept for the backward. With recomputation (activation
+ * checkpointing) only the outputs of the normalisation layers, which bound
+ * the segments (a transformer sublayer, a convolution block), are kept, plus
+ * one segment at a time rebuilt during the backward. */
+static double kept_activation_bytes(const trace *t, const step_options *o)
+{
+    double all = 0, kept = 0, segment = 0, widest = 0;
+    for (size_t i = 0; i < t->n_layers; i++) {
+        const trace_layer *l = &t->layers[i];
+        all += l->activation_bytes;
+        if (l->cls == OP_NORM) {
+            kept += l->activation_bytes;
+            widest = fmax(widest, segment);
+            segment = 0;
+        } else {
+            segment += l->activation_bytes;
+        }
+    }
+    return o->recompute ? kept + fmax(widest, segment) : all;
+}
+
 static void memory_of(const trace *t, const step_options *o, const scaling *k, step_memory *m)
 {
-    double dense = 0, emb = 0, emb_rows = 0, act = 0;
+    double dense = 0, emb = 0, emb_rows = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
         const trace_layer *l = &t->layers[i];
         double count = l->param_bytes / t->dtype_bytes;
@@ -106,8 +127,8 @@ static void memory_of(const trace *t, const step_options *o, const scaling *k, s
         } else {
             dense += count;
         }
-        act += l->activation_bytes;
     }
+    double act = kept_activation_bytes(t, o);
     if (o->embeddings == EMB_HOST)
         emb = emb_rows = 0;
     else if (model_parallel_embeddings(t, o))
@@ -186,6 +207,9 @@ static void layer_pass(timeline *tl, const trace *t, size_t layer, const device_
         return;
     }
     double dt = step_layer_s(t, layer, d, o, backward);
+    /* recomputation runs a segment's forward again before its backward */
+    if (backward && o->recompute && t->layers[layer].cls != OP_NORM)
+        dt += step_layer_s(t, layer, d, o, 0);
     tl->t += dt;
     tl->r->compute_s += dt;
 }

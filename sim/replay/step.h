@@ -29,6 +29,7 @@ typedef struct step_options {
     embedding_placement embeddings;
     double host_forward_s;  /* EMB_HOST, per micro-step: the rows' lookup and trip (host_embedding.h) */
     double host_backward_s; /* EMB_HOST, per micro-step: gradient rows back and the sparse update */
+    int recompute;          /* activation recomputation: keep segment boundaries, rebuild them in backward */
 } step_options;
 
 typedef enum { STEP_ALLREDUCE = 0, STEP_ALLTOALL = 1 } step_coll_op;
