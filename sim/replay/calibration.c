@@ -15,8 +15,10 @@
  * quotes 3-5 us of launch latency); the fit searches from there up. */
 #define DISPATCH_FLOOR_S 4e-6
 
-static const char *const PASSES[] = {"train", "forward", NULL};
-enum { PASS_TRAIN, PASS_FORWARD };
+/* A measured pass: a training step, a forward pass (inference), or the
+ * backward alone (what a paper times as "backprop"). */
+static const char *const PASSES[] = {"train", "forward", "backward", NULL};
+enum { PASS_TRAIN, PASS_FORWARD, PASS_BACKWARD };
 
 typedef struct cal_point {
     char *trace_name; /* as written in the set */
@@ -188,6 +190,12 @@ static double predicted_samples_per_s(const group_fit *f, const cal_point *pt)
     o.ranks = 1;
     if (pt->pass == PASS_FORWARD)
         return pt->batch / step_forward_s(&pt->tr, &d, &o);
+    if (pt->pass == PASS_BACKWARD) {
+        double s = 0;
+        for (size_t i = 0; i < pt->tr.n_layers; i++)
+            s += step_layer_s(&pt->tr, i, &d, &o, 1);
+        return pt->batch / s;
+    }
     size_t n = pt->tr.n_buckets + pt->tr.n_comm;
     double *none = calloc(n + 1, sizeof *none); /* one device: no collectives */
     step_result r;
