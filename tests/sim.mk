@@ -59,6 +59,6 @@ tests_test_coll_request_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_coll_request_LDADD = $(TEST_LIBS)
 TESTS += tests/test_coll_request
 
-# ttasim calibrate reproduces platforms/calibrated.json byte for byte.
+# ttasim calibrate reproduces platforms/calibration/calibrated.json byte for byte.
 TESTS += tests/test_calibrate.sh
 EXTRA_DIST += tests/test_calibrate.sh
