@@ -1,8 +1,10 @@
+# One source per line: this file merges with git's union driver (.gitattributes).
 noinst_LIBRARIES += libcommon.a
-libcommon_a_SOURCES = \
-	common/error.c common/error.h \
-	common/units.c common/units.h \
-	common/jsonx.c common/jsonx.h \
-	common/datapath.c common/datapath.h \
-	common/clock.c common/clock.h \
-	common/outfile.c common/outfile.h
+libcommon_a_SOURCES =
+libcommon_a_SOURCES += common/error.c common/error.h
+libcommon_a_SOURCES += common/units.c common/units.h
+libcommon_a_SOURCES += common/jsonx.c common/jsonx.h
+libcommon_a_SOURCES += common/datapath.c common/datapath.h
+libcommon_a_SOURCES += common/clock.c common/clock.h
+libcommon_a_SOURCES += common/outfile.c common/outfile.h
+libcommon_a_SOURCES += common/vocab.c common/vocab.h

@@ -7,33 +7,12 @@
 #include "common/jsonx.h"
 
 const char *const DEVICE_KIND_NAMES[] = {"accelerator", "cpu", "nic", "switch", NULL};
-const char *const DEVICE_DTYPE_NAMES[] = {"fp32", "fp16", "bf16", NULL};
-const char *const DEVICE_OPCLASS_NAMES[] = {"gemm", "conv", "attention", "elementwise", "norm",
-                                            "embedding", "pool", "loss", NULL};
-
-static int name_index(const char *const *names, const char *s)
-{
-    for (int i = 0; names[i]; i++)
-        if (strcmp(names[i], s) == 0)
-            return i;
-    return -1;
-}
-
-int device_dtype_parse(const char *s)
-{
-    return name_index(DEVICE_DTYPE_NAMES, s);
-}
-
-int device_opclass_parse(const char *s)
-{
-    return name_index(DEVICE_OPCLASS_NAMES, s);
-}
 
 /* One dtype's table: {"default": x, "conv": y, ...}; "default" fills the rest. */
 static int load_eff_table(const jx_obj *eff, const char *dtype, double *table)
 {
     const char *keys[OPCLASS_COUNT + 2] = {"default"};
-    memcpy(keys + 1, DEVICE_OPCLASS_NAMES, sizeof *keys * (OPCLASS_COUNT + 1));
+    memcpy(keys + 1, OPCLASS_NAMES, sizeof *keys * (OPCLASS_COUNT + 1));
     jx_obj t;
     int rc;
     double dflt = 0;
@@ -42,7 +21,7 @@ static int load_eff_table(const jx_obj *eff, const char *dtype, double *table)
         return rc;
     for (int c = 0; c < OPCLASS_COUNT; c++) {
         table[c] = dflt;
-        if ((rc = jx_number(&t, DEVICE_OPCLASS_NAMES[c], 0, 1e-4, 1, &table[c])))
+        if ((rc = jx_number(&t, OPCLASS_NAMES[c], 0, 1e-4, 1, &table[c])))
             return rc;
     }
     return TT_OK;
@@ -56,12 +35,12 @@ static int load_efficiency(const jx_obj *d, device_info *dev)
         return rc;
     if (!eff.obj)
         return TT_OK;
-    if ((rc = jx_check_keys(&eff, DEVICE_DTYPE_NAMES)) || (rc = load_eff_table(&eff, "fp32", dev->efficiency[DTYPE_FP32])))
+    if ((rc = jx_check_keys(&eff, DTYPE_NAMES)) || (rc = load_eff_table(&eff, "fp32", dev->efficiency[DTYPE_FP32])))
         return rc;
     /* Half precision runs other kernels (tensor cores): its own table when known. */
     for (int dt = DTYPE_FP16; dt < DTYPE_COUNT; dt++) {
-        if (jx_has(&eff, DEVICE_DTYPE_NAMES[dt])) {
-            if ((rc = load_eff_table(&eff, DEVICE_DTYPE_NAMES[dt], dev->efficiency[dt])))
+        if (jx_has(&eff, DTYPE_NAMES[dt])) {
+            if ((rc = load_eff_table(&eff, DTYPE_NAMES[dt], dev->efficiency[dt])))
                 return rc;
         } else {
             memcpy(dev->efficiency[dt], dev->efficiency[DTYPE_FP32], sizeof dev->efficiency[dt]);
@@ -70,11 +49,27 @@ static int load_efficiency(const jx_obj *d, device_info *dev)
     return TT_OK;
 }
 
+/* {"fp32": x, "fp16": y, ...}: the per-op model's half-work FLOPs per precision. */
+static int load_half_work(const jx_obj *d, device_info *dev)
+{
+    jx_obj h;
+    int rc;
+    if ((rc = jx_child(d, "half_work_flops", 0, &h)) || !h.obj)
+        return rc;
+    if ((rc = jx_check_keys(&h, DTYPE_NAMES)))
+        return rc;
+    for (int dt = 0; dt < DTYPE_COUNT; dt++)
+        if ((rc = jx_number(&h, DTYPE_NAMES[dt], 0, 0, 1e18, &dev->half_work_flops[dt])))
+            return rc;
+    return TT_OK;
+}
+
 static int load_device(const jx_obj *d, const char *name, device_info *dev)
 {
     static const char *keys[] = {"kind", "description", "peak_flops", "mem_bytes", "mem_Bps",
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "bandwidth_Bps",
-                                 "efficiency", "mem_efficiency", "derivation", "sources", "assumptions", NULL};
+                                 "efficiency", "mem_efficiency", "half_work_flops", "dispatch_s", "fusion",
+                                 "derivation", "sources", "assumptions", NULL};
     int rc, kind = 0;
     const char *desc = "";
     long cores = 0;
@@ -94,7 +89,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
     if ((rc = jx_child(d, "peak_flops", computes, &pk)))
         return rc;
     if (pk.obj) {
-        if ((rc = jx_check_keys(&pk, DEVICE_DTYPE_NAMES)) || (rc = jx_number(&pk, "fp32", 1, 1e6, 1e18, &dev->peak_flops[DTYPE_FP32])) ||
+        if ((rc = jx_check_keys(&pk, DTYPE_NAMES)) || (rc = jx_number(&pk, "fp32", 1, 1e6, 1e18, &dev->peak_flops[DTYPE_FP32])) ||
             (rc = jx_number(&pk, "fp16", 0, 0, 1e18, &dev->peak_flops[DTYPE_FP16])) ||
             (rc = jx_number(&pk, "bf16", 0, 0, 1e18, &dev->peak_flops[DTYPE_BF16])))
             return rc;
@@ -107,7 +102,8 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_int(d, "cores", dev->kind == DEVICE_CPU, 1, 4096, &cores)) ||
         (rc = jx_rate(d, "bandwidth_Bps", dev->kind == DEVICE_NIC, 1e3, 1e15, &dev->bandwidth_Bps)) ||
         (rc = jx_number(d, "mem_efficiency", 0, 1e-3, 1, &dev->mem_efficiency)) ||
-        (rc = load_efficiency(d, dev)))
+        (rc = load_efficiency(d, dev)) || (rc = load_half_work(d, dev)) ||
+        (rc = jx_seconds(d, "dispatch_s", 0, 0, 1, &dev->dispatch_s)) || (rc = jx_bool(d, "fusion", 0, &dev->fusion)))
         return rc;
     dev->cores = (int)cores;
     return TT_OK;
@@ -165,7 +161,72 @@ int device_table_put(device_table *t, const device_info *d, tt_error *err)
     return TT_OK;
 }
 
+/* One precision of a device's fitted parameters. */
+static int apply_precision(const jx_obj *o, int dt, device_info *dev)
+{
+    static const char *const keys[] = {"half_work_flops", "efficiency", NULL};
+    jx_obj p, eff;
+    int rc;
+    if ((rc = jx_child(o, DTYPE_NAMES[dt], 0, &p)) || !p.obj)
+        return rc;
+    if ((rc = jx_check_keys(&p, keys)) ||
+        (rc = jx_number(&p, "half_work_flops", 1, 0, 1e18, &dev->half_work_flops[dt])) ||
+        (rc = jx_child(&p, "efficiency", 1, &eff)) || (rc = jx_check_keys(&eff, OPCLASS_NAMES)))
+        return rc;
+    for (int c = 0; c < OPCLASS_COUNT; c++)
+        if ((rc = jx_number(&eff, OPCLASS_NAMES[c], 0, 1e-4, 1, &dev->efficiency[dt][c])))
+            return rc;
+    return TT_OK;
+}
+
+int device_table_apply_calibrated(device_table *t, const char *file, json_t *doc, tt_error *err)
+{
+    static const char *const keys[] = {"format", "version", "devices", "residuals", NULL};
+    static const char *const dkeys[] = {"dispatch_s", "fusion", "fp32", "fp16", "bf16", NULL};
+    static const char *const FORMATS[] = {"ttasim-calibrated", NULL};
+    jx_obj r, devs;
+    int rc, format = 0;
+    long version = 0;
+    if ((rc = jx_root(&r, file, doc, err)) || (rc = jx_check_keys(&r, keys)) ||
+        (rc = jx_enum(&r, "format", 1, FORMATS, &format)) || (rc = jx_int(&r, "version", 1, 1, 1, &version)) ||
+        (rc = jx_child(&r, "devices", 1, &devs)))
+        return rc;
+    const char *name;
+    json_t *v;
+    json_object_foreach(devs.obj, name, v) {
+        jx_obj d = {file, v, "", err};
+        snprintf(d.path, sizeof d.path, "$.devices.%s", name);
+        device_info *dev = (device_info *)device_table_find(t, name);
+        if (!dev)
+            return tt_error_set(err, TT_EINPUT, "%s: %s: no device \"%s\" in the device library; calibrate "
+                                "devices of platforms/devices.json", file, d.path, name);
+        if (!json_is_object(v))
+            return tt_error_set(err, TT_EINPUT, "%s: %s: expected an object of fitted parameters", file, d.path);
+        if ((rc = jx_check_keys(&d, dkeys)) || (rc = jx_seconds(&d, "dispatch_s", 1, 0, 1, &dev->dispatch_s)) ||
+            (rc = jx_bool(&d, "fusion", 1, &dev->fusion)))
+            return rc;
+        for (int dt = 0; dt < DTYPE_COUNT; dt++)
+            if ((rc = apply_precision(&d, dt, dev)))
+                return rc;
+    }
+    return TT_OK;
+}
+
 int device_table_load_library(device_table *t, tt_error *err)
+{
+    int rc = device_table_load_uncalibrated(t, err);
+    char path[4096];
+    if (rc || datapath_find("platforms/calibration/calibrated.json", path, sizeof path) != 0)
+        return rc; /* no fitted parameters: devices.json's own */
+    json_t *doc;
+    if ((rc = jx_load_file(path, &doc, err)))
+        return rc;
+    rc = device_table_apply_calibrated(t, path, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+int device_table_load_uncalibrated(device_table *t, tt_error *err)
 {
     char path[4096];
     if (datapath_find("platforms/devices.json", path, sizeof path) != 0)
@@ -211,7 +272,7 @@ void device_table_free(device_table *t)
     t->n = 0;
 }
 
-double device_efficiency(const device_info *d, device_dtype dt, device_opclass c)
+double device_efficiency(const device_info *d, tt_dtype dt, op_class c)
 {
     return d->efficiency[dt][c];
 }

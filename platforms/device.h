@@ -8,18 +8,11 @@
 #include <jansson.h>
 
 #include "common/error.h"
+#include "common/vocab.h"
 
 typedef enum { DEVICE_ACCELERATOR, DEVICE_CPU, DEVICE_NIC, DEVICE_SWITCH, DEVICE_KIND_COUNT } device_kind;
-typedef enum { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_COUNT } device_dtype;
-/* The op classes of the workload trace (HACKING.md). */
-typedef enum {
-    OPCLASS_GEMM, OPCLASS_CONV, OPCLASS_ATTENTION, OPCLASS_ELEMENTWISE, OPCLASS_NORM,
-    OPCLASS_EMBEDDING, OPCLASS_POOL, OPCLASS_LOSS, OPCLASS_COUNT
-} device_opclass;
 
 extern const char *const DEVICE_KIND_NAMES[];    /* "accelerator", "cpu", "nic", "switch" */
-extern const char *const DEVICE_DTYPE_NAMES[];   /* "fp32", "fp16", "bf16" */
-extern const char *const DEVICE_OPCLASS_NAMES[]; /* "gemm", "conv", ... as in traces */
 
 typedef struct device_info {
     char name[48];
@@ -35,6 +28,14 @@ typedef struct device_info {
      * bound; mem_efficiency is the fraction of mem_Bps when memory bound. */
     double efficiency[DTYPE_COUNT][OPCLASS_COUNT];
     double mem_efficiency;
+    /* The per-op model (sim/replay/device_model.h): work per kernel at which a
+     * kernel reaches half its class efficiency (0: every kernel at full
+     * efficiency), host time to issue one kernel, and whether norm and
+     * elementwise ops fuse into their producer. Fitted by 'ttasim calibrate'
+     * into platforms/calibration/calibrated.json, which overrides devices.json. */
+    double half_work_flops[DTYPE_COUNT];
+    double dispatch_s;
+    int fusion;
 } device_info;
 
 /* A set of device types by name. */
@@ -48,8 +49,14 @@ typedef struct device_table {
  * file at JSON path `path`; a name already present is replaced. */
 int device_table_add_json(device_table *t, const char *file, json_t *devices, const char *path,
                           tt_error *err);
-/* Loads the shared library platforms/devices.json (found with datapath). */
+/* Loads the shared library platforms/devices.json (found with datapath),
+ * then the fitted parameters of platforms/calibration/calibrated.json over it. */
 int device_table_load_library(device_table *t, tt_error *err);
+/* platforms/devices.json alone: what 'ttasim calibrate' fits from. */
+int device_table_load_uncalibrated(device_table *t, tt_error *err);
+/* Applies a fitted-parameters document ('ttasim calibrate', format
+ * "ttasim-calibrated") read from file to the devices it names. */
+int device_table_apply_calibrated(device_table *t, const char *file, json_t *doc, tt_error *err);
 const device_info *device_table_find(const device_table *t, const char *name);
 /* Adds (or replaces) one device; pointers into the table move when it grows. */
 int device_table_put(device_table *t, const device_info *d, tt_error *err);
@@ -59,9 +66,6 @@ void device_table_free(device_table *t);
 json_t *device_table_assumptions(const device_table *t, const char *name);
 
 /* The roofline efficiency for a class and dtype. */
-double device_efficiency(const device_info *d, device_dtype dt, device_opclass c);
-/* Parses "fp32"/"fp16"/"bf16"; -1 if unknown. */
-int device_dtype_parse(const char *s);
-int device_opclass_parse(const char *s);
+double device_efficiency(const device_info *d, tt_dtype dt, op_class c);
 
 #endif

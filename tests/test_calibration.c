@@ -12,7 +12,7 @@
 #include "sim/replay/calibration.h"
 #include "sim/replay/device_model.h"
 #include "sim/replay/step.h"
-#include "sim/replay/trace.h"
+#include "sim/replay/workload.h"
 #include "tests/testutil.h"
 
 /* One layer of a class and a loss: each trace exercises one efficiency. */
@@ -44,13 +44,13 @@ static double model_samples_per_s(const char *trace_path, int batch, int forward
     ck_assert_int_eq(device_table_load_library(&lib, &err), TT_OK);
     device_model d;
     ck_assert_int_eq(device_model_of(device_table_find(&lib, "generic-accelerator"), "fp32", &d, &err), TT_OK);
-    d.efficiency[OP_CONV] = TRUE_CONV;
-    d.efficiency[OP_GEMM] = TRUE_GEMM;
+    d.efficiency[OPCLASS_CONV] = TRUE_CONV;
+    d.efficiency[OPCLASS_GEMM] = TRUE_GEMM;
     d.half_work_flops = TRUE_HALF_WORK;
     d.dispatch_s = 4e-6;
     d.mem_bytes = HUGE_VAL;
-    trace t;
-    ck_assert_int_eq(trace_load(trace_path, &t, &err), TT_OK);
+    workload t;
+    ck_assert_int_eq(workload_load(trace_path, &t, &err), TT_OK);
     step_options o = {batch, 1, 4, 4, 1, 1, 0, EMB_ACCELERATORS, 0, 0, 0};
     double s;
     if (forward) {
@@ -61,7 +61,7 @@ static double model_samples_per_s(const char *trace_path, int batch, int forward
         ck_assert_int_eq(step_replay(&t, &d, &o, none, &r, &err), TT_OK);
         s = r.time_s;
     }
-    trace_free(&t);
+    workload_free(&t);
     device_table_free(&lib);
     return batch / s;
 }

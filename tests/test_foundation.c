@@ -11,6 +11,7 @@
 #include "collectives/closed_form.h"
 #include "collectives/schedule.h"
 #include "common/units.h"
+#include "common/vocab.h"
 #include "sim/engine/collective_sim.h"
 #include "sim/replay/run.h"
 #include "sim/replay/scenario.h"
@@ -70,6 +71,35 @@ START_TEST(units_sizes)
     ck_assert_double_eq_tol(x, 5e-6, 1e-18);
     ck_assert_int_eq(units_parse_seconds("2ms", &x, &why), 0);
     ck_assert_double_eq_tol(x, 2e-3, 1e-15);
+}
+END_TEST
+
+/* Every name parses back to its enum, sizes are the formats' element sizes,
+ * and an unknown word is an input error that lists the choices. */
+START_TEST(vocab_names_and_sizes)
+{
+    tt_error err = {0};
+    op_class c = OPCLASS_COUNT;
+    for (int i = 0; i < OPCLASS_COUNT; i++) {
+        ck_assert_int_eq(opclass_parse(opclass_name((op_class)i), &c, &err), TT_OK);
+        ck_assert_int_eq(c, i);
+    }
+    ck_assert_str_eq(opclass_name(OPCLASS_CONV), "conv");
+    ck_assert_str_eq(opclass_name(OPCLASS_LOSS), "loss");
+    ck_assert_ptr_null(OPCLASS_NAMES[OPCLASS_COUNT]);
+    ck_assert_int_eq(opclass_parse("matmul", &c, &err), TT_EINPUT);
+    ck_assert_str_eq(err.msg, "expected conv, gemm, attention, norm, elementwise, pool, embedding or loss, "
+                              "found \"matmul\"");
+    tt_dtype t = DTYPE_COUNT;
+    ck_assert_int_eq(dtype_parse("bf16", &t, &err), TT_OK);
+    ck_assert_int_eq(t, DTYPE_BF16);
+    ck_assert_str_eq(dtype_name(DTYPE_FP16), "fp16");
+    ck_assert_int_eq(dtype_bytes(DTYPE_FP32), 4);
+    ck_assert_int_eq(dtype_bytes(DTYPE_FP16), 2);
+    ck_assert_int_eq(dtype_bytes(DTYPE_BF16), 2);
+    ck_assert_ptr_null(DTYPE_NAMES[DTYPE_COUNT]);
+    ck_assert_int_eq(dtype_parse("fp8", &t, &err), TT_EINPUT);
+    ck_assert_str_eq(err.msg, "expected fp32, fp16 or bf16, found \"fp8\"");
 }
 END_TEST
 
@@ -265,6 +295,7 @@ static Suite *suite(void)
     Suite *s = suite_create("foundation");
     TCase *t = tcase_create("loader");
     tcase_add_test(t, units_sizes);
+    tcase_add_test(t, vocab_names_and_sizes);
     tcase_add_test(t, loader_valid);
     tcase_add_test(t, loader_syntax_error_line_column);
     tcase_add_test(t, loader_unknown_key_suggests);

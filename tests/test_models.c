@@ -65,6 +65,32 @@ START_TEST(param_counts)
 }
 END_TEST
 
+/* Each layer type is timed with its device class: the counts of ResNet-50's
+ * 53 convs, 53 batchnorms (ReLU fused), 16 residual adds, 2 pools, 1 fc, 1 loss. */
+START_TEST(layer_classes)
+{
+    model *m = make("resnet50", NULL);
+    int n[OPCLASS_COUNT] = {0};
+    for (int i = 0; i < model_nlayers(m); i++)
+        n[model_layer_at(m, i)->cls]++;
+    ck_assert_int_eq(n[OPCLASS_CONV], 53);
+    ck_assert_int_eq(n[OPCLASS_NORM], 53);
+    ck_assert_int_eq(n[OPCLASS_ELEMENTWISE], 16);
+    ck_assert_int_eq(n[OPCLASS_POOL], 2);
+    ck_assert_int_eq(n[OPCLASS_GEMM], 1);
+    ck_assert_int_eq(n[OPCLASS_LOSS], 1);
+    ck_assert_int_eq(n[OPCLASS_EMBEDDING] + n[OPCLASS_ATTENTION], 0);
+    model_free(m);
+    m = make("bert-tiny", NULL);
+    ck_assert_int_eq(model_layer_at(m, 0)->cls, OPCLASS_EMBEDDING);
+    int attn = 0;
+    for (int i = 0; i < model_nlayers(m); i++)
+        attn += model_layer_at(m, i)->cls == OPCLASS_ATTENTION;
+    ck_assert_int_eq(attn, 2); /* one per encoder layer */
+    model_free(m);
+}
+END_TEST
+
 START_TEST(flops_counted)
 {
     /* ResNet-50 forward at 224: 4.09 G multiply-adds (torchvision), 2 FLOPs each */
@@ -505,6 +531,7 @@ static Suite *models_suite(void)
     TCase *tc = tcase_create("zoo");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, param_counts);
+    tcase_add_test(tc, layer_classes);
     tcase_add_test(tc, flops_counted);
     tcase_add_test(tc, output_shapes);
     tcase_add_test(tc, model_gradients);

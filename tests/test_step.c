@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "sim/replay/step.h"
-#include "sim/replay/trace.h"
+#include "sim/replay/workload.h"
 #include "tests/testutil.h"
 
 /* conv (params 1e8 B) -> gemm (params 4e8 B) -> loss; fp32, micro-batch 8. */
@@ -31,17 +31,17 @@ static const char *TINY =
 /* A plain roofline: no saturation, no dispatch floor, no fusion. */
 static const device_model DEV = {
     .name = "test device", .peak_flops = 1e13, .peak_fp32_flops = 5e12, .mem_Bps = 1e12, .mem_bytes = 80e9,
-    .efficiency = {[OP_CONV] = 0.5, [OP_GEMM] = 0.8, [OP_ATTENTION] = 0.5, [OP_NORM] = 0.5,
-                   [OP_ELEMENTWISE] = 0.5, [OP_POOL] = 0.5, [OP_EMBEDDING] = 0.5, [OP_LOSS] = 0.5},
+    .efficiency = {[OPCLASS_CONV] = 0.5, [OPCLASS_GEMM] = 0.8, [OPCLASS_ATTENTION] = 0.5, [OPCLASS_NORM] = 0.5,
+                   [OPCLASS_ELEMENTWISE] = 0.5, [OPCLASS_POOL] = 0.5, [OPCLASS_EMBEDDING] = 0.5, [OPCLASS_LOSS] = 0.5},
 };
 
-static void load_tiny(const char *extra, trace *t)
+static void load_tiny(const char *extra, workload *t)
 {
     char text[4096], path[64];
     snprintf(text, sizeof text, TINY, extra);
     tu_write_temp(text, path, sizeof path);
     tt_error err = {0};
-    int rc = trace_load(path, t, &err);
+    int rc = workload_load(path, t, &err);
     unlink(path);
     ck_assert_msg(rc == TT_OK, "%s", err.msg);
 }
@@ -54,19 +54,19 @@ static step_options opts(int micro_batch)
 
 START_TEST(trace_reads_fields)
 {
-    trace t;
+    workload t;
     load_tiny("", &t);
     ck_assert_str_eq(t.model, "tiny");
     ck_assert_int_eq(t.micro_batch, 8);
     ck_assert_int_eq((int)t.n_layers, 3);
-    ck_assert_int_eq(t.layers[1].cls, OP_GEMM);
+    ck_assert_int_eq(t.layers[1].cls, OPCLASS_GEMM);
     ck_assert_double_eq(t.layers[1].backward_flops, 4e12);
     ck_assert_double_eq(t.gradient_bytes, 5e8);
     ck_assert_int_eq((int)t.n_buckets, 2);
     ck_assert_int_eq(t.buckets[1].ready_after_layer, 0);
     ck_assert_str_eq(t.optimizer, "sgd");
     ck_assert_int_eq((int)t.n_comm, 0);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -74,9 +74,9 @@ static void expect_bad(const char *text, const char *needle)
 {
     char path[64];
     tu_write_temp(text, path, sizeof path);
-    trace t;
+    workload t;
     tt_error err = {0};
-    int rc = trace_load(path, &t, &err);
+    int rc = workload_load(path, &t, &err);
     unlink(path);
     ck_assert_int_eq(rc, TT_EINPUT);
     ck_assert_msg(strstr(err.msg, needle) != NULL, "expected '%s' in: %s", needle, err.msg);
@@ -118,7 +118,7 @@ END_TEST
  * optimizer max(1e9 / 2.5e12, 4e9 / 1e12) = 0.004. */
 START_TEST(timeline_overlap)
 {
-    trace t;
+    workload t;
     load_tiny("", &t);
     step_options o = opts(8);
     step_coll c[2];
@@ -152,7 +152,7 @@ START_TEST(timeline_overlap)
     step_coll c32[2];
     step_collectives(&t, &o, c32);
     ck_assert_double_eq(c32[0].bytes, 4e8);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -160,7 +160,7 @@ END_TEST
  * fp16 halves every byte; accumulation repeats the compute, reduces once. */
 START_TEST(scaling_and_accumulation)
 {
-    trace t;
+    workload t;
     load_tiny("", &t);
     step_options o = opts(16);
     o.dtype_bytes = 2;
@@ -186,13 +186,13 @@ START_TEST(scaling_and_accumulation)
     ck_assert_int_eq(step_replay(&t, &DEV, &o, slow, &r, &err), TT_OK);
     ck_assert_double_eq_tol(r.compute_s, 3 * 1.352, 1e-12);
     ck_assert_double_eq_tol(r.time_s, 2 * 1.352 + 1.556, 1e-12);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
 START_TEST(memory_does_not_fit)
 {
-    trace t;
+    workload t;
     load_tiny("", &t);
     device_model small = DEV;
     small.mem_bytes = 2e9;
@@ -203,7 +203,7 @@ START_TEST(memory_does_not_fit)
     ck_assert_int_eq(step_replay(&t, &small, &o, coll_s, &r, &err), TT_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "does not fit"));
     ck_assert_ptr_nonnull(strstr(err.msg, "activations 1.5 GB"));
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -211,7 +211,7 @@ END_TEST
  * placement there is none and the embedding lookups are idle time instead. */
 START_TEST(alltoall_and_host_embeddings)
 {
-    trace t;
+    workload t;
     load_tiny(", \"comm\": [{\"op\": \"alltoall\", \"phase\": \"forward\", \"after_layer\": 1,"
               " \"bytes_per_rank\": 1e8}]", &t);
     step_options o = opts(8);
@@ -226,16 +226,16 @@ START_TEST(alltoall_and_host_embeddings)
     ck_assert_double_eq_tol(r.time_s, 1.352 + 0.3 + 0.004, 1e-12);
     /* conv1 as a model-parallel table: 1/8 of its 2.5e7 parameters per rank,
      * sparse gradients (its rows, capped by that share) */
-    t.layers[0].cls = OP_EMBEDDING;
+    t.layers[0].cls = OPCLASS_EMBEDDING;
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
     ck_assert_double_eq_tol(r.memory.params_bytes, (1e8 + 2.5e7 / 8) * 4, 1);
     ck_assert_double_eq_tol(r.memory.gradients_bytes, (1e8 + 2.5e7 / 8) * 4, 1);
-    trace_free(&t);
+    workload_free(&t);
 
     /* Make conv1 an embedding table held in host memory: its rows take 0.11 s
      * to arrive, its gradient rows and sparse update 0.12 s. */
     load_tiny("", &t);
-    t.layers[0].cls = OP_EMBEDDING;
+    t.layers[0].cls = OPCLASS_EMBEDDING;
     o.embeddings = EMB_HOST;
     o.host_forward_s = 0.11;
     o.host_backward_s = 0.12;
@@ -256,16 +256,16 @@ START_TEST(alltoall_and_host_embeddings)
     o.accumulation = 1;
     /* the table stays in host memory: only fc's 1e8 fp32 parameters have gradients here */
     ck_assert_double_eq_tol(r.memory.gradients_bytes, 1e8 * 4, 1);
-    trace_free(&t);
+    workload_free(&t);
 
     /* fc as the table instead: its lookups (0.11) overlap conv1's forward (0.2) and
      * its update (0.202 + 0.12) conv1's backward: nothing waits, 1.352 - 0.75 + 0.004 */
     load_tiny("", &t);
-    t.layers[1].cls = OP_EMBEDDING;
+    t.layers[1].cls = OPCLASS_EMBEDDING;
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
     ck_assert_double_eq_tol(r.host_embedding_s, 0, 1e-15);
     ck_assert_double_eq_tol(r.time_s, 0.606, 1e-12);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -273,9 +273,9 @@ END_TEST
  * micro-batch, gradients at the gradient precision, DRAM bytes from the layer. */
 START_TEST(host_load_scales)
 {
-    trace t;
+    workload t;
     load_tiny("", &t);
-    t.layers[0].cls = OP_EMBEDDING;
+    t.layers[0].cls = OPCLASS_EMBEDDING;
     step_options o = opts(16); /* twice the trace's micro-batch */
     o.dtype_bytes = 2;         /* fp16 rows, fp32 gradients */
     step_host_load l;
@@ -284,7 +284,7 @@ START_TEST(host_load_scales)
     ck_assert_double_eq_tol(l.grad_rows_bytes, 1e9 * 2, 1);
     ck_assert_double_eq_tol(l.lookup_bytes, 1e9 * 2 * 0.5, 1);
     ck_assert_double_eq_tol(l.update_bytes, 2e9 * 2 * 0.5, 1);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -304,12 +304,12 @@ static const char *PEROP =
     " \"optimizer\": {\"name\": \"sgd\", \"flops\": 1e9, \"bytes\": 4e9},\n"
     " \"buckets\": [{\"bytes\": 1e8, \"ready_after_layer\": 0}]}\n";
 
-static void load_perop(trace *t)
+static void load_perop(workload *t)
 {
     char path[64];
     tu_write_temp(PEROP, path, sizeof path);
     tt_error err = {0};
-    int rc = trace_load(path, t, &err);
+    int rc = workload_load(path, t, &err);
     unlink(path);
     ck_assert_msg(rc == TT_OK, "%s", err.msg);
 }
@@ -319,7 +319,7 @@ static void load_perop(trace *t)
  * of a convolution is two kernels (input and weight gradients) of 1e12. */
 START_TEST(perop_saturation)
 {
-    trace t;
+    workload t;
     load_perop(&t);
     device_model d = DEV;
     step_options o = opts(8);
@@ -332,7 +332,7 @@ START_TEST(perop_saturation)
     o = opts(16);
     ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 0), 0.5, 1e-12);
     ck_assert(0.5 / 16 < 0.3 / 8);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -340,7 +340,7 @@ END_TEST
  * kernels take two dispatches. */
 START_TEST(perop_dispatch)
 {
-    trace t;
+    workload t;
     load_perop(&t);
     device_model d = DEV;
     d.dispatch_s = 0.5;
@@ -348,7 +348,7 @@ START_TEST(perop_dispatch)
     ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 0), 0.5, 1e-12);
     ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 1), 1.0, 1e-12);
     ck_assert_double_eq_tol(step_layer_s(&t, 2, &d, &o, 0), 0.5, 1e-12);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -357,7 +357,7 @@ END_TEST
  * The first layer has no producer. */
 START_TEST(perop_fusion)
 {
-    trace t;
+    workload t;
     load_perop(&t);
     device_model d = DEV;
     d.fusion = 1;
@@ -369,7 +369,7 @@ START_TEST(perop_fusion)
     /* fp16 halves every byte */
     o.dtype_bytes = 2;
     ck_assert_double_eq_tol(step_layer_s(&t, 1, &d, &o, 0), 0.5e-3, 1e-15);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -377,11 +377,11 @@ END_TEST
  * 2 ms (memory) + loss 1 us (memory). */
 START_TEST(perop_forward_pass)
 {
-    trace t;
+    workload t;
     load_perop(&t);
     step_options o = opts(8);
     ck_assert_double_eq_tol(step_forward_s(&t, &DEV, &o), 0.202001, 1e-12);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -389,7 +389,7 @@ END_TEST
  * backward: conv 0.2 s and loss 1 us more per micro-step. */
 START_TEST(recompute_costs_a_forward)
 {
-    trace t;
+    workload t;
     load_perop(&t);
     step_options o = opts(8);
     double coll_s[] = {0};
@@ -399,7 +399,7 @@ START_TEST(recompute_costs_a_forward)
     o.recompute = 1;
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &again, &err), TT_OK);
     ck_assert_double_eq_tol(again.compute_s - plain.compute_s, 0.200001, 1e-12);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 
@@ -409,9 +409,9 @@ END_TEST
  * sequences) and the widest segment (0.30 GB): 2.53 GB at 36 in fp16. */
 START_TEST(bert_large_36x512_fits_v100_with_recompute)
 {
-    trace t;
+    workload t;
     tt_error err = {0};
-    ck_assert_int_eq(trace_load(TTASIM_SRCDIR "/scenarios/traces/bert-large-seq512.json", &t, &err), TT_OK);
+    ck_assert_int_eq(workload_load(TTASIM_SRCDIR "/scenarios/traces/bert-large-seq512.json", &t, &err), TT_OK);
     device_model v100 = DEV;
     v100.mem_bytes = 16.0 * 1024 * 1024 * 1024;
     step_options o = {36, 1, 2, 2, 1, 8, 2, EMB_ACCELERATORS, 0, 0, 0};
@@ -424,7 +424,7 @@ START_TEST(bert_large_36x512_fits_v100_with_recompute)
     ck_assert_double_eq_tol(r.memory.activations_bytes, 2532777984.0, 1);
     ck_assert_double_lt(r.memory.total_bytes, v100.mem_bytes);
     free(coll_s);
-    trace_free(&t);
+    workload_free(&t);
 }
 END_TEST
 

@@ -38,7 +38,6 @@ int g_gelu(model *m, const char *name, int x);
 int g_tanh(model *m, const char *name, int x);
 int g_dropout(model *m, const char *name, int x, float p); /* p <= 0: no layer, returns x */
 int g_maxpool(model *m, const char *name, int x, int K, int stride, int pad);
-int g_avgpool(model *m, const char *name, int x, int K, int stride, int pad);
 int g_gap(model *m, const char *name, int x);
 int g_add(model *m, const char *name, int a, int b);
 /* residual add with the following relu fused */

@@ -88,9 +88,6 @@ void pool_shape_init(pool_shape *s, int C, int H, int W, int K, int stride, int 
 /* inp (B,C,H,W) -> out (B,C,OH,OW); argmax (B,C,OH,OW) saves the input index */
 void maxpool_forward(float *out, int *argmax, const float *inp, const pool_shape *s, int B);
 void maxpool_backward(float *dinp, const float *dout, const int *argmax, const pool_shape *s, int B);
-/* average over the window, padding counted (PyTorch count_include_pad=True) */
-void avgpool_forward(float *out, const float *inp, const pool_shape *s, int B);
-void avgpool_backward(float *dinp, const float *dout, const pool_shape *s, int B);
 /* inp (B,C,HW) -> out (B,C) */
 void gap_forward(float *out, const float *inp, int B, int C, int HW);
 void gap_backward(float *dinp, const float *dout, int B, int C, int HW);

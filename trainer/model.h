@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/vocab.h"
 #include "trainer/params.h"
 
 #define MODEL_MAX_WIDTHS 16
@@ -61,7 +62,7 @@ typedef struct model_inputs {
  * scale linearly with the batch; *_fixed ones do not. */
 typedef struct model_layer {
     const char *name;
-    const char *cls;       /* conv|gemm|attention|norm|elementwise|pool|embedding|loss */
+    op_class cls;          /* the device's roofline efficiency applies per class */
     double params;         /* parameters this layer owns */
     double fwd_flops, bwd_flops;       /* per sample; a multiply-add is 2 */
     double fwd_elems, bwd_elems;       /* per sample: activation elements read + written */
@@ -84,8 +85,8 @@ int model_opts_set(model_opts *o, const char *key, const char *value, tt_error *
     "widths", "image", "channels", "classes", "seq-len", "vocab", "table-rows", "table-rows-cap", \
         "dropout", "label-smoothing", "seed"
 
-/* The zoo: NULL-terminated names, and a one-line description. */
-extern const char *const MODEL_NAMES[];
+/* The zoo: the i-th model's name (NULL past the last), and a one-line description. */
+const char *model_zoo_name(int i);
 const char *model_describe(const char *name);
 
 /* Plans the named model (no parameter or activation memory). */

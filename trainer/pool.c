@@ -1,4 +1,4 @@
-/* pool.c: max, average and global-average pooling over NCHW images. */
+/* pool.c: max and global-average pooling over NCHW images. */
 #include <float.h>
 #include <string.h>
 
@@ -56,56 +56,6 @@ void maxpool_backward(float *dinp, const float *dout, const int *argmax, const p
         const int *am = argmax + p * s->OH * s->OW;
         for (int i = 0; i < s->OH * s->OW; i++)
             dx[am[i]] += dy[i];
-    }
-}
-
-void avgpool_forward(float *out, const float *inp, const pool_shape *s, int B)
-{
-    long planes = (long)B * s->C;
-    float inv = 1.0f / (float)(s->K * s->K);
-    for (long p = 0; p < planes; p++) {
-        const float *x = inp + p * s->H * s->W;
-        float *y = out + p * s->OH * s->OW;
-        for (int oy = 0; oy < s->OH; oy++)
-            for (int ox = 0; ox < s->OW; ox++) {
-                float acc = 0.0f;
-                for (int ky = 0; ky < s->K; ky++) {
-                    int iy = oy * s->stride - s->pad + ky;
-                    if (iy < 0 || iy >= s->H)
-                        continue;
-                    for (int kx = 0; kx < s->K; kx++) {
-                        int ix = ox * s->stride - s->pad + kx;
-                        if (ix >= 0 && ix < s->W)
-                            acc += x[iy * s->W + ix];
-                    }
-                }
-                y[oy * s->OW + ox] = acc * inv;
-            }
-    }
-}
-
-void avgpool_backward(float *dinp, const float *dout, const pool_shape *s, int B)
-{
-    long planes = (long)B * s->C;
-    float inv = 1.0f / (float)(s->K * s->K);
-    memset(dinp, 0, (size_t)planes * s->H * s->W * sizeof(float));
-    for (long p = 0; p < planes; p++) {
-        float *dx = dinp + p * s->H * s->W;
-        const float *dy = dout + p * s->OH * s->OW;
-        for (int oy = 0; oy < s->OH; oy++)
-            for (int ox = 0; ox < s->OW; ox++) {
-                float g = dy[oy * s->OW + ox] * inv;
-                for (int ky = 0; ky < s->K; ky++) {
-                    int iy = oy * s->stride - s->pad + ky;
-                    if (iy < 0 || iy >= s->H)
-                        continue;
-                    for (int kx = 0; kx < s->K; kx++) {
-                        int ix = ox * s->stride - s->pad + kx;
-                        if (ix >= 0 && ix < s->W)
-                            dx[iy * s->W + ix] += g;
-                    }
-                }
-            }
     }
 }
 

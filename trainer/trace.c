@@ -63,7 +63,7 @@ static json_t *layers_json(const model *m, int B, int dt)
     for (int i = 0; i < model_nlayers(m); i++) {
         const model_layer *L = model_layer_at(m, i);
         json_t *o = json_pack(
-            "{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}", "name", L->name, "class", L->cls,
+            "{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}", "name", L->name, "class", opclass_name(L->cls),
             "forward_flops", L->fwd_flops * B, "forward_bytes",
             (L->fwd_elems * B + L->fwd_elems_fixed) * dt, "backward_flops", L->bwd_flops * B,
             "backward_bytes", (L->bwd_elems * B + L->bwd_elems_fixed) * dt, "activation_bytes",
@@ -110,12 +110,11 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
                 json_t **out, tt_error *err)
 {
     *out = NULL;
-    int dt = strcmp(to->precision, "fp32") == 0 ? 4
-             : strcmp(to->precision, "fp16") == 0 || strcmp(to->precision, "bf16") == 0 ? 2
-                                                                                          : 0;
-    if (!dt)
+    tt_dtype dtype;
+    if (dtype_parse(to->precision, &dtype, NULL))
         return tt_error_set(err, TT_EINPUT, "precision '%s': expected fp32, fp16 or bf16",
                             to->precision);
+    int dt = dtype_bytes(dtype);
     const optimizer_cost *oc = trace_optimizer_cost(to->optimizer);
     if (!oc)
         return tt_error_set(err, TT_EINPUT,

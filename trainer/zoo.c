@@ -8,25 +8,13 @@
 #include "trainer/graph.h"
 #include "trainer/layers.h"
 
-const char *const MODEL_NAMES[] = {
-    "mlp", "cnn", "resnet18", "resnet34", "resnet50", "bert-tiny", "bert-base", "bert-large",
-    "vit-b32", "dlrm-mlperf", "dlrm-small", NULL,
-};
-
-static const char *const DESCRIPTIONS[] = {
-    "multi-layer perceptron, widths --widths (default 784-1024-1024-10), ReLU fused in the linear layers",
-    "small conv net for 28x28 images: 2 x (conv3x3, ReLU, max-pool), 2 linear layers",
-    "ResNet-18 (torchvision), 224x224, 1000 classes",
-    "ResNet-34 (torchvision), 224x224, 1000 classes",
-    "ResNet-50 v1.5 (torchvision), 224x224, 1000 classes",
-    "BERT-Tiny (L=2, H=128, A=2), masked-LM head tied to the word embeddings",
-    "BERT-Base (L=12, H=768, A=12), 128 tokens, masked-LM head tied to the embeddings",
-    "BERT-Large (L=24, H=1024, A=16), 128 tokens, masked-LM head tied to the embeddings",
-    "ViT-B/32 (torchvision), 224x224, 1000 classes",
-    "DLRM, MLPerf Criteo 1TB: bottom 13-512-256-128, top 1024-1024-512-256-1, 26 tables "
-    "(rows capped at 40M)",
-    "DLRM with the MLPerf shapes and tables capped at 10,000 rows (trains in memory)",
-};
+/* The parameters of an architecture family; each builder reads its own. */
+typedef struct zoo_shape {
+    const int *blocks;                     /* resnet: blocks per stage */
+    int bottleneck;                        /* resnet: bottleneck blocks (ResNet-50) */
+    int layers, hidden, heads, ffn, patch; /* bert, vit */
+    long rows_cap;                         /* dlrm: default cap on rows per table */
+} zoo_shape;
 
 /* MLPerf DLRM (Criteo Terabyte, --max-ind-range=40000000): rows per table */
 static const long MLPERF_TABLE_ROWS[26] = {
@@ -34,22 +22,15 @@ static const long MLPERF_TABLE_ROWS[26] = {
     2208, 11938, 155, 4, 976, 14, 39979771, 25641295, 39664984, 585935, 12972, 108, 36,
 };
 
-const char *model_describe(const char *name)
-{
-    for (int i = 0; MODEL_NAMES[i]; i++)
-        if (strcmp(MODEL_NAMES[i], name) == 0)
-            return DESCRIPTIONS[i];
-    return NULL;
-}
-
 static const char *nm(char *buf, const char *prefix, const char *suffix)
 {
     snprintf(buf, 64, "%s%s", prefix, suffix);
     return buf;
 }
 
-static int build_mlp(model *m, const model_opts *o)
+static int build_mlp(model *m, const model_opts *o, const zoo_shape *s)
 {
+    (void)s;
     int def[4] = {784, 1024, 1024, 10};
     const int *w = o->nwidths ? o->widths : def;
     int n = o->nwidths ? o->nwidths : 4;
@@ -65,8 +46,9 @@ static int build_mlp(model *m, const model_opts *o)
     return 0;
 }
 
-static int build_cnn(model *m, const model_opts *o)
+static int build_cnn(model *m, const model_opts *o, const zoo_shape *s)
 {
+    (void)s;
     int C = o->channels ? o->channels : 1, S = o->image ? o->image : 28;
     int x = g_input_image(m, C, S, S);
     x = g_conv(m, "conv1", x, 32, 3, 1, 1, 1);
@@ -113,8 +95,9 @@ static int resnet_block(model *m, const char *p, int x, int width, int stride, i
     return g_add_relu(m, nm(b, p, "add"), y, skip);
 }
 
-static int build_resnet(model *m, const model_opts *o, const int *blocks, int bottleneck)
+static int build_resnet(model *m, const model_opts *o, const zoo_shape *s)
 {
+    const int *blocks = s->blocks, bottleneck = s->bottleneck;
     g_init_style(m, INIT_KAIMING_FANOUT);
     int S = o->image ? o->image : 224;
     int x = g_input_image(m, o->channels ? o->channels : 3, S, S);
@@ -152,8 +135,9 @@ static int bert_layer(model *m, const char *p, int x, int H, int A, int I, float
     return g_layernorm(m, nm(b, p, "output.LayerNorm"), f, 1e-12f);
 }
 
-static int build_bert(model *m, const model_opts *o, int L, int H, int A)
+static int build_bert(model *m, const model_opts *o, const zoo_shape *s)
 {
+    int L = s->layers, H = s->hidden, A = s->heads;
     g_init_style(m, INIT_NORMAL_002);
     int T = o->seq_len ? o->seq_len : 128, V = o->vocab ? o->vocab : 30522;
     int x = g_embed(m, "embeddings", T, V, 512, 2, H);
@@ -193,8 +177,9 @@ static int vit_layer(model *m, const char *p, int x, int H, int A, int I, float 
     return g_add(m, nm(b, p, "add_2"), y, x);
 }
 
-static int build_vit(model *m, const model_opts *o, int patch, int L, int H, int A, int I)
+static int build_vit(model *m, const model_opts *o, const zoo_shape *s)
 {
+    int patch = s->patch, L = s->layers, H = s->hidden, A = s->heads, I = s->ffn;
     g_init_style(m, INIT_NORMAL_002);
     int S = o->image ? o->image : 224;
     int x = g_input_image(m, o->channels ? o->channels : 3, S, S);
@@ -213,8 +198,9 @@ static int build_vit(model *m, const model_opts *o, int patch, int L, int H, int
     return 0;
 }
 
-static int build_dlrm(model *m, const model_opts *o, long default_cap)
+static int build_dlrm(model *m, const model_opts *o, const zoo_shape *s)
 {
+    long default_cap = s->rows_cap;
     long cap = o->table_rows_cap > 0 ? o->table_rows_cap : default_cap, rows[MODEL_MAX_TABLES];
     int F = o->ntables > 0 ? o->ntables : 26;
     for (int i = 0; i < F; i++) {
@@ -238,32 +224,62 @@ static int build_dlrm(model *m, const model_opts *o, long default_cap)
     return 0;
 }
 
+static const int RESNET18_BLOCKS[4] = {2, 2, 2, 2}, RESNET34_BLOCKS[4] = {3, 4, 6, 3};
+
+/* The zoo, in the order 'ttasim model list' shows it. */
+static const struct zoo_entry {
+    const char *name, *description;
+    int (*build)(model *m, const model_opts *o, const zoo_shape *s);
+    zoo_shape shape;
+} ZOO[] = {
+    {"mlp", "multi-layer perceptron, widths --widths (default 784-1024-1024-10), ReLU fused in the "
+            "linear layers", build_mlp, {0}},
+    {"cnn", "small conv net for 28x28 images: 2 x (conv3x3, ReLU, max-pool), 2 linear layers",
+     build_cnn, {0}},
+    {"resnet18", "ResNet-18 (torchvision), 224x224, 1000 classes", build_resnet,
+     {.blocks = RESNET18_BLOCKS}},
+    {"resnet34", "ResNet-34 (torchvision), 224x224, 1000 classes", build_resnet,
+     {.blocks = RESNET34_BLOCKS}},
+    {"resnet50", "ResNet-50 v1.5 (torchvision), 224x224, 1000 classes", build_resnet,
+     {.blocks = RESNET34_BLOCKS, .bottleneck = 1}},
+    {"bert-tiny", "BERT-Tiny (L=2, H=128, A=2), masked-LM head tied to the word embeddings",
+     build_bert, {.layers = 2, .hidden = 128, .heads = 2}},
+    {"bert-base", "BERT-Base (L=12, H=768, A=12), 128 tokens, masked-LM head tied to the embeddings",
+     build_bert, {.layers = 12, .hidden = 768, .heads = 12}},
+    {"bert-large", "BERT-Large (L=24, H=1024, A=16), 128 tokens, masked-LM head tied to the embeddings",
+     build_bert, {.layers = 24, .hidden = 1024, .heads = 16}},
+    {"vit-b32", "ViT-B/32 (torchvision), 224x224, 1000 classes", build_vit,
+     {.patch = 32, .layers = 12, .hidden = 768, .heads = 12, .ffn = 3072}},
+    {"dlrm-mlperf", "DLRM, MLPerf Criteo 1TB: bottom 13-512-256-128, top 1024-1024-512-256-1, 26 "
+                    "tables (rows capped at 40M)", build_dlrm, {.rows_cap = 40000000L}},
+    {"dlrm-small", "DLRM with the MLPerf shapes and tables capped at 10,000 rows (trains in memory)",
+     build_dlrm, {.rows_cap = 10000L}},
+};
+#define ZOO_SIZE (int)(sizeof ZOO / sizeof ZOO[0])
+
+const char *model_zoo_name(int i)
+{
+    return i >= 0 && i < ZOO_SIZE ? ZOO[i].name : NULL;
+}
+
+const char *model_describe(const char *name)
+{
+    for (int i = 0; i < ZOO_SIZE; i++)
+        if (strcmp(ZOO[i].name, name) == 0)
+            return ZOO[i].description;
+    return NULL;
+}
+
 int zoo_build(model *m, const char *name, const model_opts *o)
 {
-    static const int r18[4] = {2, 2, 2, 2}, r34[4] = {3, 4, 6, 3};
-    if (strcmp(name, "mlp") == 0)
-        return build_mlp(m, o);
-    if (strcmp(name, "cnn") == 0)
-        return build_cnn(m, o);
-    if (strcmp(name, "resnet18") == 0)
-        return build_resnet(m, o, r18, 0);
-    if (strcmp(name, "resnet34") == 0)
-        return build_resnet(m, o, r34, 0);
-    if (strcmp(name, "resnet50") == 0)
-        return build_resnet(m, o, r34, 1);
-    if (strcmp(name, "bert-tiny") == 0)
-        return build_bert(m, o, 2, 128, 2);
-    if (strcmp(name, "bert-base") == 0)
-        return build_bert(m, o, 12, 768, 12);
-    if (strcmp(name, "bert-large") == 0)
-        return build_bert(m, o, 24, 1024, 16);
-    if (strcmp(name, "vit-b32") == 0)
-        return build_vit(m, o, 32, 12, 768, 12, 3072);
-    if (strcmp(name, "dlrm-mlperf") == 0)
-        return build_dlrm(m, o, 40000000L);
-    if (strcmp(name, "dlrm-small") == 0)
-        return build_dlrm(m, o, 10000L);
-    const char *near = jx_closest(name, MODEL_NAMES);
+    const char *names[ZOO_SIZE + 1];
+    for (int i = 0; i < ZOO_SIZE; i++) {
+        if (strcmp(ZOO[i].name, name) == 0)
+            return ZOO[i].build(m, o, &ZOO[i].shape);
+        names[i] = ZOO[i].name;
+    }
+    names[ZOO_SIZE] = NULL;
+    const char *near = jx_closest(name, names);
     g_fail(m, "unknown model '%s'%s%s%s; 'ttasim model list' shows the zoo", name,
            near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
     return -1;

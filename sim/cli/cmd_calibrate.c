@@ -132,7 +132,7 @@ static int calibrate_main(int argc, char **argv)
     device_table lib = {0};
     calibration *cal = NULL;
     json_t *doc = NULL;
-    int rc = device_table_load_library(&lib, &err);
+    int rc = device_table_load_uncalibrated(&lib, &err);
     if (rc == TT_OK)
         rc = calibration_load(set_path, &cal, &err);
     if (rc == TT_OK)

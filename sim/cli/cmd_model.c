@@ -28,7 +28,7 @@ static void model_help(FILE *out)
 
 static json_t *layer_json(const model_layer *L)
 {
-    return json_pack("{s:s, s:s, s:I, s:f, s:f, s:f}", "name", L->name, "class", L->cls,
+    return json_pack("{s:s, s:s, s:I, s:f, s:f, s:f}", "name", L->name, "class", opclass_name(L->cls),
                      "params", (json_int_t)L->params, "forward_flops", L->fwd_flops,
                      "backward_flops", L->bwd_flops, "activation_bytes", 4 * L->act_elems);
 }
@@ -69,7 +69,7 @@ static int show(const char *name, const model_opts *o, int as_json)
                "fwd FLOPs", "act bytes");
         for (int i = 0; i < model_nlayers(m); i++) {
             const model_layer *L = model_layer_at(m, i);
-            printf("%-4d %-48s %-11s %12.0f %14.0f %14.0f\n", i, L->name, L->cls, L->params,
+            printf("%-4d %-48s %-11s %12.0f %14.0f %14.0f\n", i, L->name, opclass_name(L->cls), L->params,
                    L->fwd_flops, 4 * L->act_elems);
         }
     }
@@ -84,10 +84,10 @@ static int list(int as_json)
         printf("%-12s %16s %16s  %s\n", "model", "params", "fwd FLOPs/sample", "description");
     model_opts o;
     model_opts_default(&o);
-    for (int i = 0; MODEL_NAMES[i]; i++) {
+    for (int i = 0; model_zoo_name(i); i++) {
         tt_error err = {0};
         model *m;
-        int rc = model_create(&m, MODEL_NAMES[i], &o, &err);
+        int rc = model_create(&m, model_zoo_name(i), &o, &err);
         if (rc) {
             json_decref(arr);
             return cli_report_error(rc, err.msg);
@@ -95,13 +95,13 @@ static int list(int as_json)
         size_t n = model_params(m)->numel;
         double f = model_forward_flops_per_sample(m);
         if (as_json)
-            json_array_append_new(arr, json_pack("{s:s, s:I, s:f, s:s}", "name", MODEL_NAMES[i],
+            json_array_append_new(arr, json_pack("{s:s, s:I, s:f, s:s}", "name", model_zoo_name(i),
                                                  "params", (json_int_t)n,
                                                  "forward_flops_per_sample", f, "description",
-                                                 model_describe(MODEL_NAMES[i])));
+                                                 model_describe(model_zoo_name(i))));
         else
-            printf("%-12s %16zu %16.4g  %s\n", MODEL_NAMES[i], n, f,
-                   model_describe(MODEL_NAMES[i]));
+            printf("%-12s %16zu %16.4g  %s\n", model_zoo_name(i), n, f,
+                   model_describe(model_zoo_name(i)));
         model_free(m);
     }
     if (as_json) {

@@ -43,7 +43,7 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
         const device_info *d = s->devices[i].dev;
         json_t *pk = json_object();
         for (int t = 0; t < DTYPE_COUNT; t++)
-            json_object_set_new(pk, DEVICE_DTYPE_NAMES[t], json_real(d->peak_flops[t]));
+            json_object_set_new(pk, DTYPE_NAMES[t], json_real(d->peak_flops[t]));
         json_array_append_new(devs, json_pack("{s:s, s:s, s:I, s:s, s:o, s:f, s:f, s:f, s:f, s:f}", "name", d->name,
                                               "kind", DEVICE_KIND_NAMES[d->kind], "count", (json_int_t)s->devices[i].count,
                                               "description", d->description, "peak_flops", pk, "mem_bytes", d->mem_bytes,
@@ -62,7 +62,7 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
         json_array_append_new(src, json_string(platform_source(p, i)));
     json_t *peak = json_object();
     for (int t = 0; t < DTYPE_COUNT; t++)
-        json_object_set_new(peak, DEVICE_DTYPE_NAMES[t], json_real(s->peak_flops[t]));
+        json_object_set_new(peak, DTYPE_NAMES[t], json_real(s->peak_flops[t]));
     return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:f, s:i, s:o, s:o, s:o}", "name",
                      platform_name(p), "description", platform_description(p), "fabric", platform_fabric_name(p),
                      "nodes", s->nodes, "ranks_per_node", platform_ranks_per_node(p), "accelerators", s->accelerators,

@@ -9,7 +9,7 @@
 #include "sim/replay/device_model.h"
 #include "sim/replay/scenario.h"
 #include "sim/replay/step.h"
-#include "sim/replay/trace.h"
+#include "sim/replay/workload.h"
 
 /* No kernel issues faster than a CUDA launch, a few microseconds (U: NVIDIA
  * quotes 3-5 us of launch latency); the fit searches from there up. */
@@ -22,8 +22,8 @@ enum { PASS_TRAIN, PASS_FORWARD, PASS_BACKWARD };
 
 typedef struct cal_point {
     char *trace_name; /* as written in the set */
-    trace tr;
-    int dtype; /* device_dtype */
+    workload tr;
+    int dtype; /* tt_dtype */
     int batch, pass;
     double measured; /* samples per second */
 } cal_point;
@@ -53,7 +53,7 @@ static int load_point(const jx_obj *g, size_t i, cal_point *pt)
     char *path = NULL;
     int rc;
     if ((rc = jx_elem(g, "points", i, &p)) || (rc = jx_check_keys(&p, keys)) ||
-        (rc = jx_string(&p, "trace", 1, &name)) || (rc = jx_enum(&p, "precision", 1, DEVICE_DTYPE_NAMES, &pt->dtype)) ||
+        (rc = jx_string(&p, "trace", 1, &name)) || (rc = jx_enum(&p, "precision", 1, DTYPE_NAMES, &pt->dtype)) ||
         (rc = jx_int(&p, "batch", 1, 1, 1 << 20, &batch)) || (rc = jx_enum(&p, "pass", 1, PASSES, &pt->pass)) ||
         (rc = jx_number(&p, "samples_per_s", 1, 1e-6, 1e12, &pt->measured)) ||
         (rc = jx_string(&p, "source", 1, &source)))
@@ -62,7 +62,7 @@ static int load_point(const jx_obj *g, size_t i, cal_point *pt)
     pt->trace_name = strdup(name);
     if ((rc = scenario_resolve_path(&p, "trace", name, &path)))
         return rc;
-    rc = trace_load(path, &pt->tr, p.err);
+    rc = workload_load(path, &pt->tr, p.err);
     free(path);
     return rc;
 }
@@ -142,7 +142,7 @@ void calibration_free(calibration *c)
         for (size_t k = 0; k < g->n_points; k++) {
             free(g->points[k].trace_name);
             if (g->points[k].tr.path)
-                trace_free(&g->points[k].tr);
+                workload_free(&g->points[k].tr);
         }
         free(g->points);
     }
@@ -164,10 +164,10 @@ typedef struct group_fit {
     device_model base[DTYPE_COUNT]; /* devices[0] at each precision the points use */
     double dispatch_s;
     double half_work_flops[DTYPE_COUNT];
-    double eff[DTYPE_COUNT][OP_CLASSES];
-    int fitted[DTYPE_COUNT][OP_CLASSES]; /* classes carrying >= 5 % of a point's FLOPs */
+    double eff[DTYPE_COUNT][OPCLASS_COUNT];
+    int fitted[DTYPE_COUNT][OPCLASS_COUNT]; /* classes carrying >= 5 % of a point's FLOPs */
     int used[DTYPE_COUNT];
-    fit_param params[1 + DTYPE_COUNT * (1 + OP_CLASSES)];
+    fit_param params[1 + DTYPE_COUNT * (1 + OPCLASS_COUNT)];
     int n_params;
 } group_fit;
 
@@ -178,14 +178,14 @@ static double predicted_samples_per_s(const group_fit *f, const cal_point *pt)
     d.half_work_flops = f->half_work_flops[pt->dtype];
     d.fusion = f->g->fusion;
     d.mem_bytes = HUGE_VAL; /* memory is not what a throughput figure measures */
-    for (int c = 0; c < OP_CLASSES; c++)
+    for (int c = 0; c < OPCLASS_COUNT; c++)
         if (f->fitted[pt->dtype][c])
             d.efficiency[c] = f->eff[pt->dtype][c];
     step_options o;
     memset(&o, 0, sizeof o);
     o.micro_batch = pt->batch;
     o.accumulation = 1;
-    o.dtype_bytes = o.grad_dtype_bytes = trace_dtype_bytes(DEVICE_DTYPE_NAMES[pt->dtype]);
+    o.dtype_bytes = o.grad_dtype_bytes = dtype_bytes((tt_dtype)pt->dtype);
     o.overlap = 1;
     o.ranks = 1;
     if (pt->pass == PASS_FORWARD)
@@ -255,7 +255,7 @@ static void add_param(group_fit *f, double *value, double lo, double hi, double 
     f->params[f->n_params++] = (fit_param){value, lo, hi};
 }
 
-static double class_share(const trace *t, int c)
+static double class_share(const workload *t, int c)
 {
     double all = 0, mine = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
@@ -283,13 +283,13 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
         const cal_point *pt = &g->points[i];
         int dt = pt->dtype;
         if (!f->used[dt]) {
-            int rc = device_model_of(dev, DEVICE_DTYPE_NAMES[dt], &f->base[dt], err);
+            int rc = device_model_of(dev, DTYPE_NAMES[dt], &f->base[dt], err);
             if (rc)
                 return tt_error_prefix(err, "%s: $.groups[%zu].points[%zu]: ", cal->path, gi, i);
             f->used[dt] = 1;
             add_param(f, &f->half_work_flops[dt], 1e6, 1e12, 1e9);
         }
-        static const op_class matmuls[] = {OP_CONV, OP_GEMM, OP_ATTENTION};
+        static const op_class matmuls[] = {OPCLASS_CONV, OPCLASS_GEMM, OPCLASS_ATTENTION};
         for (size_t m = 0; m < sizeof matmuls / sizeof *matmuls; m++) {
             int c = matmuls[m];
             if (!f->fitted[dt][c] && class_share(&pt->tr, c) >= 0.05) {
@@ -332,11 +332,11 @@ static json_t *device_params(const group_fit *f, const device_info *dev)
         json_t *p = json_object(), *eff = json_object();
         double ratio = dev->peak_flops[dt] / f->base[dt].peak_flops;
         json_object_set_new(p, "half_work_flops", json_real(round_sig(f->half_work_flops[dt] * ratio)));
-        for (int c = 0; c < OP_CLASSES; c++)
+        for (int c = 0; c < OPCLASS_COUNT; c++)
             if (f->fitted[dt][c])
-                json_object_set_new(eff, TRACE_OP_CLASSES[c], json_real(f->eff[dt][c]));
+                json_object_set_new(eff, OPCLASS_NAMES[c], json_real(f->eff[dt][c]));
         json_object_set_new(p, "efficiency", eff);
-        json_object_set_new(o, DEVICE_DTYPE_NAMES[dt], p);
+        json_object_set_new(o, DTYPE_NAMES[dt], p);
     }
     return o;
 }
@@ -348,7 +348,7 @@ static json_t *residual(const group_fit *f, const cal_point *pt)
     json_object_set_new(o, "device", json_string(f->g->devices[0]));
     json_object_set_new(o, "trace", json_string(pt->trace_name));
     json_object_set_new(o, "pass", json_string(PASSES[pt->pass]));
-    json_object_set_new(o, "precision", json_string(DEVICE_DTYPE_NAMES[pt->dtype]));
+    json_object_set_new(o, "precision", json_string(DTYPE_NAMES[pt->dtype]));
     json_object_set_new(o, "batch", json_integer(pt->batch));
     json_object_set_new(o, "measured_samples_per_s", json_real(pt->measured));
     json_object_set_new(o, "predicted_samples_per_s", json_real(pred));

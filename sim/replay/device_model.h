@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "platforms/device.h"
-#include "sim/replay/trace.h"
+#include "sim/replay/workload.h"
 
 typedef struct device_model {
     const char *name;
@@ -15,7 +15,7 @@ typedef struct device_model {
     double peak_fp32_flops; /* the optimizer step runs in fp32 */
     double mem_Bps;         /* achieved: peak x mem_efficiency */
     double mem_bytes;
-    double efficiency[OP_CLASSES]; /* achieved / peak FLOP/s per op class, large kernels */
+    double efficiency[OPCLASS_COUNT]; /* achieved / peak FLOP/s per op class, large kernels */
     /* A kernel of w FLOPs reaches efficiency x w / (w + half_work_flops): a
      * small kernel leaves compute units idle (a partial wave of tiles). */
     double half_work_flops;

@@ -9,7 +9,7 @@
 #include "platforms/platform.h"
 #include "sim/engine/collective_sim.h"
 #include "sim/replay/convergence.h"
-#include "sim/replay/trace.h"
+#include "sim/replay/workload.h"
 
 /* ---- stage 1: the scenario's platform at a node count ---- */
 
@@ -24,7 +24,7 @@ static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
 
 /* ---- stage 2: the workload at this point's batch ---- */
 
-static int split_batch(const scenario *sc, const trace *t, int want_micro, int ranks, long *global, int *micro,
+static int split_batch(const scenario *sc, const workload *t, int want_micro, int ranks, long *global, int *micro,
                        int *accum, tt_error *err)
 {
     long gb = *global;
@@ -115,7 +115,7 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
 
 typedef struct run_ctx {
     const scenario *sc;
-    trace tr[SCENARIO_MAX_PHASES];
+    workload tr[SCENARIO_MAX_PHASES];
     convergence *conv;
     run_result *res;
 } run_ctx;
@@ -134,7 +134,7 @@ typedef struct phase_plan {
 
 /* Tables in host memory: every phase's per-micro-step rows timed in one
  * simulation of one node's sockets and accelerators (host_embedding.h). */
-static int time_host_embeddings(const scenario *sc, const platform *p, const trace *tr, phase_plan *ph,
+static int time_host_embeddings(const scenario *sc, const platform *p, const workload *tr, phase_plan *ph,
                                 tt_error *err)
 {
     step_host_load load[SCENARIO_MAX_PHASES];
@@ -223,7 +223,7 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
 
 /* Evaluation from the workload: `examples` forward passes split over the
  * ranks at the first phase's micro-batch, after every `every_epochs` epochs. */
-static double evaluation_s(const scenario *sc, const trace *t, const device_model *d, const phase_plan *ph,
+static double evaluation_s(const scenario *sc, const workload *t, const device_model *d, const phase_plan *ph,
                            const run_point *pt)
 {
     double epochs = pt->steps_to_target * pt->global_batch / sc->dataset_examples;
@@ -287,8 +287,12 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         step_options *o = &pp->o;
         o->micro_batch = pp->micro_batch;
         o->accumulation = pp->accumulation;
-        o->dtype_bytes = trace_dtype_bytes(precision);
-        o->grad_dtype_bytes = trace_dtype_bytes(sc->gradient_precision ? sc->gradient_precision : precision);
+        tt_dtype dt, grad_dt;
+        if ((rc = dtype_parse(precision, &dt, err)) ||
+            (rc = dtype_parse(sc->gradient_precision ? sc->gradient_precision : precision, &grad_dt, err)))
+            break;
+        o->dtype_bytes = dtype_bytes(dt);
+        o->grad_dtype_bytes = dtype_bytes(grad_dt);
         o->overlap = sc->overlap;
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
@@ -330,8 +334,8 @@ static int load_workload(run_ctx *x, tt_error *err)
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
         const scenario_phase *sp = &sc->phases[k];
         int mb = sp->micro_batch ? sp->micro_batch : sc->micro_batch;
-        rc = sp->trace_path ? trace_load(sp->trace_path, &x->tr[k], err)
-                            : trace_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
+        rc = sp->trace_path ? workload_load(sp->trace_path, &x->tr[k], err)
+                            : workload_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
     }
     if (rc)
         return rc;
@@ -395,7 +399,7 @@ int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t do
     }
     for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
         if (x.tr[k].path)
-            trace_free(&x.tr[k]);
+            workload_free(&x.tr[k]);
     convergence_free(x.conv);
     return rc;
 }

@@ -9,9 +9,9 @@
 
 #include "common/datapath.h"
 #include "common/jsonx.h"
+#include "common/vocab.h"
 
 static const char *const NETWORKS[] = {"ideal", "calibrated", NULL};
-static const char *const PRECISIONS[] = {"fp32", "fp16", "bf16", NULL};
 static const char *const PLACEMENTS[] = {"accelerators", "host", NULL};
 
 static char *dup_or_null(const char *s)
@@ -140,8 +140,8 @@ static int load_workload(const jx_obj *r, scenario *s)
     if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
         (rc = jx_int(&w, "micro_batch", 0, 1, 1 << 20, &mb)) ||
         (rc = jx_int(&w, "global_batch", 0, 1, 1L << 32, &gb)) ||
-        (rc = jx_enum(&w, "precision", 0, PRECISIONS, &prec)) ||
-        (rc = jx_enum(&w, "gradient_precision", 0, PRECISIONS, &gprec)) ||
+        (rc = jx_enum(&w, "precision", 0, DTYPE_NAMES, &prec)) ||
+        (rc = jx_enum(&w, "gradient_precision", 0, DTYPE_NAMES, &gprec)) ||
         (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
         (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)) ||
@@ -149,8 +149,8 @@ static int load_workload(const jx_obj *r, scenario *s)
         return rc;
     s->micro_batch = (int)mb;
     s->global_batch = gb;
-    s->precision = prec >= 0 ? strdup(PRECISIONS[prec]) : NULL;
-    s->gradient_precision = gprec >= 0 ? strdup(PRECISIONS[gprec]) : NULL;
+    s->precision = prec >= 0 ? strdup(DTYPE_NAMES[prec]) : NULL;
+    s->gradient_precision = gprec >= 0 ? strdup(DTYPE_NAMES[gprec]) : NULL;
     if (jx_has(&w, "phases"))
         return load_phases(&w, s);
     s->n_phases = 1;

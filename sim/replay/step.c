@@ -20,39 +20,39 @@ typedef struct scaling {
     double dtype;   /* scenario element bytes / trace element bytes */
 } scaling;
 
-static scaling scaling_of(const trace *t, const step_options *o)
+static scaling scaling_of(const workload *t, const step_options *o)
 {
     return (scaling){(double)o->micro_batch / t->micro_batch, (double)o->dtype_bytes / t->dtype_bytes};
 }
 
-static double scaled_bytes(const scaling *k, const trace_layer *l, double bytes, double weight_reads)
+static double scaled_bytes(const scaling *k, const workload_layer *l, double bytes, double weight_reads)
 {
-    double w = l->cls == OP_EMBEDDING ? 0 : fmin(weight_reads * l->param_bytes, bytes);
+    double w = l->cls == OPCLASS_EMBEDDING ? 0 : fmin(weight_reads * l->param_bytes, bytes);
     return (w + (bytes - w) * k->samples) * k->dtype;
 }
 
 /* Kernels of one pass: the backward of a convolution or GEMM computes the
  * input gradient and the weight gradient, two kernels, except in the first
  * layer (no input gradient: its backward FLOPs equal the forward ones). */
-static int kernels_of(const trace_layer *l, int backward)
+static int kernels_of(const workload_layer *l, int backward)
 {
-    int matmul = l->cls == OP_CONV || l->cls == OP_GEMM || l->cls == OP_ATTENTION;
+    int matmul = l->cls == OPCLASS_CONV || l->cls == OPCLASS_GEMM || l->cls == OPCLASS_ATTENTION;
     return backward && matmul && l->backward_flops > 1.5 * l->forward_flops ? 2 : 1;
 }
 
 /* A norm or elementwise op after another layer runs inside its producer's
  * kernel when the device fuses: no kernel of its own, and its input comes
  * from registers, so one read of the activation is saved. */
-static int fused_into_producer(const trace *t, size_t layer, const device_model *d)
+static int fused_into_producer(const workload *t, size_t layer, const device_model *d)
 {
     op_class c = t->layers[layer].cls;
-    return d->fusion && layer > 0 && (c == OP_NORM || c == OP_ELEMENTWISE);
+    return d->fusion && layer > 0 && (c == OPCLASS_NORM || c == OPCLASS_ELEMENTWISE);
 }
 
-double step_layer_s(const trace *t, size_t layer, const device_model *d, const step_options *o, int backward)
+double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
 {
     scaling k = scaling_of(t, o);
-    const trace_layer *l = &t->layers[layer];
+    const workload_layer *l = &t->layers[layer];
     double flops = (backward ? l->backward_flops : l->forward_flops) * k.samples;
     double bytes = scaled_bytes(&k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
     if (fused_into_producer(t, layer, d))
@@ -64,7 +64,7 @@ double step_layer_s(const trace *t, size_t layer, const device_model *d, const s
     return fmax(device_s, kernels * d->dispatch_s);
 }
 
-double step_forward_s(const trace *t, const device_model *d, const step_options *o)
+double step_forward_s(const workload *t, const device_model *d, const step_options *o)
 {
     double s = 0;
     for (size_t i = 0; i < t->n_layers; i++)
@@ -72,12 +72,12 @@ double step_forward_s(const trace *t, const device_model *d, const step_options 
     return s;
 }
 
-static int model_parallel_embeddings(const trace *t, const step_options *o)
+static int model_parallel_embeddings(const workload *t, const step_options *o)
 {
     return o->embeddings == EMB_ACCELERATORS && t->n_comm > 0;
 }
 
-size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
+size_t step_collectives(const workload *t, const step_options *o, step_coll *out)
 {
     scaling k = scaling_of(t, o);
     size_t n = 0;
@@ -98,13 +98,13 @@ size_t step_collectives(const trace *t, const step_options *o, step_coll *out)
  * checkpointing) only the outputs of the normalisation layers, which bound
  * the segments (a transformer sublayer, a convolution block), are kept, plus
  * one segment at a time rebuilt during the backward. */
-static double kept_activation_bytes(const trace *t, const step_options *o)
+static double kept_activation_bytes(const workload *t, const step_options *o)
 {
     double all = 0, kept = 0, segment = 0, widest = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
-        const trace_layer *l = &t->layers[i];
+        const workload_layer *l = &t->layers[i];
         all += l->activation_bytes;
-        if (l->cls == OP_NORM) {
+        if (l->cls == OPCLASS_NORM) {
             kept += l->activation_bytes;
             widest = fmax(widest, segment);
             segment = 0;
@@ -115,13 +115,13 @@ static double kept_activation_bytes(const trace *t, const step_options *o)
     return o->recompute ? kept + fmax(widest, segment) : all;
 }
 
-static void memory_of(const trace *t, const step_options *o, const scaling *k, step_memory *m)
+static void memory_of(const workload *t, const step_options *o, const scaling *k, step_memory *m)
 {
     double dense = 0, emb = 0, emb_rows = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
-        const trace_layer *l = &t->layers[i];
+        const workload_layer *l = &t->layers[i];
         double count = l->param_bytes / t->dtype_bytes;
-        if (l->cls == OP_EMBEDDING) {
+        if (l->cls == OPCLASS_EMBEDDING) {
             emb += count;
             emb_rows += l->activation_bytes / t->dtype_bytes * k->samples;
         } else {
@@ -143,14 +143,14 @@ static void memory_of(const trace *t, const step_options *o, const scaling *k, s
     m->total_bytes = m->params_bytes + m->gradients_bytes + m->optimizer_bytes + m->activations_bytes;
 }
 
-void step_host_load_of(const trace *t, const step_options *o, step_host_load *out)
+void step_host_load_of(const workload *t, const step_options *o, step_host_load *out)
 {
     scaling k = scaling_of(t, o);
     double grad = (double)o->grad_dtype_bytes / o->dtype_bytes;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < t->n_layers; i++) {
-        const trace_layer *l = &t->layers[i];
-        if (l->cls != OP_EMBEDDING)
+        const workload_layer *l = &t->layers[i];
+        if (l->cls != OPCLASS_EMBEDDING)
             continue;
         out->rows_bytes += l->activation_bytes * k.samples * k.dtype;
         out->lookup_bytes += scaled_bytes(&k, l, l->forward_bytes, 1);
@@ -196,10 +196,10 @@ static void wait_host(timeline *tl, double until)
 /* One layer, one direction: on the accelerator, or, for embedding tables in
  * host memory, waiting for the rows (forward) or handing the gradient rows to
  * the host (backward: after the first table's, in backward order the last). */
-static void layer_pass(timeline *tl, const trace *t, size_t layer, const device_model *d,
+static void layer_pass(timeline *tl, const workload *t, size_t layer, const device_model *d,
                        const step_options *o, int backward, int first_table)
 {
-    if (t->layers[layer].cls == OP_EMBEDDING && o->embeddings == EMB_HOST) {
+    if (t->layers[layer].cls == OPCLASS_EMBEDDING && o->embeddings == EMB_HOST) {
         if (!backward)
             wait_host(tl, tl->rows_ready);
         else if (first_table)
@@ -208,13 +208,13 @@ static void layer_pass(timeline *tl, const trace *t, size_t layer, const device_
     }
     double dt = step_layer_s(t, layer, d, o, backward);
     /* recomputation runs a segment's forward again before its backward */
-    if (backward && o->recompute && t->layers[layer].cls != OP_NORM)
+    if (backward && o->recompute && t->layers[layer].cls != OPCLASS_NORM)
         dt += step_layer_s(t, layer, d, o, 0);
     tl->t += dt;
     tl->r->compute_s += dt;
 }
 
-static void comms_after(timeline *tl, const trace *t, const step_options *o, const double *a2a_s,
+static void comms_after(timeline *tl, const workload *t, const step_options *o, const double *a2a_s,
                         size_t layer, comm_phase phase)
 {
     if (o->embeddings != EMB_ACCELERATORS)
@@ -224,7 +224,7 @@ static void comms_after(timeline *tl, const trace *t, const step_options *o, con
             blocking_coll(tl, a2a_s[c]);
 }
 
-int step_replay(const trace *t, const device_model *d, const step_options *o,
+int step_replay(const workload *t, const device_model *d, const step_options *o,
                 const double *coll_s, step_result *out, tt_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -242,7 +242,7 @@ int step_replay(const trace *t, const device_model *d, const step_options *o,
     timeline tl = {0, 0, 0, 0, out};
     const double *a2a_s = coll_s + t->n_buckets;
     size_t first_table = 0;
-    while (first_table < t->n_layers && t->layers[first_table].cls != OP_EMBEDDING)
+    while (first_table < t->n_layers && t->layers[first_table].cls != OPCLASS_EMBEDDING)
         first_table++;
     for (int micro = 0; micro < o->accumulation; micro++) {
         int last = micro == o->accumulation - 1;
@@ -270,7 +270,7 @@ int step_replay(const trace *t, const device_model *d, const step_options *o,
         tl.t = tl.comm_free;
     }
     out->optimizer_s = step_kernel_s(t->optimizer_flops, t->optimizer_bytes, d->peak_fp32_flops,
-                                     d->efficiency[OP_ELEMENTWISE], d->mem_Bps);
+                                     d->efficiency[OPCLASS_ELEMENTWISE], d->mem_Bps);
     tl.t += out->optimizer_s;
     wait_host(&tl, tl.host_free); /* the next step looks rows up in updated tables */
     out->time_s = tl.t;

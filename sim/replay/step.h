@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "sim/engine/host_embedding.h"
 #include "sim/replay/device_model.h"
-#include "sim/replay/trace.h"
+#include "sim/replay/workload.h"
 
 typedef enum { EMB_ACCELERATORS = 0, EMB_HOST = 1 } embedding_placement;
 
@@ -61,14 +61,14 @@ typedef struct step_result {
  * durations: one allreduce per gradient bucket, then the trace's alltoalls
  * (none when embeddings live in host memory). Returns how many; out holds
  * t->n_buckets + t->n_comm entries. */
-size_t step_collectives(const trace *t, const step_options *o, step_coll *out);
+size_t step_collectives(const workload *t, const step_options *o, step_coll *out);
 
 /* The embedding traffic of one micro-step of a trace at the options' batch and precision. */
-void step_host_load_of(const trace *t, const step_options *o, step_host_load *out);
+void step_host_load_of(const workload *t, const step_options *o, step_host_load *out);
 
 /* Replays the step with coll_s[i] the duration of collective i. Fails with
  * TT_EINPUT, naming the device and the breakdown, when memory does not fit. */
-int step_replay(const trace *t, const device_model *d, const step_options *o,
+int step_replay(const workload *t, const device_model *d, const step_options *o,
                 const double *coll_s, step_result *out, tt_error *err);
 
 /* Roofline time of one kernel: max(flops / (peak x efficiency), bytes / bandwidth). */
@@ -77,10 +77,10 @@ double step_kernel_s(double flops, double bytes, double peak_flops, double effic
 
 /* Time of one layer's pass (forward or backward) at the options' micro-batch
  * and precision on the accelerator: its kernels, fused or not (step.c). */
-double step_layer_s(const trace *t, size_t layer, const device_model *d, const step_options *o, int backward);
+double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward);
 
 /* A forward-only pass of one micro-batch (evaluation, inference): the same
  * per-op model without backward, collectives or optimizer. */
-double step_forward_s(const trace *t, const device_model *d, const step_options *o);
+double step_forward_s(const workload *t, const device_model *d, const step_options *o);
 
 #endif

@@ -1,4 +1,4 @@
-#include "sim/replay/trace.h"
+#include "sim/replay/workload.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,26 +9,15 @@
 
 #include "common/jsonx.h"
 
-const char *const TRACE_OP_CLASSES[] = {"conv", "gemm", "attention", "norm", "elementwise",
-                                        "pool", "embedding", "loss", NULL};
 static const char *const PHASES[] = {"forward", "backward", NULL};
 
-int trace_dtype_bytes(const char *precision)
-{
-    if (strcmp(precision, "fp32") == 0)
-        return 4;
-    if (strcmp(precision, "fp16") == 0 || strcmp(precision, "bf16") == 0)
-        return 2;
-    return 0;
-}
-
-static int load_layer(const jx_obj *r, size_t i, trace_layer *l)
+static int load_layer(const jx_obj *r, size_t i, workload_layer *l)
 {
     jx_obj o;
     const char *name;
     int cls = 0, rc;
     if ((rc = jx_elem(r, "layers", i, &o)) || (rc = jx_string(&o, "name", 1, &name)) ||
-        (rc = jx_enum(&o, "class", 1, TRACE_OP_CLASSES, &cls)) ||
+        (rc = jx_enum(&o, "class", 1, OPCLASS_NAMES, &cls)) ||
         (rc = jx_number(&o, "forward_flops", 1, 0, 1e18, &l->forward_flops)) ||
         (rc = jx_number(&o, "forward_bytes", 1, 0, 1e15, &l->forward_bytes)) ||
         (rc = jx_number(&o, "backward_flops", 1, 0, 1e18, &l->backward_flops)) ||
@@ -49,7 +38,7 @@ static int layer_index(const jx_obj *o, const char *key, size_t n_layers, int *o
     return rc;
 }
 
-static int load_body(const jx_obj *r, trace *t, tt_error *err)
+static int load_body(const jx_obj *r, workload *t, tt_error *err)
 {
     const char *model, *precision, *format, *opt;
     long version = 0, mb = 0, dtype = 0;
@@ -61,7 +50,7 @@ static int load_body(const jx_obj *r, trace *t, tt_error *err)
     if (strcmp(format, "ttasim-trace") != 0)
         return tt_error_set(err, TT_EINPUT, "%s: $.format: expected \"ttasim-trace\", found \"%s\"; "
                             "give a file written by 'ttasim trace'", t->path, format);
-    if ((rc = jx_int(r, "version", 1, TRACE_VERSION, TRACE_VERSION, &version)) ||
+    if ((rc = jx_int(r, "version", 1, WORKLOAD_VERSION, WORKLOAD_VERSION, &version)) ||
         (rc = jx_string(r, "model", 1, &model)) ||
         (rc = jx_int(r, "micro_batch", 1, 1, 1 << 24, &mb)) ||
         (rc = jx_string(r, "precision", 1, &precision)) ||
@@ -71,9 +60,9 @@ static int load_body(const jx_obj *r, trace *t, tt_error *err)
         (rc = jx_number(r, "forward_flops", 1, 0, 1e20, &t->forward_flops)) ||
         (rc = jx_number(r, "backward_flops", 1, 0, 1e20, &t->backward_flops)))
         return rc;
-    if (trace_dtype_bytes(precision) == 0)
-        return tt_error_set(err, TT_EINPUT, "%s: $.precision: expected fp32, fp16 or bf16, found \"%s\"",
-                            t->path, precision);
+    tt_dtype dt;
+    if ((rc = dtype_parse(precision, &dt, err)))
+        return tt_error_prefix(err, "%s: $.precision: ", t->path);
     t->model = strdup(model);
     t->precision = strdup(precision);
     t->micro_batch = (int)mb;
@@ -109,7 +98,7 @@ static int load_body(const jx_obj *r, trace *t, tt_error *err)
         return rc;
     t->buckets = calloc(n ? n : 1, sizeof *t->buckets);
     for (size_t i = 0; i < n; i++, t->n_buckets++) {
-        trace_bucket *b = &t->buckets[i];
+        workload_bucket *b = &t->buckets[i];
         if ((rc = jx_elem(r, "buckets", i, &o)) || (rc = jx_number(&o, "bytes", 1, 1, 1e17, &b->bytes)) ||
             (rc = layer_index(&o, "ready_after_layer", t->n_layers, &b->ready_after_layer)))
             return rc;
@@ -124,7 +113,7 @@ static int load_body(const jx_obj *r, trace *t, tt_error *err)
         return rc;
     t->comm = calloc(n ? n : 1, sizeof *t->comm);
     for (size_t i = 0; i < n; i++, t->n_comm++) {
-        trace_comm *c = &t->comm[i];
+        workload_comm *c = &t->comm[i];
         const char *op;
         int phase = 0;
         if ((rc = jx_elem(r, "comm", i, &o)) || (rc = jx_string(&o, "op", 1, &op)) ||
@@ -140,7 +129,7 @@ static int load_body(const jx_obj *r, trace *t, tt_error *err)
     return TT_OK;
 }
 
-int trace_load(const char *path, trace *out, tt_error *err)
+int workload_load(const char *path, workload *out, tt_error *err)
 {
     memset(out, 0, sizeof *out);
     json_t *root = NULL;
@@ -153,11 +142,11 @@ int trace_load(const char *path, trace *out, tt_error *err)
         rc = load_body(&r, out, err);
     json_decref(root);
     if (rc)
-        trace_free(out);
+        workload_free(out);
     return rc;
 }
 
-void trace_free(trace *t)
+void workload_free(workload *t)
 {
     for (size_t i = 0; i < t->n_layers; i++)
         free(t->layers[i].name);
@@ -171,8 +160,8 @@ void trace_free(trace *t)
     memset(t, 0, sizeof *t);
 }
 
-int trace_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
-               const char *optimizer, trace *out, tt_error *err)
+int workload_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
+               const char *optimizer, workload *out, tt_error *err)
 {
     char path[] = "/tmp/ttasim-trace-XXXXXX";
     int fd = mkstemp(path);
@@ -228,7 +217,7 @@ int trace_make(const char *model, int micro_batch, const char *precision, double
                             "to see why, or give a trace file in $.workload.trace", model,
                             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
-    int rc = trace_load(path, out, err);
+    int rc = workload_load(path, out, err);
     unlink(path);
     return rc;
 }

@@ -1,0 +1,241 @@
+/* plan.c: a planned model: which layers run backward, where tensors with
+ * several consumers accumulate their gradient, and each layer's FLOPs and
+ * bytes (model_layer); model_create and the per-model totals. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainer/model_internal.h"
+
+/* The device efficiency class each layer type is timed with. */
+static const op_class OP_CLASS_OF[OP_COUNT] = {
+    [OP_LINEAR] = OPCLASS_GEMM,         [OP_CONV] = OPCLASS_CONV,
+    [OP_BN] = OPCLASS_NORM,             [OP_LN] = OPCLASS_NORM,
+    [OP_RELU] = OPCLASS_ELEMENTWISE,    [OP_GELU] = OPCLASS_ELEMENTWISE,
+    [OP_TANH] = OPCLASS_ELEMENTWISE,    [OP_DROPOUT] = OPCLASS_ELEMENTWISE,
+    [OP_MAXPOOL] = OPCLASS_POOL,        [OP_GAP] = OPCLASS_POOL,
+    [OP_ADD] = OPCLASS_ELEMENTWISE,     [OP_FLATTEN] = OPCLASS_ELEMENTWISE,
+    [OP_EMBED] = OPCLASS_EMBEDDING,     [OP_ATTN] = OPCLASS_ATTENTION,
+    [OP_EMBBAG] = OPCLASS_EMBEDDING,    [OP_INTERACT] = OPCLASS_GEMM,
+    [OP_SLICE0] = OPCLASS_ELEMENTWISE,  [OP_GATHER] = OPCLASS_ELEMENTWISE,
+    [OP_VITEMBED] = OPCLASS_EMBEDDING,  [OP_SOFTMAX_CE] = OPCLASS_LOSS,
+    [OP_BCE] = OPCLASS_LOSS,
+};
+
+static double view_numel(const model *m, int v)
+{
+    return v < 0 ? 0 : (double)m->ps.views[v].numel;
+}
+
+/* FLOPs (a multiply-add is 2) and elements moved, per sample; elementwise
+ * FLOPs per element: relu 1, gelu 8 (backward 12), tanh 4, dropout 1, add 1,
+ * batchnorm/layernorm 5 forward and 8 backward, softmax 4 forward, 2 backward. */
+static void op_costs(model *m, op *o)
+{
+    model_layer *L = &o->info;
+    double out = o->out >= 0 ? (double)m->t[o->out].numel : 0, in = 0, din = 0;
+    for (int i = 0; i < o->nin; i++) {
+        in += (double)m->t[o->in[i]].numel;
+        if (m->t[o->in[i]].needs_grad)
+            din += (double)m->t[o->in[i]].numel;
+    }
+    double w = 0;
+    for (int v = o->pv; v < o->pv + o->npv; v++)
+        w += view_numel(m, v);
+    L->params = w;
+    if (o->wv >= 0 && o->npv == 0)
+        w = view_numel(m, o->wv); /* tied weight: read, not owned */
+    double f = 0, b = 0, n = out;
+    int has_din = din > 0;
+    switch (o->type) {
+    case OP_LINEAR: {
+        double mm = 2.0 * o->rows * o->C * o->OC, bias = o->npv > 1 ? (double)o->rows * o->OC : 0;
+        f = mm + bias + (o->relu ? n : 0);
+        b = mm * (has_din ? 2 : 1) + bias + (o->relu ? n : 0);
+        break;
+    }
+    case OP_CONV: {
+        double mm = 2.0 * o->cs.OC * o->cs.OH * o->cs.OW * o->cs.C * o->cs.K * o->cs.K;
+        double bias = o->npv > 1 ? out : 0;
+        f = mm + bias;
+        b = mm * (has_din ? 2 : 1) + bias;
+        break;
+    }
+    case OP_BN: case OP_LN:
+        f = (o->relu ? 6 : 5) * n;
+        b = (o->relu ? 9 : 8) * n;
+        break;
+    case OP_RELU: f = n; b = n; break;
+    case OP_GELU: f = 8 * n; b = 12 * n; break;
+    case OP_TANH: f = 4 * n; b = 2 * n; break;
+    case OP_DROPOUT: case OP_ADD:
+        f = (o->relu ? 2 : 1) * n;
+        b = (o->relu ? 2 : 1) * n;
+        break;
+    case OP_MAXPOOL: f = out * o->pl.K * o->pl.K; b = out * o->pl.K * o->pl.K; break;
+    case OP_GAP: f = in; b = in; break;
+    case OP_EMBED: f = 2.0 * o->T * o->C; b = 3.0 * o->T * o->C; break;
+    case OP_ATTN: {
+        double tt = (double)o->T * o->T;
+        f = 4.0 * tt * o->C + 5.0 * o->NH * tt;
+        b = 8.0 * tt * o->C + 4.0 * o->NH * tt;
+        break;
+    }
+    case OP_EMBBAG: f = (double)o->F * o->L * o->D; b = f; break;
+    case OP_INTERACT: {
+        double pairs = (o->F + 1.0) * o->F / 2;
+        f = 2 * pairs * o->D;
+        b = 4 * pairs * o->D;
+        break;
+    }
+    case OP_SOFTMAX_CE: f = 4 * in; b = 2 * in; break;
+    case OP_BCE: f = 4 * in; b = 4 * in; break;
+    default: break; /* flatten, slice, gather, vitembed: data movement only */
+    }
+    L->fwd_flops = f;
+    L->bwd_flops = L->backward ? b : 0;
+    L->fwd_elems = in + out + (double)o->saved_ps;
+    L->fwd_elems_fixed = w;
+    if (o->type == OP_EMBED || o->type == OP_EMBBAG) {
+        /* only the rows looked up move: per sample, not the whole table */
+        double rows = o->type == OP_EMBED ? (o->ntypes ? 3.0 : 2.0) * o->T : (double)o->F * o->L;
+        double d = o->type == OP_EMBED ? o->C : o->D;
+        L->fwd_elems = out + rows * d;
+        L->fwd_elems_fixed = 0;
+        L->bwd_elems = L->backward ? out + 2 * rows * d : 0;
+        L->bwd_elems_fixed = 0;
+    } else {
+        L->bwd_elems = L->backward ? out + in + din + (double)o->saved_ps : 0;
+        L->bwd_elems_fixed = L->backward ? 3 * w : 0; /* read w, read-modify-write dw */
+    }
+    L->act_elems = out + (double)o->saved_ps + (double)o->isaved_ps;
+    L->model_parallel = o->type == OP_EMBBAG;
+    L->lookups = o->type == OP_EMBBAG ? (double)o->F * o->L : o->type == OP_EMBED ? o->T : 0;
+}
+
+/* The layer reads a parameter or an input computed from one. */
+static int op_depends(const model *m, const op *o)
+{
+    int dep = o->npv > 0 || o->wv >= 0;
+    for (int k = 0; k < o->nin; k++)
+        dep |= m->t[o->in[k]].depends;
+    return dep;
+}
+
+/* Decides which layers run backward and where tensors with several consumers
+ * accumulate their gradient. */
+static void finalise(model *m)
+{
+    for (int i = 0; i < m->nops; i++) {
+        op *o = &m->ops[i];
+        if (o->out >= 0)
+            m->t[o->out].depends = op_depends(m, o);
+    }
+    int *written = calloc((size_t)m->nt + 1, sizeof(int));
+    for (int i = m->nops - 1; i >= 0; i--) {
+        op *o = &m->ops[i];
+        int reach = i == m->loss_op || (o->out >= 0 && m->t[o->out].needs_grad);
+        o->info.backward = reach && op_depends(m, o);
+        if (!o->info.backward)
+            continue;
+        for (int k = 0; k < o->nin; k++) {
+            tensor *t = &m->t[o->in[k]];
+            if (!t->depends)
+                continue;
+            t->needs_grad = 1;
+            if (written) {
+                o->acc[k] = written[o->in[k]];
+                written[o->in[k]] = 1;
+            }
+        }
+    }
+    if (!written)
+        g_fail(m, "out of memory planning the model");
+    free(written);
+    for (int i = 0; i < m->nops; i++) {
+        op *o = &m->ops[i];
+        op_costs(m, o);
+        o->info.name = o->name;
+        o->info.cls = OP_CLASS_OF[o->type];
+        o->info.first_view = o->pv;
+        o->info.nviews = o->npv;
+    }
+    m->finalised = 1;
+}
+
+void model_opts_default(model_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+}
+
+int model_create(model **out, const char *name, const model_opts *o, tt_error *err)
+{
+    *out = NULL;
+    model *m = g_new(name);
+    if (!m)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    m->seed = o->seed;
+    if (zoo_build(m, name, o) != 0 || m->bad || m->loss_op < 0) {
+        int code = TT_EINPUT;
+        if (!m->bad)
+            g_fail(m, "model '%s' has no loss layer", name);
+        tt_error_set(err, code, "model %s: %s", name, m->err);
+        model_free(m);
+        return code;
+    }
+    finalise(m);
+    if (m->bad) {
+        tt_error_set(err, TT_EINTERNAL, "model %s: %s", name, m->err);
+        model_free(m);
+        return TT_EINTERNAL;
+    }
+    *out = m;
+    return TT_OK;
+}
+
+void model_free(model *m)
+{
+    if (!m)
+        return;
+    param_set_free(&m->ps);
+    free(m->init_kind);
+    free(m->init_val);
+    free(m->t);
+    free(m->ops);
+    free(m->arena);
+    free(m->iarena);
+    free(m);
+}
+int model_nlayers(const model *m)
+{
+    return m->nops;
+}
+
+const model_layer *model_layer_at(const model *m, int i)
+{
+    return &m->ops[i].info;
+}
+
+double model_forward_flops_per_sample(const model *m)
+{
+    double f = 0;
+    for (int i = 0; i < m->nops; i++)
+        f += m->ops[i].info.fwd_flops;
+    return f;
+}
+
+double model_backward_flops_per_sample(const model *m)
+{
+    double f = 0;
+    for (int i = 0; i < m->nops; i++)
+        f += m->ops[i].info.bwd_flops;
+    return f;
+}
+
+double model_activation_bytes_per_sample(const model *m)
+{
+    double a = 0;
+    for (int i = 0; i < m->nops; i++)
+        a += m->ops[i].info.act_elems;
+    return 4 * a;
+}
