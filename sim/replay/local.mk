@@ -1,6 +1,5 @@
 # One source per line: this file merges with git's union driver (.gitattributes).
 libsim_a_SOURCES += sim/replay/scenario.c sim/replay/scenario.h
-libsim_a_SOURCES += sim/replay/trace.c sim/replay/trace.h
 libsim_a_SOURCES += sim/replay/device_model.c sim/replay/device_model.h
 libsim_a_SOURCES += sim/replay/workload.c sim/replay/workload.h
 libsim_a_SOURCES += sim/replay/step.c sim/replay/step.h
