@@ -64,9 +64,34 @@ static int load_half_work(const jx_obj *d, device_info *dev)
     return TT_OK;
 }
 
+/* The "purchase" block: a named assumption like every price (its "why"). */
+static int load_purchase(const jx_obj *d, device_info *dev)
+{
+    static const char *keys[] = {"price_usd", "power_w", "switch_port_usd", "switch_port_w", "switch_radix",
+                                 "cable_usd", "cable_w", "why", NULL};
+    long radix = 0;
+    jx_obj b;
+    const char *why = "";
+    int rc;
+    if ((rc = jx_child(d, "purchase", 0, &b)) || !b.obj)
+        return rc;
+    if ((rc = jx_check_keys(&b, keys)) || (rc = jx_number(&b, "price_usd", 1, 0, 1e9, &dev->price_usd)) ||
+        (rc = jx_number(&b, "power_w", dev->kind != DEVICE_ACCELERATOR, 0, 1e6, &dev->power_w)) ||
+        (rc = jx_number(&b, "switch_port_usd", 0, 0, 1e7, &dev->switch_port_usd)) ||
+        (rc = jx_number(&b, "switch_port_w", 0, 0, 1e5, &dev->switch_port_w)) ||
+        (rc = jx_number(&b, "cable_usd", 0, 0, 1e7, &dev->cable_usd)) ||
+        (rc = jx_number(&b, "cable_w", 0, 0, 1e5, &dev->cable_w)) || (rc = jx_string(&b, "why", 1, &why)) ||
+        (rc = jx_int(&b, "switch_radix", 0, 2, 4096, &radix)))
+        return rc;
+    dev->switch_radix = (int)radix;
+    dev->has_purchase = 1;
+    snprintf(dev->purchase_why, sizeof dev->purchase_why, "%s", why);
+    return TT_OK;
+}
+
 static int load_device(const jx_obj *d, const char *name, device_info *dev)
 {
-    static const char *keys[] = {"kind", "description", "peak_flops", "mem_bytes", "mem_Bps",
+    static const char *keys[] = {"kind", "description", "purchase", "peak_flops", "mem_bytes", "mem_Bps",
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "bandwidth_Bps",
                                  "efficiency", "mem_efficiency", "half_work_flops", "dispatch_s", "fusion",
                                  "derivation", "sources", "assumptions", NULL};
@@ -102,7 +127,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_int(d, "cores", dev->kind == DEVICE_CPU, 1, 4096, &cores)) ||
         (rc = jx_rate(d, "bandwidth_Bps", dev->kind == DEVICE_NIC, 1e3, 1e15, &dev->bandwidth_Bps)) ||
         (rc = jx_number(d, "mem_efficiency", 0, 1e-3, 1, &dev->mem_efficiency)) ||
-        (rc = load_efficiency(d, dev)) || (rc = load_half_work(d, dev)) ||
+        (rc = load_efficiency(d, dev)) || (rc = load_half_work(d, dev)) || (rc = load_purchase(d, dev)) ||
         (rc = jx_seconds(d, "dispatch_s", 0, 0, 1, &dev->dispatch_s)) || (rc = jx_bool(d, "fusion", 0, &dev->fusion)))
         return rc;
     dev->cores = (int)cores;
@@ -121,8 +146,19 @@ int device_table_add_json(device_table *t, const char *file, json_t *devices, co
         snprintf(d.path, sizeof d.path, "%s.%s", path, name);
         if (!json_is_object(v))
             return tt_error_set(err, TT_EINPUT, "%s: %s: expected an object describing the device", file, d.path);
+        json_t *known = t->json ? json_object_get(t->json, name) : NULL;
+        json_t *def = known && !json_object_get(v, "kind") ? json_deep_copy(known) : json_incref(v);
+        if (def != v)
+            jx_merge(def, v);
+        d.obj = def;
         device_info dev;
         int rc = load_device(&d, name, &dev);
+        if (rc == TT_OK) {
+            if (!t->json)
+                t->json = json_object();
+            json_object_set(t->json, name, def);
+        }
+        json_decref(def);
         if (rc)
             return rc;
         if ((rc = device_table_put(t, &dev, err)))
@@ -179,6 +215,32 @@ static int apply_precision(const jx_obj *o, int dt, device_info *dev)
     return TT_OK;
 }
 
+/* The fitted parameters in devices.json's own form, merged into the stored
+ * definition: a scenario's partial definition of the device keeps them. A
+ * precision without its own efficiency table gets fp32's default. */
+static void remember_fitted(device_table *t, const char *name, const device_info *dev, json_t *fitted)
+{
+    json_t *def = t->json ? json_object_get(t->json, name) : NULL;
+    if (!def)
+        return;
+    json_t *base_eff = json_object_get(def, "efficiency");
+    json_t *half = json_object(), *eff = json_object();
+    for (int dt = 0; dt < DTYPE_COUNT; dt++) {
+        json_t *p = json_object_get(fitted, DTYPE_NAMES[dt]);
+        if (!p)
+            continue;
+        json_object_set_new(half, DTYPE_NAMES[dt], json_real(dev->half_work_flops[dt]));
+        json_t *e = json_deep_copy(json_object_get(p, "efficiency"));
+        if (!json_object_get(base_eff, DTYPE_NAMES[dt]))
+            json_object_set(e, "default", json_object_get(json_object_get(base_eff, "fp32"), "default"));
+        json_object_set_new(eff, DTYPE_NAMES[dt], e);
+    }
+    json_t *patch = json_pack("{s:f, s:b, s:o, s:o}", "dispatch_s", dev->dispatch_s, "fusion", dev->fusion,
+                              "half_work_flops", half, "efficiency", eff);
+    jx_merge(def, patch);
+    json_decref(patch);
+}
+
 int device_table_apply_calibrated(device_table *t, const char *file, json_t *doc, tt_error *err)
 {
     static const char *const keys[] = {"format", "version", "devices", "residuals", NULL};
@@ -208,6 +270,7 @@ int device_table_apply_calibrated(device_table *t, const char *file, json_t *doc
         for (int dt = 0; dt < DTYPE_COUNT; dt++)
             if ((rc = apply_precision(&d, dt, dev)))
                 return rc;
+        remember_fitted(t, name, dev, v);
     }
     return TT_OK;
 }
@@ -267,6 +330,8 @@ void device_table_free(device_table *t)
 {
     json_decref(t->assumptions);
     t->assumptions = NULL;
+    json_decref(t->json);
+    t->json = NULL;
     free(t->dev);
     t->dev = NULL;
     t->n = 0;

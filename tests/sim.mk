@@ -53,6 +53,12 @@ TESTS += tests/test_calibration
 # Regenerating the committed traces changes nothing (make traces).
 TESTS += tests/test_traces.sh
 EXTRA_DIST += tests/test_traces.sh scenarios/traces/make-traces.sh
+# The planner's workflow: --set, partial devices, sweeps over platform paths, compare, progress.
+check_PROGRAMS += tests/test_planner
+tests_test_planner_SOURCES = tests/test_planner.c
+tests_test_planner_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_planner_LDADD = $(TEST_LIBS)
+TESTS += tests/test_planner
 check_PROGRAMS += tests/test_coll_request
 tests_test_coll_request_SOURCES = tests/test_coll_request.c
 tests_test_coll_request_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

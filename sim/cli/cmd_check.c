@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/outfile.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/progress.h"
 #include "sim/report/expect.h"
 #include "sim/report/junit.h"
 #include "sim/report/report.h"
@@ -31,6 +32,9 @@ static void check_help(FILE *out)
             "  --markdown  print the validation table instead: predicted against published\n"
             "              step and total times, median and worst deviation per model,\n"
             "              validation rows apart from calibration rows (reference.calibrated)\n"
+            CLI_SET_HELP
+            "              (applied to every scenario)\n"
+            "  --quiet     no progress on stderr\n"
             "  --help      this text\n\n"
             "Exit status 1 when a scenario fails its expectations or cannot run.\n");
 }
@@ -102,12 +106,12 @@ typedef struct outcome {
     int calibration; /* the row fed a device's calibration (reference.calibrated) */
 } outcome;
 
-static void check_one(const char *path, outcome *o)
+static void check_one(const char *path, char **sets, size_t n_sets, outcome *o)
 {
     scenario sc;
     tt_error err = {0};
     memset(o, 0, sizeof *o);
-    int rc = scenario_load(path, &sc, &err);
+    int rc = scenario_load_set(path, sets, n_sets, &sc, &err);
     if (rc) {
         o->name = strdup(path);
         o->error = 1;
@@ -209,9 +213,13 @@ static int check_main(int argc, char **argv)
     static const struct option opts[] = {{"junit", required_argument, NULL, 'u'},
                                          {"json", no_argument, NULL, 'j'},
                                          {"markdown", no_argument, NULL, 'm'},
+                                         {"set", required_argument, NULL, 'S'},
+                                         {"quiet", no_argument, NULL, 'q'},
                                          {NULL, 0, NULL, 0}};
     const char *junit = NULL;
-    int as_json = 0, markdown = 0, c;
+    int as_json = 0, markdown = 0, quiet = 0, c;
+    char *sets[CLI_MAX_SETS];
+    size_t n_sets = 0;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -221,7 +229,12 @@ static int check_main(int argc, char **argv)
             as_json = 1;
         else if (c == 'm')
             markdown = 1;
-        else
+        else if (c == 'q')
+            quiet = 1;
+        else if (c == 'S') {
+            if (cli_add_set(&cmd_check, sets, &n_sets, optarg))
+                return TT_EINPUT;
+        } else
             return cli_bad_option(&cmd_check, argv, optind, optopt, opts, c == ':');
     }
     if (optind == argc)
@@ -252,8 +265,10 @@ static int check_main(int argc, char **argv)
     int table = !as_json && !markdown;
     if (table)
         printf("%-6s %-40s %12s %12s  %s\n", "result", "scenario", "step_time_s", "published", "file / reason");
+    progress_start("check", "scenarios", quiet);
     for (size_t i = 0; i < files.n; i++) {
-        check_one(files.v[i], &out[i]);
+        progress_update(i, files.n);
+        check_one(files.v[i], sets, n_sets, &out[i]);
         passed += out[i].passed;
         if (!table)
             continue;
@@ -266,6 +281,7 @@ static int check_main(int argc, char **argv)
             printf("       %s\n", out[i].message);
         fflush(stdout);
     }
+    progress_update(files.n, files.n);
     if (as_json) {
         json_t *list = json_array();
         for (size_t i = 0; i < files.n; i++) {
@@ -306,5 +322,5 @@ static int check_main(int argc, char **argv)
 
 const cli_command cmd_check = {
     "check", "run scenarios and their expectations; pass/fail table, JUnit XML",
-    "check PATH... [--junit F] [--json | --markdown]", check_main, check_help,
+    "check PATH... [--junit F] [--json | --markdown] [--set PATH=VALUE]... [--quiet]", check_main, check_help,
 };

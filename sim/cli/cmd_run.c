@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/outfile.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/progress.h"
 #include "sim/report/expect.h"
 #include "sim/report/report.h"
 #include "sim/replay/run.h"
@@ -32,19 +33,14 @@ static void run_help(FILE *out)
             "              cost against batch or nodes, scaling efficiency)\n"
             "  --out-dir D write the scenario's \"outputs\" under D instead of next to\n"
             "              the scenario file\n"
+            CLI_SET_HELP
+            "  --quiet     no progress on stderr (a bar on a terminal, else a line now\n"
+            "              and then with the points done, elapsed and remaining)\n"
             "  --help      this text\n\n"
             "The scenario's \"outputs\" name the same files; relative ones go next to the\n"
             "scenario (or under --out-dir). Outputs are replaced whole or not at all, and\n"
             "one that is also an input of the run is refused. Exit status 1 when a bound\n"
             "in the scenario's \"expect\" is violated (each one is named on stderr).\n");
-}
-
-static void progress(size_t done, size_t total)
-{
-    if (!isatty(STDERR_FILENO))
-        return;
-    fprintf(stderr, "\rsweep: %zu/%zu points%s", done, total, done == total ? "\n" : "");
-    fflush(stderr);
 }
 
 /* The run's output files: the command line's, else the scenario's (resolved). */
@@ -117,8 +113,12 @@ static int run_main(int argc, char **argv)
                                          {"csv", required_argument, NULL, 'c'},
                                          {"svg", required_argument, NULL, 's'},
                                          {"out-dir", required_argument, NULL, 'o'},
+                                         {"set", required_argument, NULL, 'S'},
+                                         {"quiet", no_argument, NULL, 'q'},
                                          {NULL, 0, NULL, 0}};
-    int as_json = 0, c;
+    int as_json = 0, quiet = 0, c;
+    char *sets[CLI_MAX_SETS];
+    size_t n_sets = 0;
     const char *csv = NULL, *svg = NULL, *out_dir = NULL;
     opterr = 0;
     optind = 1;
@@ -131,7 +131,12 @@ static int run_main(int argc, char **argv)
             svg = optarg;
         else if (c == 'o')
             out_dir = optarg;
-        else
+        else if (c == 'q')
+            quiet = 1;
+        else if (c == 'S') {
+            if (cli_add_set(&cmd_run, sets, &n_sets, optarg))
+                return TT_EINPUT;
+        } else
             return cli_bad_option(&cmd_run, argv, optind, optopt, opts, c == ':');
     }
     if (optind != argc - 1)
@@ -139,7 +144,7 @@ static int run_main(int argc, char **argv)
                                                         : "expected one scenario file");
     tt_error err = {0};
     scenario sc;
-    int rc = scenario_load(argv[optind], &sc, &err);
+    int rc = scenario_load_set(argv[optind], sets, n_sets, &sc, &err);
     if (rc)
         return cli_report_error(rc, err.msg);
     run_outputs outs = {0};
@@ -149,7 +154,10 @@ static int run_main(int argc, char **argv)
         return cli_report_error(rc, err.msg);
     }
     run_result r;
-    rc = run_scenario(&sc, &r, progress, &err);
+    char what[200];
+    snprintf(what, sizeof what, "run %s", sc.name);
+    progress_start(what, "points", quiet);
+    rc = run_scenario(&sc, &r, progress_update, &err);
     json_t *doc = NULL;
     int failed = 0;
     char failures[2048];
@@ -182,5 +190,5 @@ static int run_main(int argc, char **argv)
 
 const cli_command cmd_run = {
     "run", "per-step cost and time-to-accuracy of a scenario",
-    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D]", run_main, run_help,
+    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [--set PATH=VALUE]... [--quiet]", run_main, run_help,
 };

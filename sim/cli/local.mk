@@ -17,3 +17,5 @@ bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/cli/main.c
 ttasim_LDADD = $(TT_LIBS)
 libsim_a_SOURCES += sim/cli/cmd_calibrate.c
+libsim_a_SOURCES += sim/cli/progress.c sim/cli/progress.h
+libsim_a_SOURCES += sim/cli/cmd_compare.c

@@ -7,3 +7,4 @@ libsim_a_SOURCES += sim/replay/convergence.c sim/replay/convergence.h
 libsim_a_SOURCES += sim/replay/cost.c sim/replay/cost.h
 libsim_a_SOURCES += sim/replay/run.c sim/replay/run.h
 libsim_a_SOURCES += sim/replay/calibration.c sim/replay/calibration.h
+libsim_a_SOURCES += sim/replay/override.c sim/replay/override.h

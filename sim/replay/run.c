@@ -15,10 +15,11 @@
 
 static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
 {
-    platform_options opt = {nodes, sc->link_bw_Bps, sc->link_latency_s, sc->accelerator, sc->mesh};
+    platform_options opt = {nodes, sc->link_bw_Bps, sc->link_latency_s, sc->accelerator, sc->mesh,
+                            sc->fabric, sc->devices, sc->path};
     platform *p = platform_load(sc->platform, &opt, err);
     if (!p)
-        tt_error_prefix(err, "%s: $.platform: ", sc->path);
+        tt_error_prefix(err, "%s: $.platform%s: ", sc->path, sc->fabric || sc->devices ? " (with its overrides)" : "");
     return p;
 }
 
@@ -46,6 +47,26 @@ static int split_batch(const scenario *sc, const workload *t, int want_micro, in
     *micro = (int)mb;
     *accum = (int)(per_rank / mb);
     return TT_OK;
+}
+
+/* Without a fixed micro-batch, a point runs the largest micro-batch that
+ * divides its samples per rank and fits in the device's memory (step_replay's
+ * memory check, with collectives of no duration), accumulating the rest. */
+static void fit_micro_batch(const workload *t, const device_model *d, step_options *o, size_t n_coll)
+{
+    long per_rank = (long)o->micro_batch * o->accumulation;
+    double *zero = calloc(n_coll + 1, sizeof *zero);
+    step_result r;
+    tt_error ignored = {0};
+    for (long mb = per_rank; zero && mb >= 1; mb--) {
+        if (per_rank % mb != 0)
+            continue;
+        o->micro_batch = (int)mb;
+        o->accumulation = (int)(per_rank / mb);
+        if (step_replay(t, d, o, zero, &r, &ignored) == TT_OK)
+            break;
+    }
+    free(zero); /* when nothing fits, micro-batch 1 stays and step_replay says why */
 }
 
 static int optimizer_state_words(const char *name)
@@ -113,6 +134,8 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
     return rc;
 }
 
+/* What a point needs besides its scenario: the workload's traces and the
+ * convergence model, loaded once and shared by the points that agree on them. */
 typedef struct run_ctx {
     const scenario *sc;
     workload tr[SCENARIO_MAX_PHASES];
@@ -153,6 +176,36 @@ static int time_host_embeddings(const scenario *sc, const platform *p, const wor
 
 /* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
 
+static void add_assumption(run_result *r, const char *text)
+{
+    if (r->n_assumptions < RUN_MAX_ASSUMPTIONS)
+        r->assumptions[r->n_assumptions++] = strdup(text);
+}
+
+/* The owner's numbers: every price and draw, the lifetime, PUE and electricity. */
+static void note_ownership(const scenario *sc, const platform *p, run_result *r)
+{
+    char buf[1024];
+    platform_summary s;
+    platform_summarize(p, &s);
+    for (int i = 0; i < s.n_devices; i++) {
+        const device_info *d = s.devices[i].dev;
+        if (!d->has_purchase)
+            continue;
+        int n = snprintf(buf, sizeof buf, "purchase.%s = $%.6g each", d->name, d->price_usd);
+        if (d->kind != DEVICE_ACCELERATOR)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, ", %.4g W", d->power_w);
+        if (d->switch_port_usd > 0 || d->cable_usd > 0)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "; fabric switch port $%.6g and %.4g W, cable $%.6g and "
+                          "%.4g W", d->switch_port_usd, d->switch_port_w, d->cable_usd, d->cable_w);
+        snprintf(buf + n, sizeof buf - (size_t)n, " (%s)", d->purchase_why);
+        add_assumption(r, buf);
+    }
+    snprintf(buf, sizeof buf, "ownership = capital cost over %.3g years, PUE %.3g, $%.3g per kWh (the scenario's "
+             "\"cost\" block; defaults: %s)", sc->lifetime_years, sc->pue, sc->usd_per_kwh, COST_DEFAULTS_WHY);
+    add_assumption(r, buf);
+}
+
 static void note_assumptions(run_ctx *x, const platform *p)
 {
     run_result *r = x->res;
@@ -167,6 +220,11 @@ static void note_assumptions(run_ctx *x, const platform *p)
     }
     for (size_t i = 0; x->sc->assumptions && x->sc->assumptions[i] && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
         r->assumptions[r->n_assumptions++] = strdup(x->sc->assumptions[i]);
+    for (size_t i = 0; i < x->sc->n_sets && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++) {
+        char buf[600];
+        snprintf(buf, sizeof buf, "%s (set on the command line: --set)", x->sc->sets[i]);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
     if (strcmp(r->optimizer, x->tr[0].optimizer) != 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
         snprintf(buf, sizeof buf, "optimizer_step = the trace's %s update (the scenario's %s sets the optimizer "
@@ -180,6 +238,7 @@ static void note_assumptions(run_ctx *x, const platform *p)
             "(the trace merges its tables into one layer: each socket serves 1/S of every sample's rows; "
             "DRAM lookups and updates at the socket's mem_Bps x mem_efficiency, pipelined with the PCIe/UPI "
             "transfers, which run all at once on SimGrid)");
+    note_ownership(x->sc, p, r);
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
         snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
@@ -247,11 +306,15 @@ static void time_to_target(run_ctx *x, const device_info *dev, const device_mode
     else if (sc->eval_every_epochs > 0)
         pt->eval_s = evaluation_s(sc, &x->tr[0], d, &ph[0], pt);
     pt->time_to_accuracy_s = pt->steps_to_target * pt->step.time_s + pt->eval_s;
-    cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w};
+    double lifetime_s = sc->lifetime_years * 365.25 * 86400;
+    cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w, pt->bill.other_w, sc->pue,
+                        pt->bill.total_usd, lifetime_s, sc->usd_per_kwh / 3.6e6};
     double busy = pt->step.compute_s + pt->step.optimizer_s;
     pt->per_step = cost_of(&rates, pt->step.time_s, busy);
     /* evaluation counts as busy time */
     pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
+    if (pt->bill.total_usd > 0)
+        pt->tco_usd = pt->bill.total_usd + pt->per_step.energy_usd / pt->step.time_s * lifetime_s;
 }
 
 static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt, tt_error *err)
@@ -298,6 +361,11 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
         o->embeddings = (embedding_placement)sc->embeddings;
         o->recompute = sc->recompute;
+        if (!sp->micro_batch && !sc->micro_batch && pp->global_batch) {
+            fit_micro_batch(&x->tr[k], &d, o, x->tr[k].n_buckets + x->tr[k].n_comm);
+            pp->micro_batch = o->micro_batch;
+            pp->accumulation = o->accumulation;
+        }
         pp->first_coll = nc;
         pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
         nc += pp->n_coll;
@@ -311,13 +379,17 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
     if (rc == TT_OK) {
         const device_info *dev = platform_device(p, 0);
         run_result *r = x->res;
-        r->price_per_h_usd = dev->price_usd_per_h;
-        r->busy_w = dev->tdp_w;
-        r->idle_w = dev->idle_w;
-        r->peak_flops = d.peak_flops;
-        snprintf(r->accelerator, sizeof r->accelerator, "%s", dev->name);
-        snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
+        snprintf(pt->platform, sizeof pt->platform, "%s", platform_name(p));
+        if (!r->platform[0]) { /* the base point, or the first that runs */
+            r->price_per_h_usd = dev->price_usd_per_h;
+            r->busy_w = dev->tdp_w;
+            r->idle_w = dev->idle_w;
+            r->peak_flops = d.peak_flops;
+            snprintf(r->accelerator, sizeof r->accelerator, "%s", dev->name);
+            snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
+        }
         combine_phases(sc, ph, d.peak_flops, pt);
+        cost_bill_of(p, &pt->bill);
         time_to_target(x, dev, &d, ph, pt);
         note_assumptions(x, p);
     }
@@ -362,6 +434,93 @@ static int load_workload(run_ctx *x, tt_error *err)
     return TT_OK;
 }
 
+static void free_ctx(run_ctx *x)
+{
+    for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
+        if (x->tr[k].path)
+            workload_free(&x->tr[k]);
+    convergence_free(x->conv);
+}
+
+/* A point that cannot run (its batch does not split over the ranks, it does
+ * not fit in memory, a swept value the platform refuses) keeps its error in
+ * its row; other failures stop the run. */
+static int note_point_error(int rc, run_point *pt, tt_error *err)
+{
+    if (rc != TT_EINPUT)
+        return rc;
+    snprintf(pt->error, sizeof pt->error, "%s", err->msg);
+    err->code = TT_OK;
+    err->msg[0] = '\0';
+    return TT_OK;
+}
+
+/* Whether a sweep point's scenario needs its own traces or convergence model. */
+static int same_workload(const scenario *a, const scenario *b)
+{
+    static const char *const keys[] = {"workload", "optimizer", "convergence", NULL};
+    for (int i = 0; keys[i]; i++) {
+        json_t *x = json_object_get(a->doc, keys[i]), *y = json_object_get(b->doc, keys[i]);
+        if ((x || y) && !json_equal(x, y))
+            return 0;
+    }
+    return 1;
+}
+
+/* Combination `combo` of the swept paths (the last varies fastest): its
+ * scenario and its label. */
+static int path_point(const scenario *sc, size_t combo, scenario *out, char *label, size_t label_bytes,
+                      tt_error *err)
+{
+    json_t *vals[SCENARIO_MAX_SWEEP_PATHS];
+    size_t used = 0;
+    label[0] = '\0';
+    for (size_t k = sc->n_sweep_paths; k-- > 0;) {
+        size_t n = json_array_size(sc->sweep_values[k]);
+        vals[k] = json_array_get(sc->sweep_values[k], combo % n);
+        combo /= n;
+    }
+    for (size_t k = 0; k < sc->n_sweep_paths; k++) {
+        char *text = json_dumps(vals[k], JSON_ENCODE_ANY | JSON_COMPACT);
+        const char *shown = json_is_string(vals[k]) ? json_string_value(vals[k]) : text;
+        used += (size_t)snprintf(label + used, used < label_bytes ? label_bytes - used : 0, "%s%s=%s",
+                                 k ? ", " : "", sc->sweep_path[k], shown ? shown : "?");
+        free(text);
+    }
+    return scenario_at(sc, sc->sweep_path, vals, sc->n_sweep_paths, out, err);
+}
+
+/* The nodes x global batch points of one scenario (a path combination). */
+static int run_grid(run_ctx *x, const scenario *sc, const char *label, int reuse_base, size_t total,
+                    void (*progress)(size_t, size_t), tt_error *err)
+{
+    run_result *out = x->res;
+    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
+    int rc = TT_OK;
+    for (size_t i = 0; rc == TT_OK && i < nn; i++)
+        for (size_t j = 0; rc == TT_OK && j < nb; j++) {
+            int nodes = sc->n_sweep_nodes ? sc->sweep_nodes[i] : sc->nodes;
+            long gb = sc->n_sweep_batch ? sc->sweep_batch[j] : sc->global_batch;
+            run_point *pt = &out->points[out->n_points];
+            if (progress)
+                progress(out->n_points, total);
+            /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
+            if (reuse_base && nodes == sc->nodes && gb == sc->global_batch && !out->base.error[0]) {
+                *pt = out->base;
+            } else {
+                rc = note_point_error(run_point_at(x, nodes, gb, pt, err), pt, err);
+                if (pt->error[0]) {
+                    pt->nodes = nodes ? nodes : out->base.nodes;
+                    pt->global_batch = gb;
+                }
+            }
+            snprintf(pt->label, sizeof pt->label, "%s", label);
+            if (rc == TT_OK)
+                out->n_points++;
+        }
+    return rc;
+}
+
 int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t done, size_t total),
                  tt_error *err)
 {
@@ -369,38 +528,53 @@ int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t do
     snprintf(out->allreduce, sizeof out->allreduce, "none");
     snprintf(out->alltoall, sizeof out->alltoall, "none");
     run_ctx x = {sc, {{0}}, NULL, out};
+    int swept = sc->n_sweep_batch || sc->n_sweep_nodes || sc->n_sweep_paths;
     int rc = load_workload(&x, err);
     if (rc == TT_OK)
         rc = run_point_at(&x, sc->nodes, sc->global_batch, &out->base, err);
-    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
-    if (rc == TT_OK && (sc->n_sweep_batch || sc->n_sweep_nodes)) {
-        out->points = calloc(nb * nn, sizeof *out->points);
-        for (size_t i = 0; rc == TT_OK && i < nn; i++)
-            for (size_t j = 0; rc == TT_OK && j < nb; j++) {
-                int nodes = sc->n_sweep_nodes ? sc->sweep_nodes[i] : out->base.nodes;
-                long gb = sc->n_sweep_batch ? sc->sweep_batch[j] : sc->global_batch;
-                if (progress)
-                    progress(out->n_points, nb * nn);
-                /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
-                if (nodes == sc->nodes && gb == sc->global_batch)
-                    out->points[out->n_points] = out->base;
-                else
-                    rc = run_point_at(&x, nodes, gb, &out->points[out->n_points], err);
-                if (rc == TT_OK)
-                    out->n_points++;
+    if (swept)
+        rc = note_point_error(rc, &out->base, err);
+    size_t combos = 1;
+    for (size_t k = 0; k < sc->n_sweep_paths; k++)
+        combos *= json_array_size(sc->sweep_values[k]);
+    size_t grid = (sc->n_sweep_batch ? sc->n_sweep_batch : 1) * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1);
+    if (rc == TT_OK && swept) {
+        out->points = calloc(combos * grid, sizeof *out->points);
+        if (!out->points)
+            rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
+        for (size_t c = 0; rc == TT_OK && c < combos; c++) {
+            if (!sc->n_sweep_paths) {
+                rc = run_grid(&x, sc, "", 1, combos * grid, progress, err);
+                break;
             }
+            char label[160];
+            scenario psc;
+            if ((rc = path_point(sc, c, &psc, label, sizeof label, err)))
+                break;
+            run_ctx px = x;
+            px.sc = &psc;
+            int own = !same_workload(sc, &psc);
+            if (own) {
+                memset(px.tr, 0, sizeof px.tr);
+                px.conv = NULL;
+                rc = load_workload(&px, err);
+            }
+            if (rc == TT_OK)
+                rc = run_grid(&px, &psc, label, 0, combos * grid, progress, err);
+            if (own)
+                free_ctx(&px);
+            scenario_free(&psc);
+        }
         if (progress && rc == TT_OK)
-            progress(out->n_points, nb * nn);
+            progress(out->n_points, combos * grid);
         /* scaling efficiency: throughput per rank against the first point */
         for (size_t i = 0; rc == TT_OK && i < out->n_points && sc->n_sweep_nodes > 1; i++) {
             const run_point *a = &out->points[0], *b = &out->points[i];
-            out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
+            if (!a->error[0] && !b->error[0])
+                out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
         }
     }
-    for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
-        if (x.tr[k].path)
-            workload_free(&x.tr[k]);
-    convergence_free(x.conv);
+    free_ctx(&x);
     return rc;
 }
 

@@ -14,6 +14,9 @@
 
 /* One point: the scenario itself, or one combination of its sweep. */
 typedef struct run_point {
+    char label[160];    /* the swept paths' values ("platform.fabric.oversubscription=2"), "" otherwise */
+    char error[1024];   /* why the point could not run (does not fit, batch does not split): its row says so */
+    char platform[64];
     int nodes, ranks;
     long global_batch;
     int micro_batch, accumulation;
@@ -26,6 +29,8 @@ typedef struct run_point {
     double eval_s;        /* evaluation time in time_to_accuracy_s */
     double time_to_accuracy_s;
     cost per_step, total;
+    cost_bill bill;     /* the cluster's capital cost by component */
+    double tco_usd;     /* capex + the lifetime's electricity at this point's average draw */
     double scaling_efficiency; /* samples/s per rank against the sweep's first point */
 } run_point;
 
@@ -43,7 +48,9 @@ typedef struct run_result {
     run_point *points;
 } run_result;
 
-/* Runs the scenario and its sweep; progress goes to `progress` when not NULL. */
+/* Runs the scenario and its sweep; progress goes to `progress` when not NULL.
+ * With a sweep, a point that cannot run (TT_EINPUT) gets its error and the
+ * others run; without one, its error is returned. */
 int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t done, size_t total),
                  tt_error *err);
 void run_result_free(run_result *r);
