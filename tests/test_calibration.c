@@ -179,6 +179,39 @@ START_TEST(bad_sets_are_refused)
 }
 END_TEST
 
+/* A fitted-parameters file naming an unknown device or key is refused with
+ * the file and JSON path; a good one sets the device's per-op parameters. */
+START_TEST(fitted_file_applies_and_refuses)
+{
+    device_table lib = {0};
+    tt_error err = {0};
+    ck_assert_int_eq(device_table_load_uncalibrated(&lib, &err), TT_OK);
+    json_error_t je;
+    json_t *good = json_loads("{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": {\"generic-accelerator\": "
+                              "{\"dispatch_s\": 5e-6, \"fusion\": true, \"fp16\": {\"half_work_flops\": 2e9, "
+                              "\"efficiency\": {\"conv\": 0.4}}}}, \"residuals\": []}", 0, &je);
+    ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", good, &err), TT_OK);
+    const device_info *d = device_table_find(&lib, "generic-accelerator");
+    ck_assert_double_eq(d->dispatch_s, 5e-6);
+    ck_assert_int_eq(d->fusion, 1);
+    ck_assert_double_eq(d->half_work_flops[DTYPE_FP16], 2e9);
+    ck_assert_double_eq(d->efficiency[DTYPE_FP16][OPCLASS_CONV], 0.4);
+    ck_assert_double_eq(d->efficiency[DTYPE_FP16][OPCLASS_GEMM], 0.5); /* untouched */
+    json_decref(good);
+    json_t *bad = json_loads("{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": {\"no-such\": "
+                             "{\"dispatch_s\": 5e-6, \"fusion\": true}}}", 0, &je);
+    ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", bad, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "fitted.json: $.devices.no-such: no device"));
+    json_decref(bad);
+    bad = json_loads("{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": {\"generic-accelerator\": "
+                     "{\"dispatch_s\": 5e-6, \"fusion\": true, \"fp16\": {\"half_work_flop\": 1}}}}", 0, &je);
+    ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", bad, &err), TT_EINPUT);
+    ck_assert_msg(strstr(err.msg, "did you mean \"half_work_flops\"") != NULL, "%s", err.msg);
+    json_decref(bad);
+    device_table_free(&lib);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("calibration");
@@ -186,6 +219,7 @@ static Suite *suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, fit_recovers_known_parameters);
     tcase_add_test(t, bad_sets_are_refused);
+    tcase_add_test(t, fitted_file_applies_and_refuses);
     suite_add_tcase(s, t);
     return s;
 }
