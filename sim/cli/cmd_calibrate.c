@@ -10,6 +10,7 @@
 
 #include "common/datapath.h"
 #include "common/error.h"
+#include "common/outfile.h"
 #include "platforms/device.h"
 #include "sim/cli/cli.h"
 #include "sim/replay/calibration.h"
@@ -83,19 +84,21 @@ static int check_file(const char *path, const char *want)
     return TT_OK;
 }
 
-static int write_file(const char *path, const char *text)
+/* Written whole or not at all (common/outfile.h), never over the set it reads. */
+static int write_file(const char *path, const char *set_path, const char *text)
 {
-    FILE *f = fopen(path, "w");
-    int bad = !f || fputs(text, f) == EOF;
-    if (f)
-        bad |= fclose(f) != 0;
-    if (bad) {
-        tt_error err;
-        tt_error_set(&err, TT_EINPUT, "%s: cannot write the fitted parameters: %s; give a writable --out path",
-                     path, strerror(errno));
-        return cli_report_error(TT_EINPUT, err.msg);
+    tt_error err = {0};
+    const char *inputs[] = {set_path}, *what[] = {"the calibration set"};
+    outfile *o;
+    FILE *f;
+    int rc = outfile_check_distinct(&path, 1, inputs, what, 1, &err);
+    if (rc == TT_OK)
+        rc = outfile_open(path, "the fitted parameters", &o, &f, &err);
+    if (rc == TT_OK) {
+        fputs(text, f);
+        rc = outfile_commit(o, &err);
     }
-    return TT_OK;
+    return rc ? cli_report_error(rc, err.msg) : TT_OK;
 }
 
 static int calibrate_main(int argc, char **argv)
@@ -153,7 +156,7 @@ static int calibrate_main(int argc, char **argv)
         print_residuals(doc);
     json_decref(doc);
     if (out_path)
-        rc = write_file(out_path, full);
+        rc = write_file(out_path, set_path, full);
     else if (check_path)
         rc = check_file(check_path, full);
     free(full);
