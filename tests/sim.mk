@@ -44,6 +44,15 @@ EXTRA_DIST += tests/test_layering.sh
 TESTS += tests/test_outputs.sh
 EXTRA_DIST += tests/test_outputs.sh
 
+check_PROGRAMS += tests/test_calibration
+tests_test_calibration_SOURCES = tests/test_calibration.c
+tests_test_calibration_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_calibration_LDADD = $(TEST_LIBS)
+TESTS += tests/test_calibration
+
+# Regenerating the committed traces changes nothing (make traces).
+TESTS += tests/test_traces.sh
+EXTRA_DIST += tests/test_traces.sh scenarios/traces/make-traces.sh
 # The planner's workflow: --set, partial devices, sweeps over platform paths, compare, progress.
 check_PROGRAMS += tests/test_planner
 tests_test_planner_SOURCES = tests/test_planner.c
@@ -55,3 +64,7 @@ tests_test_coll_request_SOURCES = tests/test_coll_request.c
 tests_test_coll_request_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_coll_request_LDADD = $(TEST_LIBS)
 TESTS += tests/test_coll_request
+
+# ttasim calibrate reproduces platforms/calibration/calibrated.json byte for byte.
+TESTS += tests/test_calibrate.sh
+EXTRA_DIST += tests/test_calibrate.sh

@@ -31,7 +31,8 @@ static void check_help(FILE *out)
             "  --junit F   also write JUnit XML to F (one testcase per scenario)\n"
             "  --json      print one JSON document on stdout\n"
             "  --markdown  print the validation table instead: predicted against published\n"
-            "              step and total times, median and worst deviation per model\n"
+            "              step and total times, median and worst deviation per model,\n"
+            "              validation rows apart from calibration rows (reference.calibrated)\n"
             CLI_SET_HELP
             "              (applied to every scenario)\n"
             "  --quiet     no progress on stderr\n"
@@ -107,6 +108,7 @@ typedef struct outcome {
     const char *coll_metric; /* NULL: a training scenario */
     double coll_value, coll_ref;
     char coll_source[400];
+    int calibration; /* the row fed a device's calibration (reference.calibrated) */
 } outcome;
 
 /* A collective measurement: busbw against a published busbw, else time. */
@@ -162,6 +164,7 @@ static void check_one(const char *path, char **sets, size_t n_sets, outcome *o)
         o->ref_step_time_s = sc.ref_step_time_s;
         o->tta_s = r.base.time_to_accuracy_s;
         o->ref_time_s = sc.ref_time_s;
+        o->calibration = sc.ref_calibrated != NULL;
         snprintf(o->model, sizeof o->model, "%s", r.model);
     }
     if (rc) {
@@ -201,6 +204,26 @@ static void print_collectives_markdown(const outcome *o, char **files, size_t n)
     }
 }
 
+/* median and worst |predicted / published - 1| of the step over the rows
+ * of a model ("" = every model) in one role; 0 rows prints nothing. */
+static void print_summary_row(const outcome *o, size_t n, const char *model, int calibration, double *dev)
+{
+    size_t k = 0;
+    for (size_t j = 0; j < n; j++)
+        if (!o[j].error && (!*model || strcmp(o[j].model, model) == 0) && o[j].ref_step_time_s > 0 &&
+            o[j].calibration == calibration)
+            dev[k++] = fabs(o[j].step_time_s / o[j].ref_step_time_s - 1);
+    if (k == 0)
+        return;
+    qsort(dev, k, sizeof *dev, cmp_double);
+    double med = k % 2 ? dev[k / 2] : 0.5 * (dev[k / 2 - 1] + dev[k / 2]);
+    printf("| %s | %s | %zu | %.1f %% | %.1f %% |\n", *model ? model : "all of the above",
+           calibration ? "calibration" : "validation", k, 100 * med, 100 * dev[k - 1]);
+}
+
+/* The validation table: predicted against published per-step time, each row
+ * marked as validation or calibration (a device was fitted to it), with the
+ * median and worst |predicted / published - 1| per model and role. */
 static void print_markdown(const outcome *o, char **files, size_t n)
 {
     print_collectives_markdown(o, files, n);
@@ -209,18 +232,19 @@ static void print_markdown(const outcome *o, char **files, size_t n)
         training += !o[i].coll_metric;
     if (!training)
         return;
-    printf("| scenario | model | predicted step (s) | published step (s) | ratio | predicted total | published total | ratio |\n"
-           "|---|---|---|---|---|---|---|---|\n");
+    printf("| scenario | model | role | predicted step (s) | published step (s) | ratio | predicted total | published total | ratio |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const char *base = strrchr(files[i], '/');
         base = base ? base + 1 : files[i];
         if (o[i].coll_metric)
             continue;
         if (o[i].error) {
-            printf("| %s | | error: %s | | | | | |\n", base, o[i].message);
+            printf("| %s | | | error: %s | | | | | |\n", base, o[i].message);
             continue;
         }
-        printf("| %s | %s | %.4g |", base, o[i].model, o[i].step_time_s);
+        printf("| %s | %s | %s | %.4g |", base, o[i].model, o[i].calibration ? "calibration" : "validation",
+               o[i].step_time_s);
         if (o[i].ref_step_time_s > 0)
             printf(" %.4g | %.3f |", o[i].ref_step_time_s, o[i].step_time_s / o[i].ref_step_time_s);
         else
@@ -231,10 +255,10 @@ static void print_markdown(const outcome *o, char **files, size_t n)
         else
             printf(" - | - |\n");
     }
-    printf("\n| model | scenarios with a published step time | median abs(ratio - 1) | worst abs(ratio - 1) |\n"
-           "|---|---|---|---|\n");
+    printf("\n| model | role | rows with a published step time | median abs(ratio - 1) | worst abs(ratio - 1) |\n"
+           "|---|---|---|---|---|\n");
     double *dev = calloc(n + 1, sizeof *dev);
-    /* one row per model, then all of them together (model "" = every one) */
+    /* per model, then all of them together (model "" = every one); validation rows first */
     for (size_t i = 0; i <= n; i++) {
         const char *model = i < n ? o[i].model : "";
         int first = 1;
@@ -242,16 +266,8 @@ static void print_markdown(const outcome *o, char **files, size_t n)
             first &= strcmp(o[j].model, model) != 0;
         if (!first || (i < n && o[i].error))
             continue;
-        size_t k = 0;
-        for (size_t j = 0; j < n; j++)
-            if (!o[j].error && (!*model || strcmp(o[j].model, model) == 0) && o[j].ref_step_time_s > 0)
-                dev[k++] = fabs(o[j].step_time_s / o[j].ref_step_time_s - 1);
-        if (k == 0)
-            continue;
-        qsort(dev, k, sizeof *dev, cmp_double);
-        double med = k % 2 ? dev[k / 2] : 0.5 * (dev[k / 2 - 1] + dev[k / 2]);
-        printf("| %s | %zu | %.1f %% | %.1f %% |\n", *model ? model : "all of the above", k, 100 * med,
-               100 * dev[k - 1]);
+        print_summary_row(o, n, model, 0, dev);
+        print_summary_row(o, n, model, 1, dev);
     }
     free(dev);
 }

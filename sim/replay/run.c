@@ -22,31 +22,6 @@ static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
     return p;
 }
 
-/* The accelerator as the roofline sees it. A device without fast math at the
- * scenario's precision (P40 fp16) runs it in fp32 arithmetic on low-precision
- * storage, as mixed-precision training did there: math never gets slower. */
-static int device_of(const platform *p, const char *precision, device_model *d, tt_error *err)
-{
-    const device_info *dev = platform_device(p, 0);
-    tt_dtype dt;
-    int rc = dtype_parse(precision, &dt, err);
-    if (rc)
-        return rc;
-    memset(d, 0, sizeof *d);
-    d->name = dev->name;
-    tt_dtype math = dev->peak_flops[dt] >= dev->peak_flops[DTYPE_FP32] ? dt : DTYPE_FP32;
-    d->peak_flops = dev->peak_flops[math];
-    d->peak_fp32_flops = dev->peak_flops[DTYPE_FP32] > 0 ? dev->peak_flops[DTYPE_FP32] : d->peak_flops;
-    if (d->peak_flops <= 0)
-        return tt_error_set(err, TT_EINPUT, "the %s has no %s or fp32 peak in its device definition; "
-                            "choose another precision", dev->name, precision);
-    d->mem_Bps = dev->mem_Bps * dev->mem_efficiency; /* the device loader defaults it to 1 */
-    d->mem_bytes = dev->mem_bytes;
-    for (int c = 0; c < OPCLASS_COUNT; c++)
-        d->efficiency[c] = device_efficiency(dev, math, (op_class)c);
-    return TT_OK;
-}
-
 /* ---- stage 2: the workload at this point's batch ---- */
 
 static int split_batch(const scenario *sc, const workload *t, int want_micro, int ranks, long *global, int *micro,
@@ -310,17 +285,32 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
     pt->samples_per_s = samples / s->time_s;
 }
 
-/* Time, cost and energy of `steps` steps with their evaluations. */
-static double run_for(const scenario *sc, const run_point *pt, const cost_rates *rates, double steps, cost *total)
+/* Evaluation time over `steps` steps: typed in (every_steps x time_s), or from
+ * the workload: `examples` forward passes split over the ranks at the first
+ * phase's micro-batch, after every `every_epochs` epochs. */
+static double evaluation_s(const scenario *sc, const workload *t, const device_model *d, const phase_plan *ph,
+                           const run_point *pt, double steps)
 {
-    double eval_s = sc->eval_every_steps > 0 ? floor(steps / sc->eval_every_steps) * sc->eval_time_s : 0;
+    if (sc->eval_every_steps > 0)
+        return floor(steps / sc->eval_every_steps) * sc->eval_time_s;
+    if (sc->eval_every_epochs <= 0)
+        return 0;
+    double epochs = steps * pt->global_batch / sc->dataset_examples;
+    double evals = floor(epochs / sc->eval_every_epochs + 1e-9);
+    double passes = ceil(ceil(sc->eval_examples / pt->ranks) / ph->o.micro_batch);
+    return evals * passes * step_forward_s(t, d, &ph->o);
+}
+
+/* Time, cost and energy of `steps` steps with eval_s of evaluation (busy time). */
+static double run_for(const run_point *pt, const cost_rates *rates, double steps, double eval_s, cost *total)
+{
     double time_s = steps * pt->step.time_s + eval_s;
-    /* evaluation counts as busy time */
     *total = cost_of(rates, time_s, (pt->step.compute_s + pt->step.optimizer_s) * steps + eval_s);
     return time_s;
 }
 
-static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
+static void time_to_target(run_ctx *x, const device_info *dev, const device_model *d, const phase_plan *ph,
+                           run_point *pt)
 {
     const scenario *sc = x->sc;
     if (x->conv) {
@@ -335,15 +325,16 @@ static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
     }
     if (sc->dataset_examples > 0)
         pt->epochs = pt->steps_to_target * pt->samples_per_s * pt->step.time_s / sc->dataset_examples;
-    if (sc->eval_every_steps > 0)
-        pt->eval_s = floor(pt->steps_to_target / sc->eval_every_steps) * sc->eval_time_s;
+    pt->eval_s = evaluation_s(sc, &x->tr[0], d, &ph[0], pt, pt->steps_to_target);
     double lifetime_s = sc->lifetime_years * 365.25 * 86400;
     cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w, pt->bill.other_w, sc->pue,
                         pt->bill.total_usd, lifetime_s, sc->usd_per_kwh / 3.6e6};
     pt->per_step = cost_of(&rates, pt->step.time_s, pt->step.compute_s + pt->step.optimizer_s);
-    pt->time_to_accuracy_s = run_for(sc, pt, &rates, pt->steps_to_target, &pt->total);
-    pt->time_to_accuracy_p10_s = run_for(sc, pt, &rates, pt->steps_p10, &pt->total_p10);
-    pt->time_to_accuracy_p90_s = run_for(sc, pt, &rates, pt->steps_p90, &pt->total_p90);
+    pt->time_to_accuracy_s = run_for(pt, &rates, pt->steps_to_target, pt->eval_s, &pt->total);
+    pt->time_to_accuracy_p10_s = run_for(pt, &rates, pt->steps_p10,
+                                         evaluation_s(sc, &x->tr[0], d, &ph[0], pt, pt->steps_p10), &pt->total_p10);
+    pt->time_to_accuracy_p90_s = run_for(pt, &rates, pt->steps_p90,
+                                         evaluation_s(sc, &x->tr[0], d, &ph[0], pt, pt->steps_p90), &pt->total_p90);
     if (pt->bill.total_usd > 0)
         pt->tco_usd = pt->bill.total_usd + pt->per_step.energy_usd / pt->step.time_s * lifetime_s;
 }
@@ -357,7 +348,9 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         return err->code;
     const char *precision = sc->precision ? sc->precision : x->tr[0].precision;
     device_model d;
-    int rc = device_of(p, precision, &d, err);
+    int rc = device_model_of(platform_device(p, 0), precision, &d, err);
+    if (sc->fusion >= 0)
+        d.fusion = sc->fusion;
     pt->nodes = platform_nodes(p);
     pt->ranks = platform_ranks(p);
     phase_plan ph[SCENARIO_MAX_PHASES];
@@ -389,6 +382,7 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
         o->embeddings = (embedding_placement)sc->embeddings;
+        o->recompute = sc->recompute;
         if (!sp->micro_batch && !sc->micro_batch && pp->global_batch) {
             fit_micro_batch(&x->tr[k], &d, o, x->tr[k].n_buckets + x->tr[k].n_comm);
             pp->micro_batch = o->micro_batch;
@@ -418,7 +412,7 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         }
         combine_phases(sc, ph, d.peak_flops, pt);
         cost_bill_of(p, &pt->bill);
-        time_to_target(x, dev, pt);
+        time_to_target(x, dev, &d, ph, pt);
         note_assumptions(x, p);
     }
     free(c);
