@@ -48,3 +48,7 @@ tests_test_coll_request_SOURCES = tests/test_coll_request.c
 tests_test_coll_request_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_coll_request_LDADD = $(TEST_LIBS)
 TESTS += tests/test_coll_request
+
+# -j: sweep points and check's scenarios in forked workers, output identical to -j 1.
+TESTS += tests/test_parallel.sh
+EXTRA_DIST += tests/test_parallel.sh

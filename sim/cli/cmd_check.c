@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/outfile.h"
+#include "common/parallel.h"
 #include "sim/cli/cli.h"
 #include "sim/report/expect.h"
 #include "sim/report/junit.h"
@@ -30,6 +31,8 @@ static void check_help(FILE *out)
             "  --json      print one JSON document on stdout\n"
             "  --markdown  print the validation table instead: predicted against published\n"
             "              step and total times, median and worst deviation per model\n"
+            "  -j, --jobs N  run N scenarios at a time (default: the processors this\n"
+            "              process may use); the output is the same for any N\n"
             "  --help      this text\n\n"
             "Exit status 1 when a scenario fails its expectations or cannot run.\n");
 }
@@ -92,29 +95,31 @@ static int collect(const char *path, file_list *l, tt_error *err)
     return rc;
 }
 
+/* One scenario's verdict, flat: it comes back from a worker process whole. */
 typedef struct outcome {
-    char *name;
+    char name[256];
     char model[64];
-    int passed, error;
+    int finished, passed, error;
     char message[2048];
     double step_time_s, ref_step_time_s, tta_s, ref_time_s;
 } outcome;
 
-static void check_one(const char *path, outcome *o)
+static void check_one(const char *path, int jobs, outcome *o)
 {
     scenario sc;
     tt_error err = {0};
     memset(o, 0, sizeof *o);
+    o->finished = 1;
     int rc = scenario_load(path, &sc, &err);
     if (rc) {
-        o->name = strdup(path);
+        snprintf(o->name, sizeof o->name, "%s", path);
         o->error = 1;
         snprintf(o->message, sizeof o->message, "%s", err.msg);
         return;
     }
-    o->name = strdup(sc.name);
+    snprintf(o->name, sizeof o->name, "%s", sc.name);
     run_result r;
-    rc = run_scenario(&sc, &r, NULL, &err);
+    rc = run_scenario(&sc, jobs, &r, NULL, &err);
     int failed = 0;
     if (rc == TT_OK) {
         json_t *doc = report_json(&sc, &r);
@@ -133,6 +138,40 @@ static void check_one(const char *path, outcome *o)
     o->passed = rc == TT_OK && failed == 0;
     run_result_free(&r);
     scenario_free(&sc);
+}
+
+/* The scenarios of one check: run `jobs` at a time, their table rows printed
+ * in file order as soon as every earlier one is in. */
+typedef struct check_run {
+    char **files;
+    outcome *out;
+    size_t printed;
+    int table, sweep_jobs;
+} check_run;
+
+static void check_task(void *arg, size_t i, void *result)
+{
+    const check_run *c = arg;
+    check_one(c->files[i], c->sweep_jobs, result);
+}
+
+static void print_rows(void *arg, size_t done, size_t total)
+{
+    check_run *c = arg;
+    (void)done;
+    for (; c->printed < total && c->out[c->printed].finished; c->printed++) {
+        const outcome *o = &c->out[c->printed];
+        if (!c->table)
+            continue;
+        char ref[32] = "-";
+        if (o->ref_step_time_s > 0)
+            snprintf(ref, sizeof ref, "%.4g", o->ref_step_time_s);
+        printf("%-6s %-40s %12.4g %12s  %s\n", o->passed ? "PASS" : o->error ? "ERROR" : "FAIL", o->name,
+               o->step_time_s, ref, c->files[c->printed]);
+        if (!o->passed)
+            printf("       %s\n", o->message);
+        fflush(stdout);
+    }
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -190,22 +229,66 @@ static void print_markdown(const outcome *o, char **files, size_t n)
     free(dev);
 }
 
+/* The JSON, Markdown or text summary and the JUnit file; TT_EFAIL when a scenario did not pass. */
+static int report_outcomes(const outcome *out, char **files, size_t n, int as_json, int markdown,
+                           const char *junit)
+{
+    size_t passed = 0;
+    for (size_t i = 0; i < n; i++)
+        passed += out[i].passed;
+    if (as_json) {
+        json_t *list = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_t *e = json_pack("{s:s, s:s, s:b, s:f}", "name", out[i].name, "file", files[i], "passed",
+                                  out[i].passed, "step_time_s", out[i].step_time_s);
+            if (!out[i].passed)
+                json_object_set_new(e, "message", json_string(out[i].message));
+            json_array_append_new(list, e);
+        }
+        json_t *doc = json_pack("{s:o, s:i, s:i}", "scenarios", list, "passed", (int)passed, "failed",
+                                (int)(n - passed));
+        cli_print_json(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+        json_decref(doc);
+    } else if (markdown) {
+        print_markdown(out, files, n);
+    } else {
+        printf("\n%zu of %zu scenarios passed\n", passed, n);
+    }
+    if (junit) {
+        tt_error err = {0};
+        junit_case *cases = calloc(n, sizeof *cases);
+        for (size_t i = 0; cases && i < n; i++)
+            cases[i] = (junit_case){out[i].name, files[i], out[i].passed, out[i].error, out[i].message};
+        int rc = cases ? junit_write(junit, "ttasim check", cases, n, &err)
+                       : tt_error_set(&err, TT_EINTERNAL, "out of memory");
+        free(cases);
+        if (rc)
+            return cli_report_error(rc, err.msg);
+    }
+    return passed == n ? TT_OK : TT_EFAIL;
+}
+
 static int check_main(int argc, char **argv)
 {
     static const struct option opts[] = {{"junit", required_argument, NULL, 'u'},
-                                         {"json", no_argument, NULL, 'j'},
+                                         {"json", no_argument, NULL, 'J'},
+                                         {"jobs", required_argument, NULL, 'j'},
                                          {"markdown", no_argument, NULL, 'm'},
                                          {NULL, 0, NULL, 0}};
     const char *junit = NULL;
-    int as_json = 0, markdown = 0, c;
+    int as_json = 0, markdown = 0, jobs = parallel_jobs_default(), c;
+    tt_error err = {0};
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         if (c == 'u')
             junit = optarg;
-        else if (c == 'j')
+        else if (c == 'J')
             as_json = 1;
-        else if (c == 'm')
+        else if (c == 'j') {
+            if (parallel_jobs_parse(optarg, &jobs, &err))
+                return cli_usage_error(&cmd_check, "%s", err.msg);
+        } else if (c == 'm')
             markdown = 1;
         else
             return cli_bad_option(&cmd_check, argv, optind, optopt, opts, c == ':');
@@ -213,7 +296,6 @@ static int check_main(int argc, char **argv)
     if (optind == argc)
         return cli_usage_error(&cmd_check, "give at least one scenario file or directory");
     file_list files = {0};
-    tt_error err = {0};
     int rc = TT_OK;
     for (int i = optind; rc == TT_OK && i < argc; i++)
         rc = collect(argv[i], &files, &err);
@@ -234,63 +316,26 @@ static int check_main(int argc, char **argv)
         return cli_report_error(rc, err.msg);
     }
     outcome *out = calloc(files.n, sizeof *out);
-    size_t passed = 0;
     int table = !as_json && !markdown;
-    if (table)
+    /* several scenarios share the workers; a single one shares its sweep points */
+    check_run run = {files.v, out, 0, table, files.n > 1 ? 1 : jobs};
+    rc = out ? TT_OK : tt_error_set(&err, TT_EINTERNAL, "out of memory");
+    if (rc == TT_OK && table)
         printf("%-6s %-40s %12s %12s  %s\n", "result", "scenario", "step_time_s", "published", "file / reason");
-    for (size_t i = 0; i < files.n; i++) {
-        check_one(files.v[i], &out[i]);
-        passed += out[i].passed;
-        if (!table)
-            continue;
-        char ref[32] = "-";
-        if (out[i].ref_step_time_s > 0)
-            snprintf(ref, sizeof ref, "%.4g", out[i].ref_step_time_s);
-        printf("%-6s %-40s %12.4g %12s  %s\n", out[i].passed ? "PASS" : out[i].error ? "ERROR" : "FAIL",
-               out[i].name, out[i].step_time_s, ref, files.v[i]);
-        if (!out[i].passed)
-            printf("       %s\n", out[i].message);
-        fflush(stdout);
-    }
-    if (as_json) {
-        json_t *list = json_array();
-        for (size_t i = 0; i < files.n; i++) {
-            json_t *e = json_pack("{s:s, s:s, s:b, s:f}", "name", out[i].name, "file", files.v[i], "passed",
-                                  out[i].passed, "step_time_s", out[i].step_time_s);
-            if (!out[i].passed)
-                json_object_set_new(e, "message", json_string(out[i].message));
-            json_array_append_new(list, e);
-        }
-        json_t *doc = json_pack("{s:o, s:i, s:i}", "scenarios", list, "passed", (int)passed, "failed",
-                                (int)(files.n - passed));
-        cli_print_json(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-        json_decref(doc);
-    } else if (markdown) {
-        print_markdown(out, files.v, files.n);
-    } else {
-        printf("\n%zu of %zu scenarios passed\n", passed, files.n);
-    }
-    if (junit) {
-        junit_case *cases = calloc(files.n, sizeof *cases);
-        for (size_t i = 0; i < files.n; i++)
-            cases[i] = (junit_case){out[i].name, files.v[i], out[i].passed, out[i].error, out[i].message};
-        rc = junit_write(junit, "ttasim check", cases, files.n, &err);
-        free(cases);
-        if (rc)
-            cli_report_error(rc, err.msg);
-    }
-    for (size_t i = 0; i < files.n; i++) {
-        free(out[i].name);
+    if (rc == TT_OK)
+        rc = parallel_run(files.n, jobs, sizeof *out, check_task, print_rows, &run, out, &err);
+    if (rc == TT_OK)
+        rc = report_outcomes(out, files.v, files.n, as_json, markdown, junit);
+    else
+        cli_report_error(rc, err.msg);
+    for (size_t i = 0; i < files.n; i++)
         free(files.v[i]);
-    }
     free(out);
     free(files.v);
-    if (rc)
-        return rc;
-    return passed == files.n ? TT_OK : TT_EFAIL;
+    return rc;
 }
 
 const cli_command cmd_check = {
     "check", "run scenarios and their expectations; pass/fail table, JUnit XML",
-    "check PATH... [--junit F] [--json | --markdown]", check_main, check_help,
+    "check PATH... [--junit F] [--json | --markdown] [-j N]", check_main, check_help,
 };

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/outfile.h"
+#include "common/parallel.h"
 #include "sim/cli/cli.h"
 #include "sim/report/expect.h"
 #include "sim/report/report.h"
@@ -32,6 +33,8 @@ static void run_help(FILE *out)
             "              cost against batch or nodes, scaling efficiency)\n"
             "  --out-dir D write the scenario's \"outputs\" under D instead of next to\n"
             "              the scenario file\n"
+            "  -j, --jobs N  simulate N sweep points at a time (default: the processors\n"
+            "              this process may use); the output is the same for any N\n"
             "  --help      this text\n\n"
             "The scenario's \"outputs\" name the same files; relative ones go next to the\n"
             "scenario (or under --out-dir). Outputs are replaced whole or not at all, and\n"
@@ -113,19 +116,24 @@ static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, c
 
 static int run_main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+    static const struct option opts[] = {{"json", no_argument, NULL, 'J'},
+                                         {"jobs", required_argument, NULL, 'j'},
                                          {"csv", required_argument, NULL, 'c'},
                                          {"svg", required_argument, NULL, 's'},
                                          {"out-dir", required_argument, NULL, 'o'},
                                          {NULL, 0, NULL, 0}};
-    int as_json = 0, c;
+    int as_json = 0, jobs = parallel_jobs_default(), c;
     const char *csv = NULL, *svg = NULL, *out_dir = NULL;
+    tt_error err = {0};
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == 'j')
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
+        if (c == 'J')
             as_json = 1;
-        else if (c == 'c')
+        else if (c == 'j') {
+            if (parallel_jobs_parse(optarg, &jobs, &err))
+                return cli_usage_error(&cmd_run, "%s", err.msg);
+        } else if (c == 'c')
             csv = optarg;
         else if (c == 's')
             svg = optarg;
@@ -137,7 +145,6 @@ static int run_main(int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error(&cmd_run, optind == argc ? "missing the scenario file"
                                                         : "expected one scenario file");
-    tt_error err = {0};
     scenario sc;
     int rc = scenario_load(argv[optind], &sc, &err);
     if (rc)
@@ -149,7 +156,7 @@ static int run_main(int argc, char **argv)
         return cli_report_error(rc, err.msg);
     }
     run_result r;
-    rc = run_scenario(&sc, &r, progress, &err);
+    rc = run_scenario(&sc, jobs, &r, progress, &err);
     json_t *doc = NULL;
     int failed = 0;
     char failures[2048];
@@ -182,5 +189,5 @@ static int run_main(int argc, char **argv)
 
 const cli_command cmd_run = {
     "run", "per-step cost and time-to-accuracy of a scenario",
-    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D]", run_main, run_help,
+    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [-j N]", run_main, run_help,
 };

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collectives/schedule.h"
+#include "common/parallel.h"
 #include "platforms/platform.h"
 #include "sim/engine/collective_sim.h"
 #include "sim/replay/convergence.h"
@@ -265,7 +266,9 @@ static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
     pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
 }
 
-static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt, tt_error *err)
+/* `note`: the scenario's own point lists the run's assumptions; sweep points,
+ * which may run in other processes, leave them alone. */
+static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_point *pt, tt_error *err)
 {
     const scenario *sc = x->sc;
     memset(pt, 0, sizeof *pt);
@@ -327,7 +330,8 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
         combine_phases(sc, ph, d.peak_flops, pt);
         time_to_target(x, dev, pt);
-        note_assumptions(x, p);
+        if (note)
+            note_assumptions(x, p);
     }
     free(c);
     free(coll_s);
@@ -370,7 +374,96 @@ static int load_workload(run_ctx *x, tt_error *err)
     return TT_OK;
 }
 
-int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t done, size_t total),
+/* A sweep point as a worker hands it back: the point or its error, and the
+ * run's fields it set (the algorithms "auto" picked, the platform's name). */
+typedef struct point_outcome {
+    int rc, reused;
+    tt_error err;
+    run_point pt;
+    run_result fields; /* scalars only: its pointers are the caller's */
+} point_outcome;
+
+typedef struct sweep {
+    run_ctx *x;
+    size_t nb; /* batch sizes per node count: point i is (i / nb, i % nb) */
+    void (*progress)(size_t done, size_t total);
+} sweep;
+
+static void sweep_point(void *arg, size_t i, void *result)
+{
+    const sweep *s = arg;
+    const scenario *sc = s->x->sc;
+    point_outcome *o = result;
+    int nodes = sc->n_sweep_nodes ? sc->sweep_nodes[i / s->nb] : s->x->res->base.nodes;
+    long gb = sc->n_sweep_batch ? sc->sweep_batch[i % s->nb] : sc->global_batch;
+    /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
+    if (nodes == sc->nodes && gb == sc->global_batch) {
+        o->pt = s->x->res->base;
+        o->reused = 1;
+        return;
+    }
+    run_ctx x = *s->x;
+    o->fields = *s->x->res;
+    x.res = &o->fields;
+    o->rc = run_point_at(&x, nodes, gb, 0, &o->pt, &o->err);
+}
+
+static void sweep_progress(void *arg, size_t done, size_t total)
+{
+    const sweep *s = arg;
+    if (s->progress)
+        s->progress(done, total);
+}
+
+/* What a simulated point leaves in the run, as when points ran one after another: the last one's. */
+static void adopt_fields(run_result *out, const run_result *from)
+{
+    memcpy(out->platform, from->platform, sizeof out->platform);
+    memcpy(out->accelerator, from->accelerator, sizeof out->accelerator);
+    memcpy(out->allreduce, from->allreduce, sizeof out->allreduce);
+    memcpy(out->alltoall, from->alltoall, sizeof out->alltoall);
+    out->price_per_h_usd = from->price_per_h_usd;
+    out->busy_w = from->busy_w;
+    out->idle_w = from->idle_w;
+    out->peak_flops = from->peak_flops;
+}
+
+/* Every sweep point, `jobs` at a time; points and errors taken in sweep order. */
+static int run_sweep(run_ctx *x, int jobs, void (*progress)(size_t done, size_t total), tt_error *err)
+{
+    const scenario *sc = x->sc;
+    run_result *out = x->res;
+    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
+    out->points = calloc(nb * nn, sizeof *out->points);
+    point_outcome *o = calloc(nb * nn, sizeof *o);
+    if (!out->points || !o) {
+        free(o);
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    }
+    sweep s = {x, nb, progress};
+    if (progress)
+        progress(0, nb * nn);
+    int rc = parallel_run(nb * nn, jobs, sizeof *o, sweep_point, sweep_progress, &s, o, err);
+    for (size_t i = 0; rc == TT_OK && i < nb * nn; i++) {
+        if (o[i].rc) {
+            *err = o[i].err;
+            rc = o[i].rc;
+            break;
+        }
+        out->points[out->n_points++] = o[i].pt;
+        if (!o[i].reused)
+            adopt_fields(out, &o[i].fields);
+    }
+    free(o);
+    /* scaling efficiency: throughput per rank against the first point */
+    for (size_t i = 0; rc == TT_OK && i < out->n_points && sc->n_sweep_nodes > 1; i++) {
+        const run_point *a = &out->points[0], *b = &out->points[i];
+        out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
+    }
+    return rc;
+}
+
+int run_scenario(const scenario *sc, int jobs, run_result *out, void (*progress)(size_t done, size_t total),
                  tt_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -379,32 +472,9 @@ int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t do
     run_ctx x = {sc, {{0}}, NULL, out};
     int rc = load_workload(&x, err);
     if (rc == TT_OK)
-        rc = run_point_at(&x, sc->nodes, sc->global_batch, &out->base, err);
-    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
-    if (rc == TT_OK && (sc->n_sweep_batch || sc->n_sweep_nodes)) {
-        out->points = calloc(nb * nn, sizeof *out->points);
-        for (size_t i = 0; rc == TT_OK && i < nn; i++)
-            for (size_t j = 0; rc == TT_OK && j < nb; j++) {
-                int nodes = sc->n_sweep_nodes ? sc->sweep_nodes[i] : out->base.nodes;
-                long gb = sc->n_sweep_batch ? sc->sweep_batch[j] : sc->global_batch;
-                if (progress)
-                    progress(out->n_points, nb * nn);
-                /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
-                if (nodes == sc->nodes && gb == sc->global_batch)
-                    out->points[out->n_points] = out->base;
-                else
-                    rc = run_point_at(&x, nodes, gb, &out->points[out->n_points], err);
-                if (rc == TT_OK)
-                    out->n_points++;
-            }
-        if (progress && rc == TT_OK)
-            progress(out->n_points, nb * nn);
-        /* scaling efficiency: throughput per rank against the first point */
-        for (size_t i = 0; rc == TT_OK && i < out->n_points && sc->n_sweep_nodes > 1; i++) {
-            const run_point *a = &out->points[0], *b = &out->points[i];
-            out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
-        }
-    }
+        rc = run_point_at(&x, sc->nodes, sc->global_batch, 1, &out->base, err);
+    if (rc == TT_OK && (sc->n_sweep_batch || sc->n_sweep_nodes))
+        rc = run_sweep(&x, jobs, progress, err);
     for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
         if (x.tr[k].path)
             workload_free(&x.tr[k]);

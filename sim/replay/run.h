@@ -43,8 +43,10 @@ typedef struct run_result {
     run_point *points;
 } run_result;
 
-/* Runs the scenario and its sweep; progress goes to `progress` when not NULL. */
-int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t done, size_t total),
+/* Runs the scenario, then its sweep points `jobs` at a time in forked
+ * workers (1: in this process); the result is the same for any `jobs`.
+ * Progress goes to `progress` when not NULL. */
+int run_scenario(const scenario *sc, int jobs, run_result *out, void (*progress)(size_t done, size_t total),
                  tt_error *err);
 void run_result_free(run_result *r);
 

@@ -1,0 +1,240 @@
+#include "common/parallel.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PARALLEL_MAX_JOBS 1024
+
+int parallel_jobs_default(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int parallel_jobs_parse(const char *text, int *jobs, tt_error *err)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 1 || v > PARALLEL_MAX_JOBS)
+        return tt_error_set(err, TT_EINPUT, "-j '%s': expected a whole number of parallel jobs from 1 to %d",
+                            text, PARALLEL_MAX_JOBS);
+    *jobs = (int)v;
+    return TT_OK;
+}
+
+/* Whole-buffer pipe I/O: returns the bytes moved (short only at EOF or error). */
+static size_t read_full(int fd, void *buf, size_t n)
+{
+    size_t off = 0;
+    while (off < n) {
+        ssize_t r = read(fd, (char *)buf + off, n - off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        off += (size_t)r;
+    }
+    return off;
+}
+
+static size_t write_full(int fd, const void *buf, size_t n)
+{
+    size_t off = 0;
+    while (off < n) {
+        ssize_t w = write(fd, (const char *)buf + off, n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    return off;
+}
+
+typedef struct worker {
+    pid_t pid;
+    int cmd_fd, res_fd; /* parent's ends: task indices out, results in */
+    size_t task;        /* the task it runs; SIZE_MAX when idle */
+} worker;
+
+/* A worker: reads task indices until its command pipe closes, answers each with its result. */
+static void worker_main(int cmd_fd, int res_fd, pid_t parent, size_t result_bytes, parallel_task task,
+                        void *ctx)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* an interrupted run leaves no workers behind */
+    if (getppid() != parent)
+        _exit(3);
+    char *buf = malloc(result_bytes ? result_bytes : 1);
+    size_t index;
+    while (buf && read_full(cmd_fd, &index, sizeof index) == sizeof index) {
+        memset(buf, 0, result_bytes);
+        task(ctx, index, buf);
+        fflush(NULL);
+        if (write_full(res_fd, buf, result_bytes) != result_bytes)
+            _exit(3);
+    }
+    _exit(buf ? 0 : 3);
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* Forks worker w; the child closes the other workers' pipes so each sees EOF when the parent closes its own. */
+static int start_worker(worker *ws, int w, size_t result_bytes, parallel_task task, void *ctx, tt_error *err)
+{
+    int cmd[2], res[2];
+    if (pipe(cmd) != 0)
+        return tt_error_set(err, TT_EINTERNAL, "cannot start a parallel worker: pipe: %s", strerror(errno));
+    if (pipe(res) != 0) {
+        close(cmd[0]);
+        close(cmd[1]);
+        return tt_error_set(err, TT_EINTERNAL, "cannot start a parallel worker: pipe: %s", strerror(errno));
+    }
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(cmd[0]);
+        close(cmd[1]);
+        close(res[0]);
+        close(res[1]);
+        return tt_error_set(err, TT_EINTERNAL, "cannot start a parallel worker: fork: %s; run with -j 1",
+                            strerror(errno));
+    }
+    if (pid == 0) {
+        for (int i = 0; i < w; i++) {
+            close(ws[i].cmd_fd);
+            close(ws[i].res_fd);
+        }
+        close(cmd[1]);
+        close(res[0]);
+        worker_main(cmd[0], res[1], parent, result_bytes, task, ctx);
+    }
+    close(cmd[0]);
+    close(res[1]);
+    ws[w] = (worker){pid, cmd[1], res[0], SIZE_MAX};
+    return TT_OK;
+}
+
+static int send_task(worker *wk, size_t index, tt_error *err)
+{
+    wk->task = index;
+    if (write_full(wk->cmd_fd, &index, sizeof index) != sizeof index)
+        return tt_error_set(err, TT_EINTERNAL, "a parallel worker stopped taking tasks (task %zu)", index);
+    return TT_OK;
+}
+
+/* The worker's result pipe closed early: it died running its task. */
+static int worker_died(worker *wk, tt_error *err)
+{
+    int status = 0;
+    close_fd(&wk->cmd_fd);
+    while (waitpid(wk->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    wk->pid = 0;
+    return tt_error_set(err, TT_EINTERNAL, "a parallel worker died running task %zu (%s %d); run with -j 1 "
+                        "to see the failure in this process", wk->task,
+                        WIFSIGNALED(status) ? "signal" : "exit status",
+                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+static int run_workers(size_t n, int nw, size_t result_bytes, parallel_task task, parallel_progress progress,
+                       void *ctx, char *results, worker *ws, struct pollfd *pfd, tt_error *err)
+{
+    int rc = TT_OK, started = 0;
+    size_t next = 0, done = 0;
+    for (; rc == TT_OK && started < nw; started++) {
+        rc = start_worker(ws, started, result_bytes, task, ctx, err);
+        if (rc == TT_OK)
+            rc = send_task(&ws[started], next++, err);
+    }
+    if (rc)
+        return rc;
+    while (done < n) {
+        int np = 0;
+        for (int w = 0; w < nw; w++)
+            if (ws[w].task != SIZE_MAX)
+                pfd[np++] = (struct pollfd){ws[w].res_fd, POLLIN, 0};
+        if (poll(pfd, (nfds_t)np, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return tt_error_set(err, TT_EINTERNAL, "poll: %s", strerror(errno));
+        }
+        for (int w = 0, k = 0; w < nw; w++) {
+            if (ws[w].task == SIZE_MAX)
+                continue;
+            if (!pfd[k++].revents)
+                continue;
+            char *dst = results + ws[w].task * result_bytes;
+            if (read_full(ws[w].res_fd, dst, result_bytes) != result_bytes)
+                return worker_died(&ws[w], err);
+            ws[w].task = SIZE_MAX;
+            done++;
+            if (progress)
+                progress(ctx, done, n);
+            if (next < n) {
+                if ((rc = send_task(&ws[w], next++, err)))
+                    return rc;
+            } else {
+                close_fd(&ws[w].cmd_fd); /* no more work: the worker exits */
+            }
+        }
+    }
+    return TT_OK;
+}
+
+int parallel_run(size_t n, int jobs, size_t result_bytes, parallel_task task, parallel_progress progress,
+                 void *ctx, void *results, tt_error *err)
+{
+    char *out = results;
+    if (jobs <= 1 || n <= 1) {
+        for (size_t i = 0; i < n; i++) {
+            memset(out + i * result_bytes, 0, result_bytes);
+            task(ctx, i, out + i * result_bytes);
+            if (progress)
+                progress(ctx, i + 1, n);
+        }
+        return TT_OK;
+    }
+    int nw = (size_t)jobs < n ? jobs : (int)n;
+    worker *ws = calloc((size_t)nw, sizeof *ws);
+    struct pollfd *pfd = calloc((size_t)nw, sizeof *pfd);
+    if (!ws || !pfd) {
+        free(ws);
+        free(pfd);
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    }
+    for (int w = 0; w < nw; w++)
+        ws[w] = (worker){0, -1, -1, SIZE_MAX};
+    int rc = run_workers(n, nw, result_bytes, task, progress, ctx, out, ws, pfd, err);
+    for (int w = 0; w < nw; w++) {
+        close_fd(&ws[w].cmd_fd);
+        close_fd(&ws[w].res_fd);
+        if (ws[w].pid <= 0)
+            continue;
+        if (rc != TT_OK)
+            kill(ws[w].pid, SIGKILL);
+        while (waitpid(ws[w].pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    free(ws);
+    free(pfd);
+    return rc;
+}

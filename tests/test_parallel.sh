@@ -1,0 +1,86 @@
+#!/bin/sh
+# -j: a sweep's points and check's scenarios run in forked workers; every
+# output (text, JSON, CSV, SVG, JUnit) is byte-identical to -j 1, a point that
+# fails stops the run with the same error as -j 1, and a bad -j is a usage error.
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+ttasim=$(cd "$top_builddir" && pwd)/ttasim
+src=$(cd "$top_srcdir" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/ttasim-test-parallel.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# A 16-point sweep (4 node counts x 4 batches) of the test trace on a star.
+cat >"$work/sweep.json" <<EOF
+{
+  "version": 1, "name": "parallel-sweep",
+  "platform": {"name": "star", "nodes": 4},
+  "workload": {"trace": "$src/tests/data/tiny-trace.json", "global_batch": 64},
+  "convergence": {"mccandlish": {"s_min": 1000, "noise_scale": 256}},
+  "sweep": {"nodes": [2, 4, 8, 16], "global_batch": [64, 128, 256, 512]}
+}
+EOF
+
+# 1. run: -j 1, -j 2 and -j 5 (more workers than cores, fewer than points) agree byte for byte.
+for j in 1 2 5; do
+    "$ttasim" run "$work/sweep.json" -j $j --csv "$work/j$j.csv" --svg "$work/j$j.svg" >"$work/j$j.txt" 2>"$work/err" ||
+        fail "run -j $j exited $?: $(cat "$work/err")"
+    "$ttasim" run "$work/sweep.json" --jobs $j --json >"$work/j$j.json" 2>"$work/err" ||
+        fail "run --jobs $j --json exited $?: $(cat "$work/err")"
+done
+[ "$(grep -c '"nodes"' "$work/j1.json")" -ge 16 ] || fail "the sweep did not report its 16 points"
+for j in 2 5; do
+    for ext in txt csv svg json; do
+        cmp -s "$work/j1.$ext" "$work/j$j.$ext" || fail "run -j $j: $ext differs from -j 1"
+    done
+done
+# The points are not all the same (a sweep that ignored its values would still agree).
+[ "$(sed 1d "$work/j1.csv" | cut -d, -f1-6 | sort -u | wc -l)" -eq 16 ] || fail "the 16 CSV rows are not distinct"
+
+# 2. Failing points (90 over 4 ranks, then 100 over 8): every -j reports the first in sweep order, exit 2.
+sed 's/"global_batch": \[64, 128, 256, 512\]/"global_batch": [64, 100, 256, 90]/' "$work/sweep.json" >"$work/bad.json"
+for j in 1 2; do
+    "$ttasim" run "$work/bad.json" -j $j >/dev/null 2>"$work/bad$j.err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "run -j $j of a sweep with a point that does not split exited $rc, wanted 2"
+done
+grep -q 'global batch 90 does not split over 4 ranks' "$work/bad1.err" || fail "-j 1 error: $(cat "$work/bad1.err")"
+cmp -s "$work/bad1.err" "$work/bad2.err" || fail "-j 2 error differs: $(cat "$work/bad2.err")"
+
+# 3. check: several scenarios in parallel, table, JSON and JUnit identical to -j 1.
+mkdir -p "$work/set"
+for n in 2 4 8; do
+    cat >"$work/set/s$n.json" <<EOF
+{
+  "version": 1, "name": "set-$n",
+  "platform": {"name": "star", "nodes": $n},
+  "workload": {"trace": "$src/tests/data/tiny-trace.json", "global_batch": 64},
+  "convergence": {"steps": 100}
+}
+EOF
+done
+cp "$work/bad.json" "$work/set/s9-bad.json"
+for j in 1 2; do
+    "$ttasim" check "$work/set" -j $j --junit "$work/c$j.xml" >"$work/c$j.txt" 2>"$work/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "check -j $j exited $rc, wanted 1 (one scenario cannot run): $(cat "$work/err")"
+    "$ttasim" check "$work/set" -j $j --json >"$work/c$j.json" 2>/dev/null
+done
+grep -q '3 of 4 scenarios passed' "$work/c1.txt" || fail "check -j 1: $(cat "$work/c1.txt")"
+for ext in txt xml json; do
+    cmp -s "$work/c1.$ext" "$work/c2.$ext" || fail "check -j 2: $ext differs from -j 1"
+done
+
+# 4. A bad -j is a usage error naming what it expects.
+for bad in 0 -3 two 99999; do
+    "$ttasim" run "$work/sweep.json" -j "$bad" >/dev/null 2>"$work/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "run -j $bad exited $rc, wanted 2"
+    grep -q 'expected a whole number of parallel jobs from 1 to' "$work/err" || fail "run -j $bad: $(cat "$work/err")"
+done
+"$ttasim" check "$work/set" -j x >/dev/null 2>"$work/err"
+[ $? -eq 2 ] || fail "check -j x did not exit 2"
+
+[ $fails -eq 0 ] || exit 1
+echo "test_parallel: all passed"
