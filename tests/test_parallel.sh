@@ -2,6 +2,7 @@
 # -j: a sweep's points and check's scenarios run in forked workers; every
 # output (text, JSON, CSV, SVG, JUnit) is byte-identical to -j 1, a point that
 # fails stops the run with the same error as -j 1, and a bad -j is a usage error.
+# --shard I/N and merge: the same bytes again, and merges that cannot be whole refused.
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 ttasim=$(cd "$top_builddir" && pwd)/ttasim
@@ -72,7 +73,39 @@ for ext in txt xml json; do
     cmp -s "$work/c1.$ext" "$work/c2.$ext" || fail "check -j 2: $ext differs from -j 1"
 done
 
-# 4. A bad -j is a usage error naming what it expects.
+# 4. Shards (job arrays): run --shard I/3 three times, merge in any order = run, byte for byte.
+for i in 0 1 2; do
+    "$ttasim" run "$work/sweep.json" --shard $i/3 -j 1 >"$work/shard$i.json" 2>"$work/err" ||
+        fail "run --shard $i/3 exited $?: $(cat "$work/err")"
+done
+"$ttasim" merge "$work/sweep.json" "$work/shard2.json" "$work/shard0.json" "$work/shard1.json" \
+    --csv "$work/m.csv" --svg "$work/m.svg" >"$work/m.txt" 2>"$work/err" || fail "merge exited $?: $(cat "$work/err")"
+"$ttasim" merge "$work/sweep.json" "$work/shard0.json" "$work/shard1.json" "$work/shard2.json" --json \
+    >"$work/m.json" 2>/dev/null
+for ext in txt csv svg json; do
+    cmp -s "$work/j1.$ext" "$work/m.$ext" || fail "merge: $ext differs from run"
+done
+# A missing shard, a shard given twice, a changed scenario, a bad --shard: exit 2, saying what to do.
+expect2() { # expect2 PATTERN CMD...
+    pat=$1
+    shift
+    "$@" >/dev/null 2>"$work/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "exit $rc, wanted 2: $*"
+    grep -q "$pat" "$work/err" || fail "$*: no '$pat' in: $(cat "$work/err")"
+}
+expect2 'sweep point 1 (nodes 2, global batch 128) is in none of the shards' \
+    "$ttasim" merge "$work/sweep.json" "$work/shard0.json" "$work/shard2.json"
+expect2 'is also in an earlier shard' \
+    "$ttasim" merge "$work/sweep.json" "$work/shard0.json" "$work/shard0.json" "$work/shard1.json"
+sed 's/"noise_scale": 256/"noise_scale": 512/' "$work/sweep.json" >"$work/changed.json"
+expect2 'another version of the scenario' "$ttasim" merge "$work/changed.json" "$work/shard0.json"
+expect2 'expected I/N' "$ttasim" run "$work/sweep.json" --shard 3/3
+expect2 'expected I/N' "$ttasim" run "$work/sweep.json" --shard 1
+expect2 'drop --json' "$ttasim" run "$work/sweep.json" --shard 0/2 --json
+expect2 'not a shard document' "$ttasim" merge "$work/sweep.json" "$work/sweep.json"
+
+# 5. A bad -j is a usage error naming what it expects.
 for bad in 0 -3 two 99999; do
     "$ttasim" run "$work/sweep.json" -j "$bad" >/dev/null 2>"$work/err"
     rc=$?

@@ -119,7 +119,8 @@ static void check_one(const char *path, int jobs, outcome *o)
     }
     snprintf(o->name, sizeof o->name, "%s", sc.name);
     run_result r;
-    rc = run_scenario(&sc, jobs, &r, NULL, &err);
+    run_options opt = {.jobs = jobs};
+    rc = run_scenario(&sc, &opt, &r, &err);
     int failed = 0;
     if (rc == TT_OK) {
         json_t *doc = report_json(&sc, &r);

@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 #include "common/outfile.h"
 #include "common/parallel.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cmd_run.h"
+#include "sim/cli/shard.h"
 #include "sim/report/expect.h"
 #include "sim/report/report.h"
 #include "sim/replay/run.h"
@@ -35,6 +38,9 @@ static void run_help(FILE *out)
             "              the scenario file\n"
             "  -j, --jobs N  simulate N sweep points at a time (default: the processors\n"
             "              this process may use); the output is the same for any N\n"
+            "  --shard I/N run only sweep points i with i mod N = I (I from 0) and print\n"
+            "              them as a shard document; 'ttasim merge' turns the N shards\n"
+            "              into this command's reports (batch job arrays, e.g. Slurm)\n"
             "  --help      this text\n\n"
             "The scenario's \"outputs\" name the same files; relative ones go next to the\n"
             "scenario (or under --out-dir). Outputs are replaced whole or not at all, and\n"
@@ -114,15 +120,39 @@ static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, c
     return rc;
 }
 
-static int run_main(int argc, char **argv)
+/* The scenario's points: run here (all, or a shard's, printed as a shard
+ * document), or taken from shard files (merge). */
+static int run_points(const char *path, const scenario *sc, run_options *opt, char *const *shard_files,
+                      size_t n_shards, run_result *r, tt_error *err)
+{
+    void *records = NULL;
+    int rc = TT_OK;
+    if (shard_files) {
+        size_t n = run_sweep_points(sc);
+        records = calloc(n + 1, run_record_bytes());
+        rc = records ? shard_read_all(shard_files, n_shards, path, n, records, err)
+                     : tt_error_set(err, TT_EINTERNAL, "out of memory");
+        opt->records = records;
+    }
+    if (rc == TT_OK)
+        rc = run_scenario(sc, opt, r, err);
+    else
+        memset(r, 0, sizeof *r);
+    free(records);
+    return rc;
+}
+
+int run_command(const cli_command *cmd, int argc, char **argv, int merge)
 {
     static const struct option opts[] = {{"json", no_argument, NULL, 'J'},
                                          {"jobs", required_argument, NULL, 'j'},
+                                         {"shard", required_argument, NULL, 'S'},
                                          {"csv", required_argument, NULL, 'c'},
                                          {"svg", required_argument, NULL, 's'},
                                          {"out-dir", required_argument, NULL, 'o'},
                                          {NULL, 0, NULL, 0}};
-    int as_json = 0, jobs = parallel_jobs_default(), c;
+    int as_json = 0, c;
+    run_options opt = {.jobs = parallel_jobs_default(), .progress = progress};
     const char *csv = NULL, *svg = NULL, *out_dir = NULL;
     tt_error err = {0};
     opterr = 0;
@@ -131,8 +161,11 @@ static int run_main(int argc, char **argv)
         if (c == 'J')
             as_json = 1;
         else if (c == 'j') {
-            if (parallel_jobs_parse(optarg, &jobs, &err))
-                return cli_usage_error(&cmd_run, "%s", err.msg);
+            if (parallel_jobs_parse(optarg, &opt.jobs, &err))
+                return cli_usage_error(cmd, "%s", err.msg);
+        } else if (c == 'S' && !merge) {
+            if (shard_parse(optarg, &opt.shard, &opt.shards, &err))
+                return cli_usage_error(cmd, "%s", err.msg);
         } else if (c == 'c')
             csv = optarg;
         else if (c == 's')
@@ -140,44 +173,51 @@ static int run_main(int argc, char **argv)
         else if (c == 'o')
             out_dir = optarg;
         else
-            return cli_bad_option(&cmd_run, argv, optind, optopt, opts, c == ':');
+            return cli_bad_option(cmd, argv, optind, optopt, opts, c == ':');
     }
-    if (optind != argc - 1)
-        return cli_usage_error(&cmd_run, optind == argc ? "missing the scenario file"
-                                                        : "expected one scenario file");
+    if (optind == argc)
+        return cli_usage_error(cmd, "missing the scenario file");
+    if (merge ? optind + 1 == argc : optind + 1 != argc)
+        return cli_usage_error(cmd, merge ? "give the scenario file, then its shard files" : "expected one scenario file");
+    if (opt.shards > 1 && (as_json || csv || svg || out_dir))
+        return cli_usage_error(cmd, "--shard prints the shard's document for 'ttasim merge', which writes the "
+                                    "reports: drop --json, --csv, --svg and --out-dir");
     scenario sc;
     int rc = scenario_load(argv[optind], &sc, &err);
     if (rc)
         return cli_report_error(rc, err.msg);
     run_outputs outs = {0};
-    if ((rc = plan_outputs(&sc, csv, svg, out_dir, &outs, &err))) {
+    if (opt.shards <= 1 && (rc = plan_outputs(&sc, csv, svg, out_dir, &outs, &err))) {
         free_outputs(&outs);
         scenario_free(&sc);
         return cli_report_error(rc, err.msg);
     }
     run_result r;
-    rc = run_scenario(&sc, jobs, &r, progress, &err);
+    rc = run_points(argv[optind], &sc, &opt, merge ? argv + optind + 1 : NULL, (size_t)(argc - optind - 1), &r,
+                    &err);
     json_t *doc = NULL;
     int failed = 0;
     char failures[2048];
-    if (rc == TT_OK) {
+    if (rc == TT_OK && opt.shards > 1) {
+        rc = shard_write(stdout, argv[optind], &opt, &r, &err);
+    } else if (rc == TT_OK) {
         doc = report_json(&sc, &r);
         rc = expect_check(&sc, doc, &failed, failures, sizeof failures, &err);
+        if (rc == TT_OK)
+            rc = write_outputs(&sc, &r, doc, &outs, &err);
     }
-    if (rc == TT_OK)
-        rc = write_outputs(&sc, &r, doc, &outs, &err);
-    if (rc == TT_OK) {
+    if (rc == TT_OK && doc) {
         if (as_json) {
             cli_print_json(doc, REPORT_JSON_FLAGS);
         } else {
             report_text(stdout, &sc, &r);
         }
         if (failed) {
-            fprintf(stderr, "ttasim run: %s: %d expectation%s not met: %s\n", sc.name, failed,
+            fprintf(stderr, "ttasim %s: %s: %d expectation%s not met: %s\n", cmd->name, sc.name, failed,
                     failed > 1 ? "s" : "", failures);
             rc = TT_EFAIL;
         }
-    } else {
+    } else if (rc) {
         cli_report_error(rc, err.msg);
     }
     json_decref(doc);
@@ -187,7 +227,12 @@ static int run_main(int argc, char **argv)
     return rc;
 }
 
+static int run_main(int argc, char **argv)
+{
+    return run_command(&cmd_run, argc, argv, 0);
+}
+
 const cli_command cmd_run = {
     "run", "per-step cost and time-to-accuracy of a scenario",
-    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [-j N]", run_main, run_help,
+    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [-j N] [--shard I/N]", run_main, run_help,
 };

@@ -10,6 +10,7 @@ extern const cli_command cmd_model;
 extern const cli_command cmd_platform;
 extern const cli_command cmd_bench;
 extern const cli_command cmd_collective;
+extern const cli_command cmd_merge;
 
 const cli_command *const CLI_COMMANDS[] = {
     &cmd_run,
@@ -20,5 +21,6 @@ const cli_command *const CLI_COMMANDS[] = {
     &cmd_platform,
     &cmd_bench,
     &cmd_collective,
+    &cmd_merge,
     NULL,
 };

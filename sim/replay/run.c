@@ -374,28 +374,37 @@ static int load_workload(run_ctx *x, tt_error *err)
     return TT_OK;
 }
 
-/* A sweep point as a worker hands it back: the point or its error, and the
- * run's fields it set (the algorithms "auto" picked, the platform's name). */
+/* A sweep point as a worker hands it back, and as a shard records it: the
+ * point or its error, and the run's fields it set (the algorithms "auto"
+ * picked, the platform's name). */
 typedef struct point_outcome {
-    int rc, reused;
+    int present, rc, reused;
     tt_error err;
     run_point pt;
-    run_result fields; /* scalars only: its pointers are the caller's */
+    run_result fields; /* scalars only: its pointers are cleared */
 } point_outcome;
+
+size_t run_record_bytes(void)
+{
+    return sizeof(point_outcome);
+}
 
 typedef struct sweep {
     run_ctx *x;
-    size_t nb; /* batch sizes per node count: point i is (i / nb, i % nb) */
+    size_t nb;         /* batch sizes per node count: point i is (i / nb, i % nb) */
+    const size_t *own; /* the points this process runs, in sweep order */
     void (*progress)(size_t done, size_t total);
 } sweep;
 
-static void sweep_point(void *arg, size_t i, void *result)
+static void sweep_point(void *arg, size_t j, void *result)
 {
     const sweep *s = arg;
     const scenario *sc = s->x->sc;
     point_outcome *o = result;
+    size_t i = s->own[j];
     int nodes = sc->n_sweep_nodes ? sc->sweep_nodes[i / s->nb] : s->x->res->base.nodes;
     long gb = sc->n_sweep_batch ? sc->sweep_batch[i % s->nb] : sc->global_batch;
+    o->present = 1;
     /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
     if (nodes == sc->nodes && gb == sc->global_batch) {
         o->pt = s->x->res->base;
@@ -406,6 +415,8 @@ static void sweep_point(void *arg, size_t i, void *result)
     o->fields = *s->x->res;
     x.res = &o->fields;
     o->rc = run_point_at(&x, nodes, gb, 0, &o->pt, &o->err);
+    memset(o->fields.assumptions, 0, sizeof o->fields.assumptions); /* the caller's: not carried */
+    o->fields.n_assumptions = 0;
 }
 
 static void sweep_progress(void *arg, size_t done, size_t total)
@@ -428,23 +439,64 @@ static void adopt_fields(run_result *out, const run_result *from)
     out->peak_flops = from->peak_flops;
 }
 
-/* Every sweep point, `jobs` at a time; points and errors taken in sweep order. */
-static int run_sweep(run_ctx *x, int jobs, void (*progress)(size_t done, size_t total), tt_error *err)
+/* The points this process runs: every one, or those of its shard (i mod shards). */
+static int run_own_points(const sweep *s, point_outcome *o, size_t m, const run_options *opt, tt_error *err)
+{
+    point_outcome *mine = calloc(m + 1, sizeof *mine);
+    if (!mine)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    int rc = parallel_run(m, opt->jobs, sizeof *mine, sweep_point, sweep_progress, (void *)s, mine, err);
+    for (size_t j = 0; rc == TT_OK && j < m; j++)
+        o[s->own[j]] = mine[j];
+    free(mine);
+    return rc;
+}
+
+/* The records a merge was given: every point must be in one of them. */
+static int take_records(const run_options *opt, point_outcome *o, size_t n, const scenario *sc, size_t nb,
+                        tt_error *err)
+{
+    memcpy(o, opt->records, n * sizeof *o);
+    for (size_t i = 0; i < n; i++)
+        if (!o[i].present)
+            return tt_error_set(err, TT_EINPUT, "%s: sweep point %zu (nodes %d, global batch %ld) is in none of "
+                                "the shards given; merge every shard of the run", sc->path, i,
+                                sc->n_sweep_nodes ? sc->sweep_nodes[i / nb] : sc->nodes,
+                                sc->n_sweep_batch ? sc->sweep_batch[i % nb] : sc->global_batch);
+    return TT_OK;
+}
+
+/* Every sweep point, opt->jobs at a time (or this shard's, or a merge's
+ * records); points and errors taken in sweep order. */
+static int run_sweep(run_ctx *x, const run_options *opt, tt_error *err)
 {
     const scenario *sc = x->sc;
     run_result *out = x->res;
     size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
-    out->points = calloc(nb * nn, sizeof *out->points);
-    point_outcome *o = calloc(nb * nn, sizeof *o);
-    if (!out->points || !o) {
+    size_t n = nb * nn, m = 0;
+    int shards = opt->shards > 1 ? opt->shards : 1;
+    out->points = calloc(n, sizeof *out->points);
+    point_outcome *o = calloc(n, sizeof *o);
+    size_t *own = calloc(n, sizeof *own);
+    if (!out->points || !o || !own) {
         free(o);
+        free(own);
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
     }
-    sweep s = {x, nb, progress};
-    if (progress)
-        progress(0, nb * nn);
-    int rc = parallel_run(nb * nn, jobs, sizeof *o, sweep_point, sweep_progress, &s, o, err);
-    for (size_t i = 0; rc == TT_OK && i < nb * nn; i++) {
+    for (size_t i = 0; i < n; i++)
+        if ((int)(i % (size_t)shards) == opt->shard)
+            own[m++] = i;
+    sweep s = {x, nb, own, opt->progress};
+    if (opt->progress && !opt->records)
+        opt->progress(0, m);
+    int rc = opt->records ? take_records(opt, o, n, sc, nb, err) : run_own_points(&s, o, m, opt, err);
+    free(own);
+    if (rc == TT_OK && shards > 1) { /* a shard: its records go to merge */
+        out->records = o;
+        out->n_records = n;
+        return TT_OK;
+    }
+    for (size_t i = 0; rc == TT_OK && i < n; i++) {
         if (o[i].rc) {
             *err = o[i].err;
             rc = o[i].rc;
@@ -463,8 +515,7 @@ static int run_sweep(run_ctx *x, int jobs, void (*progress)(size_t done, size_t 
     return rc;
 }
 
-int run_scenario(const scenario *sc, int jobs, run_result *out, void (*progress)(size_t done, size_t total),
-                 tt_error *err)
+int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->allreduce, sizeof out->allreduce, "none");
@@ -474,7 +525,7 @@ int run_scenario(const scenario *sc, int jobs, run_result *out, void (*progress)
     if (rc == TT_OK)
         rc = run_point_at(&x, sc->nodes, sc->global_batch, 1, &out->base, err);
     if (rc == TT_OK && (sc->n_sweep_batch || sc->n_sweep_nodes))
-        rc = run_sweep(&x, jobs, progress, err);
+        rc = run_sweep(&x, opt, err);
     for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
         if (x.tr[k].path)
             workload_free(&x.tr[k]);
@@ -482,10 +533,18 @@ int run_scenario(const scenario *sc, int jobs, run_result *out, void (*progress)
     return rc;
 }
 
+size_t run_sweep_points(const scenario *sc)
+{
+    if (!sc->n_sweep_batch && !sc->n_sweep_nodes)
+        return 0;
+    return (sc->n_sweep_batch ? sc->n_sweep_batch : 1) * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1);
+}
+
 void run_result_free(run_result *r)
 {
     for (size_t i = 0; i < r->n_assumptions; i++)
         free(r->assumptions[i]);
     free(r->points);
+    free(r->records);
     memset(r, 0, sizeof *r);
 }
