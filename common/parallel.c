@@ -1,6 +1,8 @@
 #include "common/parallel.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <mpi.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -13,6 +15,11 @@
 #include <unistd.h>
 
 #define PARALLEL_MAX_JOBS 1024
+
+/* MPI: this process's rank among the mpirun's (size 1 without mpirun), and
+ * how deep in parallel_run calls we are: only the outermost shares its tasks
+ * over the ranks (a task that runs parallel_run again keeps its tasks here). */
+static int g_rank, g_size = 1, g_depth;
 
 int parallel_jobs_default(void)
 {
@@ -155,15 +162,59 @@ static int worker_died(worker *wk, tt_error *err)
                         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 }
 
-static int run_workers(size_t n, int nw, size_t result_bytes, parallel_task task, parallel_progress progress,
-                       void *ctx, char *results, worker *ws, struct pollfd *pfd, tt_error *err)
+int parallel_mpi_start(int *argc, char ***argv, tt_error *err)
+{
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE"); /* set by Open MPI's mpirun */
+    if (!size || atoi(size) <= 1)
+        return TT_OK;
+    if (MPI_Init(argc, argv) != MPI_SUCCESS)
+        return tt_error_set(err, TT_EINTERNAL, "MPI_Init failed under mpirun (%s ranks)", size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    return TT_OK;
+}
+
+void parallel_mpi_finish(void)
+{
+    int started = 0;
+    MPI_Initialized(&started);
+    if (started)
+        MPI_Finalize();
+}
+
+int parallel_is_writer(void)
+{
+    return g_rank == 0;
+}
+
+/* Every rank filled its own tasks' results and left the others zero: a
+ * bitwise OR over the ranks gives everyone every result. The ranks also
+ * agree on failure: the lowest failing rank's, named on all of them. */
+static int mpi_combine(char *results, size_t bytes, int rc, tt_error *err)
+{
+    for (size_t off = 0; off < bytes; off += INT_MAX / 2) {
+        size_t len = bytes - off < INT_MAX / 2 ? bytes - off : INT_MAX / 2;
+        MPI_Allreduce(MPI_IN_PLACE, results + off, (int)len, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
+    }
+    int bad = rc ? g_rank : INT_MAX;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (bad != INT_MAX && rc == TT_OK)
+        return tt_error_set(err, TT_EINTERNAL, "MPI rank %d could not run its tasks; run without mpirun to see "
+                            "why", bad);
+    return rc;
+}
+
+/* Tasks own[0..n) over nw forked workers, each given the next task as it finishes one. */
+static int run_workers(const size_t *own, size_t n, int nw, size_t result_bytes, parallel_task task,
+                       parallel_progress progress, void *ctx, char *results, worker *ws, struct pollfd *pfd,
+                       tt_error *err)
 {
     int rc = TT_OK, started = 0;
     size_t next = 0, done = 0;
     for (; rc == TT_OK && started < nw; started++) {
         rc = start_worker(ws, started, result_bytes, task, ctx, err);
         if (rc == TT_OK)
-            rc = send_task(&ws[started], next++, err);
+            rc = send_task(&ws[started], own[next++], err);
     }
     if (rc)
         return rc;
@@ -190,7 +241,7 @@ static int run_workers(size_t n, int nw, size_t result_bytes, parallel_task task
             if (progress)
                 progress(ctx, done, n);
             if (next < n) {
-                if ((rc = send_task(&ws[w], next++, err)))
+                if ((rc = send_task(&ws[w], own[next++], err)))
                     return rc;
             } else {
                 close_fd(&ws[w].cmd_fd); /* no more work: the worker exits */
@@ -200,20 +251,19 @@ static int run_workers(size_t n, int nw, size_t result_bytes, parallel_task task
     return TT_OK;
 }
 
-int parallel_run(size_t n, int jobs, size_t result_bytes, parallel_task task, parallel_progress progress,
-                 void *ctx, void *results, tt_error *err)
+/* Tasks own[0..m) here: in this process with one job, else over forked workers. */
+static int run_local(const size_t *own, size_t m, int jobs, size_t result_bytes, parallel_task task,
+                     parallel_progress progress, void *ctx, char *out, tt_error *err)
 {
-    char *out = results;
-    if (jobs <= 1 || n <= 1) {
-        for (size_t i = 0; i < n; i++) {
-            memset(out + i * result_bytes, 0, result_bytes);
-            task(ctx, i, out + i * result_bytes);
+    if (jobs <= 1 || m <= 1) {
+        for (size_t k = 0; k < m; k++) {
+            task(ctx, own[k], out + own[k] * result_bytes);
             if (progress)
-                progress(ctx, i + 1, n);
+                progress(ctx, k + 1, m);
         }
         return TT_OK;
     }
-    int nw = (size_t)jobs < n ? jobs : (int)n;
+    int nw = (size_t)jobs < m ? jobs : (int)m;
     worker *ws = calloc((size_t)nw, sizeof *ws);
     struct pollfd *pfd = calloc((size_t)nw, sizeof *pfd);
     if (!ws || !pfd) {
@@ -223,7 +273,7 @@ int parallel_run(size_t n, int jobs, size_t result_bytes, parallel_task task, pa
     }
     for (int w = 0; w < nw; w++)
         ws[w] = (worker){0, -1, -1, SIZE_MAX};
-    int rc = run_workers(n, nw, result_bytes, task, progress, ctx, out, ws, pfd, err);
+    int rc = run_workers(own, m, nw, result_bytes, task, progress, ctx, out, ws, pfd, err);
     for (int w = 0; w < nw; w++) {
         close_fd(&ws[w].cmd_fd);
         close_fd(&ws[w].res_fd);
@@ -236,5 +286,26 @@ int parallel_run(size_t n, int jobs, size_t result_bytes, parallel_task task, pa
     }
     free(ws);
     free(pfd);
+    return rc;
+}
+
+int parallel_run(size_t n, int jobs, size_t result_bytes, parallel_task task, parallel_progress progress,
+                 void *ctx, void *results, tt_error *err)
+{
+    char *out = results;
+    int share = g_size > 1 && g_depth == 0; /* over the MPI ranks: task i on rank i mod size */
+    size_t *own = malloc(sizeof *own * (n + 1)), m = 0;
+    if (!own)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (!share || (int)(i % (size_t)g_size) == g_rank)
+            own[m++] = i;
+    memset(out, 0, n * result_bytes);
+    g_depth++;
+    int rc = run_local(own, m, jobs, result_bytes, task, progress, ctx, out, err);
+    g_depth--;
+    free(own);
+    if (share)
+        rc = mpi_combine(out, n * result_bytes, rc, err);
     return rc;
 }

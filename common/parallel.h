@@ -22,9 +22,18 @@ int parallel_jobs_default(void);
 int parallel_jobs_parse(const char *text, int *jobs, tt_error *err);
 
 /* Runs tasks 0..n-1, up to `jobs` at a time in forked workers (in this
- * process when jobs <= 1 or n <= 1), into results[i * result_bytes]. Fails
- * with TT_EINTERNAL when a worker cannot start or dies, naming the task. */
+ * process when jobs <= 1 or n <= 1), into results[i * result_bytes]. Under
+ * mpirun the outermost call shares the tasks over the ranks (task i on rank
+ * i mod size) and every rank gets every result. Fails with TT_EINTERNAL when
+ * a worker cannot start or dies, naming the task. */
 int parallel_run(size_t n, int jobs, size_t result_bytes, parallel_task task, parallel_progress progress,
                  void *ctx, void *results, tt_error *err);
+
+/* Under Open MPI's mpirun with more than one rank: MPI_Init (else nothing). */
+int parallel_mpi_start(int *argc, char ***argv, tt_error *err);
+void parallel_mpi_finish(void);
+
+/* Whether this process writes the outputs: always, but for MPI ranks above 0. */
+int parallel_is_writer(void);
 
 #endif

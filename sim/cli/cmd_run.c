@@ -203,7 +203,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
     } else if (rc == TT_OK) {
         doc = report_json(&sc, &r);
         rc = expect_check(&sc, doc, &failed, failures, sizeof failures, &err);
-        if (rc == TT_OK)
+        if (rc == TT_OK && parallel_is_writer())
             rc = write_outputs(&sc, &r, doc, &outs, &err);
     }
     if (rc == TT_OK && doc) {
