@@ -4,6 +4,7 @@ libsim_a_SOURCES += sim/cli/commands.c
 libsim_a_SOURCES += sim/cli/model_cli.c sim/cli/model_cli.h
 libsim_a_SOURCES += sim/cli/bench_trainer.c sim/cli/bench_trainer.h
 libsim_a_SOURCES += sim/cli/bench_sim.c sim/cli/bench_sim.h
+libsim_a_SOURCES += sim/cli/bench_scale.c sim/cli/bench_scale.h
 libsim_a_SOURCES += sim/cli/cmd_run.c sim/cli/cmd_run.h
 libsim_a_SOURCES += sim/cli/cmd_merge.c
 libsim_a_SOURCES += sim/cli/shard.c sim/cli/shard.h
