@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "ttasim_paths.h"
 
 static int running_from_build_tree(void)
 {

@@ -351,3 +351,16 @@ json_t *jx_real_or_null(double x)
 {
     return isfinite(x) ? json_real(x) : json_null();
 }
+
+void jx_merge(json_t *dst, json_t *src)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(src, key, v) {
+        json_t *old = json_object_get(dst, key);
+        if (json_is_object(old) && json_is_object(v))
+            jx_merge(old, v);
+        else
+            json_object_set_new(dst, key, json_deep_copy(v));
+    }
+}

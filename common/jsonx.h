@@ -53,6 +53,10 @@ int jx_elem(const jx_obj *o, const char *key, size_t i, jx_obj *child);
 /* Element i of array key as a number, or a size string ("64K"). */
 int jx_elem_bytes(const jx_obj *o, const char *key, size_t i, double lo, double hi, double *out);
 
+/* Merges src over dst: members of two objects merge key by key, any other
+ * value of src replaces dst's (a partial definition over a built-in one). */
+void jx_merge(json_t *dst, json_t *src);
+
 /* A number for output, or null when it is not finite (JSON has no NaN or inf). */
 json_t *jx_real_or_null(double x);
 

@@ -49,9 +49,34 @@ static int load_efficiency(const jx_obj *d, device_info *dev)
     return TT_OK;
 }
 
+/* The "purchase" block: a named assumption like every price (its "why"). */
+static int load_purchase(const jx_obj *d, device_info *dev)
+{
+    static const char *keys[] = {"price_usd", "power_w", "switch_port_usd", "switch_port_w", "switch_radix",
+                                 "cable_usd", "cable_w", "why", NULL};
+    long radix = 0;
+    jx_obj b;
+    const char *why = "";
+    int rc;
+    if ((rc = jx_child(d, "purchase", 0, &b)) || !b.obj)
+        return rc;
+    if ((rc = jx_check_keys(&b, keys)) || (rc = jx_number(&b, "price_usd", 1, 0, 1e9, &dev->price_usd)) ||
+        (rc = jx_number(&b, "power_w", dev->kind != DEVICE_ACCELERATOR, 0, 1e6, &dev->power_w)) ||
+        (rc = jx_number(&b, "switch_port_usd", 0, 0, 1e7, &dev->switch_port_usd)) ||
+        (rc = jx_number(&b, "switch_port_w", 0, 0, 1e5, &dev->switch_port_w)) ||
+        (rc = jx_number(&b, "cable_usd", 0, 0, 1e7, &dev->cable_usd)) ||
+        (rc = jx_number(&b, "cable_w", 0, 0, 1e5, &dev->cable_w)) || (rc = jx_string(&b, "why", 1, &why)) ||
+        (rc = jx_int(&b, "switch_radix", 0, 2, 4096, &radix)))
+        return rc;
+    dev->switch_radix = (int)radix;
+    dev->has_purchase = 1;
+    snprintf(dev->purchase_why, sizeof dev->purchase_why, "%s", why);
+    return TT_OK;
+}
+
 static int load_device(const jx_obj *d, const char *name, device_info *dev)
 {
-    static const char *keys[] = {"kind", "description", "peak_flops", "mem_bytes", "mem_Bps",
+    static const char *keys[] = {"kind", "description", "purchase", "peak_flops", "mem_bytes", "mem_Bps",
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "bandwidth_Bps",
                                  "efficiency", "mem_efficiency", "derivation", "sources", "assumptions", NULL};
     int rc, kind = 0;
@@ -86,7 +111,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_int(d, "cores", dev->kind == DEVICE_CPU, 1, 4096, &cores)) ||
         (rc = jx_rate(d, "bandwidth_Bps", dev->kind == DEVICE_NIC, 1e3, 1e15, &dev->bandwidth_Bps)) ||
         (rc = jx_number(d, "mem_efficiency", 0, 1e-3, 1, &dev->mem_efficiency)) ||
-        (rc = load_efficiency(d, dev)))
+        (rc = load_efficiency(d, dev)) || (rc = load_purchase(d, dev)))
         return rc;
     dev->cores = (int)cores;
     return TT_OK;
@@ -104,8 +129,19 @@ int device_table_add_json(device_table *t, const char *file, json_t *devices, co
         snprintf(d.path, sizeof d.path, "%s.%s", path, name);
         if (!json_is_object(v))
             return tt_error_set(err, TT_EINPUT, "%s: %s: expected an object describing the device", file, d.path);
+        json_t *known = t->json ? json_object_get(t->json, name) : NULL;
+        json_t *def = known && !json_object_get(v, "kind") ? json_deep_copy(known) : json_incref(v);
+        if (def != v)
+            jx_merge(def, v);
+        d.obj = def;
         device_info dev;
         int rc = load_device(&d, name, &dev);
+        if (rc == TT_OK) {
+            if (!t->json)
+                t->json = json_object();
+            json_object_set(t->json, name, def);
+        }
+        json_decref(def);
         if (rc)
             return rc;
         if ((rc = device_table_put(t, &dev, err)))
@@ -185,6 +221,8 @@ void device_table_free(device_table *t)
 {
     json_decref(t->assumptions);
     t->assumptions = NULL;
+    json_decref(t->json);
+    t->json = NULL;
     free(t->dev);
     t->dev = NULL;
     t->n = 0;

@@ -28,6 +28,15 @@ typedef struct device_info {
      * bound; mem_efficiency is the fraction of mem_Bps when memory bound. */
     double efficiency[DTYPE_COUNT][OPCLASS_COUNT];
     double mem_efficiency;
+    /* Buying and powering it (the "purchase" block; 0 = not given). An
+     * accelerator's draw is tdp_w busy, idle_w waiting; another device draws
+     * power_w while the cluster runs. A NIC (or an accelerator on the fabric
+     * itself) prices the fabric: a switch port and a cable per link. */
+    int has_purchase;
+    double price_usd, power_w;
+    double switch_port_usd, switch_port_w, cable_usd, cable_w;
+    int switch_radix; /* ports of one fabric switch */
+    char purchase_why[400];
 } device_info;
 
 /* A set of device types by name. */
@@ -35,10 +44,12 @@ typedef struct device_table {
     device_info *dev;
     int n;
     json_t *assumptions; /* device name -> array of {"name", "value", "why"} */
+    json_t *json;        /* device name -> its definition as read (a partial one merges over it) */
 } device_table;
 
 /* Adds every entry of the JSON object `devices` (keys are names) read from
- * file at JSON path `path`; a name already present is replaced. */
+ * file at JSON path `path`; a name already present is replaced, or updated
+ * when the entry has no "kind" (a partial definition: {"price_usd": 2e4}). */
 int device_table_add_json(device_table *t, const char *file, json_t *devices, const char *path,
                           tt_error *err);
 /* Loads the shared library platforms/devices.json (found with datapath). */

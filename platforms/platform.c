@@ -724,3 +724,51 @@ void platform_summarize(const platform *p, platform_summary *s)
         for (int d = 0; d < DTYPE_COUNT; d++)
             s->peak_flops[d] += platform_device(p, r)->peak_flops[d];
 }
+
+/* Switches of a tree: an element of level m has down[m-1] links down and
+ * up[m] up (none at the top), each a node port of `per` cables (one per
+ * rail on a rail-optimised tree, each rail its own switches). An element
+ * wider than a switch takes several; smaller whole elements share one (the
+ * narrow top elements of a PGFT are one spine with parallel links). */
+static long tree_switches(const platform *p, long per, int radix)
+{
+    long elems = 1, total = 0;
+    for (int l = 0; l < p->levels; l++)
+        elems *= p->down[l];
+    int rails = p->fabric == FABRIC_RAIL;
+    long sets = rails ? per : 1, width = rails ? 1 : per;
+    for (int m = 1; m <= p->levels; m++) {
+        elems = elems * p->up[m - 1] / p->down[m - 1];
+        long ports = width * (p->down[m - 1] + (m < p->levels ? p->up[m] : 0));
+        long n = ports > radix ? elems * ((ports + radix - 1) / radix)
+                               : (elems + radix / ports - 1) / (radix / ports);
+        total += sets * n;
+    }
+    return total;
+}
+
+void platform_fabric_bom_of(const platform *p, int radix, platform_fabric_bom *out)
+{
+    memset(out, 0, sizeof *out);
+    int members = p->flat ? platform_ranks(p) : p->nodes;
+    if (p->fabric == FABRIC_NONE || p->user_xml || (!p->flat && p->nodes < 2))
+        return;
+    long per = p->flat ? 1 : p->natt;
+    out->cables = fabric_link_count(p, members) * per;
+    long ends = (long)members * per; /* end point to first switch: one switch port each */
+    if (p->fabric == FABRIC_SWITCH)
+        out->switch_ports = ends;
+    else if (p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL)
+        out->switch_ports = ends + 2 * (out->cables - ends);
+    out->priced_by = !p->flat && p->natt > 0 ? p->comp[p->att[0]].dev : platform_device(p, 0);
+    /* accelerators cabled to a generic fabric: the generic fabric's prices unless they carry their own */
+    const device_info *generic = device_table_find(&p->devices, "generic-accelerator");
+    if (out->priced_by->cable_usd <= 0 && generic)
+        out->priced_by = generic;
+    if (radix <= 0)
+        radix = out->priced_by->switch_radix > 0 ? out->priced_by->switch_radix : 64;
+    if (p->fabric == FABRIC_SWITCH)
+        out->switches = (out->switch_ports + radix - 1) / radix;
+    else if (p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL)
+        out->switches = tree_switches(p, per, radix);
+}

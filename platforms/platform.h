@@ -24,6 +24,9 @@ typedef struct platform_options {
     double link_latency_s;    /* fabric links */
     const char *accelerator;  /* a device name replacing the accelerator type */
     const char *mesh;         /* replaces the accelerator mesh pattern (zion: "fully_connected") */
+    const json_t *fabric;     /* fields merged over the file's "fabric" (a scenario's platform.fabric) */
+    const json_t *devices;    /* definitions by name; a partial one is merged over the device it names */
+    const char *overlay_file; /* where fabric and devices come from, for messages */
 } platform_options;
 
 /* A built-in name (platform_list), a generic name (star, ring, torus2d,
@@ -79,6 +82,20 @@ typedef struct platform_summary {
     double peak_flops[DTYPE_COUNT]; /* accelerators, whole platform */
 } platform_summary;
 void platform_summarize(const platform *p, platform_summary *out);
+
+/* What the fabric between nodes is made of, for its price and power: cables
+ * (a rail-optimised or fat-tree node has one per NIC per link of the tree),
+ * the switch ports they plug into (an end point's cable one, a cable between
+ * switches two; none in a torus) and the device whose "purchase" block
+ * prices them (the NIC the fabric attaches, else the accelerator, else the
+ * generic-accelerator's generic links). */
+typedef struct platform_fabric_bom {
+    long cables, switch_ports;
+    long switches; /* of radix ports: per tree element (per rail in a rail-optimised one), rounded up */
+    const device_info *priced_by; /* NULL without a fabric */
+} platform_fabric_bom;
+/* radix: ports per switch (<= 0: the priced_by device's switch_radix, else 64). */
+void platform_fabric_bom_of(const platform *p, int radix, platform_fabric_bom *out);
 
 /* Route between two components of one node ("cpu3" -> "oam0": an embedding
  * table's rows reaching an accelerator): hops, or -1 if either is unknown or

@@ -453,6 +453,17 @@ platform *plat_load_json(const char *path, const platform_options *opt, tt_error
     json_t *devs = json_object_get(root, "devices");
     if (devs && (rc = device_table_add_json(&p->devices, path, devs, "$.devices", err)))
         goto done;
+    if (opt && opt->devices &&
+        (rc = device_table_add_json(&p->devices, opt->overlay_file, (json_t *)opt->devices, "$.devices", err)))
+        goto done;
+    if (opt && opt->fabric) {
+        if (!json_is_object(json_object_get(root, "fabric"))) {
+            rc = tt_error_set(err, TT_EINPUT, "%s: $.platform.fabric: the platform %s has no fabric to change; "
+                              "remove \"fabric\"", opt->overlay_file, name);
+            goto done;
+        }
+        jx_merge(json_object_get(root, "fabric"), (json_t *)opt->fabric);
+    }
     if ((rc = load_meta(p, &r)))
         goto done;
     if (jx_has(&r, "simgrid")) {

@@ -25,6 +25,11 @@ static platform *generic(int kind, const platform_options *opt, tt_error *err)
         return NULL;
     const char *devname = opt && opt->accelerator ? opt->accelerator : GENERIC_DEVICE;
     int rc = device_table_load_library(&p->devices, err);
+    if (rc == TT_OK && opt && opt->devices)
+        rc = device_table_add_json(&p->devices, opt->overlay_file, (json_t *)opt->devices, "$.devices", err);
+    if (rc == TT_OK && opt && opt->fabric)
+        rc = tt_error_set(err, TT_EINPUT, "%s: $.platform.fabric: the generic platform %s takes link_bw_Bps and "
+                          "link_latency_s instead", opt->overlay_file, GENERIC[kind]);
     const device_info *dev = rc ? NULL : device_table_find(&p->devices, devname);
     if (!rc && (!dev || dev->kind != DEVICE_ACCELERATOR))
         rc = tt_error_set(err, TT_EINPUT, "unknown accelerator \"%s\" (see platforms/devices.json)", devname);

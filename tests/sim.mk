@@ -43,6 +43,13 @@ EXTRA_DIST += tests/test_layering.sh
 # Outputs: next to the scenario, never over an input, written whole or not at all.
 TESTS += tests/test_outputs.sh
 EXTRA_DIST += tests/test_outputs.sh
+
+# The planner's workflow: --set, partial devices, sweeps over platform paths, compare, progress.
+check_PROGRAMS += tests/test_planner
+tests_test_planner_SOURCES = tests/test_planner.c
+tests_test_planner_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_planner_LDADD = $(TEST_LIBS)
+TESTS += tests/test_planner
 check_PROGRAMS += tests/test_coll_request
 tests_test_coll_request_SOURCES = tests/test_coll_request.c
 tests_test_coll_request_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

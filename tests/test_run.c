@@ -34,7 +34,7 @@ static void write_scenario(char *path, size_t n, const char *name, int batch, co
 static json_t *run_json(const char *path, int expect_rc, char *out, size_t n)
 {
     char args[512];
-    snprintf(args, sizeof args, "run --json %s 2>/dev/null", path);
+    snprintf(args, sizeof args, "run --json --quiet %s", path); /* tu_run_ttasim merges stderr */
     ck_assert_int_eq(tu_run_ttasim(args, out, n), expect_rc);
     json_error_t je;
     json_t *doc = json_loads(out, 0, &je);
@@ -47,7 +47,7 @@ static json_t *run_json(const char *path, int expect_rc, char *out, size_t n)
 START_TEST(run_accumulation_and_tta)
 {
     char path[64], out[32768];
-    write_scenario(path, sizeof path, "acc", 128, "");
+    write_scenario(path, sizeof path, "acc", 128, ", \"cost\": {\"pue\": 1.5}");
     json_t *doc = run_json(path, 0, out, sizeof out);
     unlink(path);
     double v;
@@ -61,13 +61,24 @@ START_TEST(run_accumulation_and_tta)
     ck_assert(report_lookup(doc, "reference.step_time_ratio", &ratio));
     ck_assert_double_eq_tol(ratio, t / 0.25, 1e-9);
     ck_assert(report_lookup(doc, "cost_usd", &usd) && usd == 0); /* generic device: no price */
-    /* energy: 8 x (300 W busy x compute+optimizer + 50 W the rest) per step */
-    double busy = 0, compute, opt;
+    /* energy at the meter: PUE 1.5 x (8 x (300 W busy x compute+optimizer + 50 W the rest) + the star's
+     * one 32-port switch at 5 W a port and 8 cables at 2 W, always on) per step */
+    double busy = 0, compute, opt, ports, cables, other;
     ck_assert(report_lookup(doc, "step.compute_s", &compute));
     ck_assert(report_lookup(doc, "step.optimizer_s", &opt));
     busy = compute + opt;
+    ck_assert(report_lookup(doc, "ownership.fabric_switch_ports", &ports) && ports == 8);
+    ck_assert(report_lookup(doc, "ownership.fabric_cables", &cables) && cables == 8);
+    ck_assert(report_lookup(doc, "ownership.fabric_switches", &other) && other == 1);
+    ck_assert(report_lookup(doc, "ownership.it_power_other_w", &other) && other == 32 * 5 + 8 * 2);
     ck_assert(report_lookup(doc, "per_step.energy_j", &energy));
-    ck_assert_double_eq_tol(energy, 8 * (300 * busy + 50 * (t - busy)), 1e-6 * energy);
+    ck_assert_double_eq_tol(energy, 1.5 * (8 * (300 * busy + 50 * (t - busy)) + 176 * t), 1e-9 * energy);
+    /* owning: 8 x $10,000 + a 32-port switch at $400 a port + 8 cables x $300, over 4 years, plus the
+     * energy at $0.10/kWh */
+    double capex, owned;
+    ck_assert(report_lookup(doc, "ownership.capex_usd.total", &capex) && capex == 95200);
+    ck_assert(report_lookup(doc, "ownership.per_step_usd", &owned));
+    ck_assert_double_eq_tol(owned, 95200 * t / (4 * 365.25 * 86400) + energy / 3.6e6 * 0.10, 1e-9 * owned);
     json_decref(doc);
 }
 END_TEST
@@ -108,7 +119,7 @@ START_TEST(run_sweep_outputs)
     out[n] = '\0';
     fclose(f);
     ck_assert_ptr_nonnull(strstr(out, "<svg"));
-    ck_assert_ptr_nonnull(strstr(out, "scaling efficiency"));
+    ck_assert_ptr_nonnull(strstr(out, "Scaling efficiency"));
     ck_assert_ptr_nonnull(strstr(out, "</svg>"));
     unlink(csv);
     unlink(svg);
@@ -191,7 +202,7 @@ START_TEST(check_dir_junit)
     ck_assert_ptr_nonnull(strstr(text, "tests=\"2\" failures=\"1\" errors=\"0\""));
     ck_assert_ptr_nonnull(strstr(text, "<testcase name=\"passes\""));
     ck_assert_ptr_nonnull(strstr(text, "<failure message=\"reference.step_time_ratio"));
-    snprintf(args, sizeof args, "check --json %s", a);
+    snprintf(args, sizeof args, "check --json --quiet %s", a);
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
     json_error_t je;
     json_t *doc = json_loads(out, 0, &je);

@@ -114,10 +114,66 @@ END_TEST
 
 START_TEST(cost_follows_utilisation)
 {
-    cost_rates r = {8, 3.0, 300, 50};
+    cost_rates r = {.ranks = 8, .price_per_h_usd = 3.0, .busy_w = 300, .idle_w = 50};
     cost c = cost_of(&r, 3600, 1800);
     ck_assert_double_eq_tol(c.usd, 24.0, 1e-9);
     ck_assert_double_eq_tol(c.energy_j, 8 * (300 * 1800 + 50 * 1800), 1e-6);
+    /* owning: a $1M cluster over 1000 h costs $1,000 an hour; 1 kW of the rest at PUE 1.5, $0.2/kWh */
+    r.other_w = 1000;
+    r.pue = 1.5;
+    r.capex_usd = 1e6;
+    r.lifetime_s = 1000 * 3600.0;
+    r.usd_per_j = 0.2 / 3.6e6;
+    c = cost_of(&r, 3600, 1800);
+    double it_j = 8 * (300 * 1800 + 50 * 1800) + 1000 * 3600.0;
+    ck_assert_double_eq_tol(c.energy_j, 1.5 * it_j, 1e-6);
+    ck_assert_double_eq_tol(c.capex_usd, 1000, 1e-9);
+    ck_assert_double_eq_tol(c.energy_usd, 1.5 * it_j / 3.6e6 * 0.2, 1e-9);
+    ck_assert_double_eq_tol(c.owned_usd, c.capex_usd + c.energy_usd, 1e-9);
+}
+END_TEST
+
+/* The bill of a DGX H100 cluster from platforms/devices.json's purchase
+ * blocks: 8 GPUs ($25k), 2 CPU sockets with the server ($25k, 900 W), 4
+ * NVSwitches ($3k, 100 W), 4 PCIe switches ($500, 25 W), 8 NDR NICs ($2k,
+ * 25 W) per node; NDR switches of 64 ports at $550 and 15 W a port, cables $2,500 and 17 W. */
+static void dgx_h100_bill(int nodes, const char *fabric_json, cost_bill *b)
+{
+    json_error_t je;
+    json_t *fabric = fabric_json ? json_loads(fabric_json, 0, &je) : NULL;
+    platform_options o = {.nodes = nodes, .fabric = fabric, .overlay_file = "test"};
+    tt_error err = {0};
+    platform *p = platform_load("dgx-h100", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    cost_bill_of(p, b);
+    platform_free(p);
+    json_decref(fabric);
+}
+
+START_TEST(cost_bill_counts_the_fabric)
+{
+    cost_bill b;
+    /* 4 nodes on one rail leaf level: 32 cables, 32 switch ports, one switch per rail */
+    dgx_h100_bill(4, NULL, &b);
+    ck_assert_str_eq(b.missing, "");
+    ck_assert_double_eq_tol(b.accelerators_usd, 32 * 25000, 1e-6);
+    ck_assert_double_eq_tol(b.servers_usd, 4 * (2 * 25000 + 4 * 3000 + 4 * 500), 1e-6);
+    ck_assert_double_eq_tol(b.nics_usd, 32 * 2000, 1e-6);
+    ck_assert_int_eq(b.fabric_cables, 32);
+    ck_assert_int_eq(b.fabric_switch_ports, 32);
+    ck_assert_int_eq(b.fabric_switches, 8);
+    ck_assert_double_eq_tol(b.total_usd, 800000 + 256000 + 64000 + 8 * 64 * 550 + 32 * 2500, 1e-6);
+    ck_assert_double_eq_tol(b.other_w, 4 * (2 * 900 + 4 * 100 + 4 * 25 + 8 * 25) + 8 * 64 * 15 + 32 * 17, 1e-9);
+    /* 16 nodes, 4 per leaf, two levels: 128 node cables, 4 leaves x 4 node-ports up x 8 NICs = 128 more;
+     * oversubscribed 2:1 only half go up */
+    dgx_h100_bill(16, "{\"topology\": \"fattree\", \"nodes_per_leaf\": 4}", &b);
+    ck_assert_int_eq(b.fabric_cables, 256);
+    ck_assert_int_eq(b.fabric_switch_ports, 128 + 2 * 128);
+    ck_assert_int_eq(b.fabric_switches, 4 + 2); /* 4 leaves of 32 + 32 ports; 4 spine elements of 32, two a switch */
+    dgx_h100_bill(16, "{\"topology\": \"fattree\", \"nodes_per_leaf\": 4, \"oversubscription\": 2}", &b);
+    ck_assert_int_eq(b.fabric_cables, 192);
+    ck_assert_int_eq(b.fabric_switch_ports, 128 + 2 * 64);
+    ck_assert_int_eq(b.fabric_switches, 4 + 1); /* leaves of 32 + 16 ports cannot share a switch */
 }
 END_TEST
 
@@ -130,6 +186,7 @@ static Suite *suite(void)
     tcase_add_test(t, profile_errors);
     tcase_add_test(t, mccandlish_model);
     tcase_add_test(t, cost_follows_utilisation);
+    tcase_add_test(t, cost_bill_counts_the_fabric);
     suite_add_tcase(s, t);
     return s;
 }

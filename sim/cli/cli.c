@@ -62,3 +62,14 @@ int cli_report_error(int code, const char *msg)
     fprintf(stderr, "ttasim: %s\n", msg);
     return code;
 }
+
+int cli_add_set(const cli_command *cmd, char **sets, size_t *n, char *arg)
+{
+    if (*n == CLI_MAX_SETS)
+        return cli_usage_error(cmd, "at most %d --set options", CLI_MAX_SETS);
+    if (!strchr(arg, '=') || arg[0] == '=')
+        return cli_usage_error(cmd, "--set %s: expected PATH=VALUE (e.g. --set platform.fabric.oversubscription=2)",
+                               arg);
+    sets[(*n)++] = arg;
+    return 0;
+}

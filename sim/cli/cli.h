@@ -27,6 +27,16 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 int cli_bad_option(const cli_command *cmd, char **argv, int optind_now, int optopt_now,
                    const void *long_options, int missing_arg);
 
+/* Collects one --set PATH=VALUE (at most SCENARIO_MAX_SETS, 32); a usage
+ * error (2) past that. The strings are argv's. */
+int cli_add_set(const cli_command *cmd, char **sets, size_t *n, char *arg);
+#define CLI_MAX_SETS 32
+#define CLI_SET_HELP \
+    "  --set PATH=VALUE  change one value of the scenario, repeatable: a dotted path\n" \
+    "              into the scenario (workload.global_batch=16K), the platform's\n" \
+    "              fabric (platform.fabric.oversubscription=2) or a device\n" \
+    "              (devices.h100-sxm5-80gb.purchase.price_usd=25000); VALUE is JSON or text\n"
+
 struct json_t;
 /* Prints a command's --json document on stdout: json_dumpf flags, then a newline. */
 void cli_print_json(const struct json_t *doc, size_t flags);

@@ -13,6 +13,7 @@
 #include "common/outfile.h"
 #include "common/parallel.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/progress.h"
 #include "sim/report/expect.h"
 #include "sim/report/junit.h"
 #include "sim/report/report.h"
@@ -31,8 +32,11 @@ static void check_help(FILE *out)
             "  --json      print one JSON document on stdout\n"
             "  --markdown  print the validation table instead: predicted against published\n"
             "              step and total times, median and worst deviation per model\n"
+            CLI_SET_HELP
+            "              (applied to every scenario)\n"
             "  -j, --jobs N  run N scenarios at a time (default: the processors this\n"
             "              process may use); the output is the same for any N\n"
+            "  --quiet     no progress on stderr\n"
             "  --help      this text\n\n"
             "Exit status 1 when a scenario fails its expectations or cannot run.\n");
 }
@@ -104,13 +108,13 @@ typedef struct outcome {
     double step_time_s, ref_step_time_s, tta_s, ref_time_s;
 } outcome;
 
-static void check_one(const char *path, int jobs, outcome *o)
+static void check_one(const char *path, char *const *sets, size_t n_sets, int jobs, outcome *o)
 {
     scenario sc;
     tt_error err = {0};
     memset(o, 0, sizeof *o);
     o->finished = 1;
-    int rc = scenario_load(path, &sc, &err);
+    int rc = scenario_load_set(path, (char **)sets, n_sets, &sc, &err);
     if (rc) {
         snprintf(o->name, sizeof o->name, "%s", path);
         o->error = 1;
@@ -145,6 +149,8 @@ static void check_one(const char *path, int jobs, outcome *o)
  * in file order as soon as every earlier one is in. */
 typedef struct check_run {
     char **files;
+    char *const *sets;
+    size_t n_sets;
     outcome *out;
     size_t printed;
     int table, sweep_jobs;
@@ -153,13 +159,11 @@ typedef struct check_run {
 static void check_task(void *arg, size_t i, void *result)
 {
     const check_run *c = arg;
-    check_one(c->files[i], c->sweep_jobs, result);
+    check_one(c->files[i], c->sets, c->n_sets, c->sweep_jobs, result);
 }
 
-static void print_rows(void *arg, size_t done, size_t total)
+static void print_rows(check_run *c, size_t total)
 {
-    check_run *c = arg;
-    (void)done;
     for (; c->printed < total && c->out[c->printed].finished; c->printed++) {
         const outcome *o = &c->out[c->printed];
         if (!c->table)
@@ -173,6 +177,12 @@ static void print_rows(void *arg, size_t done, size_t total)
             printf("       %s\n", o->message);
         fflush(stdout);
     }
+}
+
+static void scenario_done(void *arg, size_t done, size_t total)
+{
+    progress_update(done, total);
+    print_rows(arg, total);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -275,9 +285,13 @@ static int check_main(int argc, char **argv)
                                          {"json", no_argument, NULL, 'J'},
                                          {"jobs", required_argument, NULL, 'j'},
                                          {"markdown", no_argument, NULL, 'm'},
+                                         {"set", required_argument, NULL, 'S'},
+                                         {"quiet", no_argument, NULL, 'q'},
                                          {NULL, 0, NULL, 0}};
     const char *junit = NULL;
-    int as_json = 0, markdown = 0, jobs = parallel_jobs_default(), c;
+    int as_json = 0, markdown = 0, quiet = 0, jobs = parallel_jobs_default(), c;
+    char *sets[CLI_MAX_SETS];
+    size_t n_sets = 0;
     tt_error err = {0};
     opterr = 0;
     optind = 1;
@@ -291,7 +305,12 @@ static int check_main(int argc, char **argv)
                 return cli_usage_error(&cmd_check, "%s", err.msg);
         } else if (c == 'm')
             markdown = 1;
-        else
+        else if (c == 'q')
+            quiet = 1;
+        else if (c == 'S') {
+            if (cli_add_set(&cmd_check, sets, &n_sets, optarg))
+                return TT_EINPUT;
+        } else
             return cli_bad_option(&cmd_check, argv, optind, optopt, opts, c == ':');
     }
     if (optind == argc)
@@ -319,14 +338,16 @@ static int check_main(int argc, char **argv)
     outcome *out = calloc(files.n, sizeof *out);
     int table = !as_json && !markdown;
     /* several scenarios share the workers; a single one shares its sweep points */
-    check_run run = {files.v, out, 0, table, files.n > 1 ? 1 : jobs};
+    check_run run = {files.v, sets, n_sets, out, 0, table, files.n > 1 ? 1 : jobs};
     rc = out ? TT_OK : tt_error_set(&err, TT_EINTERNAL, "out of memory");
     if (rc == TT_OK && table)
         printf("%-6s %-40s %12s %12s  %s\n", "result", "scenario", "step_time_s", "published", "file / reason");
+    progress_start("check", "scenarios", quiet);
+    progress_update(0, files.n);
     if (rc == TT_OK)
-        rc = parallel_run(files.n, jobs, sizeof *out, check_task, print_rows, &run, out, &err);
+        rc = parallel_run(files.n, jobs, sizeof *out, check_task, scenario_done, &run, out, &err);
     if (rc == TT_OK) /* under MPI the other ranks' rows arrive all at once, at the end */
-        print_rows(&run, files.n, files.n);
+        print_rows(&run, files.n);
     if (rc == TT_OK)
         rc = report_outcomes(out, files.v, files.n, as_json, markdown, junit);
     else
@@ -340,5 +361,5 @@ static int check_main(int argc, char **argv)
 
 const cli_command cmd_check = {
     "check", "run scenarios and their expectations; pass/fail table, JUnit XML",
-    "check PATH... [--junit F] [--json | --markdown] [-j N]", check_main, check_help,
+    "check PATH... [--junit F] [--json | --markdown] [--set PATH=VALUE]... [-j N] [--quiet]", check_main, check_help,
 };

@@ -11,6 +11,7 @@
 #include "common/parallel.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cmd_run.h"
+#include "sim/cli/progress.h"
 #include "sim/cli/shard.h"
 #include "sim/report/expect.h"
 #include "sim/report/report.h"
@@ -36,24 +37,19 @@ static void run_help(FILE *out)
             "              cost against batch or nodes, scaling efficiency)\n"
             "  --out-dir D write the scenario's \"outputs\" under D instead of next to\n"
             "              the scenario file\n"
+            CLI_SET_HELP
             "  -j, --jobs N  simulate N sweep points at a time (default: the processors\n"
             "              this process may use); the output is the same for any N\n"
             "  --shard I/N run only sweep points i with i mod N = I (I from 0) and print\n"
             "              them as a shard document; 'ttasim merge' turns the N shards\n"
             "              into this command's reports (batch job arrays, e.g. Slurm)\n"
+            "  --quiet     no progress on stderr (a bar on a terminal, else a line now\n"
+            "              and then with the points done, elapsed and remaining)\n"
             "  --help      this text\n\n"
             "The scenario's \"outputs\" name the same files; relative ones go next to the\n"
             "scenario (or under --out-dir). Outputs are replaced whole or not at all, and\n"
             "one that is also an input of the run is refused. Exit status 1 when a bound\n"
             "in the scenario's \"expect\" is violated (each one is named on stderr).\n");
-}
-
-static void progress(size_t done, size_t total)
-{
-    if (!isatty(STDERR_FILENO))
-        return;
-    fprintf(stderr, "\rsweep: %zu/%zu points%s", done, total, done == total ? "\n" : "");
-    fflush(stderr);
 }
 
 /* The run's output files: the command line's, else the scenario's (resolved). */
@@ -122,15 +118,15 @@ static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, c
 
 /* The scenario's points: run here (all, or a shard's, printed as a shard
  * document), or taken from shard files (merge). */
-static int run_points(const char *path, const scenario *sc, run_options *opt, char *const *shard_files,
-                      size_t n_shards, run_result *r, tt_error *err)
+static int run_points(const char *path, char *const *sets, size_t n_sets, const scenario *sc, run_options *opt,
+                      char *const *shard_files, size_t n_shards, run_result *r, tt_error *err)
 {
     void *records = NULL;
     int rc = TT_OK;
     if (shard_files) {
         size_t n = run_sweep_points(sc);
         records = calloc(n + 1, run_record_bytes());
-        rc = records ? shard_read_all(shard_files, n_shards, path, n, records, err)
+        rc = records ? shard_read_all(shard_files, n_shards, path, sets, n_sets, n, records, err)
                      : tt_error_set(err, TT_EINTERNAL, "out of memory");
         opt->records = records;
     }
@@ -146,13 +142,17 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
 {
     static const struct option opts[] = {{"json", no_argument, NULL, 'J'},
                                          {"jobs", required_argument, NULL, 'j'},
-                                         {"shard", required_argument, NULL, 'S'},
+                                         {"shard", required_argument, NULL, 'H'},
                                          {"csv", required_argument, NULL, 'c'},
                                          {"svg", required_argument, NULL, 's'},
                                          {"out-dir", required_argument, NULL, 'o'},
+                                         {"set", required_argument, NULL, 'S'},
+                                         {"quiet", no_argument, NULL, 'q'},
                                          {NULL, 0, NULL, 0}};
-    int as_json = 0, c;
-    run_options opt = {.jobs = parallel_jobs_default(), .progress = progress};
+    int as_json = 0, quiet = 0, c;
+    run_options opt = {.jobs = parallel_jobs_default(), .progress = progress_update};
+    char *sets[CLI_MAX_SETS];
+    size_t n_sets = 0;
     const char *csv = NULL, *svg = NULL, *out_dir = NULL;
     tt_error err = {0};
     opterr = 0;
@@ -163,7 +163,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
         else if (c == 'j') {
             if (parallel_jobs_parse(optarg, &opt.jobs, &err))
                 return cli_usage_error(cmd, "%s", err.msg);
-        } else if (c == 'S' && !merge) {
+        } else if (c == 'H' && !merge) {
             if (shard_parse(optarg, &opt.shard, &opt.shards, &err))
                 return cli_usage_error(cmd, "%s", err.msg);
         } else if (c == 'c')
@@ -172,7 +172,12 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
             svg = optarg;
         else if (c == 'o')
             out_dir = optarg;
-        else
+        else if (c == 'q')
+            quiet = 1;
+        else if (c == 'S') {
+            if (cli_add_set(cmd, sets, &n_sets, optarg))
+                return TT_EINPUT;
+        } else
             return cli_bad_option(cmd, argv, optind, optopt, opts, c == ':');
     }
     if (optind == argc)
@@ -183,7 +188,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
         return cli_usage_error(cmd, "--shard prints the shard's document for 'ttasim merge', which writes the "
                                     "reports: drop --json, --csv, --svg and --out-dir");
     scenario sc;
-    int rc = scenario_load(argv[optind], &sc, &err);
+    int rc = scenario_load_set(argv[optind], sets, n_sets, &sc, &err);
     if (rc)
         return cli_report_error(rc, err.msg);
     run_outputs outs = {0};
@@ -193,13 +198,16 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
         return cli_report_error(rc, err.msg);
     }
     run_result r;
-    rc = run_points(argv[optind], &sc, &opt, merge ? argv + optind + 1 : NULL, (size_t)(argc - optind - 1), &r,
-                    &err);
+    char what[200];
+    snprintf(what, sizeof what, "%s %s", cmd->name, sc.name);
+    progress_start(what, "points", quiet || merge);
+    rc = run_points(argv[optind], sets, n_sets, &sc, &opt, merge ? argv + optind + 1 : NULL,
+                    (size_t)(argc - optind - 1), &r, &err);
     json_t *doc = NULL;
     int failed = 0;
     char failures[2048];
     if (rc == TT_OK && opt.shards > 1) {
-        rc = shard_write(stdout, argv[optind], &opt, &r, &err);
+        rc = shard_write(stdout, argv[optind], sets, n_sets, &opt, &r, &err);
     } else if (rc == TT_OK) {
         doc = report_json(&sc, &r);
         rc = expect_check(&sc, doc, &failed, failures, sizeof failures, &err);
@@ -234,5 +242,6 @@ static int run_main(int argc, char **argv)
 
 const cli_command cmd_run = {
     "run", "per-step cost and time-to-accuracy of a scenario",
-    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [-j N] [--shard I/N]", run_main, run_help,
+    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [--set PATH=VALUE]... [-j N] [--shard I/N] "
+    "[--quiet]", run_main, run_help,
 };

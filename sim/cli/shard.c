@@ -28,8 +28,9 @@ int shard_parse(const char *text, int *index, int *count, tt_error *err)
     return TT_OK;
 }
 
-/* The scenario file's bytes, hashed (FNV-1a): shards of another version of it are refused. */
-static int scenario_digest(const char *path, char out[17], tt_error *err)
+/* The scenario file's bytes and its --set values, hashed (FNV-1a): shards
+ * of another version of it are refused. */
+static int scenario_digest(const char *path, char *const *sets, size_t n_sets, char out[17], tt_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -39,6 +40,9 @@ static int scenario_digest(const char *path, char out[17], tt_error *err)
     while ((c = getc(f)) != EOF)
         h = (h ^ (uint64_t)(unsigned char)c) * 1099511628211ULL;
     fclose(f);
+    for (size_t i = 0; i < n_sets; i++)
+        for (const char *p = sets[i]; p == sets[i] || p[-1]; p++) /* each value with its terminating NUL */
+            h = (h ^ (uint64_t)(unsigned char)*p) * 1099511628211ULL;
     snprintf(out, 17, "%016" PRIx64, h);
     return TT_OK;
 }
@@ -49,10 +53,11 @@ static int record_empty(const unsigned char *rec, size_t rb)
     return !rec[0] && !memcmp(rec, rec + 1, rb - 1);
 }
 
-int shard_write(FILE *f, const char *scenario_path, const run_options *opt, const run_result *r, tt_error *err)
+int shard_write(FILE *f, const char *scenario_path, char *const *sets, size_t n_sets, const run_options *opt,
+                const run_result *r, tt_error *err)
 {
     char digest[17];
-    int rc = scenario_digest(scenario_path, digest, err);
+    int rc = scenario_digest(scenario_path, sets, n_sets, digest, err);
     if (rc)
         return rc;
     size_t rb = run_record_bytes();
@@ -105,7 +110,7 @@ static int read_one(const char *file, const char *digest, size_t n_points, unsig
                           file, SHARD_FORMAT);
     else if (strcmp(sdigest, digest) != 0)
         rc = tt_error_set(err, TT_EINPUT, "%s: $.scenario_fnv1a64: the shard was run on another version of the "
-                          "scenario; run every shard again on this one", file);
+                          "scenario or with other --set values; run every shard again on this one", file);
     else if ((size_t)rb != run_record_bytes())
         rc = tt_error_set(err, TT_EINPUT, "%s: $.record_bytes: %lld, this ttasim's records are %zu bytes: the "
                           "shard was written by another build; merge with the ttasim that ran the shards",
@@ -150,11 +155,11 @@ static int read_one(const char *file, const char *digest, size_t n_points, unsig
     return rc;
 }
 
-int shard_read_all(char *const *files, size_t nfiles, const char *scenario_path, size_t n_points, void *records,
-                   tt_error *err)
+int shard_read_all(char *const *files, size_t nfiles, const char *scenario_path, char *const *sets,
+                   size_t n_sets, size_t n_points, void *records, tt_error *err)
 {
     char digest[17];
-    int rc = scenario_digest(scenario_path, digest, err), shards = 0;
+    int rc = scenario_digest(scenario_path, sets, n_sets, digest, err), shards = 0;
     memset(records, 0, n_points * run_record_bytes());
     for (size_t i = 0; rc == TT_OK && i < nfiles; i++)
         rc = read_one(files[i], digest, n_points, records, &shards, err);

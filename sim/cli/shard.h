@@ -14,12 +14,14 @@
 /* Parses "I/N" (0 <= I < N <= 100000). */
 int shard_parse(const char *text, int *index, int *count, tt_error *err);
 
-/* Writes the shard document of a run made with opt->shard/opt->shards. */
-int shard_write(FILE *f, const char *scenario_path, const run_options *opt, const run_result *r, tt_error *err);
+/* Writes the shard document of a run made with opt->shard/opt->shards on
+ * the scenario file with its --set values. */
+int shard_write(FILE *f, const char *scenario_path, char *const *sets, size_t n_sets, const run_options *opt,
+                const run_result *r, tt_error *err);
 
-/* Reads shard files of the scenario at scenario_path into records
- * (n_points of run_record_bytes): each point from the shard that ran it. */
-int shard_read_all(char *const *files, size_t nfiles, const char *scenario_path, size_t n_points, void *records,
-                   tt_error *err);
+/* Reads shard files of the scenario (same file bytes, same --set values)
+ * into records (n_points of run_record_bytes): each point from the shard that ran it. */
+int shard_read_all(char *const *files, size_t nfiles, const char *scenario_path, char *const *sets,
+                   size_t n_sets, size_t n_points, void *records, tt_error *err);
 
 #endif

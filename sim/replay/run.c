@@ -16,10 +16,11 @@
 
 static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
 {
-    platform_options opt = {nodes, sc->link_bw_Bps, sc->link_latency_s, sc->accelerator, sc->mesh};
+    platform_options opt = {nodes, sc->link_bw_Bps, sc->link_latency_s, sc->accelerator, sc->mesh,
+                            sc->fabric, sc->devices, sc->path};
     platform *p = platform_load(sc->platform, &opt, err);
     if (!p)
-        tt_error_prefix(err, "%s: $.platform: ", sc->path);
+        tt_error_prefix(err, "%s: $.platform%s: ", sc->path, sc->fabric || sc->devices ? " (with its overrides)" : "");
     return p;
 }
 
@@ -72,6 +73,26 @@ static int split_batch(const scenario *sc, const workload *t, int want_micro, in
     *micro = (int)mb;
     *accum = (int)(per_rank / mb);
     return TT_OK;
+}
+
+/* Without a fixed micro-batch, a point runs the largest micro-batch that
+ * divides its samples per rank and fits in the device's memory (step_replay's
+ * memory check, with collectives of no duration), accumulating the rest. */
+static void fit_micro_batch(const workload *t, const device_model *d, step_options *o, size_t n_coll)
+{
+    long per_rank = (long)o->micro_batch * o->accumulation;
+    double *zero = calloc(n_coll + 1, sizeof *zero);
+    step_result r;
+    tt_error ignored = {0};
+    for (long mb = per_rank; zero && mb >= 1; mb--) {
+        if (per_rank % mb != 0)
+            continue;
+        o->micro_batch = (int)mb;
+        o->accumulation = (int)(per_rank / mb);
+        if (step_replay(t, d, o, zero, &r, &ignored) == TT_OK)
+            break;
+    }
+    free(zero); /* when nothing fits, micro-batch 1 stays and step_replay says why */
 }
 
 static int optimizer_state_words(const char *name)
@@ -139,6 +160,8 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
     return rc;
 }
 
+/* What a point needs besides its scenario: the workload's traces and the
+ * convergence model, loaded once and shared by the points that agree on them. */
 typedef struct run_ctx {
     const scenario *sc;
     workload tr[SCENARIO_MAX_PHASES];
@@ -179,6 +202,36 @@ static int time_host_embeddings(const scenario *sc, const platform *p, const wor
 
 /* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
 
+static void add_assumption(run_result *r, const char *text)
+{
+    if (r->n_assumptions < RUN_MAX_ASSUMPTIONS)
+        r->assumptions[r->n_assumptions++] = strdup(text);
+}
+
+/* The owner's numbers: every price and draw, the lifetime, PUE and electricity. */
+static void note_ownership(const scenario *sc, const platform *p, run_result *r)
+{
+    char buf[1024];
+    platform_summary s;
+    platform_summarize(p, &s);
+    for (int i = 0; i < s.n_devices; i++) {
+        const device_info *d = s.devices[i].dev;
+        if (!d->has_purchase)
+            continue;
+        int n = snprintf(buf, sizeof buf, "purchase.%s = $%.6g each", d->name, d->price_usd);
+        if (d->kind != DEVICE_ACCELERATOR)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, ", %.4g W", d->power_w);
+        if (d->switch_port_usd > 0 || d->cable_usd > 0)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "; fabric switch port $%.6g and %.4g W, cable $%.6g and "
+                          "%.4g W", d->switch_port_usd, d->switch_port_w, d->cable_usd, d->cable_w);
+        snprintf(buf + n, sizeof buf - (size_t)n, " (%s)", d->purchase_why);
+        add_assumption(r, buf);
+    }
+    snprintf(buf, sizeof buf, "ownership = capital cost over %.3g years, PUE %.3g, $%.3g per kWh (the scenario's "
+             "\"cost\" block; defaults: %s)", sc->lifetime_years, sc->pue, sc->usd_per_kwh, COST_DEFAULTS_WHY);
+    add_assumption(r, buf);
+}
+
 static void note_assumptions(run_ctx *x, const platform *p)
 {
     run_result *r = x->res;
@@ -193,6 +246,11 @@ static void note_assumptions(run_ctx *x, const platform *p)
     }
     for (size_t i = 0; x->sc->assumptions && x->sc->assumptions[i] && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
         r->assumptions[r->n_assumptions++] = strdup(x->sc->assumptions[i]);
+    for (size_t i = 0; i < x->sc->n_sets && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++) {
+        char buf[600];
+        snprintf(buf, sizeof buf, "%s (set on the command line: --set)", x->sc->sets[i]);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
     if (strcmp(r->optimizer, x->tr[0].optimizer) != 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
         snprintf(buf, sizeof buf, "optimizer_step = the trace's %s update (the scenario's %s sets the optimizer "
@@ -206,6 +264,7 @@ static void note_assumptions(run_ctx *x, const platform *p)
             "(the trace merges its tables into one layer: each socket serves 1/S of every sample's rows; "
             "DRAM lookups and updates at the socket's mem_Bps x mem_efficiency, pipelined with the PCIe/UPI "
             "transfers, which run all at once on SimGrid)");
+    note_ownership(x->sc, p, r);
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
         snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "
@@ -259,15 +318,19 @@ static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
     if (sc->eval_every_steps > 0)
         pt->eval_s = floor(pt->steps_to_target / sc->eval_every_steps) * sc->eval_time_s;
     pt->time_to_accuracy_s = pt->steps_to_target * pt->step.time_s + pt->eval_s;
-    cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w};
+    double lifetime_s = sc->lifetime_years * 365.25 * 86400;
+    cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w, pt->bill.other_w, sc->pue,
+                        pt->bill.total_usd, lifetime_s, sc->usd_per_kwh / 3.6e6};
     double busy = pt->step.compute_s + pt->step.optimizer_s;
     pt->per_step = cost_of(&rates, pt->step.time_s, busy);
     /* evaluation counts as busy time */
     pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
+    if (pt->bill.total_usd > 0)
+        pt->tco_usd = pt->bill.total_usd + pt->per_step.energy_usd / pt->step.time_s * lifetime_s;
 }
 
 /* `note`: the scenario's own point lists the run's assumptions; sweep points,
- * which may run in other processes, leave them alone. */
+ * which may run in other processes, leave them to the caller. */
 static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_point *pt, tt_error *err)
 {
     const scenario *sc = x->sc;
@@ -309,6 +372,11 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
         o->embeddings = (embedding_placement)sc->embeddings;
+        if (!sp->micro_batch && !sc->micro_batch && pp->global_batch) {
+            fit_micro_batch(&x->tr[k], &d, o, x->tr[k].n_buckets + x->tr[k].n_comm);
+            pp->micro_batch = o->micro_batch;
+            pp->accumulation = o->accumulation;
+        }
         pp->first_coll = nc;
         pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
         nc += pp->n_coll;
@@ -322,13 +390,17 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_
     if (rc == TT_OK) {
         const device_info *dev = platform_device(p, 0);
         run_result *r = x->res;
-        r->price_per_h_usd = dev->price_usd_per_h;
-        r->busy_w = dev->tdp_w;
-        r->idle_w = dev->idle_w;
-        r->peak_flops = d.peak_flops;
-        snprintf(r->accelerator, sizeof r->accelerator, "%s", dev->name);
-        snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
+        snprintf(pt->platform, sizeof pt->platform, "%s", platform_name(p));
+        if (!r->platform[0]) { /* the base point, or the first that runs */
+            r->price_per_h_usd = dev->price_usd_per_h;
+            r->busy_w = dev->tdp_w;
+            r->idle_w = dev->idle_w;
+            r->peak_flops = d.peak_flops;
+            snprintf(r->accelerator, sizeof r->accelerator, "%s", dev->name);
+            snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
+        }
         combine_phases(sc, ph, d.peak_flops, pt);
+        cost_bill_of(p, &pt->bill);
         time_to_target(x, dev, pt);
         if (note)
             note_assumptions(x, p);
@@ -374,9 +446,64 @@ static int load_workload(run_ctx *x, tt_error *err)
     return TT_OK;
 }
 
+static void free_ctx(run_ctx *x)
+{
+    for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
+        if (x->tr[k].path)
+            workload_free(&x->tr[k]);
+    convergence_free(x->conv);
+}
+
+/* A point that cannot run (its batch does not split over the ranks, it does
+ * not fit in memory, a swept value the platform refuses) keeps its error in
+ * its row; other failures stop the run. */
+static int note_point_error(int rc, run_point *pt, tt_error *err)
+{
+    if (rc != TT_EINPUT)
+        return rc;
+    snprintf(pt->error, sizeof pt->error, "%s", err->msg);
+    err->code = TT_OK;
+    err->msg[0] = '\0';
+    return TT_OK;
+}
+
+/* Whether a sweep point's scenario needs its own traces or convergence model. */
+static int same_workload(const scenario *a, const scenario *b)
+{
+    static const char *const keys[] = {"workload", "optimizer", "convergence", NULL};
+    for (int i = 0; keys[i]; i++) {
+        json_t *x = json_object_get(a->doc, keys[i]), *y = json_object_get(b->doc, keys[i]);
+        if ((x || y) && !json_equal(x, y))
+            return 0;
+    }
+    return 1;
+}
+
+/* Combination `combo` of the swept paths (the last varies fastest): its
+ * scenario and its label. */
+static int path_point(const scenario *sc, size_t combo, scenario *out, char *label, size_t label_bytes,
+                      tt_error *err)
+{
+    json_t *vals[SCENARIO_MAX_SWEEP_PATHS];
+    size_t used = 0;
+    label[0] = '\0';
+    for (size_t k = sc->n_sweep_paths; k-- > 0;) {
+        size_t n = json_array_size(sc->sweep_values[k]);
+        vals[k] = json_array_get(sc->sweep_values[k], combo % n);
+        combo /= n;
+    }
+    for (size_t k = 0; k < sc->n_sweep_paths; k++) {
+        char *text = json_dumps(vals[k], JSON_ENCODE_ANY | JSON_COMPACT);
+        const char *shown = json_is_string(vals[k]) ? json_string_value(vals[k]) : text;
+        used += (size_t)snprintf(label + used, used < label_bytes ? label_bytes - used : 0, "%s%s=%s",
+                                 k ? ", " : "", sc->sweep_path[k], shown ? shown : "?");
+        free(text);
+    }
+    return scenario_at(sc, sc->sweep_path, vals, sc->n_sweep_paths, out, err);
+}
+
 /* A sweep point as a worker hands it back, and as a shard records it: the
- * point or its error, and the run's fields it set (the algorithms "auto"
- * picked, the platform's name). */
+ * point (or the error that stops the run), and the run's fields it set. */
 typedef struct point_outcome {
     int present, rc, reused;
     tt_error err;
@@ -389,34 +516,103 @@ size_t run_record_bytes(void)
     return sizeof(point_outcome);
 }
 
+size_t run_sweep_points(const scenario *sc)
+{
+    if (!sc->n_sweep_batch && !sc->n_sweep_nodes && !sc->n_sweep_paths)
+        return 0;
+    size_t n = (sc->n_sweep_batch ? sc->n_sweep_batch : 1) * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1);
+    for (size_t k = 0; k < sc->n_sweep_paths; k++)
+        n *= json_array_size(sc->sweep_values[k]);
+    return n;
+}
+
+/* The sweep as independent points: point i is combination i / grid of the
+ * swept paths, then node count (i mod grid) / nb and batch i mod nb. */
 typedef struct sweep {
     run_ctx *x;
-    size_t nb;         /* batch sizes per node count: point i is (i / nb, i % nb) */
+    size_t nb, grid;
     const size_t *own; /* the points this process runs, in sweep order */
     void (*progress)(size_t done, size_t total);
 } sweep;
 
+/* Point i's context: its combination's scenario and, when that changes the
+ * workload, its own traces and convergence model. */
+typedef struct point_ctx {
+    run_ctx x;
+    scenario psc;
+    int paths, own;
+    char label[160];
+} point_ctx;
+
+static int point_open(const sweep *s, size_t i, run_result *res, point_ctx *pc, tt_error *err)
+{
+    const scenario *sc = s->x->sc;
+    memset(pc, 0, sizeof *pc);
+    pc->x = *s->x;
+    pc->x.res = res;
+    pc->paths = sc->n_sweep_paths > 0;
+    if (!pc->paths)
+        return TT_OK;
+    int rc = path_point(sc, i / s->grid, &pc->psc, pc->label, sizeof pc->label, err);
+    if (rc)
+        return rc;
+    pc->x.sc = &pc->psc;
+    pc->own = !same_workload(sc, &pc->psc);
+    if (pc->own) {
+        memset(pc->x.tr, 0, sizeof pc->x.tr);
+        pc->x.conv = NULL;
+        rc = load_workload(&pc->x, err);
+    }
+    return rc;
+}
+
+static void point_close(point_ctx *pc)
+{
+    if (pc->own)
+        free_ctx(&pc->x);
+    if (pc->paths)
+        scenario_free(&pc->psc);
+}
+
+static void point_request(const sweep *s, const scenario *ps, size_t i, int *nodes, long *gb)
+{
+    size_t g = i % s->grid;
+    *nodes = ps->n_sweep_nodes ? ps->sweep_nodes[g / s->nb] : ps->nodes;
+    *gb = ps->n_sweep_batch ? ps->sweep_batch[g % s->nb] : ps->global_batch;
+}
+
 static void sweep_point(void *arg, size_t j, void *result)
 {
     const sweep *s = arg;
-    const scenario *sc = s->x->sc;
+    const run_result *out = s->x->res;
     point_outcome *o = result;
     size_t i = s->own[j];
-    int nodes = sc->n_sweep_nodes ? sc->sweep_nodes[i / s->nb] : s->x->res->base.nodes;
-    long gb = sc->n_sweep_batch ? sc->sweep_batch[i % s->nb] : sc->global_batch;
     o->present = 1;
+    o->fields = *out;
+    o->fields.allreduce[0] = o->fields.alltoall[0] = '\0'; /* set again only if this point simulates them */
+    point_ctx pc;
+    o->rc = point_open(s, i, &o->fields, &pc, &o->err);
+    int nodes = 0;
+    long gb = 0;
+    if (o->rc == TT_OK)
+        point_request(s, pc.x.sc, i, &nodes, &gb);
     /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
-    if (nodes == sc->nodes && gb == sc->global_batch) {
-        o->pt = s->x->res->base;
+    if (o->rc == TT_OK && !pc.paths && nodes == s->x->sc->nodes && gb == s->x->sc->global_batch &&
+        !out->base.error[0]) {
+        o->pt = out->base;
         o->reused = 1;
-        return;
+    } else if (o->rc == TT_OK) {
+        o->rc = note_point_error(run_point_at(&pc.x, nodes, gb, 0, &o->pt, &o->err), &o->pt, &o->err);
+        if (o->pt.error[0]) {
+            o->pt.nodes = nodes ? nodes : out->base.nodes;
+            o->pt.global_batch = gb;
+        }
     }
-    run_ctx x = *s->x;
-    o->fields = *s->x->res;
-    x.res = &o->fields;
-    o->rc = run_point_at(&x, nodes, gb, 0, &o->pt, &o->err);
+    snprintf(o->pt.label, sizeof o->pt.label, "%s", pc.label);
+    point_close(&pc);
     memset(o->fields.assumptions, 0, sizeof o->fields.assumptions); /* the caller's: not carried */
     o->fields.n_assumptions = 0;
+    o->fields.points = NULL;
 }
 
 static void sweep_progress(void *arg, size_t done, size_t total)
@@ -426,20 +622,51 @@ static void sweep_progress(void *arg, size_t done, size_t total)
         s->progress(done, total);
 }
 
-/* What a simulated point leaves in the run, as when points ran one after another: the last one's. */
-static void adopt_fields(run_result *out, const run_result *from)
+/* What a point leaves in the run, as when points ran one after another: the
+ * algorithms of the last that simulated them, the platform of the first that ran. */
+static void adopt_fields(run_result *out, const point_outcome *o)
 {
+    const run_result *from = &o->fields;
+    if (from->allreduce[0])
+        memcpy(out->allreduce, from->allreduce, sizeof out->allreduce);
+    if (from->alltoall[0])
+        memcpy(out->alltoall, from->alltoall, sizeof out->alltoall);
+    if (out->platform[0] || !from->platform[0])
+        return;
     memcpy(out->platform, from->platform, sizeof out->platform);
     memcpy(out->accelerator, from->accelerator, sizeof out->accelerator);
-    memcpy(out->allreduce, from->allreduce, sizeof out->allreduce);
-    memcpy(out->alltoall, from->alltoall, sizeof out->alltoall);
     out->price_per_h_usd = from->price_per_h_usd;
     out->busy_w = from->busy_w;
     out->idle_w = from->idle_w;
     out->peak_flops = from->peak_flops;
 }
 
-/* The points this process runs: every one, or those of its shard (i mod shards). */
+/* When the scenario's own point could not run, the first sweep point that
+ * did names the assumptions (its platform again: no simulation). */
+static int note_first_point(const sweep *s, const point_outcome *o, size_t n, tt_error *err)
+{
+    size_t i = 0;
+    while (i < n && (o[i].reused || o[i].pt.error[0]))
+        i++;
+    if (i == n)
+        return TT_OK;
+    point_ctx pc;
+    int rc = point_open(s, i, s->x->res, &pc, err), nodes;
+    long gb;
+    platform *p = NULL;
+    if (rc == TT_OK) {
+        point_request(s, pc.x.sc, i, &nodes, &gb);
+        p = load_platform(pc.x.sc, nodes, err);
+        rc = p ? TT_OK : err->code;
+    }
+    if (p)
+        note_assumptions(&pc.x, p);
+    platform_free(p);
+    point_close(&pc);
+    return rc;
+}
+
+/* Points this process runs: all, or its shard's (i mod shards); `jobs` at a time. */
 static int run_own_points(const sweep *s, point_outcome *o, size_t m, const run_options *opt, tt_error *err)
 {
     point_outcome *mine = calloc(m + 1, sizeof *mine);
@@ -453,16 +680,17 @@ static int run_own_points(const sweep *s, point_outcome *o, size_t m, const run_
 }
 
 /* The records a merge was given: every point must be in one of them. */
-static int take_records(const run_options *opt, point_outcome *o, size_t n, const scenario *sc, size_t nb,
-                        tt_error *err)
+static int take_records(const run_options *opt, const sweep *s, point_outcome *o, size_t n, tt_error *err)
 {
+    const scenario *sc = s->x->sc;
     memcpy(o, opt->records, n * sizeof *o);
     for (size_t i = 0; i < n; i++)
         if (!o[i].present)
-            return tt_error_set(err, TT_EINPUT, "%s: sweep point %zu (nodes %d, global batch %ld) is in none of "
-                                "the shards given; merge every shard of the run", sc->path, i,
-                                sc->n_sweep_nodes ? sc->sweep_nodes[i / nb] : sc->nodes,
-                                sc->n_sweep_batch ? sc->sweep_batch[i % nb] : sc->global_batch);
+            return tt_error_set(err, TT_EINPUT, "%s: sweep point %zu (%s%snodes %d, global batch %ld) is in none "
+                                "of the shards given; merge every shard of the run", sc->path, i,
+                                o[i].pt.label, o[i].pt.label[0] ? ", " : "",
+                                sc->n_sweep_nodes ? sc->sweep_nodes[(i % s->grid) / s->nb] : sc->nodes,
+                                sc->n_sweep_batch ? sc->sweep_batch[i % s->nb] : sc->global_batch);
     return TT_OK;
 }
 
@@ -472,8 +700,8 @@ static int run_sweep(run_ctx *x, const run_options *opt, tt_error *err)
 {
     const scenario *sc = x->sc;
     run_result *out = x->res;
-    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
-    size_t n = nb * nn, m = 0;
+    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1;
+    size_t n = run_sweep_points(sc), m = 0;
     int shards = opt->shards > 1 ? opt->shards : 1;
     out->points = calloc(n, sizeof *out->points);
     point_outcome *o = calloc(n, sizeof *o);
@@ -486,14 +714,14 @@ static int run_sweep(run_ctx *x, const run_options *opt, tt_error *err)
     for (size_t i = 0; i < n; i++)
         if ((int)(i % (size_t)shards) == opt->shard)
             own[m++] = i;
-    sweep s = {x, nb, own, opt->progress};
+    sweep s = {x, nb, nb * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1), own, opt->progress};
     if (opt->progress && !opt->records)
         opt->progress(0, m);
-    int rc = opt->records ? take_records(opt, o, n, sc, nb, err) : run_own_points(&s, o, m, opt, err);
-    free(own);
+    int rc = opt->records ? take_records(opt, &s, o, n, err) : run_own_points(&s, o, m, opt, err);
     if (rc == TT_OK && shards > 1) { /* a shard: its records go to merge */
         out->records = o;
         out->n_records = n;
+        free(own);
         return TT_OK;
     }
     for (size_t i = 0; rc == TT_OK && i < n; i++) {
@@ -504,13 +732,17 @@ static int run_sweep(run_ctx *x, const run_options *opt, tt_error *err)
         }
         out->points[out->n_points++] = o[i].pt;
         if (!o[i].reused)
-            adopt_fields(out, &o[i].fields);
+            adopt_fields(out, &o[i]);
     }
+    if (rc == TT_OK && out->n_assumptions == 0)
+        rc = note_first_point(&s, o, n, err);
     free(o);
+    free(own);
     /* scaling efficiency: throughput per rank against the first point */
     for (size_t i = 0; rc == TT_OK && i < out->n_points && sc->n_sweep_nodes > 1; i++) {
         const run_point *a = &out->points[0], *b = &out->points[i];
-        out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
+        if (!a->error[0] && !b->error[0])
+            out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
     }
     return rc;
 }
@@ -521,23 +753,16 @@ int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt
     snprintf(out->allreduce, sizeof out->allreduce, "none");
     snprintf(out->alltoall, sizeof out->alltoall, "none");
     run_ctx x = {sc, {{0}}, NULL, out};
+    int swept = run_sweep_points(sc) > 0;
     int rc = load_workload(&x, err);
     if (rc == TT_OK)
         rc = run_point_at(&x, sc->nodes, sc->global_batch, 1, &out->base, err);
-    if (rc == TT_OK && (sc->n_sweep_batch || sc->n_sweep_nodes))
+    if (swept)
+        rc = note_point_error(rc, &out->base, err);
+    if (rc == TT_OK && swept)
         rc = run_sweep(&x, opt, err);
-    for (size_t k = 0; k < SCENARIO_MAX_PHASES; k++)
-        if (x.tr[k].path)
-            workload_free(&x.tr[k]);
-    convergence_free(x.conv);
+    free_ctx(&x);
     return rc;
-}
-
-size_t run_sweep_points(const scenario *sc)
-{
-    if (!sc->n_sweep_batch && !sc->n_sweep_nodes)
-        return 0;
-    return (sc->n_sweep_batch ? sc->n_sweep_batch : 1) * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1);
 }
 
 void run_result_free(run_result *r)

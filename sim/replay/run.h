@@ -14,6 +14,9 @@
 
 /* One point: the scenario itself, or one combination of its sweep. */
 typedef struct run_point {
+    char label[160];    /* the swept paths' values ("platform.fabric.oversubscription=2"), "" otherwise */
+    char error[1024];   /* why the point could not run (does not fit, batch does not split): its row says so */
+    char platform[64];
     int nodes, ranks;
     long global_batch;
     int micro_batch, accumulation;
@@ -26,6 +29,8 @@ typedef struct run_point {
     double eval_s;        /* evaluation time in time_to_accuracy_s */
     double time_to_accuracy_s;
     cost per_step, total;
+    cost_bill bill;     /* the cluster's capital cost by component */
+    double tco_usd;     /* capex + the lifetime's electricity at this point's average draw */
     double scaling_efficiency; /* samples/s per rank against the sweep's first point */
 } run_point;
 
@@ -47,14 +52,16 @@ typedef struct run_result {
 
 /* How run_scenario runs the sweep. */
 typedef struct run_options {
-    int jobs;           /* points at a time in forked workers (<= 1: in this process) */
-    int shard, shards;  /* shards > 1: run only points i with i mod shards == shard, into records */
+    int jobs;            /* points at a time in forked workers (<= 1: in this process) */
+    int shard, shards;   /* shards > 1: run only points i with i mod shards == shard, into records */
     const void *records; /* merge: every point's record from the shards, instead of running them */
     void (*progress)(size_t done, size_t total);
 } run_options;
 
 /* Runs the scenario, then its sweep points as `opt` says; the result is the
- * same for any opt->jobs, and for a merge of every shard's records. */
+ * same for any opt->jobs, and for a merge of every shard's records. With a
+ * sweep, a point that cannot run (TT_EINPUT) gets its error and the others
+ * run; without one, its error is returned. */
 int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt_error *err);
 
 /* The bytes of one sweep point's record (same build only), and how many points the sweep has. */

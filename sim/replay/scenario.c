@@ -10,6 +10,8 @@
 #include "common/datapath.h"
 #include "common/jsonx.h"
 #include "common/vocab.h"
+#include "sim/replay/cost.h"
+#include "sim/replay/override.h"
 
 static const char *const NETWORKS[] = {"ideal", "calibrated", NULL};
 static const char *const PLACEMENTS[] = {"accelerators", "host", NULL};
@@ -65,7 +67,7 @@ static int load_strings(const jx_obj *o, const char *key, char ***out)
 static int load_platform(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"name", "nodes", "link_bw_Bps", "link_latency_s", "accelerator",
-                                       "mesh", NULL};
+                                       "mesh", "fabric", NULL};
     jx_obj p;
     const char *name = NULL, *acc = NULL, *mesh = NULL;
     long nodes = 0;
@@ -76,6 +78,10 @@ static int load_platform(const jx_obj *r, scenario *s)
         (rc = jx_seconds(&p, "link_latency_s", 0, 0, 10, &s->link_latency_s)) ||
         (rc = jx_string(&p, "accelerator", 0, &acc)) || (rc = jx_string(&p, "mesh", 0, &mesh)))
         return rc;
+    s->fabric = json_object_get(p.obj, "fabric");
+    if (s->fabric && !json_is_object(s->fabric))
+        return tt_error_set(p.err, TT_EINPUT, "%s: %s.fabric: expected an object of fabric fields merged over the "
+                            "platform's (e.g. {\"oversubscription\": 2}, platforms/README.md)", p.file, p.path);
     s->platform = strdup(name);
     s->nodes = (int)nodes;
     s->accelerator = dup_or_null(acc);
@@ -202,14 +208,37 @@ static int sweep_value(const jx_obj *w, const char *key, size_t i, double hi, do
     return rc;
 }
 
+/* A sweep over a path: every value must make a valid scenario, checked now
+ * so a typo fails before any point runs. */
+static int load_sweep_path(const jx_obj *w, scenario *s, const char *key)
+{
+    json_t *vals = json_object_get(w->obj, key);
+    if (!json_is_array(vals) || json_array_size(vals) == 0 || json_array_size(vals) > SCENARIO_MAX_SWEEP)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.%s: expected a list of 1 to %d values for the scenario path "
+                            "\"%s\"", w->file, w->path, key, SCENARIO_MAX_SWEEP, key);
+    if (s->n_sweep_paths == SCENARIO_MAX_SWEEP_PATHS)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s: at most %d swept paths besides global_batch and nodes",
+                            w->file, w->path, SCENARIO_MAX_SWEEP_PATHS);
+    for (size_t i = 0; i < json_array_size(vals); i++) {
+        scenario pt;
+        json_t *v = json_array_get(vals, i);
+        int rc = scenario_at(s, &key, &v, 1, &pt, w->err);
+        if (rc)
+            return tt_error_prefix(w->err, "%s.%s[%zu]: ", w->path, key, i);
+        scenario_free(&pt);
+    }
+    s->sweep_path[s->n_sweep_paths] = key;
+    s->sweep_values[s->n_sweep_paths++] = vals;
+    return TT_OK;
+}
+
 static int load_sweep(const jx_obj *r, scenario *s)
 {
-    static const char *const keys[] = {"global_batch", "nodes", NULL};
     jx_obj w;
     int rc;
     if ((rc = jx_child(r, "sweep", 0, &w)) || !w.obj)
         return rc;
-    if ((rc = jx_check_keys(&w, keys)) || (rc = jx_array(&w, "global_batch", 0, &s->n_sweep_batch)) ||
+    if ((rc = jx_array(&w, "global_batch", 0, &s->n_sweep_batch)) ||
         (rc = jx_array(&w, "nodes", 0, &s->n_sweep_nodes)))
         return rc;
     if (s->n_sweep_batch > SCENARIO_MAX_SWEEP || s->n_sweep_nodes > SCENARIO_MAX_SWEEP)
@@ -227,6 +256,11 @@ static int load_sweep(const jx_obj *r, scenario *s)
             return rc;
         s->sweep_nodes[i] = (int)v;
     }
+    const char *key;
+    json_t *v;
+    json_object_foreach(w.obj, key, v)
+        if (strcmp(key, "global_batch") != 0 && strcmp(key, "nodes") != 0 && (rc = load_sweep_path(&w, s, key)))
+            return rc;
     return TT_OK;
 }
 
@@ -268,6 +302,22 @@ static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_a
     return TT_OK;
 }
 
+static int load_cost(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"lifetime_years", "pue", "usd_per_kwh", NULL};
+    jx_obj c;
+    int rc;
+    s->lifetime_years = COST_LIFETIME_YEARS;
+    s->pue = COST_PUE;
+    s->usd_per_kwh = COST_USD_PER_KWH;
+    if ((rc = jx_child(r, "cost", 0, &c)) || !c.obj)
+        return rc;
+    if ((rc = jx_check_keys(&c, keys)) || (rc = jx_number(&c, "lifetime_years", 0, 0.1, 50, &s->lifetime_years)) ||
+        (rc = jx_number(&c, "pue", 0, 1, 5, &s->pue)) || (rc = jx_number(&c, "usd_per_kwh", 0, 0, 10, &s->usd_per_kwh)))
+        return rc;
+    return TT_OK;
+}
+
 static int load_rest(const jx_obj *r, scenario *s)
 {
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
@@ -293,7 +343,7 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_seconds(&f, "time_s", 0, 1e-9, 1e12, &s->ref_time_s)) ||
                    (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
                    (rc = jx_string(&f, "source", 0, &src)))) ||
-        (rc = load_expect(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
+        (rc = load_expect(r, s)) || (rc = load_cost(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
         (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
         return rc;
     s->optimizer = dup_or_null(opt);
@@ -306,35 +356,104 @@ static int load_rest(const jx_obj *r, scenario *s)
     return TT_OK;
 }
 
-int scenario_load(const char *path, scenario *out, tt_error *err)
+/* Validates a document (owned by out from here on) as the scenario at path. */
+static int scenario_parse(const char *path, json_t *root, scenario *out, tt_error *err)
 {
     static const char *const keys[] = {"version", "name", "description", "assumptions", "platform",
                                        "network", "workload", "optimizer", "collectives", "convergence",
-                                       "evaluation", "sweep", "outputs", "reference", "expect", NULL};
-    memset(out, 0, sizeof *out);
+                                       "evaluation", "sweep", "outputs", "reference", "expect", "devices", "cost", NULL};
     out->network = 1;
     out->overlap = 1;
-    json_t *root = NULL;
-    int rc = jx_load_file(path, &root, err);
-    if (rc)
-        return rc;
+    out->doc = root;
+    out->path = strdup(path);
     jx_obj r;
     long version = 0;
     const char *name = NULL, *desc = NULL;
-    out->path = strdup(path);
+    int rc;
     if ((rc = jx_root(&r, path, root, err)) || (rc = jx_check_keys(&r, keys)) ||
         (rc = jx_int(&r, "version", 1, SCENARIO_VERSION, SCENARIO_VERSION, &version)) ||
         (rc = jx_string(&r, "name", 1, &name)) || (rc = jx_string(&r, "description", 0, &desc)) ||
         (rc = load_strings(&r, "assumptions", &out->assumptions)) || (rc = load_platform(&r, out)) ||
         (rc = jx_enum(&r, "network", 0, NETWORKS, &out->network)) || (rc = load_workload(&r, out)) ||
         (rc = load_rest(&r, out))) {
-        json_decref(root);
         scenario_free(out);
         return rc;
     }
+    out->devices = json_object_get(root, "devices");
+    if (out->devices && !json_is_object(out->devices)) {
+        scenario_free(out);
+        return tt_error_set(err, TT_EINPUT, "%s: $.devices: expected an object of device definitions by name "
+                            "(a partial one is merged over the built-in device of that name)", path);
+    }
     out->name = strdup(name);
     out->description = dup_or_null(desc);
-    json_decref(root);
+    return TT_OK;
+}
+
+int scenario_load_set(const char *path, char *const *sets, size_t n_sets, scenario *out, tt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n_sets > SCENARIO_MAX_SETS)
+        return tt_error_set(err, TT_EINPUT, "at most %d --set options", SCENARIO_MAX_SETS);
+    json_t *root = NULL;
+    int rc = jx_load_file(path, &root, err);
+    for (size_t i = 0; rc == TT_OK && i < n_sets; i++) {
+        char *key = NULL, what[512];
+        json_t *v = NULL;
+        snprintf(what, sizeof what, "--set %s", sets[i]);
+        rc = override_parse(sets[i], &key, &v, err);
+        if (rc == TT_OK && !json_is_object(root))
+            rc = tt_error_set(err, TT_EINPUT, "%s: $: expected a JSON object at the top level", path);
+        if (rc == TT_OK)
+            rc = override_set(root, key, v, what, err);
+        free(key);
+        json_decref(v);
+    }
+    if (rc) {
+        json_decref(root);
+        return rc;
+    }
+    if ((rc = scenario_parse(path, root, out, err)))
+        return n_sets ? tt_error_prefix(err, "(with the --set options) ") : rc;
+    out->n_sets = n_sets;
+    for (size_t i = 0; i < n_sets; i++)
+        out->sets[i] = strdup(sets[i]);
+    return TT_OK;
+}
+
+int scenario_load(const char *path, scenario *out, tt_error *err)
+{
+    return scenario_load_set(path, NULL, 0, out, err);
+}
+
+int scenario_at(const scenario *base, const char *const *paths, json_t *const *values, size_t n,
+                scenario *out, tt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *doc = json_deep_copy(base->doc);
+    if (!doc)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    /* the point keeps its global batch and node lists (they run inside it), not the swept paths */
+    json_t *sweep = json_object_get(doc, "sweep");
+    for (size_t i = 0; i < base->n_sweep_paths; i++)
+        json_object_del(sweep, base->sweep_path[i]);
+    for (size_t i = 0; i < n; i++)
+        json_object_del(sweep, paths[i]);
+    int rc = TT_OK;
+    for (size_t i = 0; rc == TT_OK && i < n; i++) {
+        char what[256];
+        snprintf(what, sizeof what, "%s: $.sweep.%s", base->path, paths[i]);
+        rc = override_set(doc, paths[i], values[i], what, err);
+    }
+    if (rc) {
+        json_decref(doc);
+        return rc;
+    }
+    if ((rc = scenario_parse(base->path, doc, out, err)))
+        return rc;
+    out->n_sets = base->n_sets;
+    for (size_t i = 0; i < base->n_sets; i++)
+        out->sets[i] = strdup(base->sets[i]);
     return TT_OK;
 }
 
@@ -364,6 +483,9 @@ void scenario_free(scenario *s)
     free(s->assumptions);
     for (size_t i = 0; i < s->n_expect; i++)
         free(s->expect[i].metric);
+    for (size_t i = 0; i < s->n_sets; i++)
+        free(s->sets[i]);
+    json_decref(s->doc);
     memset(s, 0, sizeof *s);
 }
 

@@ -4,6 +4,7 @@
 #ifndef TT_SCENARIO_H
 #define TT_SCENARIO_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "collectives/schedule.h"
@@ -13,6 +14,8 @@
 #define SCENARIO_MAX_SWEEP 64
 #define SCENARIO_MAX_EXPECT 32
 #define SCENARIO_MAX_PHASES 8
+#define SCENARIO_MAX_SWEEP_PATHS 4
+#define SCENARIO_MAX_SETS 32
 
 typedef enum { CONV_NONE, CONV_PROFILE, CONV_MCCANDLISH, CONV_STEPS } convergence_kind;
 
@@ -33,6 +36,9 @@ typedef struct scenario_phase {
 
 typedef struct scenario {
     char *path;
+    json_t *doc;       /* the document as read, with --set applied (a sweep point's: with its values) */
+    size_t n_sets;
+    char *sets[SCENARIO_MAX_SETS]; /* "PATH=VALUE" as given, echoed in the run's assumptions */
     char *name;
     char *description;
     char **assumptions; /* the scenario's own named assumptions (NULL-terminated) */
@@ -44,6 +50,8 @@ typedef struct scenario {
     char *accelerator; /* NULL: the platform's */
     char *mesh;        /* NULL: the platform's */
     int network;       /* network_model: 0 ideal, 1 calibrated */
+    json_t *fabric;    /* "platform.fabric": merged over the platform file's fabric (in doc) */
+    json_t *devices;   /* "devices": partial or new definitions by name (in doc) */
 
     /* workload */
     size_t n_phases;  /* >= 1 */
@@ -71,10 +79,18 @@ typedef struct scenario {
 
     double eval_every_steps, eval_time_s; /* evaluation added to time-to-accuracy */
 
+    /* owning the cluster ("cost"; defaults in cost.h) */
+    double lifetime_years, pue, usd_per_kwh;
+
     /* sweep: every combination of these (empty list: the scenario's value) */
     size_t n_sweep_batch, n_sweep_nodes;
     long sweep_batch[SCENARIO_MAX_SWEEP];
     int sweep_nodes[SCENARIO_MAX_SWEEP];
+    /* any other path of the scenario ("platform.fabric.oversubscription"):
+     * its list of values (in doc), outermost first */
+    size_t n_sweep_paths;
+    const char *sweep_path[SCENARIO_MAX_SWEEP_PATHS];
+    json_t *sweep_values[SCENARIO_MAX_SWEEP_PATHS];
 
     /* outputs written by 'ttasim run' besides stdout, as given (see scenario_output_path) */
     char *out_json, *out_csv, *out_svg;
@@ -91,6 +107,13 @@ typedef struct scenario {
  * Relative trace and profile paths are looked up next to the scenario, then
  * in the built-in data (scenarios/...). */
 int scenario_load(const char *path, scenario *out, tt_error *err);
+/* The same with "PATH=VALUE" overrides (override.h) applied before validation. */
+int scenario_load_set(const char *path, char *const *sets, size_t n_sets, scenario *out, tt_error *err);
+/* A sweep point: base with values[i] at paths[i]; its sweep keeps the global
+ * batch and node lists, not the swept paths. A value the scenario refuses
+ * names the point. */
+int scenario_at(const scenario *base, const char *const *paths, json_t *const *values, size_t n,
+                scenario *out, tt_error *err);
 void scenario_free(scenario *s);
 
 /* Where an output named in the scenario goes: an absolute path as it is; a

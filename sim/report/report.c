@@ -3,15 +3,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonx.h"
 #include "common/outfile.h"
+#include "sim/report/human.h"
 
 static json_t *num(double x)
 {
-    return json_real(x);
+    return jx_real_or_null(x);
+}
+
+/* What owning the cluster costs at this point (capex by component, its
+ * share and the energy per step and to accuracy, the lifetime's TCO). */
+static json_t *ownership_json(const run_point *p)
+{
+    const cost_bill *b = &p->bill;
+    json_t *o = json_pack("{s:{s:o, s:o, s:o, s:o, s:o, s:o}, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o}",
+                          "capex_usd", "accelerators", num(b->accelerators_usd), "servers", num(b->servers_usd),
+                          "nics", num(b->nics_usd), "fabric_switches", num(b->switches_usd), "cables",
+                          num(b->cables_usd), "total", num(b->total_usd), "fabric_switch_ports",
+                          (json_int_t)b->fabric_switch_ports, "fabric_switches", (json_int_t)b->fabric_switches,
+                          "fabric_cables", (json_int_t)b->fabric_cables,
+                          "it_power_other_w", num(b->other_w), "per_step_usd", num(p->per_step.owned_usd),
+                          "to_accuracy_usd", num(p->total.owned_usd), "to_accuracy_capex_usd",
+                          num(p->total.capex_usd), "to_accuracy_energy_usd", num(p->total.energy_usd), "tco_usd",
+                          num(p->tco_usd));
+    if (b->missing[0])
+        json_object_set_new(o, "unpriced", json_string(b->missing));
+    return o;
 }
 
 static json_t *point_json(const run_point *p)
 {
+    if (p->error[0]) /* did not run: what it was and why */
+        return json_pack("{s:s, s:s, s:i, s:I, s:s}", "label", p->label, "platform", p->platform, "nodes", p->nodes,
+                         "global_batch", (json_int_t)p->global_batch, "error", p->error);
     const step_result *s = &p->step;
     const step_memory *m = &s->memory;
     json_t *step = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o}}",
@@ -39,6 +64,10 @@ static json_t *point_json(const run_point *p)
                                       num(p->host.backward_transfer_s), "update_s", num(p->host.update_s)));
     if (p->scaling_efficiency > 0)
         json_object_set_new(o, "scaling_efficiency", num(p->scaling_efficiency));
+    json_object_set_new(o, "ownership", ownership_json(p));
+    json_object_set_new(o, "platform", json_string(p->platform));
+    if (p->label[0])
+        json_object_set_new(o, "label", json_string(p->label));
     return o;
 }
 
@@ -114,27 +143,85 @@ int report_lookup(json_t *doc, const char *path, double *out)
     return 1;
 }
 
-static const char *human_time(double s, char *buf, size_t n)
+void report_table_header(FILE *out, int with_name)
 {
-    if (s < 120)
-        snprintf(buf, n, "%.4g s", s);
-    else if (s < 7200)
-        snprintf(buf, n, "%.4g min", s / 60);
-    else if (s < 3 * 86400)
-        snprintf(buf, n, "%.4g h", s / 3600);
-    else
-        snprintf(buf, n, "%.4g days", s / 86400);
-    return buf;
+    if (with_name)
+        fprintf(out, "%-26s ", "scenario");
+    fprintf(out, "%-30s %5s %6s %7s %5s %10s %10s %10s %6s %9s %10s %9s %9s %9s\n", "point", "nodes", "ranks",
+            "batch", "micro", "step", "compute", "exposed", "MFU", "steps", "TTA", "rent", "own", "energy");
 }
 
-static void table_row(FILE *out, const run_point *p)
+/* "platform.fabric.oversubscription=2, workload.x=1" -> "oversubscription=2, x=1": tables are narrow. */
+static void short_label(const char *label, char *out, size_t n)
 {
-    char tta[32];
-    fprintf(out, "%6d %7d %8ld %6d %9.4f %9.4f %9.4f %9.4f %9.4f %6.1f%% %10.4g %10s %11.4g %11.4g\n",
-            p->nodes, p->ranks, p->global_batch, p->micro_batch, p->step.time_s, p->step.compute_s,
-            p->step.comm_s, p->step.exposed_comm_s, p->step.optimizer_s, 100 * p->step.mfu,
-            p->steps_to_target, human_time(p->time_to_accuracy_s, tta, sizeof tta), p->total.usd,
+    size_t used = 0;
+    const char *seg = label;
+    while (*seg && used + 1 < n) {
+        const char *eq = strchr(seg, '='), *end = strstr(seg, ", ");
+        const char *dot = NULL;
+        for (const char *c = seg; eq && c < eq; c++)
+            dot = *c == '.' ? c : dot;
+        const char *from = dot ? dot + 1 : seg, *to = end ? end + 2 : seg + strlen(seg);
+        used += (size_t)snprintf(out + used, n - used, "%.*s", (int)(to - from), from);
+        seg = to;
+    }
+    out[used < n ? used : n - 1] = '\0';
+}
+
+void report_table_row(FILE *out, const char *name, const run_point *p)
+{
+    char step[24], comp[24], exp[24], tta[24], rent[24], own[24], label[40];
+    if (name)
+        fprintf(out, "%-26.26s ", name);
+    if (p->label[0])
+        short_label(p->label, label, sizeof label);
+    else
+        snprintf(label, sizeof label, "%s", p->platform);
+    if (p->error[0]) {
+        fprintf(out, "%-30.30s %5d %6s %7ld  does not run: %s\n", label, p->nodes, "", p->global_batch, p->error);
+        return;
+    }
+    fprintf(out, "%-30.30s %5d %6d %7ld %5d %10s %10s %10s %5.1f%% %8.4g%s %10s %9s %9s %6.4g kWh\n", label,
+            p->nodes, p->ranks, p->global_batch, p->micro_batch, human_duration(p->step.time_s, step, sizeof step),
+            human_duration(p->step.compute_s, comp, sizeof comp),
+            human_duration(p->step.exposed_comm_s, exp, sizeof exp), 100 * p->step.mfu, p->steps_to_target,
+            p->extrapolated ? "*" : " ", human_duration(p->time_to_accuracy_s, tta, sizeof tta),
+            human_usd(p->total.usd, rent, sizeof rent),
+            p->bill.total_usd > 0 ? human_usd(p->total.owned_usd, own, sizeof own) : "?",
             p->total.energy_j / 3.6e6);
+}
+
+static void report_sweep(FILE *out, const run_result *r)
+{
+    if (!r->n_points)
+        return;
+    int extrapolated = 0;
+    fprintf(out, "\nsweep\n");
+    report_table_header(out, 0);
+    for (size_t i = 0; i < r->n_points; i++) {
+        report_table_row(out, NULL, &r->points[i]);
+        extrapolated |= r->points[i].extrapolated && !r->points[i].error[0];
+    }
+    fprintf(out, "%s", REPORT_TABLE_NOTE);
+    if (extrapolated)
+        fprintf(out, "%s", REPORT_EXTRAPOLATED_NOTE);
+}
+
+static void report_ownership(FILE *out, const run_point *b)
+{
+    const cost_bill *c = &b->bill;
+    char a[24], v[24], n[24], w[24], k[24], tot[24], own[24], step[24], tco[24];
+    if (c->missing[0]) {
+        fprintf(out, "  owning: unknown (no purchase price for %s)\n", c->missing);
+        return;
+    }
+    fprintf(out, "  owning: capex %s (accelerators %s, servers %s, NICs %s, fabric switches %ld %s, cables %ld %s)\n"
+                 "          to accuracy %s, per step %s, TCO over the lifetime %s\n",
+            human_usd(c->total_usd, tot, sizeof tot), human_usd(c->accelerators_usd, a, sizeof a),
+            human_usd(c->servers_usd, v, sizeof v), human_usd(c->nics_usd, n, sizeof n), c->fabric_switches,
+            human_usd(c->switches_usd, w, sizeof w), c->fabric_cables, human_usd(c->cables_usd, k, sizeof k),
+            human_usd(b->total.owned_usd, own, sizeof own), human_usd(b->per_step.owned_usd, step, sizeof step),
+            human_usd(b->tco_usd, tco, sizeof tco));
 }
 
 void report_text(FILE *out, const scenario *sc, const run_result *r)
@@ -149,14 +236,22 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
             sc->gradient_precision ? sc->gradient_precision : r->precision,
             sc->overlap ? "overlapping the backward" : "after the backward", r->alltoall);
     fprintf(out, "convergence   %s; target %s\n\n", r->convergence, r->target);
+    if (b->error[0]) {
+        fprintf(out, "the scenario's own point does not run: %s\n", b->error);
+        report_sweep(out, r);
+        return;
+    }
+    const struct {
+        const char *name;
+        double s;
+    } rows[] = {{"step.time_s", b->step.time_s}, {"step.compute_s", b->step.compute_s},
+                {"step.comm_s", b->step.comm_s}, {"step.exposed_comm_s", b->step.exposed_comm_s},
+                {"step.optimizer_s", b->step.optimizer_s}, {"step.host_embedding_s", b->step.host_embedding_s},
+                {"step.idle_s", b->step.idle_s}};
     fprintf(out, "per step                      seconds\n");
-    fprintf(out, "  step.time_s            %12.6f\n", b->step.time_s);
-    fprintf(out, "  step.compute_s         %12.6f\n", b->step.compute_s);
-    fprintf(out, "  step.comm_s            %12.6f\n", b->step.comm_s);
-    fprintf(out, "  step.exposed_comm_s    %12.6f\n", b->step.exposed_comm_s);
-    fprintf(out, "  step.optimizer_s       %12.6f\n", b->step.optimizer_s);
-    fprintf(out, "  step.host_embedding_s  %12.6f\n", b->step.host_embedding_s);
-    fprintf(out, "  step.idle_s            %12.6f   (no compute: exposed comm + host waits)\n", b->step.idle_s);
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+        fprintf(out, "  %-22s %12.6g  %12s%s\n", rows[i].name, rows[i].s, human_duration(rows[i].s, t, sizeof t),
+                i == 6 ? "   (no compute: exposed comm + host waits)" : "");
     if (b->host.forward_s > 0)
         fprintf(out, "    per micro-step: rows to the accelerators %.4g s over PCIe/UPI (DRAM lookups %.4g s), "
                      "gradient rows back %.4g s (sparse update in DRAM %.4g s)\n",
@@ -170,9 +265,11 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     if (b->epochs > 0)
         fprintf(out, ", %.4g epochs", b->epochs);
     fprintf(out, "\n  time_to_accuracy_s %.6g (%s)%s\n", b->time_to_accuracy_s,
-            human_time(b->time_to_accuracy_s, t, sizeof t), b->eval_s > 0 ? ", evaluation included" : "");
-    fprintf(out, "  cost_usd %.6g, energy_j %.6g (%.4g kWh); per step $%.4g, %.4g J\n", b->total.usd,
-            b->total.energy_j, b->total.energy_j / 3.6e6, b->per_step.usd, b->per_step.energy_j);
+            human_duration(b->time_to_accuracy_s, t, sizeof t), b->eval_s > 0 ? ", evaluation included" : "");
+    fprintf(out, "  cost_usd %.6g (renting the accelerators), energy_j %.6g (%.4g kWh at the meter); per step "
+                 "$%.4g, %.4g J\n", b->total.usd, b->total.energy_j, b->total.energy_j / 3.6e6, b->per_step.usd,
+            b->per_step.energy_j);
+    report_ownership(out, b);
     if (sc->ref_step_time_s > 0 || sc->ref_time_s > 0) {
         fprintf(out, "\nreference     %s\n", sc->ref_source ? sc->ref_source : "");
         if (sc->ref_step_time_s > 0)
@@ -180,16 +277,10 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
                     sc->ref_step_time_s, b->step.time_s / sc->ref_step_time_s);
         if (sc->ref_time_s > 0)
             fprintf(out, "  total time: predicted %s, published %s, ratio %.3f\n",
-                    human_time(b->time_to_accuracy_s, t, sizeof t),
-                    human_time(sc->ref_time_s, (char[32]){0}, 32), b->time_to_accuracy_s / sc->ref_time_s);
+                    human_duration(b->time_to_accuracy_s, t, sizeof t),
+                    human_duration(sc->ref_time_s, (char[32]){0}, 32), b->time_to_accuracy_s / sc->ref_time_s);
     }
-    if (r->n_points) {
-        fprintf(out, "\nsweep\n %5s %7s %8s %6s %9s %9s %9s %9s %9s %7s %10s %10s %11s %11s\n", "nodes",
-                "ranks", "batch", "micro", "step_s", "compute", "comm", "exposed", "optim", "MFU", "steps",
-                "TTA", "cost_usd", "energy_kWh");
-        for (size_t i = 0; i < r->n_points; i++)
-            table_row(out, &r->points[i]);
-    }
+    report_sweep(out, r);
     if (r->n_assumptions) {
         fprintf(out, "\nassumptions\n");
         for (size_t i = 0; i < r->n_assumptions; i++)
@@ -197,28 +288,60 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     }
 }
 
-int report_csv(const char *path, const scenario *sc, const run_result *r, tt_error *err)
+static void csv_text(FILE *f, const char *text)
+{
+    fputc('"', f);
+    for (const char *c = text; *c; c++) /* RFC 4180: a quote inside a field is doubled */
+        fputs(*c == '"' ? "\"\"" : (char[2]){*c, 0}, f);
+    fputc('"', f);
+}
+
+static void csv_header(FILE *f)
+{
+    fprintf(f, "scenario,point,platform,nodes,ranks,global_batch,micro_batch,accumulation,step_time_s,compute_s,comm_s,"
+               "exposed_comm_s,optimizer_s,host_embedding_s,idle_s,mfu,samples_per_s,memory_bytes,steps_to_target,"
+               "extrapolated,time_to_accuracy_s,cost_usd,energy_j,capex_usd,owned_to_accuracy_usd,tco_usd,error\n");
+}
+
+static void csv_row(FILE *f, const char *name, const run_point *p)
+{
+    csv_text(f, name);
+    fputc(',', f);
+    csv_text(f, p->label);
+    fputc(',', f);
+    csv_text(f, p->platform);
+    if (p->error[0]) {
+        fprintf(f, ",%d,,%ld,,,,,,,,,,,,,,,,,,,,,", p->nodes, p->global_batch);
+        csv_text(f, p->error);
+        fputc('\n', f);
+        return;
+    }
+    fprintf(f, ",%d,%d,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%.9g,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,\n",
+            p->nodes, p->ranks, p->global_batch, p->micro_batch, p->accumulation, p->step.time_s, p->step.compute_s,
+            p->step.comm_s, p->step.exposed_comm_s, p->step.optimizer_s, p->step.host_embedding_s, p->step.idle_s,
+            p->step.mfu, p->samples_per_s, p->step.memory.total_bytes, p->steps_to_target, p->extrapolated,
+            p->time_to_accuracy_s, p->total.usd, p->total.energy_j, p->bill.total_usd, p->total.owned_usd, p->tco_usd);
+}
+
+int report_csv_runs(const char *path, const char *const *names, const run_result *const *rs, size_t n,
+                    tt_error *err)
 {
     FILE *f;
     outfile *o;
     int rc = outfile_open(path, "the CSV file", &o, &f, err);
     if (rc)
         return rc;
-    fprintf(f, "scenario,nodes,ranks,global_batch,micro_batch,accumulation,step_time_s,compute_s,comm_s,"
-               "exposed_comm_s,optimizer_s,host_embedding_s,idle_s,mfu,samples_per_s,memory_bytes,steps_to_target,"
-               "extrapolated,time_to_accuracy_s,cost_usd,energy_j\n");
-    size_t n = r->n_points ? r->n_points : 1;
-    for (size_t i = 0; i < n; i++) {
-        const run_point *p = r->n_points ? &r->points[i] : &r->base;
-        fputc('"', f);
-        for (const char *c = sc->name; *c; c++) /* RFC 4180: a quote inside a field is doubled */
-            fputs(*c == '"' ? "\"\"" : (char[2]){*c, 0}, f);
-        fprintf(f, "\",%d,%d,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%.9g,%d,%.9g,%.9g,%.9g\n",
-                p->nodes, p->ranks, p->global_batch, p->micro_batch, p->accumulation,
-                p->step.time_s, p->step.compute_s, p->step.comm_s, p->step.exposed_comm_s,
-                p->step.optimizer_s, p->step.host_embedding_s, p->step.idle_s, p->step.mfu, p->samples_per_s,
-                p->step.memory.total_bytes, p->steps_to_target, p->extrapolated, p->time_to_accuracy_s,
-                p->total.usd, p->total.energy_j);
+    csv_header(f);
+    for (size_t k = 0; k < n; k++) {
+        size_t np = rs[k]->n_points ? rs[k]->n_points : 1;
+        for (size_t i = 0; i < np; i++)
+            csv_row(f, names[k], rs[k]->n_points ? &rs[k]->points[i] : &rs[k]->base);
     }
     return outfile_commit(o, err);
+}
+
+int report_csv(const char *path, const scenario *sc, const run_result *r, tt_error *err)
+{
+    const char *name = sc->name;
+    return report_csv_runs(path, &name, &r, 1, err);
 }

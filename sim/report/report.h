@@ -17,6 +17,20 @@ json_t *report_json(const scenario *sc, const run_result *r);
 
 void report_text(FILE *out, const scenario *sc, const run_result *r);
 
+/* The points table of a sweep (and of 'ttasim compare', with a scenario
+ * column): durations in their unit, renting and owning cost, a point that
+ * does not run with its reason, extrapolated steps starred. */
+void report_table_header(FILE *out, int with_name);
+void report_table_row(FILE *out, const char *name, const run_point *p);
+#define REPORT_TABLE_NOTE                                                                                  \
+    "rent: the accelerators at their price per hour; own: the cluster's capital cost over its lifetime " \
+    "plus energy at the PUE\n"
+#define REPORT_EXTRAPOLATED_NOTE "* steps to target extrapolated beyond the profile's measured batches\n"
+
+/* One CSV file of several runs (compare): a row per point, the run's name first. */
+int report_csv_runs(const char *path, const char *const *names, const run_result *const *rs, size_t n,
+                    tt_error *err);
+
 int report_csv(const char *path, const scenario *sc, const run_result *r, tt_error *err);
 
 /* A value by dotted path ("step.time_s", "sweep[2].cost_usd"); 0 if absent or not a number. */

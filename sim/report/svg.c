@@ -2,151 +2,290 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/outfile.h"
+#include "sim/report/human.h"
+#include "sim/report/plot.h"
 #include "sim/report/xml.h"
 
-#define PANEL_W 440
-#define PANEL_H 280
-#define MARGIN_L 70
-#define MARGIN_B 50
-#define MARGIN_T 30
+#define FIG_W 1000
+#define PLOT_W 380
+#define PLOT_H 220
+#define COL2_X 580
+#define LEFT_X 80
+#define MAX_SERIES 24
+#define MAX_SLOTS 64
 
-typedef struct panel {
-    FILE *f;
-    double x0, y0; /* panel's top-left corner */
-    double w, h;   /* plot area */
-} panel;
-
-static void panel_begin(panel *p, FILE *f, int col, int row, const char *title, const char *ylabel,
-                        const char *xlabel)
-{
-    p->f = f;
-    p->x0 = col * PANEL_W + MARGIN_L;
-    p->y0 = 40 + row * PANEL_H + MARGIN_T;
-    p->w = PANEL_W - MARGIN_L - 20;
-    p->h = PANEL_H - MARGIN_T - MARGIN_B;
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">%s</text>\n", p->x0, p->y0 - 10, title);
-    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n",
-            p->x0, p->y0, p->w, p->h);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
-            p->x0 + p->w / 2, p->y0 + p->h + 38, xlabel);
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" transform=\"rotate(-90 %.1f %.1f)\" "
-               "text-anchor=\"middle\">%s</text>\n",
-            p->x0 - 55, p->y0 + p->h / 2, p->x0 - 55, p->y0 + p->h / 2, ylabel);
-}
-
-static void y_ticks(const panel *p, double ymax)
-{
-    for (int i = 0; i <= 4; i++) {
-        double v = ymax * i / 4, y = p->y0 + p->h - p->h * i / 4;
-        fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%.3g</text>\n",
-                p->x0 - 4, y + 3, v);
-    }
-}
+typedef enum { X_BATCH, X_NODES, X_SERIES } x_kind;
 
 typedef struct series {
+    char name[200];
     size_t n;
-    const run_point *pts;
-    int by_nodes; /* x = nodes, else global batch */
+    const run_point *pts[MAX_SLOTS];
+    size_t slot[MAX_SLOTS];
 } series;
 
-static double xval(const series *s, size_t i)
+typedef struct figure {
+    size_t n_series, n_slots;
+    series s[MAX_SERIES];
+    x_kind x;
+    double slot_value[MAX_SLOTS];
+    char slot_label[MAX_SLOTS][32];
+    int owned;        /* cost panel: owning (every point priced) or renting */
+    int extrapolated; /* a point's steps come from the fit beyond its profile */
+} figure;
+
+static size_t run_points(const run_result *r, const run_point **pts)
 {
-    return s->by_nodes ? s->pts[i].nodes : (double)s->pts[i].global_batch;
+    *pts = r->n_points ? r->points : &r->base;
+    return r->n_points ? r->n_points : 1;
 }
 
-static double xpos(const panel *p, const series *s, size_t i)
+static double x_of(const figure *fig, const run_point *p, size_t series_i)
 {
-    double lo = xval(s, 0), hi = xval(s, 0);
-    for (size_t k = 1; k < s->n; k++) {
-        lo = fmin(lo, xval(s, k));
-        hi = fmax(hi, xval(s, k));
+    return fig->x == X_BATCH ? (double)p->global_batch : fig->x == X_NODES ? p->nodes : (double)series_i;
+}
+
+/* "64K" for 65,536 (batches are powers of two), else the plain count. */
+static void count_label(double v, char *buf, size_t n)
+{
+    long x = (long)v;
+    if (x >= 1024 && x % 1024 == 0)
+        snprintf(buf, n, "%ldK", x / 1024);
+    else
+        snprintf(buf, n, "%ld", x);
+}
+
+static void add_point(figure *fig, const char *run, const run_point *p, int several_runs)
+{
+    char name[200];
+    if (several_runs)
+        snprintf(name, sizeof name, "%s%s%s", run, p->label[0] ? ": " : "", p->label);
+    else
+        snprintf(name, sizeof name, "%s", p->label[0] ? p->label : run);
+    size_t i = 0;
+    while (i < fig->n_series && strcmp(fig->s[i].name, name) != 0)
+        i++;
+    if (i == MAX_SERIES)
+        return;
+    if (i == fig->n_series) {
+        snprintf(fig->s[i].name, sizeof fig->s[i].name, "%s", name);
+        fig->n_series++;
     }
-    if (hi <= lo)
-        return p->x0 + p->w / 2;
-    return p->x0 + 20 + (p->w - 40) * log(xval(s, i) / lo) / log(hi / lo); /* log axis */
+    if (fig->s[i].n < MAX_SLOTS)
+        fig->s[i].pts[fig->s[i].n++] = p;
 }
 
-static void line_panel(panel *p, const series *s, double (*get)(const run_point *), const char *color)
+static int cmp_double(const void *a, const void *b)
 {
-    double ymax = 0;
-    for (size_t i = 0; i < s->n; i++)
-        ymax = fmax(ymax, get(&s->pts[i]));
-    ymax = ymax > 0 ? ymax * 1.1 : 1;
-    y_ticks(p, ymax);
-    fprintf(p->f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
-    for (size_t i = 0; i < s->n; i++)
-        fprintf(p->f, "%.1f,%.1f ", xpos(p, s, i), p->y0 + p->h - p->h * get(&s->pts[i]) / ymax);
-    fprintf(p->f, "\"/>\n");
-    for (size_t i = 0; i < s->n; i++) {
-        double x = xpos(p, s, i);
-        fprintf(p->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", x,
-                p->y0 + p->h - p->h * get(&s->pts[i]) / ymax, color);
-        fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" text-anchor=\"middle\">%.6g</text>\n", x,
-                p->y0 + p->h + 14, xval(s, i));
-    }
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
-static double get_tta_h(const run_point *p) { return p->time_to_accuracy_s / 3600; }
-static double get_cost(const run_point *p) { return p->total.usd; }
-static double get_eff(const run_point *p) { return p->scaling_efficiency > 0 ? p->scaling_efficiency : p->step.mfu; }
-
-static void bars_panel(panel *p, const series *s)
+static void build(figure *fig, const svg_run *runs, size_t n)
 {
-    static const char *const colors[] = {"#4878d0", "#ee854a", "#6acc64", "#d65f5f"};
-    static const char *const names[] = {"compute", "exposed comm", "optimizer", "host embeddings"};
-    double ymax = 0;
-    for (size_t i = 0; i < s->n; i++)
-        ymax = fmax(ymax, s->pts[i].step.time_s);
-    ymax = ymax > 0 ? ymax * 1.1 : 1;
-    y_ticks(p, ymax);
-    double slot = p->w / (double)s->n, bw = fmin(slot * 0.7, 60);
-    for (size_t i = 0; i < s->n; i++) {
-        const step_result *r = &s->pts[i].step;
-        double parts[4] = {r->compute_s, r->exposed_comm_s, r->optimizer_s, r->host_embedding_s};
-        double x = p->x0 + slot * (i + 0.5) - bw / 2, base = p->y0 + p->h;
-        for (int k = 0; k < 4; k++) {
-            double hh = p->h * parts[k] / ymax;
-            base -= hh;
-            fprintf(p->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\"/>\n", x, base,
-                    bw, hh, colors[k]);
+    memset(fig, 0, sizeof *fig);
+    double b0 = -1, n0 = -1;
+    int batch_varies = 0, nodes_varies = 0;
+    for (size_t k = 0; k < n; k++) {
+        const run_point *pts;
+        size_t np = run_points(runs[k].r, &pts);
+        for (size_t i = 0; i < np; i++) {
+            add_point(fig, runs[k].name, &pts[i], n > 1);
+            batch_varies |= b0 >= 0 && pts[i].global_batch != b0;
+            nodes_varies |= n0 >= 0 && pts[i].nodes != n0;
+            b0 = (double)pts[i].global_batch;
+            n0 = pts[i].nodes;
         }
-        fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" text-anchor=\"middle\">%.6g</text>\n",
-                x + bw / 2, p->y0 + p->h + 14, xval(s, i));
     }
-    for (int k = 0; k < 4; k++)
-        fprintf(p->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-                      "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>\n",
-                p->x0 + 8 + 90 * k, p->y0 + 6, colors[k], p->x0 + 22 + 90 * k, p->y0 + 15, names[k]);
+    fig->x = batch_varies ? X_BATCH : nodes_varies ? X_NODES : X_SERIES;
+    fig->owned = 1;
+    for (size_t i = 0; i < fig->n_series; i++)
+        for (size_t j = 0; j < fig->s[i].n; j++) {
+            const run_point *p = fig->s[i].pts[j];
+            double v = x_of(fig, p, i);
+            size_t k = 0;
+            while (k < fig->n_slots && fig->slot_value[k] != v)
+                k++;
+            if (k == fig->n_slots && k < MAX_SLOTS)
+                fig->slot_value[fig->n_slots++] = v;
+            if (!p->error[0]) {
+                fig->owned &= p->bill.total_usd > 0;
+                fig->extrapolated |= p->extrapolated;
+            }
+        }
+    qsort(fig->slot_value, fig->n_slots, sizeof *fig->slot_value, cmp_double);
+    for (size_t k = 0; k < fig->n_slots; k++) {
+        if (fig->x == X_SERIES) /* one point per series: the slot is the series */
+            snprintf(fig->slot_label[k], sizeof fig->slot_label[k], "%c  %.24s", (char)('A' + k), fig->s[k].name);
+        else
+            count_label(fig->slot_value[k], fig->slot_label[k], sizeof fig->slot_label[k]);
+    }
+    for (size_t i = 0; i < fig->n_series; i++)
+        for (size_t j = 0; j < fig->s[i].n; j++) {
+            double v = x_of(fig, fig->s[i].pts[j], i);
+            for (size_t k = 0; k < fig->n_slots; k++)
+                if (fig->slot_value[k] == v)
+                    fig->s[i].slot[j] = k;
+        }
+}
+
+typedef double (*metric)(const run_point *p, int owned);
+static double m_tta(const run_point *p, int owned) { (void)owned; return p->time_to_accuracy_s; }
+static double m_cost(const run_point *p, int owned) { return owned ? p->total.owned_usd : p->total.usd; }
+static double m_mfu(const run_point *p, int owned) { (void)owned; return 100 * p->step.mfu; }
+static double m_eff(const run_point *p, int owned) { (void)owned; return 100 * p->scaling_efficiency; }
+
+static double max_of(const figure *fig, metric m)
+{
+    double mx = 0;
+    for (size_t i = 0; i < fig->n_series; i++)
+        for (size_t j = 0; j < fig->s[i].n; j++)
+            if (!fig->s[i].pts[j]->error[0])
+                mx = fmax(mx, m(fig->s[i].pts[j], fig->owned));
+    return mx;
+}
+
+static const char *const *slot_labels(const figure *fig, const char **out)
+{
+    for (size_t k = 0; k < fig->n_slots; k++)
+        out[k] = fig->slot_label[k];
+    return out;
+}
+
+static const char *x_label(const figure *fig)
+{
+    return fig->x == X_BATCH ? "global batch (samples)" : fig->x == X_NODES ? "nodes" : "";
+}
+
+/* One line per series of metric m scaled by 1/scale. */
+static void lines_panel(FILE *f, const figure *fig, double x0, double y0, const char *title, const char *ylabel,
+                        metric m, double scale)
+{
+    plot_panel p;
+    const char *labels[MAX_SLOTS];
+    plot_panel_begin(&p, f, x0, y0, PLOT_W, PLOT_H, title, ylabel, max_of(fig, m) / scale);
+    plot_x_categories(&p, fig->n_slots, slot_labels(fig, labels), x_label(fig));
+    for (size_t i = 0; i < fig->n_series; i++) {
+        const series *s = &fig->s[i];
+        double ys[MAX_SLOTS];
+        int marked[MAX_SLOTS];
+        for (size_t j = 0; j < s->n; j++) {
+            ys[j] = s->pts[j]->error[0] ? NAN : m(s->pts[j], fig->owned) / scale;
+            marked[j] = s->pts[j]->extrapolated;
+        }
+        plot_line(&p, s->n, s->slot, ys, marked, PLOT_COLORS[i % PLOT_N_COLORS], 0);
+    }
+}
+
+static void bars_panel(FILE *f, const figure *fig, double x0, double y0)
+{
+    static const char *const parts_names[] = {"compute", "exposed communication", "optimizer", "host embeddings"};
+    static const char *const parts_colors[] = {"#4878d0", "#ee854a", "#6acc64", "#d65f5f"};
+    double mx = 0;
+    for (size_t i = 0; i < fig->n_series; i++)
+        for (size_t j = 0; j < fig->s[i].n; j++)
+            mx = fmax(mx, fig->s[i].pts[j]->error[0] ? 0 : fig->s[i].pts[j]->step.time_s);
+    const char *unit;
+    double unit_s;
+    human_time_unit(mx, &unit, &unit_s);
+    char ylabel[64];
+    snprintf(ylabel, sizeof ylabel, "time per step (%s)", unit);
+    plot_panel p;
+    const char *labels[MAX_SLOTS];
+    plot_panel_begin(&p, f, x0, y0, PLOT_W, PLOT_H, "Step time breakdown", ylabel, mx / unit_s);
+    plot_x_categories(&p, fig->n_slots, slot_labels(fig, labels), x_label(fig));
+    /* series side by side in each slot, lettered when there are several */
+    double slot_w = PLOT_W / (double)(fig->n_slots ? fig->n_slots : 1);
+    size_t per_slot = fig->x == X_SERIES ? 1 : fig->n_series;
+    double bw = fmin(40, slot_w * 0.8 / (double)per_slot);
+    for (size_t i = 0; i < fig->n_series; i++)
+        for (size_t j = 0; j < fig->s[i].n; j++) {
+            const run_point *pt = fig->s[i].pts[j];
+            double dx = per_slot > 1 ? ((double)i - (per_slot - 1) / 2.0) * bw : 0;
+            char letter[4];
+            snprintf(letter, sizeof letter, "%c", (char)('A' + i));
+            if (pt->error[0]) {
+                fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" fill=\"#d65f5f\" text-anchor=\"middle\">n/a</text>\n",
+                        plot_x(&p, fig->s[i].slot[j]) + dx, y0 + PLOT_H - 4);
+                continue;
+            }
+            double parts[4] = {pt->step.compute_s / unit_s, pt->step.exposed_comm_s / unit_s,
+                               pt->step.optimizer_s / unit_s, pt->step.host_embedding_s / unit_s};
+            plot_stack(&p, fig->s[i].slot[j], dx, bw * 0.9, 4, parts, parts_colors,
+                       per_slot > 1 ? letter : NULL);
+        }
+    plot_legend(f, x0, y0 + PLOT_H + 62, PLOT_W, 4, parts_names, parts_colors, 0);
+}
+
+int svg_write_runs(const char *path, const char *title, const svg_run *runs, size_t n, tt_error *err)
+{
+    figure *fig = calloc(1, sizeof *fig);
+    if (!fig)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    build(fig, runs, n);
+    FILE *f;
+    outfile *o;
+    int rc = outfile_open(path, "the SVG file", &o, &f, err);
+    if (rc) {
+        free(fig);
+        return rc;
+    }
+    /* the series legend first, so its height places the panels */
+    char *legend_buf = NULL;
+    size_t legend_len = 0;
+    FILE *lf = open_memstream(&legend_buf, &legend_len);
+    const char *names[MAX_SERIES], *colors[MAX_SERIES];
+    char named[MAX_SERIES][220];
+    for (size_t i = 0; i < fig->n_series; i++) {
+        snprintf(named[i], sizeof named[i], "%c  %s", (char)('A' + i), fig->s[i].name);
+        names[i] = named[i];
+        colors[i] = PLOT_COLORS[i % PLOT_N_COLORS];
+    }
+    double y = 56;
+    y += plot_legend(lf, 24, y, FIG_W - 48, fig->n_series, names, colors, 1);
+    if (fig->extrapolated) {
+        fprintf(lf, "<circle cx=\"32\" cy=\"%.1f\" r=\"4\" fill=\"white\" stroke=\"#555\" stroke-width=\"2\"/>"
+                    "<text x=\"46\" y=\"%.1f\" font-size=\"11\">hollow marker, dashed line: steps to target "
+                    "extrapolated beyond the convergence profile's measured batches</text>\n", y - 4, y);
+        y += 17;
+    }
+    fclose(lf);
+    double top = y + 40, row2 = top + PLOT_H + 130, height = row2 + PLOT_H + 80;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" font-family=\"sans-serif\" "
+               "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            FIG_W, height);
+    fprintf(f, "<text x=\"24\" y=\"30\" font-size=\"17\" font-weight=\"bold\">");
+    xml_write_text(f, title);
+    fprintf(f, "</text>\n");
+    fwrite(legend_buf, 1, legend_len, f);
+    free(legend_buf);
+    bars_panel(f, fig, LEFT_X, top);
+    const char *unit;
+    double unit_s;
+    human_time_unit(max_of(fig, m_tta), &unit, &unit_s);
+    char ylabel[64];
+    snprintf(ylabel, sizeof ylabel, "time to accuracy (%s)", unit);
+    lines_panel(f, fig, COL2_X, top, "Time to accuracy", ylabel, m_tta, unit_s);
+    double cmax = max_of(fig, m_cost), cscale = cmax >= 2e6 ? 1e6 : cmax >= 2e3 ? 1e3 : 1;
+    snprintf(ylabel, sizeof ylabel, "USD%s", cscale == 1e6 ? " (millions)" : cscale == 1e3 ? " (thousands)" : "");
+    lines_panel(f, fig, LEFT_X, row2,
+                fig->owned ? "Cost to accuracy, owning (capex share + energy)" : "Cost to accuracy, renting",
+                ylabel, m_cost, cscale);
+    int eff = fig->x == X_NODES && n == 1 && max_of(fig, m_eff) > 0;
+    lines_panel(f, fig, COL2_X, row2, eff ? "Scaling efficiency" : "MFU",
+                eff ? "throughput per rank vs the first point (%)" : "model FLOPs utilisation (%)", eff ? m_eff : m_mfu, 1);
+    fprintf(f, "</svg>\n");
+    free(fig);
+    return outfile_commit(o, err);
 }
 
 int svg_write(const char *path, const scenario *sc, const run_result *r, tt_error *err)
 {
-    FILE *f;
-    outfile *o;
-    int rc = outfile_open(path, "the SVG file", &o, &f, err);
-    if (rc)
-        return rc;
-    series s = {r->n_points ? r->n_points : 1, r->n_points ? r->points : &r->base, 0};
-    s.by_nodes = sc->n_sweep_nodes > 1 && sc->n_sweep_batch <= 1;
-    const char *xlabel = s.by_nodes ? "nodes" : "global batch";
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-               "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-            2 * PANEL_W, 2 * PANEL_H + 50);
-    fprintf(f, "<text x=\"20\" y=\"24\" font-size=\"15\">");
-    xml_write_text(f, sc->name);
-    fprintf(f, ": %s, %s</text>\n", r->platform, r->model);
-    panel p;
-    panel_begin(&p, f, 0, 0, "step time breakdown (s)", "seconds per step", xlabel);
-    bars_panel(&p, &s);
-    panel_begin(&p, f, 1, 0, "time to accuracy (h)", "hours", xlabel);
-    line_panel(&p, &s, get_tta_h, "#4878d0");
-    panel_begin(&p, f, 0, 1, "cost to accuracy (USD)", "USD", xlabel);
-    line_panel(&p, &s, get_cost, "#d65f5f");
-    panel_begin(&p, f, 1, 1, s.by_nodes ? "scaling efficiency" : "MFU", s.by_nodes ? "efficiency" : "MFU", xlabel);
-    line_panel(&p, &s, get_eff, "#6acc64");
-    fprintf(f, "</svg>\n");
-    return outfile_commit(o, err);
+    char title[512];
+    snprintf(title, sizeof title, "%s: %s, %s", sc->name, r->platform, r->model);
+    svg_run run = {sc->name, r};
+    return svg_write_runs(path, title, &run, 1, err);
 }
