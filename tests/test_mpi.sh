@@ -11,6 +11,11 @@ trap 'rm -rf "$work"' EXIT
 # CI runs as root; shared-memory single copy needs ptrace rights containers lack.
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM OMPI_MCA_btl_vader_single_copy_mechanism
+# Open MPI leaks its own components at exit (freed by no one, dlclosed: "<unknown module>"),
+# which LeakSanitizer cannot suppress by library; the same code paths without MPI are leak-checked
+# in test_parallel.sh, and AddressSanitizer's other checks stay on here.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+export ASAN_OPTIONS
 mpirun=${MPIRUN:-mpirun}
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
@@ -26,8 +31,8 @@ cat >"$work/sweep.json" <<JSON
   "sweep": {"nodes": [2, 4, 8], "global_batch": [64, 128, 256]}
 }
 JSON
-"$ttasim" run "$work/sweep.json" -j 1 --csv "$work/serial.csv" >"$work/serial.txt" || fail "serial run exited $?"
-"$mpirun" --oversubscribe -n 3 "$ttasim" run "$work/sweep.json" -j 1 --csv "$work/mpi.csv" >"$work/mpi.txt" \
+"$ttasim" run "$work/sweep.json" -j 1 --quiet --csv "$work/serial.csv" >"$work/serial.txt" || fail "serial run exited $?"
+"$mpirun" --oversubscribe -n 3 "$ttasim" run "$work/sweep.json" -j 1 --quiet --csv "$work/mpi.csv" >"$work/mpi.txt" \
     2>"$work/err" || fail "mpirun ttasim run exited $?: $(cat "$work/err")"
 cmp -s "$work/serial.txt" "$work/mpi.txt" || fail "mpirun run: stdout differs from the serial run"
 cmp -s "$work/serial.csv" "$work/mpi.csv" || fail "mpirun run: CSV differs from the serial run"
@@ -38,8 +43,8 @@ mkdir -p "$work/set"
 for n in 2 4 8 16; do
     sed -e "s/\"nodes\": 4}/\"nodes\": $n}/" -e "s/mpi-sweep/set-$n/" "$work/sweep.json" >"$work/set/s$n.json"
 done
-"$ttasim" check "$work/set" -j 1 --junit "$work/serial.xml" >"$work/serial-check.txt"
-"$mpirun" --oversubscribe -n 3 "$ttasim" check "$work/set" -j 2 --junit "$work/mpi.xml" >"$work/mpi-check.txt" \
+"$ttasim" check "$work/set" -j 1 --quiet --junit "$work/serial.xml" >"$work/serial-check.txt"
+"$mpirun" --oversubscribe -n 3 "$ttasim" check "$work/set" -j 2 --quiet --junit "$work/mpi.xml" >"$work/mpi-check.txt" \
     2>"$work/err" || fail "mpirun ttasim check exited $?: $(cat "$work/err")"
 grep -q '4 of 4 scenarios passed' "$work/mpi-check.txt" || fail "mpirun check: $(cat "$work/mpi-check.txt")"
 cmp -s "$work/serial-check.txt" "$work/mpi-check.txt" || fail "mpirun check: table differs from the serial one"
