@@ -310,6 +310,11 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
     return TT_OK;
 }
 
+const char *platform_user_xml(const platform *p)
+{
+    return p->user_xml;
+}
+
 const char *platform_name(const platform *p)
 {
     return p->name;

@@ -42,6 +42,9 @@ void platform_list_free(char **names);
 const char *platform_name(const platform *p);
 const char *platform_description(const platform *p);
 const char *platform_fabric_name(const platform *p); /* "single_switch", "fattree", "torus2d"... */
+/* A "simgrid" platform's own XML file (as its JSON names it, relative to the
+ * working directory); NULL for platforms ttasim generates. */
+const char *platform_user_xml(const platform *p);
 
 int platform_ranks(const platform *p);
 int platform_nodes(const platform *p);

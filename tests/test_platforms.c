@@ -23,13 +23,28 @@ static platform *load(const char *name, int nodes, double bw, double lat)
     return p;
 }
 
-/* One transfer a -> b simulated on the platform's XML. */
+/* One transfer a -> b simulated on the platform's exported XML: a user
+ * platform over that XML whose ranks 0 and 1 are a's and b's hosts, on which
+ * a 2-rank chain broadcast is that one message. */
 static double simulate_one(const platform *p, network_model net, int a, int b, double bytes)
 {
-    double t = 0;
+    char hosts[160], ha[64], hb[64];
+    snprintf(hosts, sizeof hosts, "%s\n%s\n", platform_rank_host(p, a, ha, sizeof ha),
+             platform_rank_host(p, b, hb, sizeof hb));
+    tu_user_platform u;
+    tu_user_platform_write(&u, NULL, hosts, platform_device(p, a)->name);
     tt_error err = {0};
-    ck_assert_msg(sim_point_to_point(p, net, a, b, bytes, &t, &err) == TT_OK, "%s", err.msg);
-    return t;
+    FILE *f = fopen(u.xml, "w");
+    ck_assert_msg(platform_write_xml(p, f, &err) == TT_OK, "%s", err.msg);
+    fclose(f);
+    platform *pair = platform_load(u.json, NULL, &err);
+    ck_assert_msg(pair != NULL, "%s", err.msg);
+    coll_request rq = {{.op = OP_BROADCAST, .algo = ALGO_RING, .ranks = 2, .bytes = bytes}, 0.0, 0};
+    coll_result r;
+    ck_assert_msg(coll_simulate(pair, net, &rq, 1, &r, &err) == TT_OK, "%s", err.msg);
+    platform_free(pair);
+    tu_user_platform_remove(&u);
+    return r.time_s;
 }
 
 static void assert_sim_matches_path(const platform *p, int a, int b)

@@ -19,6 +19,42 @@ const char *tu_write_temp(const char *text, char *path_buf, size_t path_bytes)
     return path_buf;
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+void tu_user_platform_write(tu_user_platform *u, const char *xml_text, const char *hosts_text,
+                            const char *accelerator)
+{
+    snprintf(u->dir, sizeof u->dir, "/tmp/ttasim-userxml-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(u->dir));
+    snprintf(u->xml, sizeof u->xml, "%s/mine.xml", u->dir);
+    snprintf(u->hosts, sizeof u->hosts, "%s/mine.hosts", u->dir);
+    snprintf(u->json, sizeof u->json, "%s/mine.json", u->dir);
+    if (xml_text)
+        write_text(u->xml, xml_text);
+    write_text(u->hosts, hosts_text);
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"format\": \"ttasim-platform\", \"version\": 1, \"name\": \"mine\", \"sources\": [], \"assumptions\": [],\n"
+             " \"simgrid\": {\"xml\": \"mine.xml\", \"rank_hosts\": \"mine.hosts\", \"accelerator\": \"%s\",\n"
+             "   \"ranks_per_node\": 1, \"path_estimate\": {\"bandwidth_Bps\": 1e10, \"latency_s\": 1e-6, \"hops\": 1}}}\n",
+             accelerator);
+    write_text(u->json, json);
+}
+
+void tu_user_platform_remove(const tu_user_platform *u)
+{
+    unlink(u->xml);
+    unlink(u->hosts);
+    unlink(u->json);
+    rmdir(u->dir);
+}
+
 int tu_run_ttasim(const char *args, char *out, size_t out_bytes)
 {
     char cmd[4096];

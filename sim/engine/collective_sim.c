@@ -20,7 +20,7 @@
 typedef struct step_round {
     size_t *send_off; /* ranks + 1: rank r sends mailbox/send_bytes[send_off[r] .. send_off[r+1]) */
     double *send_bytes;
-    sg_mailbox_t *mailbox; /* per flow, in send order: looked up once per round */
+    sg_mailbox_t *mailbox; /* per flow, in send order */
     size_t *recv_off; /* ranks + 1: rank r receives recv_mailbox[recv_off[r] ..) */
     sg_mailbox_t *recv_mailbox;
     double *reduce_bytes; /* ranks: what each rank reduces after receiving */
@@ -30,19 +30,42 @@ typedef struct step_round {
 /* Free-running steps measured when a round's ranks do not finish together. */
 #define WINDOW 8
 
+/* The mailbox of the blocks rank src sends rank dst: one per pair, so that
+ * blocks of successive steps between two ranks match in order. Open
+ * addressing on src * n + dst, created on first use and kept for the group. */
+typedef struct pair_slot {
+    long key; /* -1: empty */
+    sg_mailbox_t mailbox;
+} pair_slot;
+
+typedef struct coll_group coll_group;
+
+/* What a worker actor reads through sg_actor_self_get_data(). */
+typedef struct worker_arg {
+    coll_group *g;
+    int rank;
+} worker_arg;
+
 struct coll_group {
     const platform *p;
     int n;
+    long serial; /* names this group's mailboxes */
     double gamma; /* reduce seconds per byte */
     int *ranks; /* platform rank of each member */
     double *speed_flops;
     double *finish_s; /* each worker's last step end */
     int sync_only;    /* rounds without free-running windows (auto's screening) */
+    worker_arg *args;
     sg_actor_t *workers;
+    sg_comm_t **comms; /* per worker, comm_cap[r] entries: grown by the controller, never by workers */
+    size_t *comm_cap;
+    pair_slot *pairs;
+    size_t pair_cap, npairs;
     sg_bar_t start, end;
     int quit;
     const step_round *rounds; /* what the workers execute next */
     long nrounds;
+    long stride; /* 1: rounds in order; 0: rounds[0] nrounds times */
 };
 
 static void round_free(step_round *rd)
@@ -55,125 +78,207 @@ static void round_free(step_round *rd)
     free(rd->reduce_bytes);
 }
 
-static sg_mailbox_t pair_mailbox(const coll_group *g, int src, int dst)
+static int pairs_grow(coll_group *g)
 {
-    char name[64];
-    snprintf(name, sizeof name, "block:%p:%d->%d", (const void *)g, src, dst);
-    return sg_mailbox_by_name(name);
+    size_t cap = g->pair_cap ? 2 * g->pair_cap : 64;
+    pair_slot *t = malloc(sizeof *t * cap);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < cap; i++)
+        t[i].key = -1;
+    for (size_t i = 0; i < g->pair_cap; i++)
+        if (g->pairs[i].key >= 0) {
+            size_t h = (size_t)g->pairs[i].key & (cap - 1);
+            while (t[h].key >= 0)
+                h = (h + 1) & (cap - 1);
+            t[h] = g->pairs[i];
+        }
+    free(g->pairs);
+    g->pairs = t;
+    g->pair_cap = cap;
+    return 0;
 }
 
-/* Merges a step's transfers into flows; local copies cost nothing here. */
-static void round_build(step_round *rd, const coll_group *g, const schedule *s, const xfer *xs, size_t nx,
-                        coll_flow *scratch)
+/* NULL when out of memory. */
+static sg_mailbox_t pair_mailbox(coll_group *g, int src, int dst)
+{
+    if (2 * (g->npairs + 1) > g->pair_cap && pairs_grow(g) != 0)
+        return NULL;
+    long key = (long)src * g->n + dst;
+    size_t h = (size_t)key & (g->pair_cap - 1);
+    while (g->pairs[h].key >= 0 && g->pairs[h].key != key)
+        h = (h + 1) & (g->pair_cap - 1);
+    if (g->pairs[h].key < 0) {
+        char name[96];
+        snprintf(name, sizeof name, "group %ld: blocks %d->%d", g->serial, src, dst);
+        g->pairs[h].key = key;
+        g->pairs[h].mailbox = sg_mailbox_by_name(name);
+        g->npairs++;
+    }
+    return g->pairs[h].mailbox;
+}
+
+/* Grows worker r's comm array to hold nc comms. */
+static int comms_reserve(coll_group *g, int r, size_t nc)
+{
+    if (nc <= g->comm_cap[r])
+        return 0;
+    sg_comm_t *c = realloc(g->comms[r], sizeof *c * 2 * nc);
+    if (!c)
+        return -1;
+    g->comms[r] = c;
+    g->comm_cap[r] = 2 * nc;
+    return 0;
+}
+
+/* Merges a step's transfers into flows; local copies cost nothing here.
+ * Returns -1 when out of memory (rd is then freed). */
+static int round_build(step_round *rd, coll_group *g, const schedule *s, const xfer *xs, size_t nx,
+                       coll_flow *scratch)
 {
     int n = g->n;
     memset(rd, 0, sizeof *rd);
-    rd->reduce_bytes = calloc((size_t)n, sizeof *rd->reduce_bytes);
-    for (size_t k = 0; k < nx; k++)
-        if (xs[k].op == XFER_REDUCE) {
-            rd->reduce_bytes[xs[k].dst] += (double)xs[k].len * s->unit_bytes;
-            rd->busy = 1;
-        }
     size_t w = schedule_merge_flows(s, xs, nx, scratch);
-    rd->busy |= w > 0;
+    rd->reduce_bytes = calloc((size_t)n, sizeof *rd->reduce_bytes);
     rd->send_off = calloc((size_t)n + 1, sizeof *rd->send_off);
     rd->recv_off = calloc((size_t)n + 1, sizeof *rd->recv_off);
     rd->send_bytes = malloc(sizeof *rd->send_bytes * (w + 1));
     rd->mailbox = malloc(sizeof *rd->mailbox * (w + 1));
     rd->recv_mailbox = malloc(sizeof *rd->recv_mailbox * (w + 1));
+    size_t *fill = malloc(sizeof *fill * (size_t)n);
+    if (!rd->reduce_bytes || !rd->send_off || !rd->recv_off || !rd->send_bytes || !rd->mailbox ||
+        !rd->recv_mailbox || !fill)
+        goto oom;
+    for (size_t k = 0; k < nx; k++)
+        if (xs[k].op == XFER_REDUCE) {
+            rd->reduce_bytes[xs[k].dst] += (double)xs[k].len * s->unit_bytes;
+            rd->busy = 1;
+        }
+    rd->busy |= w > 0;
     for (size_t k = 0; k < w; k++) {
         rd->send_off[scratch[k].src + 1]++;
         rd->recv_off[scratch[k].dst + 1]++;
         rd->send_bytes[k] = scratch[k].bytes;
-        rd->mailbox[k] = pair_mailbox(g, scratch[k].src, scratch[k].dst);
+        if (!(rd->mailbox[k] = pair_mailbox(g, scratch[k].src, scratch[k].dst)))
+            goto oom;
     }
     for (int r = 0; r < n; r++) {
         rd->send_off[r + 1] += rd->send_off[r];
         rd->recv_off[r + 1] += rd->recv_off[r];
     }
-    size_t *fill = malloc(sizeof *fill * (size_t)n);
+    for (int r = 0; r < n; r++)
+        if (comms_reserve(g, r, (rd->send_off[r + 1] - rd->send_off[r]) + (rd->recv_off[r + 1] - rd->recv_off[r])))
+            goto oom;
     memcpy(fill, rd->recv_off, sizeof *fill * (size_t)n);
     for (size_t k = 0; k < w; k++) /* sorted by src, so each receiver's list is too */
         rd->recv_mailbox[fill[scratch[k].dst]++] = rd->mailbox[k];
     free(fill);
+    return 0;
+oom:
+    free(fill);
+    round_free(rd);
+    return -1;
 }
 
 /* A worker's part of one step: its sends and receives at once, then its reduction. */
-static void worker_step(coll_group *g, const step_round *rd, int r, sg_comm_t **comms, size_t *cap)
+static void worker_step(coll_group *g, const step_round *rd, int r)
 {
     static char token; /* put_async refuses a NULL payload */
     size_t s0 = rd->send_off[r], s1 = rd->send_off[r + 1];
     size_t q0 = rd->recv_off[r], q1 = rd->recv_off[r + 1];
     size_t nc = (s1 - s0) + (q1 - q0);
-    if (nc > *cap) {
-        *cap = 2 * nc;
-        *comms = realloc(*comms, sizeof **comms * *cap);
-    }
+    sg_comm_t *comms = g->comms[r];
     void *got = NULL;
     size_t k = 0;
     for (size_t i = s0; i < s1; i++)
-        (*comms)[k++] = sg_mailbox_put_async(rd->mailbox[i], &token, (long)llround(rd->send_bytes[i]));
+        comms[k++] = sg_mailbox_put_async(rd->mailbox[i], &token, (long)llround(rd->send_bytes[i]));
     for (size_t i = q0; i < q1; i++)
-        (*comms)[k++] = sg_mailbox_get_async(rd->recv_mailbox[i], &got);
+        comms[k++] = sg_mailbox_get_async(rd->recv_mailbox[i], &got);
     if (nc)
-        sg_comm_wait_all(*comms, nc);
+        sg_comm_wait_all(comms, nc);
     if (rd->reduce_bytes[r] > 0 && g->gamma > 0)
         sg_actor_execute(rd->reduce_bytes[r] * g->gamma * g->speed_flops[r]);
     g->finish_s[r] = simgrid_get_clock();
 }
 
+/* Waits at the start barrier for rounds to execute, until told to quit. */
 static void worker(int argc, char **argv)
 {
     (void)argc;
-    coll_group *g = NULL;
-    sscanf(argv[1], "%p", (void **)&g);
-    int r = atoi(argv[2]);
-    sg_comm_t *comms = NULL;
-    size_t cap = 0;
+    (void)argv;
+    const worker_arg *a = sg_actor_self_get_data();
+    coll_group *g = a->g;
     sg_actor_daemonize(sg_actor_self());
     for (;;) {
         sg_barrier_wait(g->start);
         if (g->quit)
             break;
         for (long k = 0; k < g->nrounds; k++)
-            worker_step(g, &g->rounds[k], r, &comms, &cap);
+            worker_step(g, &g->rounds[k * g->stride], a->rank);
         sg_barrier_wait(g->end);
     }
-    free(comms);
 }
 
-coll_group *coll_group_create(const platform *p, const int *ranks, int n, double reduce_s_per_byte)
+static void group_free(coll_group *g)
+{
+    for (int i = 0; g->comms && i < g->n; i++)
+        free(g->comms[i]);
+    free(g->comms);
+    free(g->comm_cap);
+    free(g->pairs);
+    free(g->args);
+    free(g->workers);
+    free(g->speed_flops);
+    free(g->finish_s);
+    free(g->ranks);
+    free(g);
+}
+
+/* One worker actor per member on the host of platform rank ranks[i] (group
+ * rank i = ranks[i]). From an actor; NULL when out of memory. */
+static coll_group *group_create(const platform *p, const int *ranks, int n, long serial)
 {
     coll_group *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
     g->p = p;
     g->n = n;
-    g->gamma = reduce_s_per_byte;
+    g->serial = serial;
     g->speed_flops = calloc((size_t)n, sizeof *g->speed_flops);
     g->ranks = malloc(sizeof *g->ranks * (size_t)n);
-    memcpy(g->ranks, ranks, sizeof *g->ranks * (size_t)n);
     g->finish_s = calloc((size_t)n, sizeof *g->finish_s);
     g->workers = calloc((size_t)n, sizeof *g->workers);
+    g->args = calloc((size_t)n, sizeof *g->args);
+    g->comms = calloc((size_t)n, sizeof *g->comms);
+    g->comm_cap = calloc((size_t)n, sizeof *g->comm_cap);
+    if (!g->speed_flops || !g->ranks || !g->finish_s || !g->workers || !g->args || !g->comms || !g->comm_cap) {
+        group_free(g);
+        return NULL;
+    }
+    memcpy(g->ranks, ranks, sizeof *g->ranks * (size_t)n);
     g->start = sg_barrier_init((unsigned)n + 1);
     g->end = sg_barrier_init((unsigned)n + 1);
-    char gp[32], rs[16], host[64];
-    snprintf(gp, sizeof gp, "%p", (void *)g);
+    char name[16], host[64];
     for (int i = 0; i < n; i++) {
         platform_rank_host(p, ranks[i], host, sizeof host);
-        sg_host_t h = sg_host_by_name(host);
+        sg_host_t h = sg_host_by_name(host); /* engine.c checked every rank's host */
         g->speed_flops[i] = sg_host_get_speed(h);
-        snprintf(rs, sizeof rs, "%d", i);
-        char *argv[] = {"collective-worker", gp, rs, NULL};
-        g->workers[i] = sg_actor_create(rs, h, worker, 3, argv);
+        g->args[i] = (worker_arg){g, i};
+        snprintf(name, sizeof name, "%d", i);
+        g->workers[i] = sg_actor_init(name, h);
+        sg_actor_set_data(g->workers[i], &g->args[i]);
         sg_actor_ref(g->workers[i]);
+        sg_actor_start(g->workers[i], worker, 0, NULL);
     }
     return g;
 }
 
-static double run_rounds(coll_group *g, const step_round *rounds, long nrounds)
+static double run_rounds(coll_group *g, const step_round *rounds, long nrounds, long stride)
 {
     double t0 = simgrid_get_clock();
     g->rounds = rounds;
     g->nrounds = nrounds;
+    g->stride = stride;
     sg_barrier_wait(g->start);
     sg_barrier_wait(g->end);
     return simgrid_get_clock() - t0;
@@ -200,7 +305,7 @@ static int round_uniform(const coll_group *g, const step_round *rd, double dt)
  * message-level time without simulating every step). */
 static void execute_identical(coll_group *g, const sched_stage *stg, const step_round *rd)
 {
-    double dt = run_rounds(g, rd, 1);
+    double dt = run_rounds(g, rd, 1, 0);
     int rest = stg->steps - 1;
     if (rest < 1)
         return;
@@ -208,68 +313,71 @@ static void execute_identical(coll_group *g, const sched_stage *stg, const step_
         sg_actor_sleep_for(dt * rest);
         return;
     }
-    int w = rest < 3 * WINDOW ? rest : 2 * WINDOW;
-    step_round *win = malloc(sizeof *win * (size_t)w);
-    for (int k = 0; k < w; k++)
-        win[k] = *rd; /* shallow: the workers only read it */
-    if (w == rest) { /* few steps: run them all free */
-        run_rounds(g, win, rest);
+    if (rest < 3 * WINDOW) { /* few steps: run them all free */
+        run_rounds(g, rd, rest, 0);
     } else {
-        double t1 = run_rounds(g, win, WINDOW), t2 = run_rounds(g, win, 2 * WINDOW);
+        double t1 = run_rounds(g, rd, WINDOW, 0), t2 = run_rounds(g, rd, 2 * WINDOW, 0);
         double est = t2 + (stg->steps - 2 * WINDOW) * (t2 - t1) / WINDOW;
         double spent = dt + t1 + t2;
         sg_actor_sleep_for(est > spent ? est - spent : 0.0);
     }
-    free(win);
 }
 
-static void execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
+static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
 {
     for (int st = 0; st < s->nstages; st++) {
         const sched_stage *stg = &s->stages[st];
         for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
             step_round rd;
-            round_build(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch);
+            if (round_build(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch))
+                return -1;
             if (rd.busy && stg->identical)
                 execute_identical(g, stg, &rd);
             else if (rd.busy)
-                run_rounds(g, &rd, 1);
+                run_rounds(g, &rd, 1, 1);
             round_free(&rd);
         }
     }
+    return 0;
 }
 
 /* Messages: every step of every rank materialized, ranks run unsynchronized. */
-static void execute_messages(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
+static int execute_messages(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
 {
-    long total = schedule_steps(s), k = 0;
+    long total = schedule_steps(s), k = 0, built = 0;
     step_round *rounds = calloc((size_t)total + 1, sizeof *rounds);
-    for (int st = 0; st < s->nstages; st++)
-        for (int t = 0; t < s->stages[st].steps; t++, k++)
-            round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch);
-    run_rounds(g, rounds, total);
-    for (k = 0; k < total; k++)
+    int rc = rounds ? 0 : -1;
+    for (int st = 0; rc == 0 && st < s->nstages; st++)
+        for (int t = 0; rc == 0 && t < s->stages[st].steps; t++, k++)
+            if ((rc = round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch)) == 0)
+                built++;
+    if (rc == 0)
+        run_rounds(g, rounds, total, 1);
+    for (k = 0; k < built; k++)
         round_free(&rounds[k]);
     free(rounds);
+    return rc;
 }
 
-double coll_group_run(coll_group *g, const schedule *s, int messages)
+/* From an actor: runs the schedule on the group (its ranks must equal the
+ * group size): the simulated seconds it took, or -1 when out of memory. */
+static double group_run(coll_group *g, const schedule *s, int messages)
 {
     double t0 = simgrid_get_clock();
     if (s->ranks != g->n || s->nstages == 0)
         return 0.0;
     xfer *xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
     coll_flow *scratch = malloc(sizeof *scratch * (s->max_step_xfers + 1));
-    if (messages)
-        execute_messages(g, s, xs, scratch);
-    else
-        execute_rounds(g, s, xs, scratch);
+    int rc = -1;
+    if (xs && scratch)
+        rc = messages ? execute_messages(g, s, xs, scratch) : execute_rounds(g, s, xs, scratch);
     free(xs);
     free(scratch);
-    return simgrid_get_clock() - t0;
+    return rc == 0 ? simgrid_get_clock() - t0 : -1.0;
 }
 
-void coll_group_destroy(coll_group *g)
+/* From an actor: stops the workers and frees the group. */
+static void group_destroy(coll_group *g)
 {
     g->quit = 1;
     sg_barrier_wait(g->start);
@@ -279,11 +387,7 @@ void coll_group_destroy(coll_group *g)
     }
     sg_barrier_destroy(g->start);
     sg_barrier_destroy(g->end);
-    free(g->workers);
-    free(g->speed_flops);
-    free(g->finish_s);
-    free(g->ranks);
-    free(g);
+    group_free(g);
 }
 
 /* ---- Parent side: a batch of requests in one simulation ---- */
@@ -293,9 +397,8 @@ typedef struct batch {
     const coll_request *reqs;
     int nreq;
     coll_result *res;
+    int oom; /* a request ran out of memory in the simulation */
 } batch;
-
-static batch *g_batch; /* the child's only simulation */
 
 /* auto ranks the candidates by their contention-free estimate, then
  * simulates the AUTO_SIMULATED best whose simulation cost (coll_estimate_s)
@@ -304,23 +407,27 @@ static batch *g_batch; /* the child's only simulation */
 #define AUTO_SIMULATED 3
 #define AUTO_SIM_COST 300000L
 
+/* 0 built, 1 the algorithm does not apply, -1 out of memory. */
 static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
 {
     coll_params prm = rq->params;
     tt_error err = {0}; /* schedule_build checks that algo applies */
     prm.algo = algo;
-    return schedule_build(&prm, (size_t)llround(prm.bytes), 1.0, s, &err) == TT_OK ? 0 : -1;
+    if (schedule_build(&prm, (size_t)llround(prm.bytes), 1.0, s, &err) == TT_OK)
+        return 0;
+    return err.code == TT_EINTERNAL ? -1 : 1;
 }
 
 /* The request's algorithm, or auto's choice: the best AUTO_SIMULATED
  * candidates by estimate are screened with synchronous rounds, then the
- * fastest runs with the requested executor. */
-static coll_result run_request(coll_group *g, const coll_request *rq)
+ * fastest runs with the requested executor. time_s is NaN when no candidate
+ * could be simulated; *oom is set when memory ran out. */
+static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
 {
     coll_algo cand[16];
     double est[16];
     long cost[16];
-    int nc = 1, order[16], best = -1, cheapest = -1;
+    int nc = 1, order[16], best = -1, cheapest = -1, built = 0;
     cand[0] = rq->params.algo;
     if (rq->params.algo == ALGO_AUTO)
         nc = coll_algos_for(rq->params.op, cand, 16);
@@ -329,9 +436,13 @@ static coll_result run_request(coll_group *g, const coll_request *rq)
         est[c] = INFINITY;
         cost[c] = -1;
         order[c] = c;
-        if (build_for(rq, cand[c], &s) == 0) {
+        if ((built = build_for(rq, cand[c], &s)) == 0) {
             est[c] = coll_estimate_s(g->p, g->ranks, &s, rq->reduce_s_per_byte, &cost[c]);
             schedule_free(&s);
+        }
+        if (built < 0 || est[c] < 0) {
+            *oom = 1;
+            return (coll_result){NAN, rq->params.algo, 0};
         }
         if (cost[c] >= 0 && (cheapest < 0 || cost[c] < cost[cheapest]))
             cheapest = c;
@@ -353,11 +464,14 @@ static coll_result run_request(coll_group *g, const coll_request *rq)
         g->sync_only = 1;
         for (int i = 0; i < nc && i < AUTO_SIMULATED && isfinite(est[order[i]]); i++) {
             schedule s;
-            if (build_for(rq, cand[order[i]], &s))
+            if ((built = build_for(rq, cand[order[i]], &s)) != 0) {
+                *oom |= built < 0;
                 continue;
-            double t = coll_group_run(g, &s, 0);
+            }
+            double t = group_run(g, &s, 0);
             schedule_free(&s);
-            if (t < best_s) {
+            *oom |= t < 0;
+            if (t >= 0 && t < best_s) {
                 best_s = t;
                 best = order[i];
             }
@@ -366,52 +480,72 @@ static coll_result run_request(coll_group *g, const coll_request *rq)
     }
     coll_result r = {NAN, rq->params.algo, 0};
     schedule s;
-    if (best >= 0 && build_for(rq, cand[best], &s) == 0) {
-        r = (coll_result){coll_group_run(g, &s, rq->messages), cand[best], 0};
+    if (!*oom && best >= 0 && (built = build_for(rq, cand[best], &s)) == 0) {
+        double t = group_run(g, &s, rq->messages);
         schedule_free(&s);
+        if (t >= 0)
+            r = (coll_result){t, cand[best], 0};
+        *oom |= t < 0;
     }
+    *oom |= built < 0;
     return r;
 }
 
+/* Runs the batch's requests in order, one group of workers per rank count. */
 static void controller(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    batch *b = g_batch;
+    batch *b = sg_actor_self_get_data();
     coll_group *g = NULL;
-    for (int i = 0; i < b->nreq; i++) {
+    long groups = 0;
+    for (int i = 0; i < b->nreq && !b->oom; i++) {
         int n = b->reqs[i].params.ranks;
         if (!g || g->n != n) {
             if (g)
-                coll_group_destroy(g);
+                group_destroy(g);
             int *ranks = malloc(sizeof *ranks * (size_t)n);
-            for (int r = 0; r < n; r++)
-                ranks[r] = r;
-            g = coll_group_create(b->p, ranks, n, b->reqs[i].reduce_s_per_byte);
+            g = NULL;
+            if (ranks) {
+                for (int r = 0; r < n; r++)
+                    ranks[r] = r;
+                g = group_create(b->p, ranks, n, groups++);
+            }
             free(ranks);
+            if (!g) {
+                b->oom = 1;
+                break;
+            }
         }
-        b->res[i] = run_request(g, &b->reqs[i]);
+        b->res[i] = run_request(g, &b->reqs[i], &b->oom);
     }
     if (g)
-        coll_group_destroy(g);
+        group_destroy(g);
 }
 
-static void batch_setup(void *arg)
-{
-    g_batch = arg;
-    char host[64];
-    platform_rank_host(g_batch->p, 0, host, sizeof host);
-    sg_actor_create("collective-controller", sg_host_by_name(host), controller, 0, NULL);
-}
-
-static void batch_collect(void *arg, void *result)
+static int batch_setup(void *arg, tt_error *err)
 {
     batch *b = arg;
+    char host[64];
+    platform_rank_host(b->p, 0, host, sizeof host);
+    sg_actor_t a = sg_actor_init("collective-controller", sg_host_by_name(host));
+    sg_actor_set_data(a, b);
+    sg_actor_start(a, controller, 0, NULL);
+    return TT_OK;
+}
+
+static int batch_collect(void *arg, void *result, tt_error *err)
+{
+    batch *b = arg;
+    if (b->oom)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory while simulating %d collective(s) on platform %s",
+                            b->nreq, platform_name(b->p));
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     for (int i = 0; i < b->nreq; i++)
         b->res[i].peak_rss_bytes = (double)ru.ru_maxrss * 1024.0;
     memcpy(result, b->res, sizeof *b->res * (size_t)b->nreq);
+    return TT_OK;
 }
 
 int coll_simulate(const platform *p, network_model net, const coll_request *reqs, int nreq,
@@ -430,7 +564,9 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
     coll_result *res = calloc((size_t)nreq + 1, sizeof *res);
     if (!res)
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
-    batch b = {p, reqs, nreq, res};
+    for (int i = 0; i < nreq; i++)
+        res[i].time_s = NAN;
+    batch b = {p, reqs, nreq, res, 0};
     sim_job job = {p, net, batch_setup, batch_collect, &b, out, sizeof *out * (size_t)nreq};
     int rc = sim_run(&job, err);
     free(res);
@@ -439,56 +575,4 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
             rc = tt_error_set(err, TT_EINTERNAL, "request %d (%s) could not be simulated", i,
                               coll_op_name(reqs[i].params.op));
     return rc;
-}
-
-/* ---- One point-to-point message ---- */
-
-typedef struct p2p {
-    const platform *p;
-    int a, b;
-    double bytes, time_s;
-} p2p;
-
-static p2p *g_p2p;
-
-static void p2p_sender(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    static char token;
-    sg_mailbox_put(sg_mailbox_by_name("p2p"), &token, (long)llround(g_p2p->bytes));
-}
-
-static void p2p_receiver(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    sg_mailbox_get(sg_mailbox_by_name("p2p"));
-    g_p2p->time_s = simgrid_get_clock();
-}
-
-static void p2p_setup(void *arg)
-{
-    g_p2p = arg;
-    char host[64];
-    platform_rank_host(g_p2p->p, g_p2p->a, host, sizeof host);
-    sg_actor_create("p2p-sender", sg_host_by_name(host), p2p_sender, 0, NULL);
-    platform_rank_host(g_p2p->p, g_p2p->b, host, sizeof host);
-    sg_actor_create("p2p-receiver", sg_host_by_name(host), p2p_receiver, 0, NULL);
-}
-
-static void p2p_collect(void *arg, void *result)
-{
-    *(double *)result = ((p2p *)arg)->time_s;
-}
-
-int sim_point_to_point(const platform *p, network_model net, int a, int b, double bytes,
-                       double *time_s, tt_error *err)
-{
-    int n = platform_ranks(p);
-    if (a < 0 || b < 0 || a >= n || b >= n || a == b)
-        return tt_error_set(err, TT_EINPUT, "a message needs two distinct ranks in 0..%d, got %d and %d", n - 1, a, b);
-    p2p st = {p, a, b, bytes, 0.0};
-    sim_job job = {p, net, p2p_setup, p2p_collect, &st, time_s, sizeof *time_s};
-    return sim_run(&job, err);
 }

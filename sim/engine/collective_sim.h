@@ -1,6 +1,7 @@
 /* collective_sim.h: collective schedules executed on SimGrid.
  *
- * Two executors share one set of per-rank worker actors:
+ * Two executors share one set of per-rank worker actors (one group per rank
+ * count of a batch, driven by a controller actor):
  * - rounds (the default, fast): each step is a synchronous round whose flows
  *   all start together (contention is SimGrid's bandwidth sharing); a stage
  *   whose steps are identical (a ring's 2(n-1) steps) is simulated once and the
@@ -16,24 +17,6 @@
 #include "collectives/schedule.h"
 #include "common/error.h"
 #include "platforms/platform.h"
-
-/* ---- Inside a running simulation (called from SimGrid actors) ---- */
-
-typedef struct coll_group coll_group;
-
-/* Creates one worker actor per member on the host of platform rank ranks[i]
- * (schedule rank i = ranks[i]). Call from a setup function or an actor.
- * reduce_s_per_byte: the receiver's time to reduce one byte (0 = free). */
-coll_group *coll_group_create(const platform *p, const int *ranks, int n, double reduce_s_per_byte);
-
-/* From an actor: runs the schedule (its ranks must equal the group size) and
- * returns when it completes, with the simulated seconds it took. Other actors
- * (compute execs, other groups) run meanwhile. messages=1 selects the
- * message-level reference executor. */
-double coll_group_run(coll_group *g, const schedule *s, int messages);
-
-/* From an actor: stops the workers and frees the group. */
-void coll_group_destroy(coll_group *g);
 
 /* ---- Without SimGrid ---- */
 
@@ -53,7 +36,7 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
 
 typedef struct coll_request {
     coll_params params;       /* algo may be ALGO_AUTO: the fastest simulated candidate */
-    double reduce_s_per_byte; /* see coll_group_create */
+    double reduce_s_per_byte; /* the receiver's seconds to reduce one byte (0: free) */
     int messages;             /* 1: message-level reference executor */
 } coll_request;
 
@@ -75,9 +58,5 @@ coll_request coll_request_build(const platform *p, const coll_params *asked);
  * the platform (n = the largest request's ranks). */
 int coll_simulate(const platform *p, network_model net, const coll_request *reqs, int nreq,
                   coll_result *out, tt_error *err);
-
-/* One message of `bytes` from rank a to rank b, alone on the platform. */
-int sim_point_to_point(const platform *p, network_model net, int a, int b, double bytes,
-                       double *time_s, tt_error *err);
 
 #endif

@@ -7,14 +7,106 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <xbt/dynar.h>
 
-/* The network model's --cfg words come from platforms/network.c. */
-static void child_main(const sim_job *job, const char *xml_path, int fd)
+#ifdef TT_COVERAGE
+void __gcov_dump(void); /* libgcov: _exit skips the atexit writer of the counters */
+#endif
+
+/* Writes all of buf to fd; -1 on error. */
+static int write_all(int fd, const void *buf, size_t bytes)
+{
+    for (size_t off = 0; off < bytes;) {
+        ssize_t w = write(fd, (const char *)buf + off, bytes - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+/* Reads up to bytes from fd; returns how many were read. */
+static size_t read_all(int fd, void *buf, size_t bytes)
+{
+    size_t off = 0;
+    while (off < bytes) {
+        ssize_t r = read(fd, (char *)buf + off, bytes - off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        off += (size_t)r;
+    }
+    return off;
+}
+
+/* Where the child is, in memory shared with the parent: SimGrid aborts the
+ * process on a malformed platform or a missing route, and the parent then
+ * names what was being done. */
+typedef struct child_progress {
+    volatile int stage;
+    volatile int from_rank, to_rank; /* STAGE_ROUTE */
+} child_progress;
+
+enum { STAGE_START, STAGE_LOAD, STAGE_ROUTE, STAGE_RUN };
+
+static int no_route(const platform *p, const char *xml, int a, int b, tt_error *err)
+{
+    char ha[256], hb[256];
+    return tt_error_set(err, TT_EINPUT, "%s: SimGrid has no route from host \"%s\" (rank %d) to host \"%s\" (rank %d); "
+                        "add the route to the XML (every rank must reach every other)", xml,
+                        platform_rank_host(p, a, ha, sizeof ha), a, platform_rank_host(p, b, hb, sizeof hb), b);
+}
+
+/* Every rank's host must be in the loaded platform (a user's rank_hosts file
+ * may name one their XML lacks); with a user's XML, every route between two
+ * ranks must have a link (SimGrid would abort the run on an empty one). */
+static int check_rank_hosts(const platform *p, const char *xml, child_progress *pr, tt_error *err)
+{
+    int n = platform_ranks(p);
+    sg_host_t *h = malloc(sizeof *h * (size_t)n);
+    char name[256];
+    if (!h)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory in the simulation process");
+    for (int r = 0; r < n; r++)
+        if (!(h[r] = sg_host_by_name(platform_rank_host(p, r, name, sizeof name)))) {
+            free(h);
+            return tt_error_set(err, TT_EINPUT, "%s: rank %d's host \"%s\" (platform %s's rank_hosts) is not a host of "
+                                "this SimGrid XML; fix the rank_hosts file or add the host to the XML",
+                                xml, r, name, platform_name(p));
+        }
+    pr->stage = STAGE_ROUTE;
+    if (platform_user_xml(p))
+        simgrid_run_until(0.0); /* seals the platform: Floyd and others compute their routes then */
+    xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    int rc = TT_OK;
+    for (int a = 0; rc == TT_OK && platform_user_xml(p) && a < n; a++)
+        for (int b = 0; rc == TT_OK && b < n; b++)
+            if (h[a] != h[b]) {
+                pr->from_rank = a;
+                pr->to_rank = b;
+                xbt_dynar_reset(links);
+                sg_host_get_route(h[a], h[b], links);
+                if (xbt_dynar_is_empty(links))
+                    rc = no_route(p, xml, a, b, err);
+            }
+    xbt_dynar_free(&links);
+    free(h);
+    return rc;
+}
+
+/* Sends the parent a tt_error, then on success the result. The network
+ * model's --cfg words come from platforms/network.c. */
+static void child_main(const sim_job *job, const char *xml_path, const char *xml_name, child_progress *pr, int fd)
 {
     char *argv[16];
     int argc = 0;
@@ -27,86 +119,151 @@ static void child_main(const sim_job *job, const char *xml_path, int fd)
 #endif
     argv[argc] = NULL;
     simgrid_init(&argc, argv);
+    pr->stage = STAGE_LOAD;
     simgrid_load_platform(xml_path);
-    job->setup(job->arg);
-    simgrid_run();
+    tt_error err = {0};
     char *buf = calloc(1, job->result_bytes ? job->result_bytes : 1);
-    job->collect(job->arg, buf);
-    size_t off = 0;
-    while (off < job->result_bytes) {
-        ssize_t w = write(fd, buf + off, job->result_bytes - off);
-        if (w <= 0)
-            _exit(3);
-        off += (size_t)w;
+    if (!buf)
+        tt_error_set(&err, TT_EINTERNAL, "out of memory in the simulation process");
+    if (err.code == TT_OK && check_rank_hosts(job->platform, xml_name, pr, &err) == TT_OK) {
+        pr->stage = STAGE_RUN;
+        if (job->setup(job->arg, &err) == TT_OK) {
+            simgrid_run();
+            job->collect(job->arg, buf, &err);
+        }
     }
+    int bad = write_all(fd, &err, sizeof err) || (err.code == TT_OK && write_all(fd, buf, job->result_bytes));
     free(buf);
     close(fd);
-    _exit(0);
+#ifdef TT_COVERAGE
+    __gcov_dump();
+#endif
+    _exit(bad ? 3 : 0);
+}
+
+/* Our own platform XML in a file unlinked as soon as it exists: the child
+ * reads it through the descriptor it inherits, so no signal, crash or kill
+ * can leave it behind. Returns the descriptor, or -1 with err set. */
+static int write_platform_xml(const platform *p, tt_error *err)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/ttasim-platform-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return tt_error_set(err, TT_EINTERNAL, "cannot create a temporary platform file in %s: %s; set TMPDIR to a "
+                            "writable directory", dir && *dir ? dir : "/tmp", strerror(errno)), -1;
+    unlink(path);
+    int keep = dup(fd);
+    FILE *f = keep < 0 ? NULL : fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        if (keep >= 0)
+            close(keep);
+        return tt_error_set(err, TT_EINTERNAL, "cannot write the temporary platform file: %s", strerror(errno)), -1;
+    }
+    int rc = platform_write_xml(p, f, err);
+    if (fclose(f) != 0 && rc == TT_OK)
+        rc = tt_error_set(err, TT_EINTERNAL, "cannot write the temporary platform file in %s: %s",
+                          dir && *dir ? dir : "/tmp", strerror(errno));
+    if (rc != TT_OK) {
+        close(keep);
+        return -1;
+    }
+    return keep;
+}
+
+/* The child died: a user's XML that SimGrid could not load or route is an
+ * input error naming their file; anything else is ours. */
+static int child_failure(const sim_job *job, const child_progress *pr, int status, tt_error *err)
+{
+    const platform *p = job->platform;
+    const char *user = platform_user_xml(p);
+    if (user && pr->stage == STAGE_LOAD)
+        return tt_error_set(err, TT_EINPUT, "%s: SimGrid cannot load this platform XML (its message is above); fix "
+                            "the file (SimGrid's platform DTD: simgrid.dtd, version 4.1)", user);
+    char a[256], b[256];
+    if (user && pr->stage == STAGE_ROUTE) /* Floyd, Dijkstra: abort instead of returning no link */
+        return tt_error_set(err, TT_EINPUT, "%s: SimGrid failed to route host \"%s\" (rank %d) to host \"%s\" "
+                            "(rank %d) (its message is above); check the XML's routes (every rank must reach "
+                            "every other)", user, platform_rank_host(p, pr->from_rank, a, sizeof a), pr->from_rank,
+                            platform_rank_host(p, pr->to_rank, b, sizeof b), pr->to_rank);
+    return tt_error_set(err, TT_EINTERNAL, "the simulation process failed (%s %d) on platform %s",
+                        WIFSIGNALED(status) ? "signal" : "exit status",
+                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), platform_name(p));
 }
 
 int sim_run(const sim_job *job, tt_error *err)
 {
-    char xml_path[] = "/tmp/ttasim-platform-XXXXXX";
-    int xfd = mkstemp(xml_path);
-    if (xfd < 0)
-        return tt_error_set(err, TT_EINTERNAL, "cannot create a temporary platform file: %s", strerror(errno));
-    FILE *xf = fdopen(xfd, "w");
-    int rc = platform_write_xml(job->platform, xf, err);
-    if (fclose(xf) != 0 && rc == TT_OK)
-        rc = tt_error_set(err, TT_EINTERNAL, "cannot write %s", xml_path);
-    if (rc != TT_OK) {
-        unlink(xml_path);
-        return rc;
+    const char *user = platform_user_xml(job->platform);
+    int xfd = -1;
+    char xml_path[64];
+    if (!user) {
+        if ((xfd = write_platform_xml(job->platform, err)) < 0)
+            return err->code;
+        snprintf(xml_path, sizeof xml_path, "/proc/self/fd/%d", xfd);
     }
-    int pfd[2];
-    if (pipe(pfd) != 0) {
-        unlink(xml_path);
-        return tt_error_set(err, TT_EINTERNAL, "pipe: %s", strerror(errno));
+    child_progress *pr = mmap(NULL, sizeof *pr, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    int pfd[2] = {-1, -1};
+    if (pr == MAP_FAILED || pipe(pfd) != 0) {
+        int e = errno;
+        if (pr != MAP_FAILED)
+            munmap(pr, sizeof *pr);
+        if (xfd >= 0)
+            close(xfd);
+        return tt_error_set(err, TT_EINTERNAL, "cannot start a simulation: %s", strerror(e));
     }
+    pr->stage = STAGE_START;
+    pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0) {
-        close(pfd[0]);
-        close(pfd[1]);
-        unlink(xml_path);
-        return tt_error_set(err, TT_EINTERNAL, "fork: %s", strerror(errno));
-    }
+    int fork_errno = errno;
     if (pid == 0) {
+        /* die with the parent (Ctrl-C, kill): a simulation nobody reads is waste */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(3);
         close(pfd[0]);
-        child_main(job, xml_path, pfd[1]);
+        child_main(job, user ? user : xml_path, user ? user : "the generated platform XML", pr, pfd[1]);
     }
     close(pfd[1]);
-    size_t off = 0;
-    char *out = job->result;
-    while (off < job->result_bytes) {
-        ssize_t r = read(pfd[0], out + off, job->result_bytes - off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        off += (size_t)r;
+    tt_error child_err = {0};
+    size_t got = 0;
+    if (pid > 0) {
+        got = read_all(pfd[0], &child_err, sizeof child_err);
+        if (got == sizeof child_err && child_err.code == TT_OK)
+            got += read_all(pfd[0], job->result, job->result_bytes);
     }
     close(pfd[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    unlink(xml_path);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || off != job->result_bytes)
-        return tt_error_set(err, TT_EINTERNAL, "the simulation process failed (%s %d)",
-                            WIFSIGNALED(status) ? "signal" : "exit status",
-                            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    if (xfd >= 0)
+        close(xfd);
+    int status = 0, rc = TT_OK;
+    if (pid < 0)
+        rc = tt_error_set(err, TT_EINTERNAL, "cannot start a simulation process: %s", strerror(fork_errno));
+    else
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    if (rc == TT_OK && got >= sizeof child_err && child_err.code != TT_OK) {
+        child_err.msg[sizeof child_err.msg - 1] = '\0';
+        rc = tt_error_set(err, child_err.code, "%s", child_err.msg);
+    } else if (rc == TT_OK && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+                               got != sizeof child_err + job->result_bytes)) {
+        rc = child_failure(job, pr, status, err);
+    }
+    munmap(pr, sizeof *pr);
+    return rc;
+}
+
+static int no_actors(void *arg, tt_error *err)
+{
+    (void)arg;
     return TT_OK;
 }
 
-static void no_actors(void *arg)
-{
-    (void)arg;
-}
-
-static void count_hosts(void *arg, void *result)
+static int count_hosts(void *arg, void *result, tt_error *err)
 {
     (void)arg;
     *(long *)result = (long)sg_host_count();
+    return TT_OK;
 }
 
 int sim_host_count(const platform *p, long *hosts, tt_error *err)

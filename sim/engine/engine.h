@@ -1,6 +1,8 @@
 /* engine.h: one SimGrid simulation in a child process.
  * SimGrid allows one engine per process, so each simulation forks: the child
- * loads the platform, creates actors, runs, and sends its result back. */
+ * loads the platform, creates actors, runs, and sends its result back. A
+ * user's XML that SimGrid cannot load or route is TT_EINPUT naming the file;
+ * the child dies with its parent and no temporary file outlives sim_run. */
 #ifndef TT_ENGINE_H
 #define TT_ENGINE_H
 
@@ -12,8 +14,10 @@
 typedef struct sim_job {
     const platform *platform;
     network_model network;
-    void (*setup)(void *arg);                 /* child: create the actors */
-    void (*collect)(void *arg, void *result); /* child: after the run */
+    /* In the child: create the actors; after the run, fill result (result_bytes).
+     * An error either returns travels to the parent as sim_run's error. */
+    int (*setup)(void *arg, tt_error *err);
+    int (*collect)(void *arg, void *result, tt_error *err);
     void *arg;
     void *result; /* filled in the parent with result_bytes from collect */
     size_t result_bytes;

@@ -26,29 +26,30 @@ typedef struct flow_set {
     int n_loads;
     sg_bar_t round_end;
     double *round_s; /* 2 per load */
+    /* rows[s * A + a]: socket s -> accelerator a; gradients[s * A + a] the way back */
+    sg_mailbox_t *rows, *gradients;
+    struct endpoint_arg *args; /* S + A */
+    sg_comm_t *comms;          /* max(S, A) per endpoint, endpoint-major */
 } flow_set;
 
-static sg_mailbox_t pair_mailbox(const flow_set *f, int backward, int socket, int acc)
-{
-    char name[2 * HOST_NAME_BYTES + 16];
-    if (backward)
-        snprintf(name, sizeof name, "gradients %s->%s", f->host[f->n_sockets + acc], f->host[socket]);
-    else
-        snprintf(name, sizeof name, "rows %s->%s", f->host[socket], f->host[f->n_sockets + acc]);
-    return sg_mailbox_by_name(name);
-}
+/* What an endpoint actor reads through sg_actor_self_get_data(). */
+typedef struct endpoint_arg {
+    flow_set *f;
+    int me;
+} endpoint_arg;
 
 /* An endpoint sends to (or receives from) every peer of the other side at
  * once, then waits at the round's barrier; endpoint 0 times the rounds. */
 static void endpoint(int argc, char **argv)
 {
     (void)argc;
+    (void)argv;
     static char token; /* put_async refuses a NULL payload */
-    flow_set *f = NULL;
-    sscanf(argv[1], "%p", (void **)&f);
-    int me = atoi(argv[2]), is_socket = me < f->n_sockets;
+    const endpoint_arg *a = sg_actor_self_get_data();
+    flow_set *f = a->f;
+    int me = a->me, is_socket = me < f->n_sockets;
     int peers = is_socket ? f->n_acc : f->n_sockets;
-    sg_comm_t *comms = malloc(sizeof *comms * (size_t)peers);
+    sg_comm_t *comms = f->comms + (size_t)me * (size_t)(f->n_sockets > f->n_acc ? f->n_sockets : f->n_acc);
     void *got = NULL;
     double t_prev = simgrid_get_clock();
     for (int k = 0; k < 2 * f->n_loads; k++) {
@@ -57,7 +58,7 @@ static void endpoint(int argc, char **argv)
         double bytes = (backward ? l->grad_rows_bytes : l->rows_bytes) / f->n_sockets;
         for (int j = 0; j < peers; j++) {
             int socket = is_socket ? me : j, acc = is_socket ? j : me - f->n_sockets;
-            sg_mailbox_t mb = pair_mailbox(f, backward, socket, acc);
+            sg_mailbox_t mb = (backward ? f->gradients : f->rows)[socket * f->n_acc + acc];
             comms[j] = is_socket != backward ? sg_mailbox_put_async(mb, &token, (long)llround(bytes))
                                              : sg_mailbox_get_async(mb, &got);
         }
@@ -68,28 +69,56 @@ static void endpoint(int argc, char **argv)
             t_prev = simgrid_get_clock();
         }
     }
-    free(comms);
 }
 
-static void flows_setup(void *arg)
+static void flows_free(flow_set *f)
+{
+    free(f->rows);
+    free(f->gradients);
+    free(f->args);
+    free(f->comms);
+}
+
+static int flows_setup(void *arg, tt_error *err)
 {
     flow_set *f = arg;
-    int n = f->n_sockets + f->n_acc;
-    f->round_end = sg_barrier_init((unsigned)n);
-    char fp[32], id[16];
-    snprintf(fp, sizeof fp, "%p", (void *)f);
-    for (int i = 0; i < n; i++) {
-        snprintf(id, sizeof id, "%d", i);
-        char *argv[] = {"embedding-endpoint", fp, id, NULL};
-        sg_actor_create(id, sg_host_by_name(f->host[i]), endpoint, 3, argv);
+    int n = f->n_sockets + f->n_acc, pairs = f->n_sockets * f->n_acc;
+    int peers = f->n_sockets > f->n_acc ? f->n_sockets : f->n_acc;
+    f->rows = malloc(sizeof *f->rows * (size_t)pairs);
+    f->gradients = malloc(sizeof *f->gradients * (size_t)pairs);
+    f->args = malloc(sizeof *f->args * (size_t)n);
+    f->comms = malloc(sizeof *f->comms * (size_t)n * (size_t)peers);
+    if (!f->rows || !f->gradients || !f->args || !f->comms) {
+        flows_free(f);
+        return tt_error_set(err, TT_EINTERNAL, "out of memory simulating embedding rows on %d endpoints", n);
     }
+    char name[2 * HOST_NAME_BYTES + 16];
+    for (int s = 0; s < f->n_sockets; s++)
+        for (int a = 0; a < f->n_acc; a++) {
+            const char *sh = f->host[s], *ah = f->host[f->n_sockets + a];
+            snprintf(name, sizeof name, "rows %s->%s", sh, ah);
+            f->rows[s * f->n_acc + a] = sg_mailbox_by_name(name);
+            snprintf(name, sizeof name, "gradients %s->%s", ah, sh);
+            f->gradients[s * f->n_acc + a] = sg_mailbox_by_name(name);
+        }
+    f->round_end = sg_barrier_init((unsigned)n);
+    for (int i = 0; i < n; i++) {
+        f->args[i] = (endpoint_arg){f, i};
+        snprintf(name, sizeof name, "%d", i);
+        sg_actor_t act = sg_actor_init(name, sg_host_by_name(f->host[i]));
+        sg_actor_set_data(act, &f->args[i]);
+        sg_actor_start(act, endpoint, 0, NULL);
+    }
+    return TT_OK;
 }
 
-static void flows_collect(void *arg, void *result)
+static int flows_collect(void *arg, void *result, tt_error *err)
 {
     flow_set *f = arg;
     memcpy(result, f->round_s, sizeof *f->round_s * 2 * (size_t)f->n_loads);
     sg_barrier_destroy(f->round_end);
+    flows_free(f);
+    return TT_OK;
 }
 
 /* The node's sockets and accelerators, each socket routed to each accelerator. */
@@ -102,6 +131,13 @@ static int node_endpoints(const platform *p, flow_set *f, const device_info ***s
                             "platform %s has none; use \"accelerators\"", platform_name(p));
     const char **names = malloc(sizeof *names * (size_t)(s + a));
     const device_info **devs = malloc(sizeof *devs * (size_t)(s + a));
+    f->host = calloc((size_t)(s + a), sizeof *f->host);
+    *socket_dev = devs;
+    if (!names || !devs || !f->host) {
+        free(names);
+        return tt_error_set(err, TT_EINTERNAL, "out of memory listing the %d components of platform %s", s + a,
+                            platform_name(p));
+    }
     platform_node_components(p, DEVICE_CPU, names, devs, s);
     platform_node_components(p, DEVICE_ACCELERATOR, names + s, devs + s, a);
     int rc = TT_OK;
@@ -121,11 +157,9 @@ static int node_endpoints(const platform *p, flow_set *f, const device_info ***s
         }
     f->n_sockets = s;
     f->n_acc = a;
-    f->host = calloc((size_t)(s + a), sizeof *f->host);
     for (int i = 0; i < s + a; i++)
         platform_component_host(p, 0, names[i], f->host[i], HOST_NAME_BYTES);
     free(names);
-    *socket_dev = devs;
     return rc;
 }
 
@@ -136,6 +170,8 @@ int host_embedding_time(const platform *p, network_model net, const step_host_lo
     const device_info **dev = NULL;
     int rc = node_endpoints(p, &f, &dev, err);
     double *round_s = calloc(2 * (size_t)n + 1, sizeof *round_s);
+    if (rc == TT_OK && !round_s)
+        rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
     int rows = 0;
     for (int k = 0; k < n; k++)
         rows |= loads[k].rows_bytes > 0 || loads[k].grad_rows_bytes > 0;
