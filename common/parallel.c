@@ -1,5 +1,7 @@
 #include "common/parallel.h"
 
+#include "config.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
@@ -15,6 +17,10 @@
 #include <unistd.h>
 
 #define PARALLEL_MAX_JOBS 1024
+
+#ifdef TT_COVERAGE
+void __gcov_dump(void); /* libgcov: a worker's _exit skips the atexit writer of the counters */
+#endif
 
 /* MPI: this process's rank among the mpirun's (size 1 without mpirun), and
  * how deep in parallel_run calls we are: only the outermost shares its tasks
@@ -93,6 +99,9 @@ static void worker_main(int cmd_fd, int res_fd, pid_t parent, size_t result_byte
         if (write_full(res_fd, buf, result_bytes) != result_bytes)
             _exit(3);
     }
+#ifdef TT_COVERAGE
+    __gcov_dump();
+#endif
     _exit(buf ? 0 : 3);
 }
 
