@@ -2,6 +2,8 @@
 
 #include "config.h"
 
+#include "common/fdio.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
@@ -48,35 +50,6 @@ int parallel_jobs_parse(const char *text, int *jobs, tt_error *err)
     return TT_OK;
 }
 
-/* Whole-buffer pipe I/O: returns the bytes moved (short only at EOF or error). */
-static size_t read_full(int fd, void *buf, size_t n)
-{
-    size_t off = 0;
-    while (off < n) {
-        ssize_t r = read(fd, (char *)buf + off, n - off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        off += (size_t)r;
-    }
-    return off;
-}
-
-static size_t write_full(int fd, const void *buf, size_t n)
-{
-    size_t off = 0;
-    while (off < n) {
-        ssize_t w = write(fd, (const char *)buf + off, n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    return off;
-}
-
 typedef struct worker {
     pid_t pid;
     int cmd_fd, res_fd; /* parent's ends: task indices out, results in */
@@ -92,11 +65,11 @@ static void worker_main(int cmd_fd, int res_fd, pid_t parent, size_t result_byte
         _exit(3);
     char *buf = malloc(result_bytes ? result_bytes : 1);
     size_t index;
-    while (buf && read_full(cmd_fd, &index, sizeof index) == sizeof index) {
+    while (buf && fdio_read_all(cmd_fd, &index, sizeof index) == sizeof index) {
         memset(buf, 0, result_bytes);
         task(ctx, index, buf);
         fflush(NULL);
-        if (write_full(res_fd, buf, result_bytes) != result_bytes)
+        if (fdio_write_all(res_fd, buf, result_bytes))
             _exit(3);
     }
 #ifdef TT_COVERAGE
@@ -152,7 +125,7 @@ static int start_worker(worker *ws, int w, size_t result_bytes, parallel_task ta
 static int send_task(worker *wk, size_t index, tt_error *err)
 {
     wk->task = index;
-    if (write_full(wk->cmd_fd, &index, sizeof index) != sizeof index)
+    if (fdio_write_all(wk->cmd_fd, &index, sizeof index))
         return tt_error_set(err, TT_EINTERNAL, "a parallel worker stopped taking tasks (task %zu)", index);
     return TT_OK;
 }
@@ -243,7 +216,7 @@ static int run_workers(const size_t *own, size_t n, int nw, size_t result_bytes,
             if (!pfd[k++].revents)
                 continue;
             char *dst = results + ws[w].task * result_bytes;
-            if (read_full(ws[w].res_fd, dst, result_bytes) != result_bytes)
+            if (fdio_read_all(ws[w].res_fd, dst, result_bytes) != result_bytes)
                 return worker_died(&ws[w], err);
             ws[w].task = SIZE_MAX;
             done++;
