@@ -7,7 +7,7 @@
 
 static const coll_algo ALGOS[OP_COUNT][10] = {
     [OP_ALLREDUCE] = {ALGO_RING, ALGO_RHD, ALGO_RD, ALGO_BINOMIAL, ALGO_TREE, ALGO_DBTREE,
-                      ALGO_TORUS2D, ALGO_HIER, ALGO_DIRECT},
+                      ALGO_TORUS2D, ALGO_TORUS, ALGO_HIER, ALGO_DIRECT},
     [OP_REDUCE_SCATTER] = {ALGO_RING, ALGO_RHD, ALGO_BINOMIAL, ALGO_DIRECT},
     [OP_ALLGATHER] = {ALGO_RING, ALGO_RD, ALGO_BINOMIAL, ALGO_DIRECT},
     [OP_BROADCAST] = {ALGO_RING, ALGO_TREE, ALGO_BINOMIAL},
@@ -23,15 +23,36 @@ int coll_algos_for(coll_op op, coll_algo *out, int max)
     return n;
 }
 
-/* Ranks per row of a 2D torus: the divisor of n nearest its square root. */
+/* Ranks per row of a 2D torus: the platform's row, else the divisor of n
+ * nearest its square root. */
 int coll_torus_dim_x(const coll_params *p)
 {
     if (p->dim_x > 0)
         return p->dim_x;
+    if (p->dims[0] > 0 && p->ranks % p->dims[0] == 0)
+        return p->dims[0];
     int a = (int)sqrt((double)p->ranks);
     while (a > 1 && p->ranks % a)
         a--;
     return a < 1 ? 1 : a;
+}
+
+int coll_torus_dims(const coll_params *p, int dims[3])
+{
+    int nd = 0;
+    if (p->algo == ALGO_TORUS)
+        while (nd < 3 && p->dims[nd] > 0) {
+            dims[nd] = p->dims[nd];
+            nd++;
+        }
+    if (nd == 0) {
+        dims[0] = coll_torus_dim_x(p);
+        dims[1] = p->ranks / dims[0];
+        nd = 2;
+    }
+    for (int d = nd; d < 3; d++)
+        dims[d] = 1;
+    return nd;
 }
 
 static int per_node(const coll_params *p)
@@ -68,6 +89,11 @@ int coll_algo_applies(const coll_params *p, const char **why)
     }
     if (p->algo == ALGO_TORUS2D && n % coll_torus_dim_x(p)) {
         *why = "the torus row length does not divide the rank count";
+        return 0;
+    }
+    int dims[3];
+    if (p->algo == ALGO_TORUS && (coll_torus_dims(p, dims), dims[0] * dims[1] * dims[2] != n)) {
+        *why = "the torus grid does not hold the rank count (a torus platform sets the grid)";
         return 0;
     }
     if (p->algo == ALGO_HIER && n % per_node(p)) {
@@ -179,23 +205,70 @@ static int build_dbtree(schedule *s, int n, size_t count, int chunks)
     return 0;
 }
 
-/* Rows then columns (reduce-scatter), columns then rows (allgather); each half
- * of the vector travels one direction so both directions of every link work. */
-static int build_torus2d(schedule *s, int n, size_t count, int a)
+/* Rings as NCCL's channels: c rings, each on its 1/c of the vector, visit the
+ * nodes in turn, each node's ranks in ring j's node_order (entering at its
+ * first rank, leaving at its last), or in rank order starting j g/c ranks
+ * further in, so each ring crosses between nodes at another rank (and NIC).
+ * rs/ag: which halves of an allreduce to build. */
+static int build_channel_rings(schedule *s, const coll_params *pp, size_t count, int rs, int ag)
 {
-    int b = n / a;
+    int n = pp->ranks, g = pp->ranks_per_node > 0 ? pp->ranks_per_node : 1;
+    /* Channels cut the vector in c pieces: right for allreduce, whose result
+     * is the whole vector; reduce-scatter and allgather keep one ring so rank
+     * r's block stays the r-th of the vector. */
+    int c = pp->channels > 0 && rs && ag ? pp->channels : 1;
+    if (g > 16 || n % g)
+        g = 1;
+    if (c > g) /* more rings than a node's ranks would share their node-crossing pairs */
+        c = g;
+    sched_part ps[16];
+    for (int phase = 0; phase < 2; phase++) {
+        if ((phase == 0 && !rs) || (phase == 1 && !ag))
+            continue;
+        for (int j = 0; j < c; j++) {
+            size_t off, len;
+            block_of(0, count, c, j, &off, &len);
+            ps[j] = part(phase ? P_RING_AG : P_RING_RS, 1, n, 0, 1, off, len);
+            ps[j].node_size = g;
+            /* An order given enters a node at its first rank and leaves at its last;
+             * rank order is rotated by j g/c to spread the crossings. */
+            const int *o = pp->node_order[j % 8];
+            int given = o[0] || o[1];
+            ps[j].rot = given ? 0 : j * g / c % g;
+            for (int k = 0; k < g; k++)
+                ps[j].order[k] = given ? o[k] : k;
+        }
+        if (add_stage(s, ps, c, 1))
+            return -1;
+    }
+    return 0;
+}
+
+/* Torus allreduce: one reduce-scatter phase per dimension (0, 1, 2), then
+ * the allgathers back; in each phase the two halves of the vector ring in
+ * opposite directions, so both directions of every link of that dimension
+ * work. Each phase works on the nested block the earlier ones left. */
+static int build_torus(schedule *s, int n, size_t count, const int dims[3], int nd)
+{
+    int act[3], na = 0;
+    for (int d = 0; d < nd; d++)
+        if (dims[d] > 1)
+            act[na++] = d;
     size_t h = count / 2;
-    part_kind kinds[4] = {P_RING_RS, P_RING_RS, P_RING_AG, P_RING_AG};
-    for (int st = 0; st < 4; st++) {
-        int rows = st == 0 || st == 3;
+    for (int phase = 0; phase < 2 * na; phase++) {
+        int t = phase < na ? phase : 2 * na - 1 - phase, d = act[t];
         sched_part ps[2];
         for (int i = 0; i < 2; i++) {
-            ps[i] = rows ? part(kinds[st], b, a, a, 1, i ? h : 0, i ? count - h : h)
-                         : part(kinds[st], a, b, 1, a, i ? h : 0, i ? count - h : h);
-            ps[i].split = !rows;
+            ps[i] = part(phase < na ? P_RING_RS : P_RING_AG, n / dims[d], dims[d], 0, 0, i ? h : 0,
+                         i ? count - h : h);
+            ps[i].tnd = nd;
+            ps[i].tdim = d;
+            memcpy(ps[i].tdims, dims, sizeof ps[i].tdims);
+            ps[i].tnest = t;
+            memcpy(ps[i].torder, act, sizeof ps[i].torder);
             ps[i].dir = i ? -1 : 1;
         }
-        if (ps[0].gsize > 1 && add_stage(s, ps, 2, 1))
+        if (add_stage(s, ps, 2, 1))
             return -1;
     }
     return 0;
@@ -261,8 +334,7 @@ static int build(schedule *s, const coll_params *pp, size_t count)
     case OP_ALLREDUCE:
         switch (pp->algo) {
         case ALGO_RING:
-            return add1(s, part(P_RING_RS, 1, n, 0, 1, 0, count), 1) ||
-                   add1(s, part(P_RING_AG, 1, n, 0, 1, 0, count), 1);
+            return build_channel_rings(s, pp, count, 1, 1);
         case ALGO_RHD:
             return build_recursive(s, n, count, 1);
         case ALGO_RD:
@@ -276,7 +348,10 @@ static int build(schedule *s, const coll_params *pp, size_t count)
         case ALGO_DBTREE:
             return build_dbtree(s, n, count, c);
         case ALGO_TORUS2D:
-            return build_torus2d(s, n, count, coll_torus_dim_x(pp));
+        case ALGO_TORUS: {
+            int dims[3], nd = coll_torus_dims(pp, dims);
+            return build_torus(s, n, count, dims, nd);
+        }
         case ALGO_HIER:
             return build_hier_allreduce(s, n, count, per_node(pp), nics_per_node(pp));
         default:
@@ -286,7 +361,7 @@ static int build(schedule *s, const coll_params *pp, size_t count)
     case OP_REDUCE_SCATTER:
         switch (pp->algo) {
         case ALGO_RING:
-            return add1(s, part(P_RING_RS, 1, n, 0, 1, 0, count), 1);
+            return build_channel_rings(s, pp, count, 1, 0);
         case ALGO_RHD:
             return add1(s, part(P_RH_RS, 1, n, 0, 1, 0, count), 0);
         case ALGO_BINOMIAL:
@@ -298,7 +373,7 @@ static int build(schedule *s, const coll_params *pp, size_t count)
     case OP_ALLGATHER:
         switch (pp->algo) {
         case ALGO_RING:
-            return add1(s, part(P_RING_AG, 1, n, 0, 1, 0, count), 1);
+            return build_channel_rings(s, pp, count, 0, 1);
         case ALGO_RD:
             return add1(s, part(P_RD_AG, 1, n, 0, 1, 0, count), 0);
         case ALGO_BINOMIAL:
@@ -330,8 +405,9 @@ int schedule_build(const coll_params *params, size_t count, double unit_bytes, s
     s->buf_elems = count;
     s->unit_bytes = unit_bytes;
     const char *why = NULL;
-    if (params->algo == ALGO_AUTO)
-        return tt_error_set(err, TT_EINPUT, "resolve 'auto' to an algorithm before building a schedule");
+    if (params->algo == ALGO_AUTO || params->algo == ALGO_NCCL)
+        return tt_error_set(err, TT_EINPUT, "resolve '%s' to an algorithm before building a schedule",
+                            coll_algo_name(params->algo));
     if (!coll_algo_applies(params, &why))
         return tt_error_set(err, TT_EINPUT, "%s with %s on %d ranks: %s", coll_op_name(params->op),
                             coll_algo_name(params->algo), params->ranks, why);

@@ -42,11 +42,18 @@ double coll_closed_form_s(const coll_params *p, double a, double beta, double g)
         case ALGO_DBTREE:
             /* Each tree carries half; a rank's link carries two half-chunks per step. */
             return n % 2 ? tree_steps * (2 * a + 2 * x / beta + x * g) : NAN;
-        case ALGO_TORUS2D: {
-            /* Two opposite rings per dimension, each on half the vector. */
-            double ax = coll_torus_dim_x(p), by = n / ax;
-            return 2 * (ax - 1) * (a + M / (ax * beta)) + (ax - 1) * (M / ax) * g +
-                   2 * (by - 1) * (a + M / (ax * by * beta)) + (by - 1) * (M / (ax * by)) * g;
+        case ALGO_TORUS2D:
+        case ALGO_TORUS: {
+            /* Two opposite rings per dimension, each on half the vector; a
+             * dimension works on what the earlier ones left (M / their sizes). */
+            int dims[3], nd = coll_torus_dims(p, dims);
+            double t = 0, Md = M;
+            for (int d = 0; d < nd; d++) {
+                double k = dims[d];
+                t += 2 * (k - 1) * (a + Md / (k * beta)) + (k - 1) * (Md / k) * g;
+                Md /= k;
+            }
+            return t;
         }
         case ALGO_HIER: {
             /* Binomial reduce / broadcast in the NIC groups of q, rings of k leaders, k inter-node rings. */

@@ -129,10 +129,13 @@ static int apply_step(const schedule *s, const xfer *xs, size_t nx, double *buf,
 
 /* A stage marked identical must move the same bytes (within block rounding)
  * between the same pairs at every step: the fast executor relies on it. */
-static int check_identical(const schedule *s, const coll_flow *a, size_t na, const coll_flow *b, size_t nb)
+static int check_identical(const schedule *s, int parts, const coll_flow *a, size_t na, const coll_flow *b,
+                           size_t nb)
 {
     size_t i = 0, j = 0;
-    double tol = 2.5 * s->unit_bytes; /* a pair of at most 2 elements may come and go with empty blocks */
+    /* a pair of at most 2 elements may come and go with empty blocks, per
+     * part whose flows merge on that pair (parallel channel rings) */
+    double tol = 2.5 * s->unit_bytes * parts;
     while (i < na || j < nb) {
         int c = i == na ? 1
                 : j == nb ? -1
@@ -170,7 +173,8 @@ int schedule_verify(const schedule *s, char *why, size_t why_bytes)
                 continue;
             if (t == 0)
                 nfirst = schedule_merge_flows(s, xs, nx, first);
-            else if (check_identical(s, first, nfirst, cur, schedule_merge_flows(s, xs, nx, cur))) {
+            else if (check_identical(s, s->stages[st].parts, first, nfirst, cur,
+                                     schedule_merge_flows(s, xs, nx, cur))) {
                 snprintf(why, why_bytes, "stage %d is marked identical but step %d moves other bytes than step 0", st, t);
                 goto done;
             }

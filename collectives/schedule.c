@@ -9,8 +9,8 @@ static const char *const OP_NAMES[OP_COUNT] = {
     "allreduce", "reduce_scatter", "allgather", "broadcast", "reduce", "alltoall",
 };
 static const char *const ALGO_NAMES[ALGO_COUNT] = {
-    "auto", "ring", "rhd", "rd", "binomial", "tree", "dbtree", "torus2d", "hier",
-    "direct", "pairwise", "bruck",
+    "auto", "ring", "rhd", "rd", "binomial", "tree", "dbtree", "torus2d", "torus", "hier",
+    "direct", "pairwise", "bruck", "nccl",
 };
 
 const char *coll_op_name(coll_op op)
@@ -150,6 +150,26 @@ size_t part_max_xfers(const sched_part *p)
     }
 }
 
+/* The rank at coordinate i along a torus part's dimension in its group g
+ * (g counts the other dimensions, fastest first); coord receives all three. */
+static int torus_point(const sched_part *p, int g, int i, int *coord, int want)
+{
+    int c[3] = {0, 0, 0}, rank = 0, stride = 1;
+    for (int d = 0; d < p->tnd; d++) {
+        if (d == p->tdim)
+            c[d] = i;
+        else {
+            c[d] = g % p->tdims[d];
+            g /= p->tdims[d];
+        }
+        rank += c[d] * stride;
+        stride *= p->tdims[d];
+    }
+    if (want)
+        memcpy(coord, c, sizeof c);
+    return rank;
+}
+
 /* Rank of in-group index i of group g. With fold, the index counts the
  * survivors of the non-power-of-two fold: the first `fold` pairs keep their
  * even member. */
@@ -157,12 +177,23 @@ static int member(const sched_part *p, int g, int i)
 {
     if (p->fold)
         i = i < p->fold ? 2 * i : i + p->fold;
+    if (p->tnd)
+        return torus_point(p, g, i, NULL, 0);
+    if (p->node_size) /* a channel ring: node by node, each node's ranks in ring order from rot */
+        return i / p->node_size * p->node_size + p->order[(i % p->node_size + p->rot) % p->node_size];
     return g * p->gstride + i * p->istride;
 }
 
 static void group_range(const sched_part *p, int g, size_t *off, size_t *len)
 {
-    if (p->split)
+    if (p->tnd) {
+        int coord[3];
+        torus_point(p, g, 0, coord, 1);
+        *off = p->off;
+        *len = p->len;
+        for (int e = 0; e < p->tnest; e++)
+            block_of(*off, *len, p->tdims[p->torder[e]], coord[p->torder[e]], off, len);
+    } else if (p->split)
         block_of(p->off, p->len, p->groups, g, off, len);
     else {
         *off = p->off;
@@ -206,6 +237,8 @@ static size_t gen_group(const sched_part *p, int g, int t, xfer *out, size_t n)
          * AG: member i starts owning block i and forwards block i - d t. */
         for (int i = 0; i < k; i++) {
             int blk = p->kind == P_RING_RS ? mod(i - p->dir * (t + 1), k) : mod(i - p->dir * t, k);
+            if (p->node_size) /* a channel ring: a rank ends owning its own block, wherever it sits */
+                blk = member(p, g, blk);
             block_of(off, len, k, blk, &bo, &bl);
             n = emit(out, n, member(p, g, i), member(p, g, mod(i + p->dir, k)), bo, bo, bl,
                      p->kind == P_RING_RS ? XFER_REDUCE : XFER_COPY);

@@ -33,11 +33,13 @@ typedef enum {
     ALGO_BINOMIAL, /* binomial tree */
     ALGO_TREE,     /* pipelined binary tree */
     ALGO_DBTREE,   /* double binary tree (NCCL) */
-    ALGO_TORUS2D,  /* per-dimension bidirectional rings */
+    ALGO_TORUS2D,  /* per-dimension bidirectional rings on a 2-D grid */
+    ALGO_TORUS,    /* the same on the platform's N-D grid (params.dims) */
     ALGO_HIER,     /* intra-node / inter-node / intra-node */
     ALGO_DIRECT,   /* everyone sends to everyone in one step */
     ALGO_PAIRWISE, /* alltoall: n-1 shifted exchanges */
     ALGO_BRUCK,    /* alltoall: log2 n steps of aggregated blocks */
+    ALGO_NCCL,     /* what NCCL's tuner picks on the platform (collectives/nccl.h), run as one of the above */
     ALGO_COUNT
 } coll_algo;
 
@@ -58,7 +60,12 @@ typedef struct coll_params {
     double chunk_bytes;  /* pipelining unit for tree/chain/dbtree, loop slice for ring; 0 = none */
     int ranks_per_node;  /* hier: ranks per node (0 = 1) */
     int nics_per_node;   /* hier allreduce: parallel inter-node rings per node (0 = ranks_per_node) */
-    int dim_x;           /* torus2d: ranks per row (0 = the factor nearest sqrt(ranks)) */
+    int dim_x;           /* torus2d: ranks per row (0 = dims[0], else the factor nearest sqrt(ranks)) */
+    int dims[3];         /* torus: the grid, dims[0] fastest in rank order (0 = torus2d's) */
+    int channels;        /* ring allreduce: parallel rings (NCCL's channels),
+                            each on 1/channels of the vector and entering every node at another of its
+                            ranks, so each leaves by another NIC (0 = 1) */
+    int node_order[8][16]; /* ring: channel j's order of a node's ranks (all 0 = rank order; j >= 8 reuse j % 8) */
 } coll_params;
 
 typedef struct sched_part sched_part;
@@ -119,6 +126,8 @@ int coll_algo_applies(const coll_params *params, const char **why);
 int coll_chunks(const coll_params *params, size_t count);
 /* torus2d: ranks per row. */
 int coll_torus_dim_x(const coll_params *params);
+/* The grid a torus algorithm runs on (dims[0] fastest): returns its dimensions. */
+int coll_torus_dims(const coll_params *params, int dims[3]);
 
 /* nccl-tests' bus bandwidth factor: busbw = algbw * factor. */
 double coll_busbw_factor(coll_op op, int ranks);

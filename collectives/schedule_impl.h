@@ -17,7 +17,10 @@ typedef enum {
 
 /* Index i of group g is rank g*gstride + i*istride. Group g works on
  * [off, off+len) of each member's buffer, or on its g-th of `groups` blocks
- * when split. */
+ * when split. Torus rings (tnd > 0) instead: group g counts the grid points
+ * of the other dimensions, index i the coordinate along tdim, and the group
+ * works on the nested block its coordinates in the dimensions torder[0..tnest)
+ * select (what the earlier reduce-scatter phases left it). */
 struct sched_part {
     part_kind kind;
     int groups, gsize, gstride, istride;
@@ -29,6 +32,10 @@ struct sched_part {
     int arity;      /* trees: children per node (1 = chain) */
     int mirror;     /* trees: positions counted from the last index (NCCL's second tree) */
     int chunks;     /* trees: pipeline chunks */
+    int tnd, tdim, tdims[3]; /* torus rings: the grid (tdims[0] fastest), the dimension the rings run along */
+    int tnest, torder[3];    /* torus rings: the dimensions reduced before this one, in order */
+    int node_size, rot;      /* channel rings: ranks per node and this ring's rotation inside each node */
+    int order[16];           /* channel rings: a node's ranks in ring order */
     size_t block;   /* alltoall: elements per peer */
     int per_node;   /* alltoall hier: ranks per node */
 };

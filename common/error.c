@@ -1,5 +1,7 @@
 #include "common/error.h"
 
+#include "config.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,3 +31,21 @@ int tt_error_prefix(tt_error *err, const char *fmt, ...)
     snprintf(err->msg, sizeof err->msg, "%s%s", prefix, old);
     return err->code;
 }
+
+#ifdef TT_SANITIZERS
+/* --enable-sanitizers: a sanitizer report exits TT_SANITIZER_EXIT, not the
+ * sanitizers' default 1, which means "an expectation failed" here. This file
+ * is linked into every program, so the runtimes find these definitions. */
+#define TT_STR2(x) #x
+#define TT_STR(x) TT_STR2(x)
+const char *__asan_default_options(void);
+const char *__ubsan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "exitcode=" TT_STR(TT_SANITIZER_EXIT);
+}
+const char *__ubsan_default_options(void)
+{
+    return "exitcode=" TT_STR(TT_SANITIZER_EXIT) ":print_stacktrace=1";
+}
+#endif

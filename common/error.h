@@ -7,6 +7,9 @@
 
 enum { TT_OK = 0, TT_EFAIL = 1, TT_EINPUT = 2, TT_EINTERNAL = 3 };
 
+/* Exit status of a sanitizer report in a --enable-sanitizers build (HACKING.md). */
+#define TT_SANITIZER_EXIT 86
+
 #define TT_ERROR_MSG_BYTES 2048
 
 typedef struct tt_error {

@@ -10,12 +10,44 @@
 
 int jx_load_file(const char *path, json_t **out, tt_error *err)
 {
-    json_error_t je;
+    *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         return tt_error_set(err, TT_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    *out = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    /* Whole file in memory: lets an empty file, a directory and a byte-order
+     * mark get their own message instead of Jansson's "near end of file". */
+    size_t have = 0, cap = 1u << 16;
+    char *text = malloc(cap);
+    int read_errno = 0;
+    while (text) {
+        have += fread(text + have, 1, cap - have, f);
+        if (have < cap) {
+            read_errno = ferror(f) ? errno : 0;
+            break;
+        }
+        char *grown = realloc(text, cap *= 2);
+        if (!grown)
+            free(text);
+        text = grown;
+    }
     fclose(f);
+    if (!text)
+        return tt_error_set(err, TT_EINTERNAL, "%s: out of memory reading the file", path);
+    int rc = TT_OK;
+    if (read_errno)
+        rc = tt_error_set(err, TT_EINPUT, "%s: cannot read: %s; expected a JSON file", path,
+                          strerror(read_errno));
+    else if (have == 0)
+        rc = tt_error_set(err, TT_EINPUT, "%s: the file is empty; expected a JSON document", path);
+    if (rc) {
+        free(text);
+        return rc;
+    }
+    /* RFC 8259 section 8.1: a parser may ignore a UTF-8 byte-order mark */
+    size_t skip = have >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    json_error_t je;
+    *out = json_loadb(text + skip, have - skip, JSON_REJECT_DUPLICATES, &je);
+    free(text);
     if (!*out)
         return tt_error_set(err, TT_EINPUT,
                             "%s:%d:%d: invalid JSON: %s; fix the syntax at that position",

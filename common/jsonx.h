@@ -18,7 +18,8 @@ typedef struct jx_obj {
     tt_error *err;
 } jx_obj;
 
-/* Loads a file; a syntax error reports file:line:column and Jansson's reason. */
+/* Loads a file; a syntax error reports file:line:column and Jansson's reason,
+ * an empty or unreadable file (a directory) says so; a UTF-8 BOM is skipped. */
 int jx_load_file(const char *path, json_t **out, tt_error *err);
 
 /* Makes a cursor on the root, which must be an object. */

@@ -10,3 +10,4 @@ libcommon_a_SOURCES += common/outfile.c common/outfile.h
 libcommon_a_SOURCES += common/vocab.c common/vocab.h
 libcommon_a_SOURCES += common/parallel.c common/parallel.h
 libcommon_a_SOURCES += common/fdio.c common/fdio.h
+libcommon_a_SOURCES += common/scratch.c common/scratch.h

@@ -55,6 +55,11 @@ int units_parse_amount(const char *text, const char *const *unit_words,
             return -1;
         }
     }
+    /* "1e308K" overflows to inf, and past UNITS_MAX no modelled quantity is meant */
+    if (!(v * mult <= UNITS_MAX)) {
+        *why = "too large (at most 1e30)";
+        return -1;
+    }
     *out = v * mult;
     return 0;
 }
@@ -75,6 +80,10 @@ int units_parse_seconds(const char *text, double *out_s, const char **why)
     static const struct { const char *suffix; double mult; } S[] = {
         {"", 1}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9},
     };
+    if (v > UNITS_MAX) {
+        *why = "too large (at most 1e30 seconds)";
+        return -1;
+    }
     for (size_t i = 0; i < sizeof S / sizeof S[0]; i++)
         if (strcmp(end, S[i].suffix) == 0) {
             *out_s = v * S[i].mult;

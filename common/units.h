@@ -2,9 +2,13 @@
 #ifndef TT_UNITS_H
 #define TT_UNITS_H
 
+/* The largest amount accepted: beyond any bytes, rate or FLOPs a platform or a
+ * sweep names, and far from overflowing the products computed from it. */
+#define UNITS_MAX 1e30
+
 /* Parses a non-negative amount with an optional K/M/G/T (powers of 10) or
  * Ki/Mi/Gi/Ti (powers of 2) suffix, optionally followed by a unit word the
- * caller allows ("B", "Bps", "FLOPS"...; NULL allows none). Returns 0 on
+ * caller allows ("B", "Bps", "FLOPS"...; NULL allows none), at most UNITS_MAX. Returns 0 on
  * success, -1 with *why set to a static explanation otherwise. */
 int units_parse_amount(const char *text, const char *const *unit_words,
                        double *out, const char **why);

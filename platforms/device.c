@@ -78,9 +78,10 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
 {
     static const char *keys[] = {"kind", "description", "purchase", "peak_flops", "mem_bytes", "mem_Bps",
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "bandwidth_Bps",
-                                 "efficiency", "mem_efficiency", "derivation", "sources", "assumptions", NULL};
+                                 "efficiency", "mem_efficiency", "derivation", "sources", "assumptions",
+                                 "compute_capability", "switch_reduction", "vendor", NULL};
     int rc, kind = 0;
-    const char *desc = "";
+    const char *desc = "", *vendor = "";
     long cores = 0;
     jx_obj pk;
     memset(dev, 0, sizeof *dev);
@@ -111,9 +112,13 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_int(d, "cores", dev->kind == DEVICE_CPU, 1, 4096, &cores)) ||
         (rc = jx_rate(d, "bandwidth_Bps", dev->kind == DEVICE_NIC, 1e3, 1e15, &dev->bandwidth_Bps)) ||
         (rc = jx_number(d, "mem_efficiency", 0, 1e-3, 1, &dev->mem_efficiency)) ||
+        (rc = jx_number(d, "compute_capability", 0, 1, 20, &dev->compute_capability)) ||
+        (rc = jx_bool(d, "switch_reduction", 0, &dev->switch_reduction)) ||
+        (rc = jx_string(d, "vendor", 0, &vendor)) ||
         (rc = load_efficiency(d, dev)) || (rc = load_purchase(d, dev)))
         return rc;
     dev->cores = (int)cores;
+    snprintf(dev->vendor, sizeof dev->vendor, "%s", vendor);
     return TT_OK;
 }
 

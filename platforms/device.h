@@ -28,6 +28,9 @@ typedef struct device_info {
      * bound; mem_efficiency is the fraction of mem_Bps when memory bound. */
     double efficiency[DTYPE_COUNT][OPCLASS_COUNT];
     double mem_efficiency;
+    double compute_capability; /* NVIDIA GPUs (7.0 = Volta): NCCL's tuning by generation; 0 = not a CUDA GPU */
+    int switch_reduction;      /* switches: reduce in the switch (NVLink SHARP, NVSwitch gen3) */
+    char vendor[16];           /* CPUs: "amd", "intel" (NCCL's network overhead differs) */
     /* Buying and powering it (the "purchase" block; 0 = not given). An
      * accelerator's draw is tdp_w busy, idle_w waiting; another device draws
      * power_w while the cluster runs. A NIC (or an accelerator on the fabric

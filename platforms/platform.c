@@ -71,6 +71,7 @@ int plat_add_comp(platform *p, const char *name, const device_info *dev, tt_erro
     p->comp = grown;
     snprintf(p->comp[p->ncomp].name, sizeof p->comp[p->ncomp].name, "%s", name);
     p->comp[p->ncomp].dev = dev;
+    p->comp[p->ncomp].planes = 1;
     p->ncomp++;
     return TT_OK;
 }
@@ -79,7 +80,8 @@ int plat_add_link(platform *p, int a, int b, double bw_Bps, double latency_s, in
                   const char *cls, tt_error *err)
 {
     if (a == b)
-        return tt_error_set(err, TT_EINPUT, "a link from \"%s\" to itself", p->comp[a].name);
+        return tt_error_set(err, TT_EINPUT, "a link from \"%s\" to itself; a link joins two different components",
+                            p->comp[a].name);
     plink *grown = realloc(p->link, sizeof *grown * (size_t)(p->nlink + 1));
     if (!grown)
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
@@ -182,25 +184,85 @@ static void choose_exits(platform *p)
     }
 }
 
-/* Near-balanced torus shape of total chips: dims[0] >= dims[1] >= dims[2]. */
-static void torus_shape(int total, int ndims, int *dims)
+/* Whether a slice may be n chips long in one dimension: at most unit, or a
+ * whole number of units (TPU v4 slices are built of 4 x 4 x 4 cubes). */
+static int slice_size_ok(int n, int unit)
 {
-    int rest = total;
-    for (int d = 0; d < ndims - 1; d++) {
-        double root = pow(rest, 1.0 / (ndims - d));
-        int x = 1;
-        for (int k = 1; k <= rest; k++)
-            if (rest % k == 0 && k <= root + 1e-9)
-                x = k;
-        dims[ndims - 1 - d] = x;
-        rest /= x;
+    return unit <= 1 || n <= unit || n % unit == 0;
+}
+
+/* The most cube-like torus of total chips (smallest largest side, then
+ * smallest sum), dims[0] >= dims[1] >= dims[2]; -1 if none fits the unit. */
+static int torus_shape(int total, int ndims, int unit, int *dims)
+{
+    int best[3] = {0, 0, 0}, found = 0;
+    for (int a = 1; a <= total; a++) {
+        if (total % a || !slice_size_ok(a, unit))
+            continue;
+        int rest = total / a;
+        for (int b = ndims > 1 ? 1 : rest; b <= rest; b++) {
+            if (rest % b || !slice_size_ok(b, unit) || (ndims == 2 && b != rest) || (ndims == 1 && b != 1))
+                continue;
+            int c = ndims == 3 ? rest / b : 1;
+            int x[3] = {a, b, c};
+            if (ndims < 3 && c != 1)
+                continue;
+            if (!slice_size_ok(c, unit) || a < b || b < c)
+                continue;
+            if (!found || a < best[0] || (a == best[0] && a + b + c < best[0] + best[1] + best[2])) {
+                memcpy(best, x, sizeof best);
+                found = 1;
+            }
+        }
     }
-    dims[0] = rest;
+    if (!found)
+        return -1;
+    for (int d = 0; d < ndims; d++)
+        dims[d] = best[d];
+    return 0;
+}
+
+/* Chooses the grid of a torus slice of `members` chips: the one asked for,
+ * the pod itself, a published slice shape, or the most cube-like. */
+static int torus_slice(platform *p, int members, const char *where, tt_error *err)
+{
+    int total = 1;
+    for (int d = 0; d < p->ndims; d++)
+        total *= p->dims[d];
+    if (p->shape_forced) {
+        if (total != members)
+            return tt_error_set(err, TT_EINPUT, "%s: the torus shape has %d chips but the slice has %d (nodes x "
+                                "accelerators per node): make the shape's product %d", where, total, members, members);
+        return TT_OK;
+    }
+    if (total == members)
+        return TT_OK;
+    if (p->pod_chips && members > p->pod_chips)
+        return tt_error_set(err, TT_EINPUT, "%s: %d chips asked for, but the pod has %d; multi-pod layouts are not "
+                            "modelled: use at most --nodes %d", where, members, p->pod_chips, p->pod_chips / p->nacc);
+    for (int k = 0; k < p->nslices; k++) {
+        int n = 1;
+        for (int d = 0; d < p->ndims; d++)
+            n *= p->slices[k][d];
+        if (n == members) {
+            memcpy(p->dims, p->slices[k], sizeof p->dims);
+            return TT_OK;
+        }
+    }
+    if (torus_shape(members, p->ndims, p->slice_unit, p->dims))
+        return tt_error_set(err, TT_EINPUT, "%s: no slice of %d chips: each side must be at most %d or a multiple of "
+                            "%d; pick another --nodes", where, members, p->slice_unit, p->slice_unit);
+    return TT_OK;
 }
 
 static int fattree_shape(platform *p, int members, tt_error *err)
 {
     int k = p->down[0] > 0 ? p->down[0] : 16;
+    /* checked even when one leaf suffices: the file is wrong at any size */
+    if (p->oversubscription < 1 || k % p->oversubscription != 0)
+        return tt_error_set(err, TT_EINPUT, "$.fabric.oversubscription: %d must divide the %d "
+                            "nodes per leaf ($.fabric.nodes_per_leaf); use a divisor such as 1 or 2",
+                            p->oversubscription, k);
     if (members <= k) {
         p->levels = 1;
         p->down[0] = members;
@@ -221,9 +283,6 @@ static int fattree_shape(platform *p, int members, tt_error *err)
     p->up[0] = 1;
     for (int l = 1; l < p->levels; l++)
         p->up[l] = p->down[l - 1];
-    if (p->oversubscription < 1 || k % p->oversubscription != 0)
-        return tt_error_set(err, TT_EINPUT, "oversubscription %d must divide the %d nodes per leaf",
-                            p->oversubscription, k);
     p->up[1] = k / p->oversubscription;
     return TT_OK;
 }
@@ -297,16 +356,69 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
                                         where, p->comp[a].name, p->comp[b].name);
     int members = p->flat ? p->nodes * p->nacc : p->nodes;
     if (p->fabric == FABRIC_TORUS) {
-        int total = 1;
-        for (int d = 0; d < p->ndims; d++)
-            total *= p->dims[d];
-        if (total != members)
-            torus_shape(members, p->ndims, p->dims);
+        int rc = torus_slice(p, members, where, err);
+        if (rc)
+            return rc;
     } else if (p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) {
         int rc = fattree_shape(p, members, err);
         if (rc)
             return tt_error_prefix(err, "%s: ", where);
     }
+    return TT_OK;
+}
+
+int platform_torus_dims(const platform *p, int dims[3])
+{
+    int nd = p->fabric == FABRIC_TORUS ? p->ndims : 0;
+    for (int d = 0; d < 3; d++)
+        dims[d] = d < nd ? p->dims[d] : 1;
+    return nd;
+}
+
+int platform_fattree_shape(const platform *p, int *nodes_per_leaf, int *levels, int *oversubscription)
+{
+    if (p->fabric != FABRIC_FATTREE && p->fabric != FABRIC_RAIL)
+        return 0;
+    *nodes_per_leaf = p->down[0];
+    *levels = p->levels;
+    *oversubscription = p->oversubscription;
+    return 1;
+}
+
+int platform_shape_parse(const char *text, int shape[3], tt_error *err)
+{
+    int n = 0;
+    const char *c = text;
+    memset(shape, 0, 3 * sizeof *shape);
+    while (*c) {
+        char *end;
+        long v = strtol(c, &end, 10);
+        if (end == c || v < 1 || v > 4096 || n == 3 || (*end && (*end != 'x' || !end[1])))
+            return tt_error_set(err, TT_EINPUT, "torus shape \"%s\": expected 2 or 3 sizes of 1..4096 joined by "
+                                "'x' (\"16x32\", \"8x8x12\"), fastest-varying first", text);
+        shape[n++] = (int)v;
+        c = *end ? end + 1 : end;
+    }
+    if (n < 1)
+        return tt_error_set(err, TT_EINPUT, "torus shape \"\": expected sizes joined by 'x' (\"16x32\")");
+    return TT_OK;
+}
+
+int plat_apply_shape(platform *p, const int shape[3], const char *where, tt_error *err)
+{
+    int n = 0;
+    while (n < 3 && shape[n] > 0)
+        n++;
+    if (n == 0)
+        return TT_OK;
+    if (p->fabric != FABRIC_TORUS)
+        return tt_error_set(err, TT_EINPUT, "%s: a torus shape was given but the fabric is %s, not a torus", where,
+                            platform_fabric_name(p));
+    if (n != p->ndims)
+        return tt_error_set(err, TT_EINPUT, "%s: the torus shape has %d sizes but the fabric is %d-dimensional", where,
+                            n, p->ndims);
+    memcpy(p->dims, shape, sizeof p->dims);
+    p->shape_forced = 1;
     return TT_OK;
 }
 
@@ -457,6 +569,100 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
     }
     *bw_Bps = bw;
     return hops;
+}
+
+int platform_rank_links(const platform *p, int a, int b, const char **cls)
+{
+    *cls = NULL;
+    if (p->flat || p->user_xml || a == b || a / p->nacc != b / p->nacc)
+        return 0;
+    int n = p->ncomp, ca = p->acc[a % p->nacc], v = p->acc[b % p->nacc], k = -1;
+    while (v >= 0 && v != ca) { /* back along a's routing tree to its first link */
+        k = p->nvia[(size_t)ca * n + v];
+        v = p->nnext[(size_t)ca * n + v];
+    }
+    if (v != ca || k < 0)
+        return 0;
+    *cls = p->link[k].cls;
+    return p->link[k].count;
+}
+
+/* Depth-first search for a cycle through the g ranks over direct links with
+ * a free unit in the direction used (cap[a][b]), widest links first. */
+static int ring_extend(int g, int cap[16][16], int *order, int len, int *used, unsigned last_ok)
+{
+    int a = order[len - 1];
+    if (len == g)
+        return cap[a][order[0]] > 0 && (last_ok >> a & 1);
+    for (int want = 8; want >= 1; want--) /* widest first: doubled NVLinks before single */
+        for (int r = 0; r < g; r++)
+            if (!used[r] && cap[a][r] == want) {
+                used[r] = 1;
+                order[len] = r;
+                if (ring_extend(g, cap, order, len + 1, used, last_ok))
+                    return 1;
+                used[r] = 0;
+            }
+    return 0;
+}
+
+int platform_ring_orders(const platform *p, int c, int orders[][16])
+{
+    int g = platform_ranks_per_node(p), cap[16][16];
+    if (g > 16)
+        g = 16;
+    for (int a = 0; a < g; a++)
+        for (int b = 0; b < g; b++) {
+            const char *cls;
+            int n = a != b && !p->flat && platform_hops(p, a, b) == 1 ? platform_rank_links(p, a, b, &cls) : 0;
+            cap[a][b] = n > 8 ? 8 : n;
+        }
+    /* The node's NICs, in order of first use: channel j runs between NIC j's
+     * ranks (enters at one, leaves at another), as NCCL opens a channel per NIC. */
+    const char *nic[16];
+    int nnic = 0;
+    for (int r = 0; r < g; r++) {
+        const char *x = platform_rank_exit(p, r);
+        int seen = !x;
+        for (int k = 0; k < nnic && !seen; k++)
+            seen = strcmp(nic[k], x) == 0;
+        if (!seen)
+            nic[nnic++] = x;
+    }
+    int rings = 0;
+    for (int j = 0; j < c && j < 8; j++) {
+        int used[16] = {0}, *o = orders[j], found = 0;
+        unsigned mine = 0;
+        for (int r = 0; r < g && nnic; r++)
+            if (strcmp(platform_rank_exit(p, r), nic[j % nnic]) == 0)
+                mine |= 1u << r;
+        /* from a rank of NIC j back to one (when there are NICs), else any ring */
+        for (int start = 0; start < g && !found && g >= 3; start++) {
+            if (nnic && !(mine >> start & 1))
+                continue;
+            memset(used, 0, sizeof used);
+            used[start] = 1;
+            o[0] = start;
+            found = ring_extend(g, cap, o, 1, used, nnic ? mine & ~(1u << start) : ~0u);
+        }
+        if (!found && g >= 3) {
+            memset(used, 0, sizeof used);
+            used[0] = 1;
+            o[0] = 0;
+            found = ring_extend(g, cap, o, 1, used, ~0u);
+        }
+        if (found) {
+            for (int k = 0; k < g; k++)
+                cap[o[k]][o[(k + 1) % g]]--;
+            rings++;
+        } else if (j > 0) {
+            memcpy(o, orders[j - 1], sizeof orders[j]);
+        } else {
+            for (int k = 0; k < g; k++)
+                o[k] = k;
+        }
+    }
+    return rings;
 }
 
 int platform_hops(const platform *p, int a, int b)
@@ -697,13 +903,13 @@ void platform_summarize(const platform *p, platform_summary *s)
             i++;
         if (i < (int)(sizeof s->devices / sizeof s->devices[0])) {
             s->devices[i].dev = p->comp[c].dev;
-            s->devices[i].count += p->nodes;
+            s->devices[i].count += (long)p->comp[c].planes * p->nodes;
             if (i == s->n_devices)
                 s->n_devices++;
         }
         s->cpu_sockets += (k == DEVICE_CPU) * p->nodes;
         s->nics += (k == DEVICE_NIC) * p->nodes;
-        s->switches += (k == DEVICE_SWITCH) * p->nodes;
+        s->switches += (k == DEVICE_SWITCH) * p->comp[c].planes * p->nodes;
     }
     for (int k = 0; k < p->nlink; k++)
         add_class(s, p->link[k].cls, p->link[k].bw_Bps, (long)p->link[k].count * p->nodes);

@@ -27,7 +27,11 @@ typedef struct platform_options {
     const json_t *fabric;     /* fields merged over the file's "fabric" (a scenario's platform.fabric) */
     const json_t *devices;    /* definitions by name; a partial one is merged over the device it names */
     const char *overlay_file; /* where fabric and devices come from, for messages */
+    int shape[3];             /* torus grid of the slice, shape[0] fastest (0: published or most square) */
 } platform_options;
+
+/* Parses a torus grid "16x32" or "8x8x12" into shape (unused sizes 0). */
+int platform_shape_parse(const char *text, int shape[3], tt_error *err);
 
 /* A built-in name (platform_list), a generic name (star, ring, torus2d,
  * torus3d, fattree) or a path to a platform JSON file. opt may be NULL. */
@@ -57,10 +61,30 @@ const device_info *platform_device(const platform *p, int rank);
 /* Route from rank a to rank b: summed latency, bottleneck bandwidth (per
  * direction, bundles counted as their sum); returns the physical links crossed. */
 int platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps);
+/* A torus's grid (dims[0] varies fastest in rank order): returns its
+ * dimensions (0 for other fabrics) and fills dims[0..2] (unused 1). */
+int platform_torus_dims(const platform *p, int dims[3]);
+/* A fat tree's shape (rails included): nodes per leaf, levels and the leaf's
+ * oversubscription (down:up); returns 0 for other fabrics. */
+int platform_fattree_shape(const platform *p, int *nodes_per_leaf, int *levels, int *oversubscription);
 int platform_hops(const platform *p, int a, int b);
+/* The first link from rank a toward rank b of the same node: its link units
+ * (an NVLink bundle counts its links) and class ("nvlink3"); 0 and NULL for
+ * ranks of different nodes and flat platforms. NCCL runs a channel per link. */
+int platform_rank_links(const platform *p, int a, int b, const char **cls);
 /* The component through which rank leaves its node ("nic3"), NULL if the
  * platform has no node fabric; rail-optimised fabrics give GPU i NIC i. */
 const char *platform_rank_exit(const platform *p, int rank);
+
+/* NCCL's intra-node rings: for each of c channels an order of a node's
+ * ranks whose consecutive ranks (and last to first) are joined by a direct
+ * link, each ring taking a link unit of each direction it uses, so channels
+ * spread over all the links (DGX-1's hybrid cube mesh holds 6 such rings);
+ * when no such ring is left, the previous one again, and rank order where
+ * there is none (a switch). Fills orders[j][0 .. ranks_per_node) for j < c
+ * (c <= 8, ranks_per_node <= 16); returns how many rings use links of their
+ * own (0 behind a switch). */
+int platform_ring_orders(const platform *p, int c, int orders[][16]);
 
 /* Summary for `ttasim platform show`. */
 typedef struct platform_link_class {

@@ -14,6 +14,7 @@
 typedef struct pcomp {
     char name[32];
     const device_info *dev;
+    int planes; /* switches merged into this crossbar (1: a lone device) */
 } pcomp;
 
 /* A full-duplex link of the node template: bw_Bps per direction per link,
@@ -54,6 +55,10 @@ struct platform {
     int fab_bw_forced;            /* --link-bw: NIC uplinks run at fab_bw_Bps too */
     double port_bw_Bps;           /* a node's aggregate uplink: fabric links carry this */
     int ndims, dims[3];           /* torus: dims[0] varies fastest (SimGrid's order) */
+    int pod_chips;                /* a pod file's torus: the chips it has (0: any size) */
+    int nslices, slices[16][3];   /* published slice shapes of a pod */
+    int slice_unit;               /* slice sizes per dimension: <= unit or a multiple (TPU v4: 4) */
+    int shape_forced;             /* dims come from platform_options.shape */
     int levels, down[PLAT_MAX_LEVELS], up[PLAT_MAX_LEVELS]; /* fat tree (SimGrid's PGFT) */
     int oversubscription;
     int flat; /* written as one SimGrid cluster of accelerators */
@@ -77,6 +82,9 @@ void plat_assume(platform *p, const char *name, const char *value, const char *w
 /* Computes ranks, attachments, routes and fabric shape after components, links
  * and the fabric fields are set; attach = the component group leaving the node. */
 int plat_finish(platform *p, const char *attach_group, const char *where, tt_error *err);
+
+/* Sets a torus's grid from platform_options.shape (no sizes: keeps it). */
+int plat_apply_shape(platform *p, const int shape[3], const char *where, tt_error *err);
 
 /* Fabric distance between nodes (or flat ranks) in fabric links. */
 int plat_fabric_hops(const platform *p, int x, int y);

@@ -60,40 +60,11 @@ static int no_component(const jx_obj *l, const platform *p, const char *key, con
                         l->file, l->path, key, name, list);
 }
 
-/* mesh: the pattern replacing the accelerator mesh (-1: keep the file's);
- * *had_mesh is set when the link is a mesh pattern. */
-static int load_link(platform *p, const jx_obj *l, int mesh, int *had_mesh)
+/* Adds the links of one pattern between the members ga[0..na) and gb[0..nb). */
+static int add_pattern(platform *p, int pat, const int *ga, int na, const int *gb, int nb, double bw,
+                       double lat, int c, const char *cls, tt_error *err)
 {
-    static const char *keys[] = {"a", "b", "pattern", "bandwidth_Bps", "latency_s", "count", "class", NULL};
-    const char *a = NULL, *b = NULL, *cls = "link";
-    double bw = 0, lat = 0;
-    long count = 1;
-    int pat = PAT_ALL, rc;
-    if ((rc = jx_check_keys(l, keys)) || (rc = jx_string(l, "a", 1, &a)) || (rc = jx_string(l, "b", 0, &b)) ||
-        (rc = jx_enum(l, "pattern", 0, PATTERNS, &pat)) ||
-        (rc = jx_rate(l, "bandwidth_Bps", 1, 1e3, 1e15, &bw)) ||
-        (rc = jx_seconds(l, "latency_s", 1, 0, 1, &lat)) || (rc = jx_int(l, "count", 0, 1, 64, &count)) ||
-        (rc = jx_string(l, "class", 0, &cls)))
-        return rc;
-    int ga[256], gb[256], na = group_members(p, a, ga), nb = b ? group_members(p, b, gb) : 0;
-    if (na == 0)
-        return no_component(l, p, "a", a);
-    if (b && nb == 0)
-        return no_component(l, p, "b", b);
-    int is_mesh = pat == PAT_FC || pat == PAT_HCM || pat == PAT_HCM4;
-    *had_mesh |= is_mesh;
-    if (is_mesh && mesh >= 0 && p->comp[ga[0]].dev->kind == DEVICE_ACCELERATOR)
-        pat = mesh;
-    if (pat >= PAT_FC && b)
-        return tt_error_set(l->err, TT_EINPUT, "%s: %s: pattern \"%s\" links the members of \"a\" among themselves: remove \"b\"",
-                            l->file, l->path, PATTERNS[pat]);
-    if (pat < PAT_FC && !b)
-        return tt_error_set(l->err, TT_EINPUT, "%s: %s: missing required key \"b\" (the other end of the link)", l->file, l->path);
-    if ((pat == PAT_HCM || pat == PAT_HCM4 || pat == PAT_CUBE) && na != 8)
-        return tt_error_set(l->err, TT_EINPUT, "%s: %s: pattern \"%s\" needs 8 members in \"%s\", found %d",
-                            l->file, l->path, PATTERNS[pat], a, na);
-    tt_error *err = l->err;
-    int c = (int)count;
+    int rc;
     switch (pat) {
     case PAT_ALL:
         for (int i = 0; i < na; i++)
@@ -134,6 +105,43 @@ static int load_link(platform *p, const jx_obj *l, int mesh, int *had_mesh)
     }
 }
 
+/* mesh: the pattern replacing the accelerator mesh (-1: keep the file's);
+ * *had_mesh is set when the link is a mesh pattern. */
+static int load_link(platform *p, const jx_obj *l, int mesh, int *had_mesh)
+{
+    static const char *keys[] = {"a", "b", "pattern", "bandwidth_Bps", "latency_s", "count", "class", NULL};
+    const char *a = NULL, *b = NULL, *cls = "link";
+    double bw = 0, lat = 0;
+    long count = 1;
+    int pat = PAT_ALL, rc;
+    if ((rc = jx_check_keys(l, keys)) || (rc = jx_string(l, "a", 1, &a)) || (rc = jx_string(l, "b", 0, &b)) ||
+        (rc = jx_enum(l, "pattern", 0, PATTERNS, &pat)) ||
+        (rc = jx_rate(l, "bandwidth_Bps", 1, 1e3, 1e15, &bw)) ||
+        (rc = jx_seconds(l, "latency_s", 1, 0, 1, &lat)) || (rc = jx_int(l, "count", 0, 1, 64, &count)) ||
+        (rc = jx_string(l, "class", 0, &cls)))
+        return rc;
+    int ga[256], gb[256], na = group_members(p, a, ga), nb = b ? group_members(p, b, gb) : 0;
+    if (na == 0)
+        return no_component(l, p, "a", a);
+    if (b && nb == 0)
+        return no_component(l, p, "b", b);
+    int is_mesh = pat == PAT_FC || pat == PAT_HCM || pat == PAT_HCM4;
+    *had_mesh |= is_mesh;
+    if (is_mesh && mesh >= 0 && p->comp[ga[0]].dev->kind == DEVICE_ACCELERATOR)
+        pat = mesh;
+    if (pat >= PAT_FC && b)
+        return tt_error_set(l->err, TT_EINPUT, "%s: %s: pattern \"%s\" links the members of \"a\" among themselves: remove \"b\"",
+                            l->file, l->path, PATTERNS[pat]);
+    if (pat < PAT_FC && !b)
+        return tt_error_set(l->err, TT_EINPUT, "%s: %s: missing required key \"b\" (the other end of the link)", l->file, l->path);
+    if ((pat == PAT_HCM || pat == PAT_HCM4 || pat == PAT_CUBE) && na != 8)
+        return tt_error_set(l->err, TT_EINPUT, "%s: %s: pattern \"%s\" needs 8 members in \"%s\", found %d",
+                            l->file, l->path, PATTERNS[pat], a, na);
+    if ((rc = add_pattern(p, pat, ga, na, gb, nb, bw, lat, (int)count, cls, l->err)))
+        return tt_error_prefix(l->err, "%s: %s: ", l->file, l->path);
+    return TT_OK;
+}
+
 static int unknown_device(const jx_obj *o, const platform *p, const char *name)
 {
     const char **names = calloc((size_t)p->devices.n + 1, sizeof *names);
@@ -150,7 +158,7 @@ static int unknown_device(const jx_obj *o, const platform *p, const char *name)
 static int load_node(platform *p, const jx_obj *root, const platform_options *opt)
 {
     static const char *keys[] = {"components", "links", NULL};
-    static const char *ckeys[] = {"name", "device", "count", NULL};
+    static const char *ckeys[] = {"name", "device", "count", "crossbar", NULL};
     static const char *const MESHES[] = {"fully_connected", "hybrid_cube_mesh", "hybrid_cube_mesh_4", NULL};
     jx_obj node;
     size_t nc = 0, nl = 0;
@@ -172,13 +180,25 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
         jx_obj c;
         const char *name, *devname;
         long count = 1;
+        int crossbar = 0;
         if ((rc = jx_elem(&node, "components", i, &c)) || (rc = jx_check_keys(&c, ckeys)) ||
             (rc = jx_string(&c, "name", 1, &name)) || (rc = jx_string(&c, "device", 1, &devname)) ||
-            (rc = jx_int(&c, "count", 0, 1, 128, &count)))
+            (rc = jx_int(&c, "count", 0, 1, 128, &count)) || (rc = jx_bool(&c, "crossbar", 0, &crossbar)))
             return rc;
         const device_info *dev = device_table_find(&p->devices, devname);
         if (!dev)
             return unknown_device(&c, p, devname);
+        if (crossbar) {
+            /* NCCL spreads a GPU's traffic over all its NVLinks, one channel per
+             * link: parallel switch planes act as one crossbar of their sum. */
+            if (dev->kind != DEVICE_SWITCH)
+                return tt_error_set(c.err, TT_EINPUT, "%s: %s.crossbar: \"%s\" is not a switch; only switch planes "
+                                    "merge into a crossbar (remove \"crossbar\")", c.file, c.path, devname);
+            if ((rc = plat_add_comp(p, name, dev, c.err)))
+                return tt_error_prefix(c.err, "%s: %s: ", c.file, c.path);
+            p->comp[p->ncomp - 1].planes = (int)count;
+            continue;
+        }
         if (dev->kind == DEVICE_ACCELERATOR && opt && opt->accelerator) {
             dev = device_table_find(&p->devices, opt->accelerator);
             if (!dev || dev->kind != DEVICE_ACCELERATOR)
@@ -203,10 +223,40 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
     return TT_OK;
 }
 
+/* A pod's published slice shapes ("slices": [[4, 4], [4, 8]]) and the rule
+ * for the others ("slice_unit": 4: sides of at most 4 or multiples of 4). */
+static int load_slices(platform *p, const jx_obj *f)
+{
+    size_t ns = 0;
+    long unit = 1;
+    int rc;
+    if ((rc = jx_int(f, "slice_unit", 0, 1, 64, &unit)) || (rc = jx_array(f, "slices", 0, &ns)))
+        return rc;
+    p->slice_unit = (int)unit;
+    if (ns > sizeof p->slices / sizeof p->slices[0])
+        return tt_error_set(f->err, TT_EINPUT, "%s: %s.slices: at most %zu shapes, found %zu", f->file, f->path,
+                            sizeof p->slices / sizeof p->slices[0], ns);
+    for (size_t k = 0; k < ns; k++) {
+        json_t *shape = json_array_get(json_object_get(f->obj, "slices"), k);
+        if (!json_is_array(shape) || (int)json_array_size(shape) != p->ndims)
+            return tt_error_set(f->err, TT_EINPUT, "%s: %s.slices[%zu]: expected an array of %d sizes (a slice's "
+                                "grid, fastest-varying first)", f->file, f->path, k, p->ndims);
+        for (int d = 0; d < p->ndims; d++) {
+            json_t *v = json_array_get(shape, (size_t)d);
+            if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > p->dims[d])
+                return tt_error_set(f->err, TT_EINPUT, "%s: %s.slices[%zu][%d]: expected a whole number from 1 to the "
+                                    "pod's %d", f->file, f->path, k, d, p->dims[d]);
+            p->slices[k][d] = (int)json_integer_value(v);
+        }
+    }
+    p->nslices = (int)ns;
+    return TT_OK;
+}
+
 static int load_fabric(platform *p, const jx_obj *root, const platform_options *opt, const char **attach)
 {
     static const char *keys[] = {"topology", "nodes", "attach", "link", "class", "nodes_per_leaf",
-                                 "levels", "oversubscription", "dims", NULL};
+                                 "levels", "oversubscription", "dims", "slices", "slice_unit", NULL};
     static const char *lkeys[] = {"bandwidth_Bps", "latency_s", NULL};
     jx_obj f, l;
     int topo = 0, rc;
@@ -258,8 +308,24 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
                 return rc;
             p->dims[d] = (int)x;
         }
+        /* The dims describe the file's own node count; --nodes N takes a slice, reshaped. */
+        long chips = 0, total = 1;
+        for (int c = 0; c < p->ncomp; c++)
+            chips += p->comp[c].dev->kind == DEVICE_ACCELERATOR;
+        for (int d = 0; d < p->ndims; d++)
+            total *= p->dims[d];
+        if (p->nodes == (int)nodes && total != nodes * chips)
+            return tt_error_set(f.err, TT_EINPUT,
+                                "%s: %s.dims: the torus holds %ld chips, but %ld nodes of %ld "
+                                "accelerators are %ld; make the dims multiply to %ld or change "
+                                "\"nodes\"",
+                                f.file, f.path, total, nodes, chips, nodes * chips, nodes * chips);
+        /* The file's grid is the whole machine: more chips are refused. */
+        p->pod_chips = p->dims[0] * (p->ndims > 1 ? p->dims[1] : 1) * (p->ndims > 2 ? p->dims[2] : 1);
+        if ((rc = load_slices(p, &f)))
+            return rc;
     }
-    return TT_OK;
+    return opt ? plat_apply_shape(p, opt->shape, f.file, f.err) : TT_OK;
 }
 
 /* An assumption's chosen value as text: a string, or a number. */

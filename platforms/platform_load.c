@@ -56,7 +56,8 @@ static platform *generic(int kind, const platform_options *opt, tt_error *err)
     char v[64];
     snprintf(v, sizeof v, "%.6g B/s, %.6g s", p->fab_bw_Bps, p->fab_lat_s);
     plat_assume(p, "link", v, "generic experiment platform: --link-bw and --link-latency (defaults 12.5e9 B/s = 100 Gbit/s, 1e-6 s)");
-    if ((rc = plat_add_comp(p, "acc0", dev, err)) || (rc = plat_finish(p, "acc", GENERIC[kind], err))) {
+    if ((rc = plat_add_comp(p, "acc0", dev, err)) || (opt && (rc = plat_apply_shape(p, opt->shape, GENERIC[kind], err))) ||
+        (rc = plat_finish(p, "acc", GENERIC[kind], err))) {
         platform_free(p);
         return NULL;
     }

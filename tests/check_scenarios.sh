@@ -9,7 +9,8 @@ s=$top_srcdir/scenarios
 if [ "${scenario_set:-all}" = small ]; then
     set -- "$s/quickstart.json" "$s/examples/ci-expect.json" "$s/examples/zion-dlrm.json" \
         "$s/examples/zion-dlrm-host.json" "$s/published/bert-lamb-512.json" \
-        "$s/published/resnet50-he-2016.json" "$s/published/vit-b32-1gpu.json"
+        "$s/published/resnet50-he-2016.json" "$s/published/vit-b32-1gpu.json" \
+        "$s/collectives/dgx-a100-allreduce-8g.json" "$s/collectives/dgx-a100-allreduce-32b-2gpu.json"
 else
     set -- "$s"
 fi

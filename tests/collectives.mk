@@ -4,3 +4,9 @@ tests_test_collectives_SOURCES = tests/test_collectives.c
 tests_test_collectives_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_collectives_LDADD = $(TEST_LIBS)
 TESTS += tests/test_collectives
+
+check_PROGRAMS += tests/test_nccl
+tests_test_nccl_SOURCES = tests/test_nccl.c
+tests_test_nccl_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_nccl_LDADD = $(TEST_LIBS)
+TESTS += tests/test_nccl

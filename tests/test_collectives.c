@@ -55,6 +55,77 @@ START_TEST(functional_all_algorithms)
 }
 END_TEST
 
+/* The N-D torus allreduce on 3-D and lopsided grids (sides of 1 skipped)
+ * computes the sum; a grid that does not hold the ranks is refused. */
+START_TEST(functional_torus_grids)
+{
+    static const int GRIDS[][3] = {{2, 2, 2}, {4, 3, 2}, {3, 1, 5}, {2, 5, 3}, {4, 4, 4}, {7, 1, 1}};
+    for (size_t k = 0; k < sizeof GRIDS / sizeof GRIDS[0]; k++)
+        for (int v = 0; v < 2; v++) {
+            int n = GRIDS[k][0] * GRIDS[k][1] * GRIDS[k][2];
+            size_t count = v ? (size_t)(n / 2 + 1) : (size_t)(7 * n + 5);
+            coll_params p = {.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = n, .bytes = (double)count,
+                             .dims = {GRIDS[k][0], GRIDS[k][1], GRIDS[k][2]}};
+            schedule s;
+            tt_error err = {0};
+            ck_assert_int_eq(schedule_build(&p, count, 8, &s, &err), TT_OK);
+            char msg[256];
+            ck_assert_msg(schedule_verify(&s, msg, sizeof msg) == 0, "grid %dx%dx%d count %zu: %s", GRIDS[k][0],
+                          GRIDS[k][1], GRIDS[k][2], count, msg);
+            /* One reduce-scatter and one allgather phase per side longer than 1. */
+            int phases = 2 * ((GRIDS[k][0] > 1) + (GRIDS[k][1] > 1) + (GRIDS[k][2] > 1));
+            ck_assert_int_eq(s.nstages, phases);
+            schedule_free(&s);
+        }
+    coll_params bad = {.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = 30, .bytes = 300, .dims = {4, 4, 2}};
+    const char *why;
+    ck_assert_int_eq(coll_algo_applies(&bad, &why), 0);
+    ck_assert_ptr_nonnull(strstr(why, "grid"));
+    /* On a star the phases add up: 4 x 4 x 4 moves M (1 - 1/64) twice, 2 (3 + 3 + 3) alphas. */
+    coll_params p = {.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = 64, .bytes = 64e6, .dims = {4, 4, 4}};
+    double want = 2 * 9 * 1e-6 + 2 * (1 - 1.0 / 64) * 64e6 / 10e9;
+    ck_assert_double_eq_tol(coll_closed_form_s(&p, 1e-6, 10e9, 0), want, 1e-12);
+}
+END_TEST
+
+/* NCCL-like channel rings: 1..5 rings (allreduce; one for the others)
+ * rotated inside nodes of 4 along a permuted node order compute allreduce,
+ * reduce-scatter and allgather; ring j's node-crossing flows leave at
+ * distinct node ranks. */
+START_TEST(functional_channel_rings)
+{
+    static const coll_op OPS[] = {OP_ALLREDUCE, OP_REDUCE_SCATTER, OP_ALLGATHER};
+    for (int o = 0; o < 3; o++)
+        for (int c = 1; c <= 5; c++)
+            for (int v = 0; v < 2; v++) {
+                size_t count = v ? 9 : 7 * 16 + 5;
+                coll_params p = {.op = OPS[o], .algo = ALGO_RING, .ranks = 16, .bytes = (double)count,
+                                 .ranks_per_node = 4, .channels = c,
+                                 .node_order = {{2, 0, 3, 1}, {1, 3, 0, 2}, {3, 2, 1, 0}}};
+                schedule s;
+                tt_error err = {0};
+                ck_assert_int_eq(schedule_build(&p, count, 8, &s, &err), TT_OK);
+                char msg[256];
+                ck_assert_msg(schedule_verify(&s, msg, sizeof msg) == 0, "%s c=%d count=%zu: %s",
+                              coll_op_name(OPS[o]), c, count, msg);
+                if (o == 0 && c == 4 && v == 0) { /* rank order, rotated per ring */
+                    schedule_free(&s);
+                    memset(p.node_order, 0, sizeof p.node_order);
+                    ck_assert_int_eq(schedule_build(&p, count, 8, &s, &err), TT_OK);
+                    xfer xs[64];
+                    size_t nx = schedule_step(&s, 0, 0, xs);
+                    int leaves[4] = {0};
+                    for (size_t k = 0; k < nx; k++)
+                        if (xs[k].src / 4 != xs[k].dst / 4 && xs[k].src / 4 == 0)
+                            leaves[xs[k].src % 4]++;
+                    for (int r = 0; r < 4; r++)
+                        ck_assert_int_eq(leaves[r], 1); /* each of node 0's ranks carries one ring out */
+                }
+                schedule_free(&s);
+            }
+}
+END_TEST
+
 /* The verifier itself fails on a wrong schedule: a ring allgather with one
  * stage too few leaves blocks missing. */
 START_TEST(functional_detects_wrong_result)
@@ -252,6 +323,43 @@ START_TEST(torus2d_beats_ring_1024)
 }
 END_TEST
 
+/* The torus allreduce on the pods' published slice shapes gets slower, never
+ * faster, as the slice grows (102 MB, ResNet-50's gradients), runs above one
+ * link's rate, and on v4 the 3-D schedule beats a 2-D grid folded over z. */
+START_TEST(torus_monotone_in_slice_size)
+{
+    static const struct { const char *pod; int nodes; } SLICES[] = {
+        {"tpu-v3-pod", 4}, {"tpu-v3-pod", 8}, {"tpu-v3-pod", 16}, {"tpu-v3-pod", 32}, {"tpu-v3-pod", 64},
+        {"tpu-v3-pod", 128}, {"tpu-v4-pod", 16}, {"tpu-v4-pod", 32}, {"tpu-v4-pod", 64}, {"tpu-v4-pod", 128}};
+    double prev = 0;
+    for (size_t k = 0; k < sizeof SLICES / sizeof SLICES[0]; k++) {
+        platform_options o = {.nodes = SLICES[k].nodes};
+        tt_error err = {0};
+        platform *p = platform_load(SLICES[k].pod, &o, &err);
+        ck_assert_msg(p != NULL, "%s", err.msg);
+        int n = platform_ranks(p);
+        coll_request rq[2] = {{{.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = n, .bytes = 102e6}, 0, 0},
+                              {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = n, .bytes = 102e6}, 0, 0}};
+        platform_torus_dims(p, rq[0].params.dims);
+        platform_torus_dims(p, rq[1].params.dims);
+        coll_result r[2];
+        ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, 2, r, &err) == TT_OK, "%s", err.msg);
+        if (k == 6)
+            prev = 0; /* v4 starts its own series */
+        ck_assert_msg(r[0].time_s >= prev, "%s, %d chips: %.6g s, smaller slice %.6g s", SLICES[k].pod, n,
+                      r[0].time_s, prev);
+        prev = r[0].time_s;
+        /* Both directions of a dimension's links at once: busbw above one link's 45 GB/s (v4), 100 GB/s (v3). */
+        double busbw = coll_busbw_factor(OP_ALLREDUCE, n) * 102e6 / r[0].time_s, link = k >= 6 ? 45e9 : 100e9;
+        ck_assert_msg(busbw > 1.3 * link, "%s, %d chips: busbw %.4g B/s", SLICES[k].pod, n, busbw);
+        if (k >= 6) /* the 3-D schedule against a 2-D grid folded over the third dimension */
+            ck_assert_msg(r[0].time_s < r[1].time_s, "%d v4 chips: 3-D %.6g s, 2-D %.6g s", n, r[0].time_s,
+                          r[1].time_s);
+        platform_free(p);
+    }
+}
+END_TEST
+
 /* Cross-traffic makes the ranks of a fat-tree ring finish rounds apart: the
  * rounds executor then measures free-running windows and still gives the
  * message-level time within 0.5 %. */
@@ -367,6 +475,8 @@ static Suite *suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_loop_test(t, functional_all_algorithms, 0, OP_COUNT);
     tcase_add_test(t, functional_detects_wrong_result);
+    tcase_add_test(t, functional_torus_grids);
+    tcase_add_test(t, functional_channel_rings);
     tcase_add_test(t, names_and_factors);
     suite_add_tcase(s, t);
     t = tcase_create("simgrid");
@@ -376,6 +486,7 @@ static Suite *suite(void)
     tcase_add_test(t, auto_picks_fastest);
     tcase_add_test(t, contention_oversubscribed_fattree);
     tcase_add_test(t, torus2d_beats_ring_1024);
+    tcase_add_test(t, torus_monotone_in_slice_size);
     tcase_add_test(t, cli_collective);
     tcase_add_test(t, rounds_match_messages_calibrated_fattree);
     tcase_add_test(t, builtins_run_auto);

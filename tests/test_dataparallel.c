@@ -252,18 +252,34 @@ START_TEST(cli_train_and_sweep_resume)
     ck_assert_ptr_nonnull(strstr(out, "B_crit"));
     snprintf(args, sizeof args, TEACHER_ARGS "--sweep-batch 32,64,128 --out %s", path);
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
-    ck_assert_ptr_nonnull(strstr(out, "batch 32: already in"));
-    ck_assert_ptr_nonnull(strstr(out, "batch 128: already in"));
+    ck_assert_ptr_nonnull(strstr(out, "batch 32 seed 1: already in"));
+    ck_assert_ptr_nonnull(strstr(out, "batch 128 seed 1: already in"));
     conv_profile p;
     tt_error err = {0};
     ck_assert_int_eq(profile_load(path, &p, &err), TT_OK);
     ck_assert_int_eq(p.npoints, 3);
-    ck_assert_str_eq(p.workload, "teacher-mlp");
-    ck_assert_str_eq(p.optimizer, "adamw");
+    ck_assert_str_eq(p.model, "mlp");
+    ck_assert_str_eq(p.dataset, "teacher");
+    ck_assert_str_eq(p.recipe.optimizer, "adamw");
+    ck_assert_int_eq(p.points[0].nruns, 1);
+    ck_assert_int_eq(p.points[0].runs[0].seed, 1);
     ck_assert_int_eq(p.points[1].batch, 64);
     ck_assert(p.points[0].reached && p.points[2].reached);
     /* more examples but fewer steps at the larger batch */
     ck_assert_int_gt(p.points[0].steps, p.points[2].steps);
+    /* a second seed at batch 32 adds a run; the point is now the mean of the two runs */
+    long first = p.points[0].steps;
+    profile_free(&p);
+    snprintf(args, sizeof args, TEACHER_ARGS "--sweep-batch 32 --seeds 1,2 --out %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "batch 32 seed 1: already in"));
+    ck_assert_int_eq(profile_load(path, &p, &err), TT_OK);
+    ck_assert_int_eq(p.points[0].nruns, 2);
+    ck_assert_int_eq(p.points[0].runs[0].steps, first);
+    ck_assert_int_eq(p.points[0].runs[1].seed, 2);
+    ck_assert(p.points[0].runs[0].reached && p.points[0].runs[1].reached);
+    ck_assert_int_eq(p.points[0].steps, lround(0.5 * (first + p.points[0].runs[1].steps)));
+    ck_assert_int_eq(p.points[1].nruns, 1);
     profile_free(&p);
     /* a profile for another optimizer is not resumed into */
     snprintf(args, sizeof args, TEACHER_ARGS "--optimizer lamb --sweep-batch 32 --out %s", path);

@@ -237,7 +237,7 @@ START_TEST(cli_run_json)
     double t = json_real_value(json_object_get(step, "time_s"));
     double comm = json_real_value(json_object_get(step, "comm_s"));
     tt_error err = {0};
-    platform_options opt = {8, 100e9, 1e-6, NULL, NULL};
+    platform_options opt = {.nodes = 8, .link_bw_Bps = 100e9, .link_latency_s = 1e-6};
     platform *p = platform_load("star", &opt, &err);
     ck_assert_ptr_nonnull(p);
     double alpha, beta;

@@ -16,7 +16,7 @@
 
 static platform *load(const char *name, int nodes, double bw, double lat)
 {
-    platform_options o = {nodes, bw, lat, NULL, NULL};
+    platform_options o = {.nodes = nodes, .link_bw_Bps = bw, .link_latency_s = lat};
     tt_error err = {0};
     platform *p = platform_load(name, &o, &err);
     ck_assert_msg(p != NULL, "%s: %s", name, err.msg);
@@ -138,7 +138,7 @@ START_TEST(unknown_names)
     ck_assert_ptr_null(platform_load("torus2", NULL, &err));
     ck_assert_int_eq(err.code, TT_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "did you mean \"torus2d\""));
-    platform_options o = {4, 0, 0, "v900", NULL};
+    platform_options o = {.nodes = 4, .accelerator = "v900"};
     ck_assert_ptr_null(platform_load("star", &o, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "unknown accelerator \"v900\""));
 }
@@ -201,7 +201,7 @@ START_TEST(zion_sockets_and_mesh)
     ck_assert_double_eq(bw, 16e9);
     ck_assert_int_eq(platform_component_path(p, "cpu5", "oam9", &lat, &bw), -1);
     platform_free(p);
-    platform_options o = {0, 0, 0, "v100-sxm2", "fully_connected"};
+    platform_options o = {.accelerator = "v100-sxm2", .mesh = "fully_connected"};
     tt_error err = {0};
     p = platform_load("zion", &o, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
@@ -230,15 +230,102 @@ START_TEST(rail_alignment)
     platform_path(p, 3, 8 + 3, &lat, &bw);
     ck_assert_double_eq(bw, 25e9); /* one HDR NIC */
     ck_assert_double_eq_tol(lat, 4 * 0.5e-6 + 2 * 0.5e-6, 1e-15);
-    /* Inside the node: GPU -> NVSwitch -> GPU, 12 links of 25 GB/s = 2 per switch. */
+    /* Inside the node: GPU -> NVSwitch crossbar -> GPU over all 12 NVLinks of
+     * 25 GB/s (6 planes x 2), as NCCL's 12 channels use them; one plane would be 50e9. */
     platform_path(p, 0, 7, &lat, &bw);
     ck_assert_int_eq(platform_hops(p, 0, 7), 2);
-    ck_assert_double_eq(bw, 50e9);
+    ck_assert_double_eq(bw, 300e9);
+    platform_summary s;
+    platform_summarize(p, &s);
+    ck_assert_int_eq(s.switches, 4 * (6 + 4)); /* the 6 planes still count as 6 switches */
+    platform_free(p);
+    /* DGX H100: 18 NVLink4 per GPU; DGX-2: 6 per GPU on its board, 48 links between the boards. */
+    p = load("dgx-h100", 1, 0, 0);
+    platform_path(p, 0, 5, &lat, &bw);
+    ck_assert_double_eq(bw, 18 * 25e9);
+    platform_free(p);
+    p = load("dgx2-v100", 1, 0, 0);
+    platform_path(p, 0, 15, &lat, &bw);
+    ck_assert_int_eq(platform_hops(p, 0, 15), 3);
+    ck_assert_double_eq(bw, 6 * 25e9);
+    platform_summarize(p, &s);
+    ck_assert_int_eq(s.switches, 12 + 8);
+    ck_assert_double_eq(s.bisection_Bps, 48 * 25e9 + 20.8e9 * 2);
     platform_free(p);
     /* --link-bw replaces the fabric's rate, NICs included. */
     p = load("dgx-a100", 4, 10e9, 0);
     platform_path(p, 3, 8 + 3, &lat, &bw);
     ck_assert_double_eq(bw, 10e9);
+    platform_free(p);
+}
+END_TEST
+
+/* Slices take their published shapes; --shape overrides; a pod refuses more chips than it has. */
+START_TEST(tpu_slices)
+{
+    static const int V3[][3] = {{8, 4, 0}, {8, 8, 0}, {16, 8, 0}, {16, 16, 0}, {32, 16, 0}, {32, 32, 0}};
+    for (int k = 0; k < 6; k++) {
+        platform *p = load("tpu-v3-pod", V3[k][0] * V3[k][1] / 4, 0, 0);
+        int dims[3];
+        ck_assert_int_eq(platform_torus_dims(p, dims), 2);
+        ck_assert_msg(dims[0] == V3[k][0] && dims[1] == V3[k][1], "%d chips: %d x %d", V3[k][0] * V3[k][1], dims[0],
+                      dims[1]);
+        platform_free(p);
+    }
+    /* TPU v4: sides of at most 4 or multiples of 4, the most cube-like: 864 chips = 24 x 12 x 3. */
+    platform *p = load("tpu-v4-pod", 216, 0, 0);
+    int dims[3];
+    ck_assert_int_eq(platform_torus_dims(p, dims), 3);
+    ck_assert_int_eq(dims[0] * 100 + dims[1] * 10 + dims[2], 24 * 100 + 12 * 10 + 3);
+    platform_free(p);
+    p = load("tpu-v4-pod", 128, 0, 0); /* 512 chips: 8 x 8 x 8 */
+    platform_torus_dims(p, dims);
+    ck_assert_int_eq(dims[0] + dims[1] + dims[2], 24);
+    platform_free(p);
+    tt_error err = {0};
+    platform_options o = {.nodes = 1024};
+    ck_assert_ptr_null(platform_load("tpu-v3-pod", &o, &err));
+    ck_assert_int_eq(err.code, TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "4096 chips asked for, but the pod has 1024"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "at most --nodes 256"));
+    o = (platform_options){.nodes = 9}; /* 36 chips: not 9 x 2 x 2 (9 is neither <= 4 nor a multiple of 4) but 4 x 3 x 3 */
+    p = platform_load("tpu-v4-pod", &o, &err);
+    ck_assert_ptr_nonnull(p);
+    platform_torus_dims(p, dims);
+    ck_assert_int_eq(dims[0] * 100 + dims[1] * 10 + dims[2], 4 * 100 + 3 * 10 + 3);
+    platform_free(p);
+    /* A shape of the user's: the 512-chip v3 slice as 16 x 32 instead of 32 x 16. */
+    ck_assert_int_eq(platform_shape_parse("16x32", o.shape, &err), TT_OK);
+    o.nodes = 128;
+    p = platform_load("tpu-v3-pod", &o, &err);
+    ck_assert_ptr_nonnull(p);
+    platform_torus_dims(p, dims);
+    ck_assert_int_eq(dims[0] * 100 + dims[1], 16 * 100 + 32);
+    ck_assert_int_eq(platform_hops(p, 0, 16), 1); /* the next row: 16 ranks on */
+    platform_free(p);
+    o.nodes = 64;
+    ck_assert_ptr_null(platform_load("tpu-v3-pod", &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "the torus shape has 512 chips but the slice has 256"));
+    ck_assert_int_eq(platform_shape_parse("16x", o.shape, &err), TT_EINPUT);
+    ck_assert_int_eq(platform_shape_parse("2x2x2x2", o.shape, &err), TT_EINPUT);
+    ck_assert_int_eq(platform_shape_parse("8x8x8", o.shape, &err), TT_OK);
+    ck_assert_ptr_null(platform_load("tpu-v3-pod", &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "3 sizes but the fabric is 2-dimensional"));
+    ck_assert_ptr_null(platform_load("dgx-a100", &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "not a torus"));
+    /* Fat-tree parameters are visible; a torus has none. */
+    int per_leaf, levels, over;
+    p = load("mn1-p100", 0, 0, 0);
+    ck_assert_int_eq(platform_fattree_shape(p, &per_leaf, &levels, &over), 1);
+    ck_assert_int_eq(per_leaf * 100 + levels * 10 + over, 16 * 100 + 2 * 10 + 4);
+    platform_free(p);
+    p = load("tpu-v3-pod", 0, 0, 0);
+    ck_assert_int_eq(platform_fattree_shape(p, &per_leaf, &levels, &over), 0);
+    platform_free(p);
+    /* Generic tori have no pod: 4096 ranks are fine. */
+    p = load("torus2d", 4096, 0, 0);
+    platform_torus_dims(p, dims);
+    ck_assert_int_eq(dims[0] * dims[1], 4096);
     platform_free(p);
 }
 END_TEST
@@ -277,7 +364,7 @@ START_TEST(builtins_load_in_simgrid)
     ck_assert_ptr_nonnull(names);
     int checked = 0;
     for (char **n = names; *n; n++) {
-        platform_options o = {2, 0, 0, NULL, NULL};
+        platform_options o = {.nodes = 2};
         platform *p = platform_load(*n, &o, &err);
         if (!p) { /* one-node platforms refuse --nodes 2 */
             p = platform_load(*n, NULL, &err);
@@ -374,6 +461,9 @@ START_TEST(malformed_files)
     load_variant("\"b\": \"gpu1\"", "\"b\": \"gpu7\"", msg, sizeof msg);
     ck_assert_ptr_nonnull(strstr(msg, "$.node.links[0].b: no component \"gpu7\""));
     ck_assert_ptr_nonnull(strstr(msg, "gpu0, gpu1, nic0"));
+    load_variant("{\"name\": \"nic\", \"device\": \"ib-edr\"}", "{\"name\": \"nic\", \"device\": \"ib-edr\", \"crossbar\": true}",
+                 msg, sizeof msg);
+    ck_assert_ptr_nonnull(strstr(msg, "$.node.components[1].crossbar: \"ib-edr\" is not a switch"));
     load_variant("\"topology\": \"single_switch\"", "\"topology\": \"singel_switch\"", msg, sizeof msg);
     ck_assert_ptr_nonnull(strstr(msg, "$.fabric.topology"));
     ck_assert_ptr_nonnull(strstr(msg, "did you mean \"single_switch\""));
@@ -530,6 +620,7 @@ static Suite *suite(void)
     tcase_add_test(t, zion_sockets_and_mesh);
     tcase_add_test(t, rail_alignment);
     tcase_add_test(t, tpu_v3_bisection);
+    tcase_add_test(t, tpu_slices);
     tcase_add_test(t, builtins_load_in_simgrid);
     suite_add_tcase(s, t);
     t = tcase_create("files");

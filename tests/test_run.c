@@ -257,6 +257,97 @@ START_TEST(run_phases)
 }
 END_TEST
 
+/* A scenario on the fashion-mnist MLP profile with the "tiny" trace: refused (exit 2)
+ * naming both models; accepted, it runs with the mismatch as an assumption and the
+ * band in JSON: p10 < median < p90, each times the step time. */
+START_TEST(run_profile_mismatch_and_band)
+{
+    char path[64], out[65536];
+    static const char *const text =
+        "{\"version\": 1, \"name\": \"mismatch\",\n"
+        " \"platform\": {\"name\": \"star\", \"nodes\": 8, \"link_bw_Bps\": \"12.5G\", \"link_latency_s\": \"1us\"},\n"
+        " \"network\": \"ideal\", \"collectives\": {\"allreduce\": \"ring\"},\n"
+        " \"workload\": {\"trace\": \"" TRACE "\", \"global_batch\": 512, \"micro_batch\": 8},\n"
+        " \"convergence\": {\"profile\": \"" TTASIM_SRCDIR "/scenarios/profiles/fashion-mnist-mlp-lamb.json\",\n"
+        "   \"target\": {\"dataset\": \"fashion-mnist\", \"metric\": \"test_accuracy\", \"value\": %s}%s}}\n";
+    char body[4096];
+    snprintf(body, sizeof body, text, "0.85", "");
+    tu_write_temp(body, path, sizeof path);
+    char args[512];
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "the profile is for model mlp, the scenario's workload is tiny"));
+    unlink(path);
+    snprintf(body, sizeof body, text, "0.9", ", \"accept\": [\"model\"]");
+    tu_write_temp(body, path, sizeof path);
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "asks for test_accuracy 0.9, the profile reaches test_accuracy 0.85"), "%s", out);
+    unlink(path);
+    snprintf(body, sizeof body, text, "0.9", ", \"accept\": [\"model\", \"target\"]");
+    tu_write_temp(body, path, sizeof path);
+    json_t *doc = run_json(path, 0, out, sizeof out);
+    unlink(path);
+    double t, s, lo, hi, tlo, thi, clo, c, chi;
+    ck_assert(report_lookup(doc, "step.time_s", &t));
+    ck_assert(report_lookup(doc, "steps_to_target", &s) && s == 552); /* the profile's point at 512 */
+    ck_assert(report_lookup(doc, "steps_to_target_p10", &lo) && report_lookup(doc, "steps_to_target_p90", &hi));
+    ck_assert_double_lt(lo, s);
+    ck_assert_double_gt(hi, s);
+    /* one seed per batch in that profile: the band is the assumed 5 % run spread */
+    ck_assert_double_eq_tol(hi, s * exp(1.2815515655446004 * 0.05), 1e-6 * s);
+    ck_assert(report_lookup(doc, "time_to_accuracy_p10_s", &tlo) && report_lookup(doc, "time_to_accuracy_p90_s", &thi));
+    ck_assert_double_eq_tol(tlo, lo * t, 1e-9 * tlo);
+    ck_assert_double_eq_tol(thi, hi * t, 1e-9 * thi);
+    ck_assert(report_lookup(doc, "cost_usd_p10", &clo) && report_lookup(doc, "cost_usd", &c) &&
+              report_lookup(doc, "cost_usd_p90", &chi));
+    ck_assert(clo <= c && c <= chi);
+    char *dump = json_dumps(json_object_get(doc, "assumptions"), 0);
+    ck_assert_ptr_nonnull(strstr(dump, "convergence.model = mlp's steps used for tiny"));
+    ck_assert_ptr_nonnull(strstr(dump, "convergence.target = test_accuracy 0.9 asked"));
+    ck_assert_ptr_nonnull(strstr(dump, "convergence.run_spread = 5 %"));
+    free(dump);
+    json_decref(doc);
+}
+END_TEST
+
+/* ttasim profile loo: the published rows predicted without themselves, under the 15 % bar;
+ * a profile's points from each other (the MLPerf ResNet-50 one within 11 %). */
+START_TEST(profile_leave_one_out)
+{
+    char out[65536];
+    ck_assert_int_eq(tu_run_ttasim("profile loo --json " TTASIM_SRCDIR "/scenarios/published/resnet50-goyal-2017.json "
+                                   TTASIM_SRCDIR "/scenarios/published/resnet50-you-2018.json "
+                                   TTASIM_SRCDIR "/scenarios/published/resnet50-jia-2018.json",
+                                   out, sizeof out),
+                     0);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    ck_assert_ptr_nonnull(doc);
+    double v;
+    /* You et al. 2018 (2,503 steps at 32K) against the 90-epoch point of the others (3,600) */
+    ck_assert(report_lookup(doc, "scenarios[1].predicted_steps", &v));
+    ck_assert_double_eq_tol(v, 3600, 1);
+    ck_assert(report_lookup(doc, "scenarios[1].error", &v));
+    ck_assert_double_gt(v, 0.4);
+    /* Jia et al. 2018 at 65,536: log-log between 32K (3,519) and 81,920 (1,440) */
+    ck_assert(report_lookup(doc, "scenarios[2].predicted_steps", &v));
+    double u = log(2.0) / log(2.5);
+    ck_assert_double_eq_tol(v, exp(log(3519.0) + u * log(1440.0 / 3519.0)), 1e-6);
+    ck_assert(report_lookup(doc, "median_abs_error", &v));
+    ck_assert_double_lt(v, 0.01); /* median of 0 %, 0.6 %, 44 % */
+    json_decref(doc);
+    ck_assert_int_eq(tu_run_ttasim("profile loo " TTASIM_SRCDIR "/scenarios/profiles/resnet50-imagenet-lars-mlperf.json",
+                                   out, sizeof out),
+                     0);
+    ck_assert_ptr_nonnull(strstr(out, "resnet50-imagenet-lars-mlperf.json @ 3264"));
+    ck_assert_int_eq(tu_run_ttasim("profile loo " TTASIM_SRCDIR "/scenarios/published/resnet50-you-2018.json", out,
+                                   sizeof out),
+                     1); /* one row, 44 % off: over the bar */
+    ck_assert_ptr_nonnull(strstr(out, "exceeds 15 %"));
+}
+END_TEST
+
 /* A model name makes the trace on the fly with the scenario's optimizer. */
 START_TEST(run_model_on_the_fly)
 {
@@ -290,6 +381,8 @@ static Suite *suite(void)
     tcase_add_test(t, check_dir_junit);
     tcase_add_test(t, run_phases);
     tcase_add_test(t, run_model_on_the_fly);
+    tcase_add_test(t, run_profile_mismatch_and_band);
+    tcase_add_test(t, profile_leave_one_out);
     suite_add_tcase(s, t);
     return s;
 }

@@ -14,7 +14,8 @@ profile=$(cd "$top_srcdir/scenarios/profiles" && pwd)/resnet50-imagenet-sgd.json
 cat > "$tmp/sweep.json" <<JSON
 {"version": 1, "name": "signals", "platform": {"name": "dgx-a100", "nodes": 512},
  "workload": {"trace": "$trace", "global_batch": 131072, "micro_batch": 32},
- "optimizer": "momentum", "convergence": {"profile": "$profile"},
+ "optimizer": "momentum", "convergence": {"profile": "$profile",
+   "target": {"dataset": "imagenet", "metric": "top1_accuracy", "value": 0.749}},
  "collectives": {"allreduce": "ring"},
  "sweep": {"nodes": [256, 128]}}
 JSON

@@ -11,6 +11,13 @@
 #include "sim/replay/cost.h"
 #include "tests/testutil.h"
 
+static double steps_at(const convergence *c, double batch, int *extrapolated)
+{
+    convergence_estimate e = convergence_at(c, batch);
+    *extrapolated = e.extrapolated;
+    return e.steps;
+}
+
 /* A profile of S = 1000 (1 + 512 / B) outside its points follows the fit. */
 START_TEST(profile_fit_extrapolates)
 {
@@ -35,11 +42,11 @@ START_TEST(profile_fit_extrapolates)
     ck_assert_double_eq_tol(s_min, 1000, 1e-6);
     ck_assert_double_eq_tol(b_crit, 512, 1e-6);
     int ex;
-    ck_assert_double_eq_tol(convergence_steps(c, 16384, &ex), 1000 * (1 + 512 / 16384.0), 1e-6);
+    ck_assert_double_eq_tol(steps_at(c, 16384, &ex), 1000 * (1 + 512 / 16384.0), 1e-6);
     ck_assert_int_eq(ex, 1);
     /* Inside: log-log interpolation between 256 and 1024 (not the fit). */
     double lin = sqrt(3000.0 * 1500.0);
-    ck_assert_double_eq_tol(convergence_steps(c, 512, &ex), lin, 1e-6);
+    ck_assert_double_eq_tol(steps_at(c, 512, &ex), lin, 1e-6);
     ck_assert_int_eq(ex, 0);
     convergence_free(c);
 }
@@ -53,18 +60,19 @@ START_TEST(published_profile_interpolates)
     tt_error err = {0};
     ck_assert_msg(convergence_load(path, &c, &err) == TT_OK, "%s", err.msg);
     int ex;
-    ck_assert_double_eq(convergence_steps(c, 32768, &ex), 3519);
+    ck_assert_double_eq(steps_at(c, 32768, &ex), 3519);
     ck_assert_int_eq(ex, 0);
-    ck_assert_double_eq(convergence_steps(c, 81920, &ex), 1440);
+    ck_assert_double_eq(steps_at(c, 81920, &ex), 1440);
     /* Half-way in log B between 32K and 64K: the geometric mean of the steps. */
-    double mid = convergence_steps(c, sqrt(32768.0 * 65536.0), &ex);
+    double mid = steps_at(c, sqrt(32768.0 * 65536.0), &ex);
     ck_assert_double_eq_tol(mid, sqrt(3519.0 * 1800.0), 1e-6);
     ck_assert_int_eq(ex, 0);
     /* Beyond the points: the fit, flagged. */
     double s_min, e_min, b_crit, res;
     convergence_fit_params(c, &s_min, &e_min, &b_crit, &res);
     ck_assert(s_min > 0 && b_crit > 0);
-    ck_assert_double_eq_tol(convergence_steps(c, 163840, &ex), s_min + e_min / 163840, 1e-9);
+    /* the fit's shape from the last point (the fit misses 1,440 at 81,920 a little) */
+    ck_assert_double_eq_tol(steps_at(c, 163840, &ex), 1440 * (s_min + e_min / 163840) / (s_min + e_min / 81920), 1e-9);
     ck_assert_int_eq(ex, 1);
     ck_assert_ptr_nonnull(strstr(convergence_target(c), "top1_accuracy 0.749"));
     convergence_free(c);
@@ -90,7 +98,7 @@ START_TEST(profile_errors)
                   " \"fit\": null, \"noise_scale\": null, \"sources\": []}\n", path, sizeof path);
     ck_assert_msg(convergence_load(path, &c, &err) == TT_OK, "%s", err.msg);
     int ex;
-    ck_assert_double_eq_tol(convergence_steps(c, 400, &ex), 250, 1e-9);
+    ck_assert_double_eq_tol(steps_at(c, 400, &ex), 250, 1e-9);
     ck_assert_int_eq(ex, 1);
     convergence_free(c);
     unlink(path);
@@ -105,10 +113,126 @@ START_TEST(mccandlish_model)
 {
     convergence *c = convergence_mccandlish(2000, 1000);
     int ex;
-    ck_assert_double_eq_tol(convergence_steps(c, 1000, &ex), 4000, 1e-9);
-    ck_assert_double_eq_tol(convergence_steps(c, 1e9, &ex), 2000, 1e-2);
+    ck_assert_double_eq_tol(steps_at(c, 1000, &ex), 4000, 1e-9);
+    ck_assert_double_eq_tol(steps_at(c, 1e9, &ex), 2000, 1e-2);
     ck_assert_int_eq(ex, 0);
     convergence_free(c);
+}
+END_TEST
+
+/* The band: the run spread alone at a measured batch, wider between points by the
+ * profile's interpolation error, and wider beyond them by the fit's covariance. */
+START_TEST(band_from_runs_and_fit)
+{
+    conv_profile p;
+    profile_init(&p, "mlp", "teacher", "lamb", "test_accuracy", 0.8);
+    tt_error err = {0};
+    const long b[] = {64, 256, 1024, 4096};
+    const double wiggle[] = {1.0, 1.1, 0.95, 1.0}; /* off the McCandlish curve, so the fit has residuals */
+    for (int i = 0; i < 4; i++) {
+        profile_point pt = {.batch = b[i], .noise_scale = NAN};
+        double s = 1000 * (1 + 512.0 / b[i]) * wiggle[i];
+        for (int k = -1; k <= 1; k++) { /* three runs, +-10 % */
+            profile_run r = {.seed = (uint64_t)k + 2, .reached = 1, .steps = lround(s * (1 + 0.1 * k))};
+            ck_assert_int_eq(profile_add_run(&p, &pt, &r, &err), TT_OK);
+        }
+    }
+    profile_refit(&p);
+    ck_assert(p.fit.ok);
+    convergence *c;
+    ck_assert_int_eq(convergence_from_profile(&p, "test", &c, &err), TT_OK);
+    int assumed;
+    double sd = convergence_run_sd(c, &assumed);
+    ck_assert_int_eq(assumed, 0);
+    ck_assert_double_eq_tol(sd, p.run_log_sd, 1e-12);
+    ck_assert_double_gt(sd, 0.08);
+    ck_assert_double_lt(sd, 0.12);
+    convergence_estimate at = convergence_at(c, 256);
+    ck_assert_double_eq(at.steps, (double)profile_find(&p, 256)->steps);
+    ck_assert_double_eq_tol(at.log_sd, sd, 1e-12);
+    ck_assert_double_eq_tol(at.p10, at.steps * exp(-1.2815515655446004 * sd), 1e-9);
+    ck_assert_double_eq_tol(at.p90, at.steps * exp(1.2815515655446004 * sd), 1e-9);
+    convergence_estimate mid = convergence_at(c, 512);
+    ck_assert_double_gt(mid.log_sd, sd);
+    convergence_estimate far = convergence_at(c, 65536), farther = convergence_at(c, 1 << 20);
+    ck_assert(far.extrapolated);
+    ck_assert_double_gt(far.log_sd, mid.log_sd);
+    ck_assert_double_ge(farther.log_sd, far.log_sd);
+    ck_assert_double_lt(far.p10, far.steps);
+    ck_assert_double_gt(far.p90, far.steps);
+    convergence_free(c);
+    /* without runs the spread is the named default */
+    for (int i = 0; i < p.npoints; i++)
+        p.points[i].nruns = 0, p.points[i].log_sd = NAN;
+    profile_refit(&p);
+    ck_assert_int_eq(convergence_from_profile(&p, "test", &c, &err), TT_OK);
+    ck_assert_double_eq(convergence_run_sd(c, &assumed), CONVERGENCE_DEFAULT_RUN_SD);
+    ck_assert_int_eq(assumed, 1);
+    convergence_free(c);
+    profile_free(&p);
+}
+END_TEST
+
+/* A batch at or beyond one whose runs did not reach the target is flagged; below it,
+ * and below the reached points, not. */
+START_TEST(failed_batch_flagged)
+{
+    conv_profile p;
+    profile_init(&p, "mlp", "teacher", "lars", "test_accuracy", 0.65);
+    tt_error err = {0};
+    const long b[] = {256, 1024, 32768, 81920};
+    const long steps[] = {400, 110, 366, 43};
+    for (int i = 0; i < 4; i++) {
+        profile_point pt = {.batch = b[i], .steps = steps[i], .reached = i < 2, .noise_scale = NAN};
+        ck_assert_int_eq(profile_put(&p, &pt, &err), TT_OK);
+    }
+    profile_refit(&p);
+    convergence *c;
+    ck_assert_int_eq(convergence_from_profile(&p, "lars", &c, &err), TT_OK);
+    ck_assert_double_eq(convergence_at(c, 1024).failed_batch, 0);
+    ck_assert_double_eq(convergence_at(c, 16384).failed_batch, 0);
+    ck_assert(convergence_at(c, 16384).extrapolated);
+    ck_assert_double_eq(convergence_at(c, 32768).failed_batch, 32768);
+    ck_assert_double_eq(convergence_at(c, 131072).failed_batch, 32768);
+    convergence_free(c);
+    profile_free(&p);
+}
+END_TEST
+
+/* A profile of another model, dataset or target is refused unless accepted. */
+START_TEST(mismatch_refused_or_noted)
+{
+    conv_profile p;
+    profile_init(&p, "mlp", "fashion-mnist", "lamb", "test_accuracy", 0.85);
+    profile_point pt = {.batch = 256, .steps = 800, .reached = 1, .noise_scale = NAN};
+    tt_error err = {0};
+    ck_assert_int_eq(profile_put(&p, &pt, &err), TT_OK);
+    convergence *c;
+    ck_assert_int_eq(convergence_from_profile(&p, "fm.json", &c, &err), TT_OK);
+    char notes[CONVERGENCE_MAX_NOTES][512];
+    int n;
+    convergence_request want = {"resnet50", "imagenet", "top1_accuracy", 0.759, 0, 0, 0};
+    ck_assert_int_eq(convergence_match(c, &want, "s.json", notes, &n, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "model mlp"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "resnet50"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "s.json: $.convergence.profile"));
+    want.model = "mlp";
+    ck_assert_int_eq(convergence_match(c, &want, "s.json", notes, &n, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "$.convergence.target.dataset"));
+    want.dataset = "fashion-mnist";
+    ck_assert_int_eq(convergence_match(c, &want, "s.json", notes, &n, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "asks for top1_accuracy 0.759, the profile reaches test_accuracy 0.85"));
+    want.accept_target = 1;
+    ck_assert_int_eq(convergence_match(c, &want, "s.json", notes, &n, &err), TT_OK);
+    ck_assert_int_eq(n, 1);
+    ck_assert_ptr_nonnull(strstr(notes[0], "convergence.target = top1_accuracy 0.759 asked"));
+    want.metric = "test_accuracy";
+    want.target = 0.85;
+    want.accept_target = 0;
+    ck_assert_int_eq(convergence_match(c, &want, "s.json", notes, &n, &err), TT_OK);
+    ck_assert_int_eq(n, 0);
+    convergence_free(c);
+    profile_free(&p);
 }
 END_TEST
 
@@ -185,6 +309,9 @@ static Suite *suite(void)
     tcase_add_test(t, published_profile_interpolates);
     tcase_add_test(t, profile_errors);
     tcase_add_test(t, mccandlish_model);
+    tcase_add_test(t, band_from_runs_and_fit);
+    tcase_add_test(t, mismatch_refused_or_noted);
+    tcase_add_test(t, failed_batch_flagged);
     tcase_add_test(t, cost_follows_utilisation);
     tcase_add_test(t, cost_bill_counts_the_fabric);
     suite_add_tcase(s, t);

@@ -1,5 +1,6 @@
 #include "tests/testutil.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,15 @@ int tu_run_ttasim(const char *args, char *out, size_t out_bytes)
         ; /* drain whatever did not fit */
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+json_t *tu_run_ttasim_json(const char *args, int expect_rc, char *out, size_t out_bytes)
+{
+    ck_assert_int_eq(tu_run_ttasim(args, out, out_bytes), expect_rc);
+    json_error_t je;
+    json_t *doc = json_loads(out, 0, &je);
+    ck_assert_msg(doc != NULL, "not JSON: %s", out);
+    return doc;
 }
 
 int tu_run_suite(Suite *s)

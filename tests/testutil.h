@@ -21,6 +21,11 @@ typedef struct tu_user_platform {
 void tu_user_platform_write(tu_user_platform *u, const char *xml_text, const char *hosts_text,
                             const char *accelerator);
 void tu_user_platform_remove(const tu_user_platform *u);
+struct json_t;
+/* Runs "ttasim ARGS" (a --json command that prints nothing else), asserts exit
+ * status expect_rc and returns the output parsed as one JSON document (the
+ * caller decrefs); out receives the raw text. */
+struct json_t *tu_run_ttasim_json(const char *args, int expect_rc, char *out, size_t out_bytes);
 
 /* Runs a suite in its own SRunner; returns the number of failures. */
 int tu_run_suite(Suite *s);

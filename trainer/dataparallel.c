@@ -289,6 +289,10 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
     if ((rc = dp_create(&dp, o->model, &o->mo, o->workers, o->batch, o->micro_max, err)))
         return rc;
     r->micro_batch = dp->micro;
+    if (data->kind == DP_DATA_FMNIST &&
+        ((rc = fmnist_check_input(data->train, model_get_inputs(dp->w[0]), o->model, err)) ||
+         (rc = fmnist_check_input(data->test, model_get_inputs(dp->w[0]), o->model, err))))
+        goto done;
     if ((rc = optimizer_create(&o->opt, model_params(dp->w[0]), &opt, err)))
         goto done;
     size_t idx_n = (size_t)(dp->micro > 1 ? dp->micro : 1);

@@ -8,6 +8,10 @@
 
 #include "trainer/fmnist.h"
 
+/* Fashion-MNIST's largest file holds 47 MB; 1 GiB leaves room for bigger
+ * image sets while a wrapped or absurd header is refused. */
+#define IDX_MAX_BYTES ((size_t)1 << 30)
+
 static unsigned be32(const unsigned char *b)
 {
     return (unsigned)b[0] << 24 | (unsigned)b[1] << 16 | (unsigned)b[2] << 8 | b[3];
@@ -57,23 +61,45 @@ int idx_read(const char *path, unsigned expect_magic, int *dims, unsigned char *
                                 i, d);
         }
         dims[i] = (int)d;
+        if (total > IDX_MAX_BYTES / d) {
+            gzclose(gz);
+            return tt_error_set(err, TT_EINPUT,
+                                "%s: the header's dimensions announce more than %llu data bytes "
+                                "(the most ttasim reads); the file is damaged or not a dataset",
+                                path, (unsigned long long)IDX_MAX_BYTES);
+        }
         total *= d;
     }
-    unsigned char *buf = malloc(total + 1);
-    if (!buf) {
-        gzclose(gz);
-        return tt_error_set(err, TT_EINTERNAL, "%s: out of memory for %zu bytes", path, total);
-    }
-    size_t have = 0;
-    while (have < total + 1) {
-        size_t want = total + 1 - have;
+    /* Grow with what the stream delivers, not what the header claims: a
+     * 16-byte file must not cost gigabytes. */
+    size_t cap = 0, have = 0;
+    unsigned char *buf = NULL;
+    for (;;) {
+        if (have == cap) {
+            size_t grown = cap ? 2 * cap : 1u << 16;
+            if (grown > total + 1)
+                grown = total + 1; /* one spare byte detects trailing data */
+            if (grown == cap)
+                break;
+            unsigned char *nb = realloc(buf, grown);
+            if (!nb) {
+                free(buf);
+                gzclose(gz);
+                return tt_error_set(err, TT_EINTERNAL, "%s: out of memory for %zu bytes", path,
+                                    grown);
+            }
+            buf = nb;
+            cap = grown;
+        }
+        size_t want = cap - have;
         int n = gzread(gz, buf + have, want > (1u << 30) ? (1u << 30) : (unsigned)want);
         if (n <= 0)
             break;
         have += (size_t)n;
     }
     int zerr = 0;
-    const char *zmsg = gzerror(gz, &zerr);
+    char zmsg[256]; /* gzerror's text lives in the gzFile: copy it before gzclose */
+    snprintf(zmsg, sizeof zmsg, "%s", gzerror(gz, &zerr));
     gzclose(gz);
     if (zerr != Z_OK && zerr != Z_STREAM_END && have < total) {
         free(buf);
@@ -139,6 +165,7 @@ int fmnist_load(const char *dir, const char *split, fmnist *out, tt_error *err)
     out->n = idims[0];
     out->rows = idims[1];
     out->cols = idims[2];
+    snprintf(out->images_path, sizeof out->images_path, "%s", ipath);
     free(pix);
     free(lab);
     return TT_OK;
@@ -149,6 +176,27 @@ void fmnist_free(fmnist *d)
     free(d->images);
     free(d->labels);
     memset(d, 0, sizeof *d);
+}
+
+int fmnist_check_input(const fmnist *d, const model_inputs *in, const char *model_name,
+                       tt_error *err)
+{
+    long px = (long)d->rows * d->cols;
+    int image_model = in->height > 0;
+    if (px == in->x_per_sample && (!image_model || (in->channels == 1 && in->height == d->rows &&
+                                                    in->width == d->cols)))
+        return TT_OK;
+    char want[96];
+    if (image_model)
+        snprintf(want, sizeof want, "%d channel(s) of %dx%d pixels", in->channels, in->height,
+                 in->width);
+    else
+        snprintf(want, sizeof want, "%ld inputs per sample", in->x_per_sample);
+    return tt_error_set(err, TT_EINPUT,
+                        "%s: images of %dx%d pixels (%ld values), but model %s takes %s; give "
+                        "images of the model's size (Fashion-MNIST's are 28x28) or an mlp whose "
+                        "first --widths value is rows x cols",
+                        d->images_path, d->rows, d->cols, px, model_name, want);
 }
 
 void fmnist_fill(const fmnist *d, const int *idx, int B, float *x, int *labels)

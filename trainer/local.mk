@@ -19,7 +19,7 @@ libtrainer_a_SOURCES += trainer/profile.c trainer/profile.h
 libtrainer_a_SOURCES += trainer/dataparallel.c trainer/dataparallel.h
 # The elementwise passes between the GEMMs are a large share of a training
 # step: let GCC vectorise loops with a remainder (not done at -O2's cost model).
-libtrainer_a_CFLAGS = $(AM_CFLAGS) -ftree-vectorize -fvect-cost-model=dynamic
+libtrainer_a_CFLAGS = $(AM_CFLAGS) $(VECT_CFLAGS)
 
 # Regenerates the committed workload traces (one real step each; minutes).
 TRACE_CMD = $(abs_top_builddir)/ttasim trace

@@ -14,6 +14,7 @@
 #include "common/parallel.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/progress.h"
+#include "sim/report/coll_report.h"
 #include "sim/report/expect.h"
 #include "sim/report/junit.h"
 #include "sim/report/report.h"
@@ -106,7 +107,30 @@ typedef struct outcome {
     int finished, passed, error;
     char message[2048];
     double step_time_s, ref_step_time_s, tta_s, ref_time_s;
+    /* collective scenarios: the figure compared (busbw, else time) */
+    const char *coll_metric; /* NULL: a training scenario; a literal, so valid in the parent of a worker */
+    double coll_value, coll_ref;
+    char coll_source[400];
 } outcome;
+
+/* A collective measurement: busbw against a published busbw, else time. */
+static int check_collective(const scenario *sc, outcome *o, int *failed, tt_error *err)
+{
+    coll_scenario_result r;
+    int rc = coll_scenario_run(sc, &r, err);
+    if (rc)
+        return rc;
+    json_t *doc = coll_report_json(sc, &r);
+    rc = expect_check(sc, doc, failed, o->message, sizeof o->message, err);
+    json_decref(doc);
+    int by_time = sc->ref_busbw_Bps <= 0 && sc->ref_op_time_s > 0;
+    o->coll_metric = by_time ? "time_s" : "busbw_Bps";
+    o->coll_value = by_time ? r.time_s : r.busbw_Bps;
+    o->coll_ref = by_time ? sc->ref_op_time_s : sc->ref_busbw_Bps;
+    snprintf(o->coll_source, sizeof o->coll_source, "%s", sc->ref_source ? sc->ref_source : "");
+    snprintf(o->model, sizeof o->model, "%s %s (%s)", r.op, r.nccl[0] ? r.nccl : r.algo, r.platform);
+    return TT_OK;
+}
 
 static void check_one(const char *path, char *const *sets, size_t n_sets, int jobs, outcome *o)
 {
@@ -122,10 +146,20 @@ static void check_one(const char *path, char *const *sets, size_t n_sets, int jo
         return;
     }
     snprintf(o->name, sizeof o->name, "%s", sc.name);
+    int failed = 0;
+    if (sc.is_collective) {
+        rc = check_collective(&sc, o, &failed, &err);
+        if (rc) {
+            o->error = 1;
+            snprintf(o->message, sizeof o->message, "%s", err.msg);
+        }
+        o->passed = rc == TT_OK && failed == 0;
+        scenario_free(&sc);
+        return;
+    }
     run_result r;
     run_options opt = {.jobs = jobs};
     rc = run_scenario(&sc, &opt, &r, &err);
-    int failed = 0;
     if (rc == TT_OK) {
         json_t *doc = report_json(&sc, &r);
         rc = expect_check(&sc, doc, &failed, o->message, sizeof o->message, &err);
@@ -168,11 +202,15 @@ static void print_rows(check_run *c, size_t total)
         const outcome *o = &c->out[c->printed];
         if (!c->table)
             continue;
-        char ref[32] = "-";
-        if (o->ref_step_time_s > 0)
+        char ref[32] = "-", val[32];
+        snprintf(val, sizeof val, "%.4g", o->coll_metric ? o->coll_value : o->step_time_s);
+        if (o->coll_metric && o->coll_ref > 0)
+            snprintf(ref, sizeof ref, "%.4g", o->coll_ref);
+        else if (o->ref_step_time_s > 0)
             snprintf(ref, sizeof ref, "%.4g", o->ref_step_time_s);
-        printf("%-6s %-40s %12.4g %12s  %s\n", o->passed ? "PASS" : o->error ? "ERROR" : "FAIL", o->name,
-               o->step_time_s, ref, c->files[c->printed]);
+        printf("%-6s %-40s %12s %12s  %s%s%s%s\n", o->passed ? "PASS" : o->error ? "ERROR" : "FAIL", o->name, val,
+               ref, c->files[c->printed], o->coll_metric ? "  (" : "", o->coll_metric ? o->coll_metric : "",
+               o->coll_metric ? ")" : "");
         if (!o->passed)
             printf("       %s\n", o->message);
         fflush(stdout);
@@ -193,13 +231,41 @@ static int cmp_double(const void *a, const void *b)
 
 /* The validation table: predicted against published per-step time, with the
  * median and worst |predicted / published - 1| per model. */
+static void print_collectives_markdown(const outcome *o, char **files, size_t n)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= o[i].coll_metric != NULL;
+    if (!any)
+        return;
+    printf("\n| collective scenario | what ran | predicted | published | ratio | source |\n|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < n; i++) {
+        if (!o[i].coll_metric)
+            continue;
+        const char *base = strrchr(files[i], '/');
+        int t = o[i].coll_metric[0] == 't';
+        double scale = t ? 1e6 : 1e-9;
+        printf("| %s | %s | %.4g %s | %.4g %s | %.3f | %s |\n", base ? base + 1 : files[i], o[i].model,
+               o[i].coll_value * scale, t ? "us" : "GB/s", o[i].coll_ref * scale, t ? "us" : "GB/s",
+               o[i].coll_ref > 0 ? o[i].coll_value / o[i].coll_ref : 0, o[i].coll_source);
+    }
+}
+
 static void print_markdown(const outcome *o, char **files, size_t n)
 {
+    print_collectives_markdown(o, files, n);
+    size_t training = 0;
+    for (size_t i = 0; i < n; i++)
+        training += !o[i].coll_metric;
+    if (!training)
+        return;
     printf("| scenario | model | predicted step (s) | published step (s) | ratio | predicted total | published total | ratio |\n"
            "|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const char *base = strrchr(files[i], '/');
         base = base ? base + 1 : files[i];
+        if (o[i].coll_metric)
+            continue;
         if (o[i].error) {
             printf("| %s | | error: %s | | | | | |\n", base, o[i].message);
             continue;

@@ -29,9 +29,12 @@ static void collective_help(FILE *out)
             "  --link-latency S     generic platforms: link latency, seconds\n"
             "  --op OP              allreduce (default), reduce_scatter, allgather, broadcast,\n"
             "                       reduce, alltoall\n"
-            "  --algo ALG           auto (default: simulates every algorithm of OP and keeps the\n"
-            "                       fastest per size) or ring, rhd, rd, binomial, tree, dbtree,\n"
-            "                       torus2d, hier, direct, pairwise, bruck\n"
+            "  --algo ALG           nccl (default): what NCCL's tuning model picks on NVIDIA GPUs\n"
+            "                       (ring, tree or NVLS with LL, LL128 or Simple, with NCCL's\n"
+            "                       latencies), the torus schedule on a torus, else auto;\n"
+            "                       auto: simulates every algorithm of OP and keeps the fastest\n"
+            "                       per size (an optimistic bound); or ring, rhd, rd, binomial,\n"
+            "                       tree, dbtree, torus2d, torus, hier, direct, pairwise, bruck\n"
             "  --bytes S[,S...]     sizes (nccl-tests' meaning: the whole vector per rank);\n"
             "                       K/M/G and Ki/Mi/Gi suffixes\n"
             "  --ranks N            use ranks 0..N-1 only (default: every accelerator)\n"
@@ -137,7 +140,7 @@ static int parse_args(int argc, char **argv, collective_args *a)
     algo_names[ALGO_COUNT] = NULL;
     memset(a, 0, sizeof *a);
     a->params.op = OP_ALLREDUCE;
-    a->params.algo = ALGO_AUTO;
+    a->params.algo = ALGO_NCCL;
     a->net = NETWORK_CALIBRATED;
     int c, v = 0, rc = TT_OK;
     opterr = 0;
@@ -198,11 +201,13 @@ static void print_table(const collective_args *a, const platform *p, const coll_
            coll_algo_name(a->params.algo), platform_name(p), n, network_name(a->net));
     printf("# %s executor, chunk %.0f bytes\n#\n", a->messages ? "message-level" : "rounds",
            rq[0].params.chunk_bytes);
-    printf("# %14s  %-9s %14s %13s %13s\n", "size(B)", "algo", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
+    printf("# %14s  %-9s %-12s %14s %13s %13s\n", "size(B)", "algo", "nccl", "time(us)", "algbw(GB/s)",
+           "busbw(GB/s)");
     for (int i = 0; i < a->nsizes; i++) {
         double algbw = algbw_Bps(&rq[i], &res[i]);
-        printf("  %14.0f  %-9s %14.3f %13.3f %13.3f\n", rq[i].params.bytes, coll_algo_name(res[i].algo),
-               res[i].time_s * 1e6, algbw / 1e9, algbw * coll_busbw_factor(a->params.op, n) / 1e9);
+        printf("  %14.0f  %-9s %-12s %14.3f %13.3f %13.3f\n", rq[i].params.bytes, coll_algo_name(res[i].algo),
+               res[i].nccl[0] ? res[i].nccl : "-", res[i].time_s * 1e6, algbw / 1e9,
+               algbw * coll_busbw_factor(a->params.op, n) / 1e9);
     }
 }
 
@@ -219,6 +224,8 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
                             coll_algo_name(a->params.algo), "bytes", rq[i].params.bytes, "ranks", n,
                             "time_s", res[i].time_s, "algbw_Bps", algbw, "busbw_Bps",
                             algbw * coll_busbw_factor(a->params.op, n)));
+        json_object_set_new(json_array_get(list, json_array_size(list) - 1), "nccl",
+                            res[i].nccl[0] ? json_string(res[i].nccl) : json_null());
     }
     return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o}", "platform", platform_name(p), "network",
                      network_name(a->net), "ranks", n, "executor", a->messages ? "messages" : "rounds",
@@ -273,6 +280,6 @@ static int collective_main(int argc, char **argv)
 
 const cli_command cmd_collective = {
     "collective", "nccl-tests-like table of a collective on a simulated platform",
-    "collective --platform P [--nodes N] --op OP --algo ALG|auto --bytes S[,S...] [--json]",
+    "collective --platform P [--nodes N] --op OP --algo ALG|nccl|auto --bytes S[,S...] [--json]",
     collective_main, collective_help,
 };

@@ -31,6 +31,8 @@ static void platform_help(FILE *out)
             "  --link-latency S       fabric link latency (\"1us\")\n"
             "  --accelerator NAME     replace the accelerator type (platforms/devices.json)\n"
             "  --mesh PATTERN         replace the accelerator mesh (zion: fully_connected)\n"
+            "  --shape AxB[xC]        torus grid of the slice, fastest-varying first (default: the\n"
+            "                         published slice shape, else the most cube-like)\n"
             "  --json                 show: one JSON document on stdout\n"
             "  --xml FILE             export: where to write (- for stdout)\n"
             "  --help                 this text\n");
@@ -63,12 +65,23 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
     json_t *peak = json_object();
     for (int t = 0; t < DTYPE_COUNT; t++)
         json_object_set_new(peak, DTYPE_NAMES[t], json_real(s->peak_flops[t]));
-    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:f, s:i, s:o, s:o, s:o}", "name",
+    int dims[3], nd = platform_torus_dims(p, dims);
+    json_t *torus = nd ? json_array() : json_null();
+    for (int d = 0; d < nd; d++)
+        json_array_append_new(torus, json_integer(dims[d]));
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:f, s:i, s:o, s:o, s:o}", "name",
                      platform_name(p), "description", platform_description(p), "fabric", platform_fabric_name(p),
                      "nodes", s->nodes, "ranks_per_node", platform_ranks_per_node(p), "accelerators", s->accelerators,
                      "cpu_sockets", s->cpu_sockets, "nics", s->nics, "switches", s->switches, "devices", devs,
                      "link_classes", links, "bisection_Bps", s->bisection_Bps, "diameter_hops", s->diameter_hops,
                      "peak_flops", peak, "assumptions", assume, "sources", src);
+    json_object_set_new(doc, "torus_dims", torus);
+    int per_leaf, levels, over;
+    json_object_set_new(doc, "fattree", platform_fattree_shape(p, &per_leaf, &levels, &over)
+                                             ? json_pack("{s:i, s:i, s:i}", "nodes_per_leaf", per_leaf, "levels",
+                                                         levels, "oversubscription", over)
+                                             : json_null());
+    return doc;
 }
 
 static void print_summary(const platform *p, const platform_summary *s)
@@ -76,6 +89,16 @@ static void print_summary(const platform *p, const platform_summary *s)
     printf("platform        %s\n                %s\n", platform_name(p), platform_description(p));
     printf("fabric          %s, %d node%s x %d accelerators\n", platform_fabric_name(p), s->nodes, s->nodes == 1 ? "" : "s",
            platform_ranks_per_node(p));
+    int dims[3], nd = platform_torus_dims(p, dims), per_leaf, levels, over;
+    if (platform_fattree_shape(p, &per_leaf, &levels, &over))
+        printf("fat tree        %d nodes per leaf, %d level%s, leaf oversubscription %d:1%s\n", per_leaf, levels,
+               levels == 1 ? "" : "s", over,
+               strcmp(platform_fabric_name(p), "rail") == 0
+                   ? "; rail-optimised: GPU i leaves by NIC i (the simulation joins a node's NICs into one port)"
+                   : "");
+    if (nd > 0)
+        printf("torus           %d%s%.0d%s%.0d (fastest-varying first, wrap-around)\n", dims[0], nd > 1 ? " x " : "",
+               nd > 1 ? dims[1] : 0, nd > 2 ? " x " : "", nd > 2 ? dims[2] : 0);
     printf("accelerators    %d\ncpu_sockets     %d\nnics            %d\nswitches        %d\n\n", s->accelerators,
            s->cpu_sockets, s->nics, s->switches);
     printf("%-8s %-12s %-22s %s\n", "count", "kind", "device", "description");
@@ -145,7 +168,7 @@ static int platform_main(int argc, char **argv)
         {"nodes", required_argument, NULL, 'n'}, {"link-bw", required_argument, NULL, 'b'},
         {"link-latency", required_argument, NULL, 'l'}, {"accelerator", required_argument, NULL, 'a'},
         {"mesh", required_argument, NULL, 'm'}, {"json", no_argument, NULL, 'j'},
-        {"xml", required_argument, NULL, 'x'}, {NULL, 0, NULL, 0}};
+        {"xml", required_argument, NULL, 'x'}, {"shape", required_argument, NULL, 's'}, {NULL, 0, NULL, 0}};
     static const char *const SUBS[] = {"list", "show", "export", "check", NULL};
     if (argc < 2)
         return cli_usage_error(&cmd_platform, "missing the subcommand (list, show, export or check)");
@@ -183,6 +206,12 @@ static int platform_main(int argc, char **argv)
             break;
         case 'a': o.accelerator = optarg; break;
         case 'm': o.mesh = optarg; break;
+        case 's': {
+            tt_error e = {0};
+            if (platform_shape_parse(optarg, o.shape, &e))
+                return cli_usage_error(&cmd_platform, "--shape %s", e.msg);
+            break;
+        }
         case 'j': as_json = 1; break;
         case 'x': xml = optarg; break;
         default: return cli_bad_option(&cmd_platform, argv, optind, optopt, opts, c == ':');

@@ -13,6 +13,7 @@
 #include "sim/cli/cmd_run.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/shard.h"
+#include "sim/report/coll_report.h"
 #include "sim/report/expect.h"
 #include "sim/report/report.h"
 #include "sim/replay/run.h"
@@ -116,6 +117,43 @@ static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, c
     return rc;
 }
 
+/* A collective measurement: one nccl-tests-like figure, its reference and
+ * expectations; only the JSON output applies. */
+static int run_collective(const scenario *sc, const run_outputs *outs, int as_json)
+{
+    tt_error err = {0};
+    if (outs->csv || outs->svg) {
+        tt_error_set(&err, TT_EINPUT, "%s: a collective scenario has no sweep to write as CSV or SVG; remove "
+                     "--csv/--svg and outputs.csv/svg", sc->path);
+        return cli_report_error(err.code, err.msg);
+    }
+    coll_scenario_result r;
+    int failed = 0, rc = coll_scenario_run(sc, &r, &err);
+    char failures[2048];
+    json_t *doc = NULL;
+    if (rc == TT_OK) {
+        doc = coll_report_json(sc, &r);
+        rc = expect_check(sc, doc, &failed, failures, sizeof failures, &err);
+    }
+    if (rc == TT_OK && outs->json && parallel_is_writer())
+        rc = write_json(outs->json, doc, &err);
+    if (rc == TT_OK) {
+        if (as_json)
+            cli_print_json(doc, REPORT_JSON_FLAGS);
+        else
+            coll_report_text(stdout, sc, &r);
+        if (failed) {
+            fprintf(stderr, "ttasim run: %s: %d expectation%s not met: %s\n", sc->name, failed,
+                    failed > 1 ? "s" : "", failures);
+            rc = TT_EFAIL;
+        }
+    } else {
+        cli_report_error(rc, err.msg);
+    }
+    json_decref(doc);
+    return rc;
+}
+
 /* The scenario's points: run here (all, or a shard's, printed as a shard
  * document), or taken from shard files (merge). */
 static int run_points(const char *path, char *const *sets, size_t n_sets, const scenario *sc, run_options *opt,
@@ -196,6 +234,18 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
         free_outputs(&outs);
         scenario_free(&sc);
         return cli_report_error(rc, err.msg);
+    }
+    if (sc.is_collective) {
+        rc = run_collective(&sc, &outs, as_json);
+        free_outputs(&outs);
+        scenario_free(&sc);
+        return rc;
+    }
+    if (sc.is_collective) {
+        rc = run_collective(&sc, &outs, as_json);
+        free_outputs(&outs);
+        scenario_free(&sc);
+        return rc;
     }
     run_result r;
     char what[200];

@@ -59,10 +59,10 @@ static void train_help(FILE *out)
             "  --max-epochs E (30)     --max-steps N: budget, the smaller applies\n"
             "  --seed N                initialisation, data order, augmentation (1)\n"
             "Batch sweep\n"
-            "  --sweep-batch LIST      train once per batch size, fit S = S_min (1 + B_noise/B)\n"
+            "  --sweep-batch LIST      train once per batch size and seed, fit S = S_min (1 + B_noise/B)\n"
+            "  --seeds LIST            seeds of a sweep's runs per batch (--seed); a point is their median\n"
             "  --out FILE              convergence profile to write and resume from\n"
-            "                          (WORKLOAD-OPTIMIZER.json)\n"
-            "  --workload NAME         profile's workload name (DATASET-MODEL)\n"
+            "                          (DATASET-MODEL-OPTIMIZER.json)\n"
             "Output\n"
             "  --json                  one JSON document on stdout\n");
 }
@@ -71,7 +71,7 @@ enum {
     O_MODEL = 256, O_WIDTHS, O_DATASET, O_DATADIR, O_AUGMENT, O_SMOOTH, O_OPT, O_MOM, O_BETA1,
     O_BETA2, O_EPS, O_WD, O_TRUST, O_PHI, O_NOEXCL, O_LR, O_REFB, O_SCALING, O_WUE, O_WUS,
     O_WUSTART, O_DECAY, O_POWER, O_ENDLR, O_STEPEVERY, O_STEPGAMMA, O_CDE, O_CDS, O_BATCH,
-    O_WORKERS, O_MICRO, O_TARGET, O_EVAL, O_MAXE, O_MAXS, O_SEED, O_SWEEP, O_OUT, O_WORKLOAD,
+    O_WORKERS, O_MICRO, O_TARGET, O_EVAL, O_MAXE, O_MAXS, O_SEED, O_SEEDS, O_SWEEP, O_OUT,
     O_JSON,
 };
 
@@ -112,9 +112,9 @@ static const struct option OPTS[] = {
     {"max-epochs", required_argument, NULL, O_MAXE},
     {"max-steps", required_argument, NULL, O_MAXS},
     {"seed", required_argument, NULL, O_SEED},
+    {"seeds", required_argument, NULL, O_SEEDS},
     {"sweep-batch", required_argument, NULL, O_SWEEP},
     {"out", required_argument, NULL, O_OUT},
-    {"workload", required_argument, NULL, O_WORKLOAD},
     {"json", no_argument, NULL, O_JSON},
     {NULL, 0, NULL, 0},
 };
@@ -193,7 +193,9 @@ typedef struct train_cli {
     int scaling;             /* < 0: per-optimizer default */
     long sweep[MAX_SWEEP];
     int nsweep;
-    const char *out, *workload;
+    long seeds[MAX_SWEEP];
+    int nseeds;
+    const char *out;
     int json;
     char cmdline[1024];
 } train_cli;
@@ -344,9 +346,9 @@ static int parse_args(int argc, char **argv, train_cli *t)
             if (!(rc = parse_long(c, optarg, 0, 1L << 62, &l)))
                 d->seed = (uint64_t)l;
             break;
+        case O_SEEDS: rc = parse_list(c, optarg, 1, 1L << 62, t->seeds, MAX_SWEEP, &t->nseeds); break;
         case O_SWEEP: rc = parse_list(c, optarg, 1, 1L << 24, t->sweep, MAX_SWEEP, &t->nsweep); break;
         case O_OUT: t->out = optarg; break;
-        case O_WORKLOAD: t->workload = optarg; break;
         case O_JSON: t->json = 1; break;
         default: return cli_bad_option(&cmd_train, argv, optind, optopt, OPTS, c == ':');
         }
@@ -357,6 +359,10 @@ static int parse_args(int argc, char **argv, train_cli *t)
         return cli_usage_error(&cmd_train, "unexpected argument '%s'", argv[optind]);
     if (t->out && !t->nsweep)
         return cli_usage_error(&cmd_train, "--out writes a sweep's profile; add --sweep-batch");
+    if (t->nseeds && !t->nsweep)
+        return cli_usage_error(&cmd_train, "--seeds sets a sweep's runs; add --sweep-batch, or use --seed for one run");
+    if (!t->nseeds)
+        t->seeds[t->nseeds++] = (long)d->seed;
     d->mo.seed = d->seed;
     d->lr.base_lr = t->lr > 0 ? t->lr : default_lr(&d->opt);
     d->lr.scaling = t->scaling >= 0 ? (lr_scaling)t->scaling
@@ -460,7 +466,7 @@ static int load_data(const train_cli *t, loaded *ld, tt_error *err)
     memset(ld, 0, sizeof *ld);
     if (t->dataset == 1) {
         int in_dim = t->dp.mo.nwidths ? t->dp.mo.widths[0] : 784;
-        if (teacher_init(&ld->teach, in_dim, 64, 10, t->dp.seed ^ UINT64_C(0x7eac4e7)))
+        if (teacher_init(&ld->teach, in_dim, 64, 10, UINT64_C(0x7eac4e7)))
             return tt_error_set(err, TT_EINTERNAL, "out of memory for the teacher");
         ld->data = (dp_data){.kind = DP_DATA_TEACHER, .teacher = &ld->teach,
                              .teacher_epoch = 60000, .teacher_test = 10000};
@@ -482,15 +488,125 @@ static void free_data(loaded *ld)
 
 /* ---- sweep ---- */
 
+/* The recipe a sweep runs, stated in its profile. */
+static void describe_recipe(const train_cli *t, const char *data, profile_recipe *r)
+{
+    const dp_options *d = &t->dp;
+    const optim_config *o = &d->opt;
+    char arch[128] = "";
+    for (int i = 0; !strcmp(d->model, "mlp") && i < d->mo.nwidths; i++)
+        snprintf(arch + strlen(arch), sizeof arch - strlen(arch), "%s%d", i ? "-" : "mlp ", d->mo.widths[i]);
+    char opt[128];
+    if (o->kind == OPT_ADAMW || o->kind == OPT_LAMB)
+        snprintf(opt, sizeof opt, "betas %g/%g, eps %g", o->beta1, o->beta2, o->eps);
+    else if (o->kind == OPT_LARS)
+        snprintf(opt, sizeof opt, "momentum %g, trust coefficient %g", o->momentum, o->trust_coef);
+    else
+        snprintf(opt, sizeof opt, "momentum %g", o->momentum);
+    snprintf(r->optimizer, sizeof r->optimizer, "%s", optim_name(o));
+    snprintf(r->hyperparameters, sizeof r->hyperparameters,
+             "%s; base rate %g at batch %g, %s scaling; %s; %d workers", arch[0] ? arch : d->model,
+             d->lr.base_lr, d->lr.ref_batch, LR_SCALING_NAMES[d->lr.scaling], opt, d->workers);
+    snprintf(r->schedule, sizeof r->schedule, "%s", LR_DECAY_NAMES[d->lr.decay]);
+    if (d->lr.decay == LR_DECAY_POLY)
+        snprintf(r->schedule, sizeof r->schedule, "poly, power %g, to %g over the budget", d->lr.poly_power,
+                 d->lr.end_lr);
+    else if (d->lr.decay == LR_DECAY_COSINE)
+        snprintf(r->schedule, sizeof r->schedule, "cosine to %g over the budget", d->lr.end_lr);
+    else if (d->lr.decay == LR_DECAY_STEP)
+        snprintf(r->schedule, sizeof r->schedule, "x %g every %ld steps", d->lr.step_gamma, d->lr.step_every);
+    if (d->lr.warmup_steps >= 0)
+        snprintf(r->warmup, sizeof r->warmup, "linear, %g epochs, at most %ld steps", d->warmup_epochs,
+                 d->lr.warmup_steps);
+    else
+        snprintf(r->warmup, sizeof r->warmup, "linear, %g epochs", d->warmup_epochs);
+    snprintf(r->regularisation, sizeof r->regularisation,
+             "weight decay %g%s, label smoothing %g, data %s", o->weight_decay,
+             o->exclude_bias_norm ? " (not on biases and norms)" : "", (double)d->mo.label_smoothing, data);
+    snprintf(r->precision, sizeof r->precision, "fp32");
+}
+
+static int has_seed(const profile_point *pt, uint64_t seed)
+{
+    for (int i = 0; pt && i < pt->nruns; i++)
+        if (pt->runs[i].seed == seed)
+            return 1;
+    return 0;
+}
+
+static void print_profile(const conv_profile *p, const char *out)
+{
+    printf("model %s on %s, optimizer %s, target %s %g\n\n", p->model, p->dataset, p->recipe.optimizer,
+           p->metric, p->target);
+    printf("%8s %10s %7s %5s %8s %8s %8s %9s %8s %10s %12s %9s  %s\n", "batch", "peak_lr", "warmup", "runs",
+           "steps", "min", "max", "epochs", "reached", "fit_steps", "noise_scale", "gap", "data");
+    for (int i = 0; i < p->npoints; i++) {
+        const profile_point *q = &p->points[i];
+        long lo, hi;
+        double gap = 0;
+        int ngap = 0;
+        profile_point_range(q, &lo, &hi);
+        for (int k = 0; k < q->nruns; k++) {
+            const profile_run *r = &q->runs[k];
+            if (!r->reached && isfinite(r->test_loss - r->train_loss)) {
+                gap += r->test_loss - r->train_loss;
+                ngap++;
+            }
+        }
+        printf("%8ld %10.5g %7ld %5d %8ld %8ld %8ld %9.3f %8s %10.1f %12.5g %9.4f  %s\n", q->batch, q->lr,
+               q->warmup_steps, q->nruns, q->steps, lo, hi, q->epochs, q->reached ? "yes" : "no",
+               profile_fit_steps(&p->fit, q->batch), q->noise_scale, ngap ? gap / ngap : NAN, q->data);
+    }
+    if (p->fit.ok)
+        printf("\nfit S = S_min (1 + B_noise/B): S_min %.1f steps, E_min %.0f examples, "
+               "B_crit %.0f, residual %.3f (RMS relative)\n",
+               p->fit.s_min, p->fit.e_min, p->fit.b_crit, p->fit.residual);
+    else
+        printf("\nfit: needs two batch sizes that reached the target\n");
+    printf("run-to-run spread: sd of ln(steps) %.4f (pooled over batches whose runs all reached)\n", p->run_log_sd);
+    printf("gap: mean test loss - training loss at the end of the runs that did not reach the target\n");
+    printf("measured noise scale B_simple (median over batches): %.5g\n", p->noise_scale);
+    printf("profile written to %s\n", out);
+}
+
+static json_t *profile_json(const conv_profile *p, const char *out)
+{
+    json_t *pts = json_array();
+    for (int i = 0; i < p->npoints; i++) {
+        const profile_point *q = &p->points[i];
+        json_t *runs = json_array();
+        for (int k = 0; k < q->nruns; k++) {
+            const profile_run *r = &q->runs[k];
+            json_array_append_new(runs, json_pack("{s:I, s:b, s:I, s:o, s:o, s:o}", "seed", (json_int_t)r->seed,
+                                                  "reached", r->reached, "steps", (json_int_t)r->steps,
+                                                  "final_accuracy", jx_real_or_null(r->final_accuracy),
+                                                  "train_loss", jx_real_or_null(r->train_loss), "test_loss",
+                                                  jx_real_or_null(r->test_loss)));
+        }
+        json_array_append_new(
+            pts, json_pack("{s:I, s:b, s:I, s:f, s:f, s:f, s:I, s:o, s:o, s:o, s:o, s:s}", "batch",
+                           (json_int_t)q->batch, "reached", q->reached, "steps", (json_int_t)q->steps, "epochs",
+                           q->epochs, "examples", q->examples, "lr", q->lr, "warmup_steps",
+                           (json_int_t)q->warmup_steps, "noise_scale", jx_real_or_null(q->noise_scale),
+                           "fitted_steps", jx_real_or_null(profile_fit_steps(&p->fit, q->batch)), "log_sd",
+                           jx_real_or_null(q->log_sd), "runs", runs, "data", q->data));
+    }
+    json_t *fit = p->fit.ok ? json_pack("{s:f, s:f, s:f, s:f}", "s_min", p->fit.s_min, "e_min", p->fit.e_min,
+                                        "b_crit", p->fit.b_crit, "residual", p->fit.residual)
+                            : json_null();
+    return json_pack("{s:s, s:s, s:s, s:s, s:f, s:o, s:o, s:o, s:o}", "profile", out, "model", p->model,
+                     "dataset", p->dataset, "optimizer", p->recipe.optimizer, "target", p->target, "points",
+                     pts, "fit", fit, "noise_scale", jx_real_or_null(p->noise_scale), "run_log_sd",
+                     jx_real_or_null(p->run_log_sd));
+}
+
 static int run_sweep(train_cli *t, const dp_data *data, int show_progress)
 {
-    char workload[64], out[512];
-    snprintf(workload, sizeof workload, "%s-%s", DATASETS[t->dataset], t->dp.model);
-    if (t->workload)
-        snprintf(workload, sizeof workload, "%s", t->workload);
+    const char *dataset = DATASETS[t->dataset], *opt = optim_name(&t->dp.opt);
+    char out[512];
     snprintf(out, sizeof out, "%s", t->out ? t->out : "");
     if (!t->out)
-        snprintf(out, sizeof out, "%s-%s.json", workload, optim_name(&t->dp.opt));
+        snprintf(out, sizeof out, "%s-%s-%s.json", dataset, t->dp.model, opt);
 
     tt_error err = {0};
     conv_profile p;
@@ -498,60 +614,66 @@ static int run_sweep(train_cli *t, const dp_data *data, int show_progress)
         int rc = profile_load(out, &p, &err);
         if (rc)
             return cli_report_error(rc, err.msg);
-        if (strcmp(p.workload, workload) || strcmp(p.optimizer, optim_name(&t->dp.opt)) ||
+        if (strcmp(p.model, t->dp.model) || strcmp(p.dataset, dataset) || strcmp(p.recipe.optimizer, opt) ||
             fabs(p.target - t->dp.target) > 1e-12) {
             fprintf(stderr,
-                    "ttasim: %s holds a profile for %s/%s to %g, not %s/%s to %g; remove it or "
-                    "choose another --out\n",
-                    out, p.workload, p.optimizer, p.target, workload, optim_name(&t->dp.opt),
+                    "ttasim: %s holds a profile for %s on %s with %s to %g, not %s on %s with %s to %g; "
+                    "remove it or choose another --out\n",
+                    out, p.model, p.dataset, p.recipe.optimizer, p.target, t->dp.model, dataset, opt,
                     t->dp.target);
             profile_free(&p);
             return TT_EINPUT;
         }
     } else {
-        profile_init(&p, workload, optim_name(&t->dp.opt), "test_accuracy", t->dp.target);
+        profile_init(&p, t->dp.model, dataset, opt, "test_accuracy", t->dp.target);
+        p.dataset_examples = t->dataset == 1 ? (double)data->teacher_epoch : (double)data->train->n;
     }
     profile_add_source(&p, t->cmdline);
     profile_add_source(&p, "fit: S = S_min (1 + B_noise/B), McCandlish et al. 2018 (arXiv 1812.06162)");
 
     int rc = TT_OK;
-    for (int i = 0; i < t->nsweep && !rc; i++) {
-        long b = t->sweep[i];
-        if (profile_find(&p, b)) {
-            if (!t->json)
-                fprintf(stderr, "batch %ld: already in %s, skipped\n", b, out);
-            continue;
+    for (int i = 0; i < t->nsweep && !rc; i++)
+        for (int k = 0; k < t->nseeds && !rc; k++) {
+            long b = t->sweep[i];
+            uint64_t seed = (uint64_t)t->seeds[k];
+            if (has_seed(profile_find(&p, b), seed)) {
+                if (!t->json)
+                    fprintf(stderr, "batch %ld seed %llu: already in %s, skipped\n", b,
+                            (unsigned long long)seed, out);
+                continue;
+            }
+            dp_options o = t->dp;
+            o.batch = b;
+            o.seed = o.mo.seed = seed;
+            dp_result r;
+            if (show_progress)
+                fprintf(stderr, "batch %ld seed %llu\n", b, (unsigned long long)seed);
+            rc = dp_train(&o, data, &r, &err);
+            if (show_progress)
+                fputc('\n', stderr);
+            if (rc) {
+                rc = cli_report_error(rc, err.msg);
+                break;
+            }
+            profile_point pt = {.batch = b, .lr = r.peak_lr, .warmup_steps = r.warmup_steps,
+                                .noise_scale = r.noise_scale};
+            snprintf(pt.data, sizeof pt.data, "%s", r.data);
+            const dp_eval *last = r.ncurve ? &r.curve[r.ncurve - 1] : NULL;
+            profile_run run = {.seed = seed, .reached = r.reached && !r.diverged,
+                               .steps = r.reached ? r.steps_to_target : r.steps_run,
+                               .final_accuracy = r.final_test_accuracy,
+                               .train_loss = last ? last->train_loss : NAN,
+                               .test_loss = last ? last->test_loss : NAN};
+            describe_recipe(t, r.data, &p.recipe);
+            dp_result_free(&r);
+            if ((rc = profile_add_run(&p, &pt, &run, &err))) {
+                rc = cli_report_error(rc, err.msg);
+                break;
+            }
+            profile_refit(&p);
+            if ((rc = profile_save(&p, out, &err))) /* after every run: a resumable sweep */
+                rc = cli_report_error(rc, err.msg);
         }
-        dp_options o = t->dp;
-        o.batch = b;
-        dp_result r;
-        if (show_progress)
-            fprintf(stderr, "batch %ld\n", b);
-        rc = dp_train(&o, data, &r, &err);
-        if (show_progress)
-            fputc('\n', stderr);
-        if (rc) {
-            rc = cli_report_error(rc, err.msg);
-            break;
-        }
-        profile_point pt = {.batch = b, .reached = r.reached,
-                            .steps = r.reached ? r.steps_to_target : r.steps_run,
-                            .epochs = r.reached ? r.epochs_to_target : r.epochs_run,
-                            .lr = r.peak_lr, .warmup_steps = r.warmup_steps,
-                            .noise_scale = r.noise_scale};
-        pt.examples = (double)pt.steps * (double)b;
-        snprintf(pt.data, sizeof pt.data, "%s", r.data);
-        if (r.diverged)
-            snprintf(pt.data + strlen(pt.data), sizeof pt.data - strlen(pt.data), " (diverged)");
-        dp_result_free(&r);
-        if ((rc = profile_put(&p, &pt, &err))) {
-            rc = cli_report_error(rc, err.msg);
-            break;
-        }
-        profile_refit(&p);
-        if ((rc = profile_save(&p, out, &err))) /* after every batch: a resumable sweep */
-            rc = cli_report_error(rc, err.msg);
-    }
     if (rc) {
         profile_free(&p);
         return rc;
@@ -560,50 +682,12 @@ static int run_sweep(train_cli *t, const dp_data *data, int show_progress)
     for (int i = 0; i < p.npoints; i++)
         any |= p.points[i].reached;
     if (t->json) {
-        json_t *pts = json_array();
-        for (int i = 0; i < p.npoints; i++) {
-            const profile_point *q = &p.points[i];
-            double fit = profile_fit_steps(&p.fit, q->batch);
-            json_array_append_new(
-                pts, json_pack("{s:I, s:b, s:I, s:f, s:f, s:f, s:I, s:o, s:o, s:s}", "batch",
-                               (json_int_t)q->batch, "reached", q->reached, "steps",
-                               (json_int_t)q->steps, "epochs", q->epochs, "examples",
-                               q->examples, "lr", q->lr, "warmup_steps",
-                               (json_int_t)q->warmup_steps, "noise_scale",
-                               jx_real_or_null(q->noise_scale), "fitted_steps", jx_real_or_null(fit),
-                               "data", q->data));
-        }
-        json_t *fit = p.fit.ok ? json_pack("{s:f, s:f, s:f, s:f}", "s_min", p.fit.s_min, "e_min",
-                                           p.fit.e_min, "b_crit", p.fit.b_crit, "residual",
-                                           p.fit.residual)
-                               : json_null();
-        json_t *doc = json_pack("{s:s, s:s, s:s, s:f, s:o, s:o, s:o}", "profile", out,
-                                "workload", p.workload, "optimizer", p.optimizer, "target",
-                                p.target, "points", pts, "fit", fit, "noise_scale",
-                                jx_real_or_null(p.noise_scale));
+        json_t *doc = profile_json(&p, out);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         fputc('\n', stdout);
         json_decref(doc);
     } else {
-        printf("workload %s, optimizer %s, target test accuracy %g\n\n", p.workload, p.optimizer,
-               p.target);
-        printf("%8s %10s %9s %8s %9s %12s %8s %10s %12s  %s\n", "batch", "peak_lr", "warmup",
-               "steps", "epochs", "examples", "reached", "fit_steps", "noise_scale", "data");
-        for (int i = 0; i < p.npoints; i++) {
-            const profile_point *q = &p.points[i];
-            double fit = profile_fit_steps(&p.fit, q->batch);
-            printf("%8ld %10.5g %9ld %8ld %9.3f %12.0f %8s %10.1f %12.5g  %s\n", q->batch, q->lr,
-                   q->warmup_steps, q->steps, q->epochs, q->examples, q->reached ? "yes" : "no",
-                   fit, q->noise_scale, q->data);
-        }
-        if (p.fit.ok)
-            printf("\nfit S = S_min (1 + B_noise/B): S_min %.1f steps, E_min %.0f examples, "
-                   "B_crit %.0f, residual %.3f (RMS relative)\n",
-                   p.fit.s_min, p.fit.e_min, p.fit.b_crit, p.fit.residual);
-        else
-            printf("\nfit: needs two batch sizes that reached the target\n");
-        printf("measured noise scale B_simple (median over batches): %.5g\n", p.noise_scale);
-        printf("profile written to %s\n", out);
+        print_profile(&p, out);
     }
     profile_free(&p);
     return any ? TT_OK : TT_EFAIL;

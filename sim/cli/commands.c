@@ -11,6 +11,7 @@ extern const cli_command cmd_platform;
 extern const cli_command cmd_bench;
 extern const cli_command cmd_collective;
 extern const cli_command cmd_merge;
+extern const cli_command cmd_profile;
 extern const cli_command cmd_compare;
 
 const cli_command *const CLI_COMMANDS[] = {
@@ -23,6 +24,7 @@ const cli_command *const CLI_COMMANDS[] = {
     &cmd_bench,
     &cmd_collective,
     &cmd_merge,
+    &cmd_profile,
     &cmd_compare,
     NULL,
 };

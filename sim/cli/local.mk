@@ -19,5 +19,6 @@ libsim_a_SOURCES += sim/cli/cmd_collective.c
 bin_PROGRAMS += ttasim
 ttasim_SOURCES = sim/cli/main.c
 ttasim_LDADD = $(TT_LIBS)
+libsim_a_SOURCES += sim/cli/cmd_profile.c
 libsim_a_SOURCES += sim/cli/progress.c sim/cli/progress.h
 libsim_a_SOURCES += sim/cli/cmd_compare.c

@@ -29,6 +29,9 @@ coll_request coll_request_build(const platform *p, const coll_params *asked)
     if (!c->ranks_per_node)
         c->ranks_per_node = platform_ranks_per_node(p);
     /* hier: one inter-node ring per NIC, as NCCL opens one channel per NIC */
+    /* tori: the slice's physical grid, so rings follow its links */
+    if (!c->dims[0])
+        platform_torus_dims(p, c->dims);
     int nics = platform_node_components(p, DEVICE_NIC, NULL, NULL, 0);
     if (!c->nics_per_node && nics > 0 && c->ranks_per_node % nics == 0)
         c->nics_per_node = nics;

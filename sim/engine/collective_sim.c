@@ -1,5 +1,6 @@
 /* collective_sim.c: worker actors that execute schedule steps on SimGrid. */
 #include "sim/engine/collective_sim.h"
+#include "sim/engine/nccl_plan.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -442,7 +443,7 @@ static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
         }
         if (built < 0 || est[c] < 0) {
             *oom = 1;
-            return (coll_result){NAN, rq->params.algo, 0};
+            return (coll_result){.time_s = NAN, .algo = rq->params.algo};
         }
         if (cost[c] >= 0 && (cheapest < 0 || cost[c] < cost[cheapest]))
             cheapest = c;
@@ -478,13 +479,13 @@ static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
         }
         g->sync_only = 0;
     }
-    coll_result r = {NAN, rq->params.algo, 0};
+    coll_result r = {.time_s = NAN, .algo = rq->params.algo};
     schedule s;
     if (!*oom && best >= 0 && (built = build_for(rq, cand[best], &s)) == 0) {
         double t = group_run(g, &s, rq->messages);
         schedule_free(&s);
         if (t >= 0)
-            r = (coll_result){t, cand[best], 0};
+            r = (coll_result){.time_s = t, .algo = cand[best]};
         *oom |= t < 0;
     }
     *oom |= built < 0;
@@ -557,19 +558,37 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
         if (prm->ranks > platform_ranks(p) || prm->ranks < 1)
             return tt_error_set(err, TT_EINPUT, "%s on %d ranks: the platform has %d accelerators",
                                 coll_op_name(prm->op), prm->ranks, platform_ranks(p));
-        if (prm->algo != ALGO_AUTO && !coll_algo_applies(prm, &why))
+        if (prm->algo != ALGO_AUTO && prm->algo != ALGO_NCCL && !coll_algo_applies(prm, &why))
             return tt_error_set(err, TT_EINPUT, "%s with %s on %d ranks: %s", coll_op_name(prm->op),
                                 coll_algo_name(prm->algo), prm->ranks, why);
     }
     coll_result *res = calloc((size_t)nreq + 1, sizeof *res);
-    if (!res)
+    coll_request *run = malloc(sizeof *run * ((size_t)nreq + 1));
+    double *overhead_s = calloc((size_t)nreq + 1, sizeof *overhead_s);
+    char (*names)[24] = calloc((size_t)nreq + 1, sizeof *names);
+    if (!res || !run || !overhead_s || !names) {
+        free(res);
+        free(run);
+        free(overhead_s);
+        free(names);
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
-    for (int i = 0; i < nreq; i++)
+    }
+    for (int i = 0; i < nreq; i++) { /* nccl: what NCCL runs, or the fabric's native schedule */
+        run[i] = reqs[i];
+        nccl_resolve(p, &run[i].params, &run[i].reduce_s_per_byte, &overhead_s[i], names[i], sizeof names[i]);
         res[i].time_s = NAN;
-    batch b = {p, reqs, nreq, res, 0};
+    }
+    batch b = {p, run, nreq, res, 0};
     sim_job job = {p, net, batch_setup, batch_collect, &b, out, sizeof *out * (size_t)nreq};
     int rc = sim_run(&job, err);
+    for (int i = 0; rc == TT_OK && i < nreq; i++) {
+        out[i].time_s += overhead_s[i];
+        memcpy(out[i].nccl, names[i], sizeof out[i].nccl);
+    }
     free(res);
+    free(run);
+    free(overhead_s);
+    free(names);
     for (int i = 0; rc == TT_OK && i < nreq; i++)
         if (isnan(out[i].time_s))
             rc = tt_error_set(err, TT_EINTERNAL, "request %d (%s) could not be simulated", i,

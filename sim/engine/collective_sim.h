@@ -44,6 +44,7 @@ typedef struct coll_result {
     double time_s;
     coll_algo algo; /* the algorithm that ran (auto's choice) */
     double peak_rss_bytes; /* of the whole simulation process (for benchmarks) */
+    char nccl[24];         /* for nccl: NCCL's pick ("ring/LL128"), else "" */
 } coll_result;
 
 /* The request every command runs for `asked` (op, algo, bytes; any other

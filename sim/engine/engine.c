@@ -18,6 +18,8 @@
 #include <simgrid/host.h>
 #include <xbt/dynar.h>
 
+#include "common/scratch.h"
+
 #ifdef TT_COVERAGE
 void __gcov_dump(void); /* libgcov: _exit skips the atexit writer of the counters */
 #endif
@@ -120,14 +122,9 @@ static void child_main(const sim_job *job, const char *xml_path, const char *xml
  * can leave it behind. Returns the descriptor, or -1 with err set. */
 static int write_platform_xml(const platform *p, tt_error *err)
 {
-    const char *dir = getenv("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/ttasim-platform-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
+    int fd = scratch_open("platform file", err);
     if (fd < 0)
-        return tt_error_set(err, TT_EINTERNAL, "cannot create a temporary platform file in %s: %s; set TMPDIR to a "
-                            "writable directory", dir && *dir ? dir : "/tmp", strerror(errno)), -1;
-    unlink(path);
+        return -1;
     int keep = dup(fd);
     FILE *f = keep < 0 ? NULL : fdopen(fd, "w");
     if (!f) {
@@ -138,8 +135,8 @@ static int write_platform_xml(const platform *p, tt_error *err)
     }
     int rc = platform_write_xml(p, f, err);
     if (fclose(f) != 0 && rc == TT_OK)
-        rc = tt_error_set(err, TT_EINTERNAL, "cannot write the temporary platform file in %s: %s",
-                          dir && *dir ? dir : "/tmp", strerror(errno));
+        rc = tt_error_set(err, TT_EINTERNAL, "cannot write the temporary platform file: %s; set TMPDIR "
+                          "to a directory with space", strerror(errno));
     if (rc != TT_OK) {
         close(keep);
         return -1;

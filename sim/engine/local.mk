@@ -4,3 +4,4 @@ libsim_a_SOURCES += sim/engine/collective_sim.c sim/engine/collective_sim.h
 libsim_a_SOURCES += sim/engine/collective_estimate.c
 libsim_a_SOURCES += sim/engine/collective_request.c
 libsim_a_SOURCES += sim/engine/host_embedding.c sim/engine/host_embedding.h
+libsim_a_SOURCES += sim/engine/nccl_plan.c sim/engine/nccl_plan.h

@@ -5,4 +5,5 @@ libsim_a_SOURCES += sim/replay/step.c sim/replay/step.h
 libsim_a_SOURCES += sim/replay/convergence.c sim/replay/convergence.h
 libsim_a_SOURCES += sim/replay/cost.c sim/replay/cost.h
 libsim_a_SOURCES += sim/replay/run.c sim/replay/run.h
+libsim_a_SOURCES += sim/replay/coll_scenario.c sim/replay/coll_scenario.h
 libsim_a_SOURCES += sim/replay/override.c sim/replay/override.h

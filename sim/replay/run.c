@@ -16,8 +16,7 @@
 
 static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
 {
-    platform_options opt = {nodes, sc->link_bw_Bps, sc->link_latency_s, sc->accelerator, sc->mesh,
-                            sc->fabric, sc->devices, sc->path};
+    platform_options opt = scenario_platform_options(sc, nodes);
     platform *p = platform_load(sc->platform, &opt, err);
     if (!p)
         tt_error_prefix(err, "%s: $.platform%s: ", sc->path, sc->fabric || sc->devices ? " (with its overrides)" : "");
@@ -155,7 +154,9 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
     for (int op = 0; rc == TT_OK && op < 2; op++)
         if (req_hi[op] >= 0) {
             char *dst = op == STEP_ALLREDUCE ? res->allreduce : res->alltoall;
-            snprintf(dst, sizeof res->allreduce, "%s", coll_algo_name(out[req_hi[op]].algo));
+            const coll_result *o = &out[req_hi[op]];
+            snprintf(dst, sizeof res->allreduce, "%s%s%s%s", coll_algo_name(o->algo), o->nccl[0] ? " (nccl " : "",
+                     o->nccl, o->nccl[0] ? ")" : "");
         }
     return rc;
 }
@@ -166,6 +167,8 @@ typedef struct run_ctx {
     const scenario *sc;
     workload tr[SCENARIO_MAX_PHASES];
     convergence *conv;
+    char conv_notes[CONVERGENCE_MAX_NOTES + 1][512]; /* mismatches accepted, the run spread assumed */
+    int n_conv_notes;
     run_result *res;
 } run_ctx;
 
@@ -246,6 +249,8 @@ static void note_assumptions(run_ctx *x, const platform *p)
     }
     for (size_t i = 0; x->sc->assumptions && x->sc->assumptions[i] && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
         r->assumptions[r->n_assumptions++] = strdup(x->sc->assumptions[i]);
+    for (int i = 0; i < x->n_conv_notes && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++)
+        r->assumptions[r->n_assumptions++] = strdup(x->conv_notes[i]);
     for (size_t i = 0; i < x->sc->n_sets && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++) {
         char buf[600];
         snprintf(buf, sizeof buf, "%s (set on the command line: --set)", x->sc->sets[i]);
@@ -306,25 +311,40 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
     pt->samples_per_s = samples / s->time_s;
 }
 
+/* Time, cost and energy of `steps` steps with their evaluations. */
+static double run_for(const scenario *sc, const run_point *pt, const cost_rates *rates, double steps, cost *total)
+{
+    double eval_s = sc->eval_every_steps > 0 ? floor(steps / sc->eval_every_steps) * sc->eval_time_s : 0;
+    double time_s = steps * pt->step.time_s + eval_s;
+    /* evaluation counts as busy time */
+    *total = cost_of(rates, time_s, (pt->step.compute_s + pt->step.optimizer_s) * steps + eval_s);
+    return time_s;
+}
+
 static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
 {
     const scenario *sc = x->sc;
-    if (x->conv)
-        pt->steps_to_target = convergence_steps(x->conv, (double)pt->global_batch, &pt->extrapolated);
-    else
-        pt->steps_to_target = sc->fixed_steps;
+    if (x->conv) {
+        convergence_estimate e = convergence_at(x->conv, (double)pt->global_batch);
+        pt->steps_to_target = e.steps;
+        pt->steps_p10 = e.p10;
+        pt->steps_p90 = e.p90;
+        pt->extrapolated = e.extrapolated;
+        pt->failed_batch = e.failed_batch;
+    } else { /* a fixed step count has no band */
+        pt->steps_to_target = pt->steps_p10 = pt->steps_p90 = sc->fixed_steps;
+    }
     if (sc->dataset_examples > 0)
         pt->epochs = pt->steps_to_target * pt->samples_per_s * pt->step.time_s / sc->dataset_examples;
     if (sc->eval_every_steps > 0)
         pt->eval_s = floor(pt->steps_to_target / sc->eval_every_steps) * sc->eval_time_s;
-    pt->time_to_accuracy_s = pt->steps_to_target * pt->step.time_s + pt->eval_s;
     double lifetime_s = sc->lifetime_years * 365.25 * 86400;
     cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w, pt->bill.other_w, sc->pue,
                         pt->bill.total_usd, lifetime_s, sc->usd_per_kwh / 3.6e6};
-    double busy = pt->step.compute_s + pt->step.optimizer_s;
-    pt->per_step = cost_of(&rates, pt->step.time_s, busy);
-    /* evaluation counts as busy time */
-    pt->total = cost_of(&rates, pt->time_to_accuracy_s, busy * pt->steps_to_target + pt->eval_s);
+    pt->per_step = cost_of(&rates, pt->step.time_s, pt->step.compute_s + pt->step.optimizer_s);
+    pt->time_to_accuracy_s = run_for(sc, pt, &rates, pt->steps_to_target, &pt->total);
+    pt->time_to_accuracy_p10_s = run_for(sc, pt, &rates, pt->steps_p10, &pt->total_p10);
+    pt->time_to_accuracy_p90_s = run_for(sc, pt, &rates, pt->steps_p90, &pt->total_p90);
     if (pt->bill.total_usd > 0)
         pt->tco_usd = pt->bill.total_usd + pt->per_step.energy_usd / pt->step.time_s * lifetime_s;
 }
@@ -430,10 +450,29 @@ static int load_workload(run_ctx *x, tt_error *err)
     if (sc->conv == CONV_PROFILE) {
         if ((rc = convergence_load(sc->profile_path, &x->conv, err)))
             return rc;
+        convergence_request want = {r->model, sc->target_dataset, sc->target_metric, sc->target_value,
+                                    !!(sc->accept_mismatch & SCENARIO_ACCEPT_MODEL),
+                                    !!(sc->accept_mismatch & SCENARIO_ACCEPT_DATASET),
+                                    !!(sc->accept_mismatch & SCENARIO_ACCEPT_TARGET)};
+        if ((rc = convergence_match(x->conv, &want, sc->path, x->conv_notes, &x->n_conv_notes, err)))
+            return rc;
     } else if (sc->conv == CONV_MCCANDLISH) {
-        x->conv = convergence_mccandlish(sc->s_min, sc->noise_scale);
+        if (!(x->conv = convergence_mccandlish(sc->s_min, sc->noise_scale)))
+            return tt_error_set(err, TT_EINTERNAL, "convergence: out of memory");
     }
     if (x->conv) {
+        int assumed;
+        double sd = convergence_run_sd(x->conv, &assumed);
+        if (assumed)
+            snprintf(x->conv_notes[x->n_conv_notes++], sizeof x->conv_notes[0],
+                     "convergence.run_spread = %.0f %% sd of the steps to target between seeded runs (U: the "
+                     "convergence source states no repeated runs; MLPerf's reference runs spread 1-8 %%): the "
+                     "band is its 10th-90th percentile, widened by the model's error between and beyond points",
+                     100 * sd);
+        if (convergence_recipe(x->conv)) {
+            r->recipe = *convergence_recipe(x->conv);
+            r->has_recipe = 1;
+        }
         snprintf(r->convergence, sizeof r->convergence, "%s", convergence_source(x->conv));
         snprintf(r->target, sizeof r->target, "%s", convergence_target(x->conv));
     } else if (sc->conv == CONV_STEPS) {
@@ -752,7 +791,7 @@ int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt
     memset(out, 0, sizeof *out);
     snprintf(out->allreduce, sizeof out->allreduce, "none");
     snprintf(out->alltoall, sizeof out->alltoall, "none");
-    run_ctx x = {sc, {{0}}, NULL, out};
+    run_ctx x = {.sc = sc, .res = out};
     int swept = run_sweep_points(sc) > 0;
     int rc = load_workload(&x, err);
     if (rc == TT_OK)
@@ -761,6 +800,16 @@ int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt
         rc = note_point_error(rc, &out->base, err);
     if (rc == TT_OK && swept)
         rc = run_sweep(&x, opt, err);
+    /* a point at or beyond a batch where the profile's runs failed: said once */
+    double failed = out->base.failed_batch;
+    for (size_t i = 0; i < out->n_points && failed == 0; i++)
+        failed = out->points[i].failed_batch;
+    if (rc == TT_OK && failed > 0 && out->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "convergence.not_reached = the profile's runs at batch %.0f did not reach the "
+                 "target; steps at that batch and above are the fit's, which those runs contradict", failed);
+        out->assumptions[out->n_assumptions++] = strdup(buf);
+    }
     free_ctx(&x);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include "sim/engine/host_embedding.h"
 #include "sim/replay/scenario.h"
 #include "sim/replay/step.h"
+#include "trainer/profile.h"
 
 /* One point: the scenario itself, or one combination of its sweep. */
 typedef struct run_point {
@@ -23,12 +24,14 @@ typedef struct run_point {
     step_result step;
     host_emb_time host; /* embeddings in host memory: per micro-step, phases weighted */
     double samples_per_s;
-    double steps_to_target;
+    double steps_to_target; /* median */
+    double steps_p10, steps_p90; /* the band: 10th and 90th percentiles (convergence.h) */
     int extrapolated;     /* steps from the fit, outside the profile's points */
+    double failed_batch;  /* > 0: the profile's runs did not reach the target at this batch or below */
     double epochs;        /* 0 when the dataset size is unknown */
     double eval_s;        /* evaluation time in time_to_accuracy_s */
-    double time_to_accuracy_s;
-    cost per_step, total;
+    double time_to_accuracy_s, time_to_accuracy_p10_s, time_to_accuracy_p90_s;
+    cost per_step, total, total_p10, total_p90;
     cost_bill bill;     /* the cluster's capital cost by component */
     double tco_usd;     /* capex + the lifetime's electricity at this point's average draw */
     double scaling_efficiency; /* samples/s per rank against the sweep's first point */
@@ -40,6 +43,8 @@ typedef struct run_result {
     char platform[64], accelerator[64], precision[8], model[64], optimizer[32];
     char allreduce[32], alltoall[32]; /* algorithms used ("auto" resolved) */
     char convergence[600], target[256];
+    int has_recipe;
+    profile_recipe recipe; /* the convergence profile's, when it has one */
     double price_per_h_usd, busy_w, idle_w, peak_flops;
     size_t n_assumptions;
     char *assumptions[RUN_MAX_ASSUMPTIONS]; /* "name = value (why)" */

@@ -67,7 +67,7 @@ static int load_strings(const jx_obj *o, const char *key, char ***out)
 static int load_platform(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"name", "nodes", "link_bw_Bps", "link_latency_s", "accelerator",
-                                       "mesh", "fabric", NULL};
+                                       "mesh", "shape", "fabric", NULL};
     jx_obj p;
     const char *name = NULL, *acc = NULL, *mesh = NULL;
     long nodes = 0;
@@ -78,6 +78,18 @@ static int load_platform(const jx_obj *r, scenario *s)
         (rc = jx_seconds(&p, "link_latency_s", 0, 0, 10, &s->link_latency_s)) ||
         (rc = jx_string(&p, "accelerator", 0, &acc)) || (rc = jx_string(&p, "mesh", 0, &mesh)))
         return rc;
+    size_t nshape = 0;
+    if ((rc = jx_array(&p, "shape", 0, &nshape)))
+        return rc;
+    if (nshape > 3)
+        return tt_error_set(p.err, TT_EINPUT, "%s: %s.shape: expected 1 to 3 sizes (a torus grid, fastest-varying "
+                            "first), found %zu", p.file, p.path, nshape);
+    for (size_t d = 0; d < nshape; d++) {
+        double x;
+        if ((rc = jx_elem_bytes(&p, "shape", d, 1, 4096, &x)))
+            return rc;
+        s->shape[d] = (int)x;
+    }
     s->fabric = json_object_get(p.obj, "fabric");
     if (s->fabric && !json_is_object(s->fabric))
         return tt_error_set(p.err, TT_EINPUT, "%s: %s.fabric: expected an object of fabric fields merged over the "
@@ -137,6 +149,36 @@ static int load_phases(const jx_obj *w, scenario *s)
     return TT_OK;
 }
 
+static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_algo *out);
+
+/* "collective": {"op", "algo", "bytes", "ranks"}: one collective timed like
+ * nccl-tests instead of a training step. */
+static int load_collective(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"op", "algo", "bytes", "ranks", NULL};
+    jx_obj c;
+    const char *op = NULL, *algo = "nccl";
+    long ranks = 0;
+    int rc;
+    if ((rc = jx_child(r, "collective", 0, &c)) || !c.obj)
+        return rc;
+    if (jx_has(r, "workload"))
+        return tt_error_set(r->err, TT_EINPUT, "%s: $: both \"workload\" and \"collective\": a scenario is a training "
+                            "run or a collective measurement; remove one", r->file);
+    if ((rc = jx_check_keys(&c, keys)) || (rc = jx_string(&c, "op", 1, &op)) ||
+        (rc = jx_string(&c, "algo", 0, &algo)) || (rc = jx_bytes(&c, "bytes", 1, 1, 1e13, &s->coll_bytes)) ||
+        (rc = jx_int(&c, "ranks", 0, 1, 1 << 20, &ranks)))
+        return rc;
+    if (coll_op_parse(op, &s->coll_op) != 0)
+        return tt_error_set(c.err, TT_EINPUT, "%s: %s.op: unknown collective \"%s\"; expected allreduce, "
+                            "reduce_scatter, allgather, broadcast, reduce or alltoall", c.file, c.path, op);
+    if ((rc = parse_algo(&c, "algo", algo, &s->coll_algo)))
+        return rc;
+    s->is_collective = 1;
+    s->coll_ranks = (int)ranks;
+    return TT_OK;
+}
+
 static int load_workload(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
@@ -145,6 +187,8 @@ static int load_workload(const jx_obj *r, scenario *s)
     jx_obj w;
     long mb = 0, gb = 0;
     int prec = -1, gprec = -1, rc;
+    if (s->is_collective)
+        return TT_OK;
     if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
         (rc = jx_int(&w, "micro_batch", 0, 1, 1 << 20, &mb)) ||
         (rc = jx_int(&w, "global_batch", 0, 1, 1L << 32, &gb)) ||
@@ -165,9 +209,43 @@ static int load_workload(const jx_obj *r, scenario *s)
     return load_source(&w, &s->phases[0]);
 }
 
+/* The target a scenario names and the mismatches with its profile it accepts. */
+static int load_target(const jx_obj *c, scenario *s)
+{
+    static const char *const tkeys[] = {"dataset", "metric", "value", NULL};
+    static const char *const accept_names[] = {"model", "dataset", "target", NULL};
+    jx_obj t;
+    const char *dataset = NULL, *metric = NULL;
+    size_t n = 0;
+    int rc;
+    if ((rc = jx_child(c, "target", s->conv == CONV_PROFILE, &t)))
+        return rc;
+    if (t.obj && ((rc = jx_check_keys(&t, tkeys)) || (rc = jx_string(&t, "dataset", 1, &dataset)) ||
+                  (rc = jx_string(&t, "metric", 1, &metric)) ||
+                  (rc = jx_number(&t, "value", 1, 0, 1e300, &s->target_value))))
+        return rc;
+    s->target_dataset = dataset ? strdup(dataset) : NULL;
+    s->target_metric = metric ? strdup(metric) : NULL;
+    if ((rc = jx_array(c, "accept", 0, &n)))
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = json_string_value(json_array_get(json_object_get(c->obj, "accept"), i));
+        int k = -1;
+        for (int j = 0; name && accept_names[j]; j++)
+            if (strcmp(name, accept_names[j]) == 0)
+                k = j;
+        if (k < 0)
+            return tt_error_set(c->err, TT_EINPUT, "%s: %s.accept[%zu]: expected \"model\", \"dataset\" or "
+                                "\"target\" (a mismatch with the profile to carry as a named assumption)",
+                                c->file, c->path, i);
+        s->accept_mismatch |= 1 << k;
+    }
+    return TT_OK;
+}
+
 static int load_convergence(const jx_obj *r, scenario *s)
 {
-    static const char *const keys[] = {"profile", "mccandlish", "steps", NULL};
+    static const char *const keys[] = {"profile", "mccandlish", "steps", "target", "accept", NULL};
     static const char *const mkeys[] = {"s_min", "noise_scale", NULL};
     jx_obj c, m;
     const char *profile = NULL;
@@ -185,17 +263,17 @@ static int load_convergence(const jx_obj *r, scenario *s)
         return rc;
     if (profile) {
         s->conv = CONV_PROFILE;
-        return resolve(&c, "profile", profile, &s->profile_path);
-    }
-    if (m.obj) {
+        if ((rc = resolve(&c, "profile", profile, &s->profile_path)))
+            return rc;
+    } else if (m.obj) {
         s->conv = CONV_MCCANDLISH;
-        return (rc = jx_check_keys(&m, mkeys)) || (rc = jx_number(&m, "s_min", 1, 1, 1e12, &s->s_min)) ||
-                       (rc = jx_number(&m, "noise_scale", 1, 1e-3, 1e12, &s->noise_scale))
-                   ? rc
-                   : TT_OK;
+        if ((rc = jx_check_keys(&m, mkeys)) || (rc = jx_number(&m, "s_min", 1, 1, 1e12, &s->s_min)) ||
+            (rc = jx_number(&m, "noise_scale", 1, 1e-3, 1e12, &s->noise_scale)))
+            return rc;
+    } else {
+        s->conv = CONV_STEPS;
     }
-    s->conv = CONV_STEPS;
-    return TT_OK;
+    return load_target(&c, s);
 }
 
 /* Element i of a sweep list: a whole count (a string such as "64K" too). */
@@ -323,9 +401,9 @@ static int load_rest(const jx_obj *r, scenario *s)
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
     static const char *const ekeys[] = {"every_steps", "time_s", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
-    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "source", NULL};
+    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source", NULL};
     jx_obj c, e, o, f;
-    const char *opt = NULL, *ar = "auto", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL;
+    const char *opt = NULL, *ar = "nccl", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL;
     int rc;
     if ((rc = jx_string(r, "optimizer", 0, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
         (c.obj && ((rc = jx_check_keys(&c, ckeys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
@@ -342,6 +420,8 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_seconds(&f, "step_time_s", 0, 1e-9, 1e9, &s->ref_step_time_s)) ||
                    (rc = jx_seconds(&f, "time_s", 0, 1e-9, 1e12, &s->ref_time_s)) ||
                    (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
+                   (rc = jx_rate(&f, "busbw_Bps", 0, 1, 1e15, &s->ref_busbw_Bps)) ||
+                   (rc = jx_seconds(&f, "op_time_s", 0, 1e-9, 1e6, &s->ref_op_time_s)) ||
                    (rc = jx_string(&f, "source", 0, &src)))) ||
         (rc = load_expect(r, s)) || (rc = load_cost(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
         (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
@@ -360,8 +440,9 @@ static int load_rest(const jx_obj *r, scenario *s)
 static int scenario_parse(const char *path, json_t *root, scenario *out, tt_error *err)
 {
     static const char *const keys[] = {"version", "name", "description", "assumptions", "platform",
-                                       "network", "workload", "optimizer", "collectives", "convergence",
-                                       "evaluation", "sweep", "outputs", "reference", "expect", "devices", "cost", NULL};
+                                       "network", "workload", "collective", "optimizer", "collectives",
+                                       "convergence", "evaluation", "sweep", "outputs", "reference", "expect",
+                                       "devices", "cost", NULL};
     out->network = 1;
     out->overlap = 1;
     out->doc = root;
@@ -374,7 +455,8 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
         (rc = jx_int(&r, "version", 1, SCENARIO_VERSION, SCENARIO_VERSION, &version)) ||
         (rc = jx_string(&r, "name", 1, &name)) || (rc = jx_string(&r, "description", 0, &desc)) ||
         (rc = load_strings(&r, "assumptions", &out->assumptions)) || (rc = load_platform(&r, out)) ||
-        (rc = jx_enum(&r, "network", 0, NETWORKS, &out->network)) || (rc = load_workload(&r, out)) ||
+        (rc = jx_enum(&r, "network", 0, NETWORKS, &out->network)) || (rc = load_collective(&r, out)) ||
+        (rc = load_workload(&r, out)) ||
         (rc = load_rest(&r, out))) {
         scenario_free(out);
         return rc;
@@ -457,6 +539,15 @@ int scenario_at(const scenario *base, const char *const *paths, json_t *const *v
     return TT_OK;
 }
 
+platform_options scenario_platform_options(const scenario *s, int nodes)
+{
+    platform_options o = {.nodes = nodes ? nodes : s->nodes, .link_bw_Bps = s->link_bw_Bps,
+                          .link_latency_s = s->link_latency_s, .accelerator = s->accelerator, .mesh = s->mesh,
+                          .fabric = s->fabric, .devices = s->devices, .overlay_file = s->path};
+    memcpy(o.shape, s->shape, sizeof o.shape);
+    return o;
+}
+
 int scenario_file_is_scenario(const char *path)
 {
     json_error_t je;
@@ -475,7 +566,7 @@ void scenario_free(scenario *s)
     char **strs[] = {&s->path, &s->name, &s->description, &s->platform, &s->accelerator, &s->mesh,
                      &s->precision, &s->gradient_precision, &s->optimizer, &s->allreduce,
                      &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
-                     &s->ref_source};
+                     &s->ref_source, &s->target_dataset, &s->target_metric};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         free(*strs[i]);
     for (size_t i = 0; s->assumptions && s->assumptions[i]; i++)

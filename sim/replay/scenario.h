@@ -9,6 +9,7 @@
 
 #include "collectives/schedule.h"
 #include "common/error.h"
+#include "platforms/platform.h"
 
 #define SCENARIO_VERSION 1
 #define SCENARIO_MAX_SWEEP 64
@@ -18,6 +19,7 @@
 #define SCENARIO_MAX_SETS 32
 
 typedef enum { CONV_NONE, CONV_PROFILE, CONV_MCCANDLISH, CONV_STEPS } convergence_kind;
+enum { SCENARIO_ACCEPT_MODEL = 1, SCENARIO_ACCEPT_DATASET = 2, SCENARIO_ACCEPT_TARGET = 4 };
 
 typedef struct scenario_expect {
     char *metric; /* a dotted path into the run's JSON document ("step.time_s") */
@@ -49,9 +51,18 @@ typedef struct scenario {
     double link_bw_Bps, link_latency_s; /* 0: the platform's default */
     char *accelerator; /* NULL: the platform's */
     char *mesh;        /* NULL: the platform's */
+    int shape[3];      /* torus grid of the slice (0: the platform's choice) */
     int network;       /* network_model: 0 ideal, 1 calibrated */
     json_t *fabric;    /* "platform.fabric": merged over the platform file's fabric (in doc) */
     json_t *devices;   /* "devices": partial or new definitions by name (in doc) */
+
+    /* a collective measurement instead of training (nccl-tests-like): op,
+     * algorithm, size per rank, ranks (0: all of the platform's) */
+    int is_collective;
+    coll_op coll_op;
+    coll_algo coll_algo;
+    double coll_bytes;
+    int coll_ranks;
 
     /* workload */
     size_t n_phases;  /* >= 1 */
@@ -76,6 +87,10 @@ typedef struct scenario {
     char *profile_path; /* resolved */
     double s_min, noise_scale; /* McCandlish */
     double fixed_steps; /* CONV_STEPS */
+    /* the target the scenario names (required with a profile; NULL: not named) */
+    char *target_dataset, *target_metric;
+    double target_value;
+    int accept_mismatch; /* SCENARIO_ACCEPT_*: mismatches with the profile carried as assumptions */
 
     double eval_every_steps, eval_time_s; /* evaluation added to time-to-accuracy */
 
@@ -97,6 +112,7 @@ typedef struct scenario {
 
     /* reference: published figures echoed and compared (0: absent) */
     double ref_step_time_s, ref_time_s, ref_steps;
+    double ref_busbw_Bps, ref_op_time_s; /* collective scenarios */
     char *ref_source;
 
     size_t n_expect;
@@ -125,6 +141,9 @@ char *scenario_output_path(const scenario *s, const char *given, const char *out
  * traces, profile, a platform given as a path): at most max, with what
  * names each in messages. Returns how many. */
 size_t scenario_inputs(const scenario *s, const char **paths, const char **what, size_t max);
+
+/* The platform options the scenario asks for at a node count (0: its own). */
+platform_options scenario_platform_options(const scenario *s, int nodes);
 
 /* Whether a JSON file is a scenario (not a trace or a profile, which carry
  * "format"): lets 'ttasim check DIR' walk scenarios/ with its data. */

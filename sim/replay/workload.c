@@ -1,13 +1,16 @@
 #include "sim/replay/workload.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/jsonx.h"
+#include "common/scratch.h"
 
 static const char *const PHASES[] = {"forward", "backward", NULL};
 
@@ -135,7 +138,7 @@ int workload_load(const char *path, workload *out, tt_error *err)
     json_t *root = NULL;
     int rc = jx_load_file(path, &root, err);
     if (rc)
-        return rc;
+        return tt_error_prefix(err, "workload trace ");
     out->path = strdup(path);
     jx_obj r;
     if ((rc = jx_root(&r, path, root, err)) == TT_OK)
@@ -163,12 +166,12 @@ void workload_free(workload *t)
 int workload_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
                const char *optimizer, workload *out, tt_error *err)
 {
-    char path[] = "/tmp/ttasim-trace-XXXXXX";
-    int fd = mkstemp(path);
+    /* the child writes the trace on its stdout into an unlinked scratch file */
+    int fd = scratch_open("trace file", err);
     if (fd < 0)
-        return tt_error_set(err, TT_EINTERNAL, "cannot create a temporary trace file: %s", strerror(errno));
-    close(fd);
-    char mb[32], bb[32];
+        return err->code;
+    char mb[32], bb[32], path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     snprintf(mb, sizeof mb, "%d", micro_batch);
     snprintf(bb, sizeof bb, "%.0f", bucket_bytes);
     const char *argv[20];
@@ -193,18 +196,18 @@ int workload_make(const char *model, int micro_batch, const char *precision, dou
         argv[argc++] = "--bucket-bytes";
         argv[argc++] = bb;
     }
-    argv[argc++] = "--out";
-    argv[argc++] = path;
     argv[argc] = NULL;
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
-        unlink(path);
+        close(fd);
         return tt_error_set(err, TT_EINTERNAL, "fork: %s", strerror(errno));
     }
     if (pid == 0) {
-        /* stdout is the report's; the trace command's chatter goes to stderr */
-        dup2(STDERR_FILENO, STDOUT_FILENO);
+        /* a trace step can take minutes: it must not outlive an interrupted run */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(127);
+        dup2(fd, STDOUT_FILENO);
         execv("/proc/self/exe", (char *const *)argv);
         _exit(127);
     }
@@ -212,12 +215,12 @@ int workload_make(const char *model, int micro_batch, const char *precision, dou
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        unlink(path);
+        close(fd);
         return tt_error_set(err, TT_EINPUT, "'ttasim trace --model %s' failed (exit status %d); run it alone "
                             "to see why, or give a trace file in $.workload.trace", model,
                             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
     int rc = workload_load(path, out, err);
-    unlink(path);
+    close(fd);
     return rc;
 }

@@ -4,6 +4,7 @@ libsim_a_SOURCES += sim/report/expect.c sim/report/expect.h
 libsim_a_SOURCES += sim/report/svg.c sim/report/svg.h
 libsim_a_SOURCES += sim/report/junit.c sim/report/junit.h
 libsim_a_SOURCES += sim/report/xml.c sim/report/xml.h
+libsim_a_SOURCES += sim/report/coll_report.c sim/report/coll_report.h
 libsim_a_SOURCES += sim/report/human.c sim/report/human.h
 libsim_a_SOURCES += sim/report/plot.c sim/report/plot.h
 libsim_a_SOURCES += sim/report/compare.c sim/report/compare.h

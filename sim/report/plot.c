@@ -128,6 +128,19 @@ void plot_line(const plot_panel *p, size_t n, const size_t *xs, const double *ys
                     plot_x(p, xs[i]), plot_y(p, ys[i]), marked && marked[i] ? "white" : color, color);
 }
 
+void plot_band(const plot_panel *p, size_t n, const size_t *xs, const double *lo, const double *hi,
+               const char *color)
+{
+    for (size_t i = 1; i < n; i++) { /* one quadrilateral per segment, so a NaN only drops its segments */
+        if (isnan(lo[i - 1]) || isnan(lo[i]) || isnan(hi[i - 1]) || isnan(hi[i]))
+            continue;
+        fprintf(p->f, "<polygon fill=\"%s\" fill-opacity=\"0.2\" stroke=\"none\" points=\"%.1f,%.1f %.1f,%.1f "
+                      "%.1f,%.1f %.1f,%.1f\"/>\n",
+                color, plot_x(p, xs[i - 1]), plot_y(p, hi[i - 1]), plot_x(p, xs[i]), plot_y(p, hi[i]),
+                plot_x(p, xs[i]), plot_y(p, lo[i]), plot_x(p, xs[i - 1]), plot_y(p, lo[i - 1]));
+    }
+}
+
 void plot_stack(const plot_panel *p, size_t slot, double dx, double bw, size_t n_parts, const double *parts,
                 const char *const *colors, const char *top_text)
 {

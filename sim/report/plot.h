@@ -43,6 +43,10 @@ double plot_y(const plot_panel *p, double v);
 void plot_line(const plot_panel *p, size_t n, const size_t *xs, const double *ys, const int *marked,
                const char *color, int dashed);
 
+/* A shaded band between lo[i] and hi[i] over slots xs[i] (NaN: a gap ends it). */
+void plot_band(const plot_panel *p, size_t n, const size_t *xs, const double *lo, const double *hi,
+               const char *color);
+
 /* One stacked bar in slot i, at offset dx (pixels) from its centre, width bw. */
 void plot_stack(const plot_panel *p, size_t slot, double dx, double bw, size_t n_parts, const double *parts,
                 const char *const *colors, const char *top_text);

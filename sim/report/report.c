@@ -57,6 +57,16 @@ static json_t *point_json(const run_point *p)
                           num(p->time_to_accuracy_s), "cost_usd", num(p->total.usd), "energy_j",
                           num(p->total.energy_j), "per_step", "cost_usd", num(p->per_step.usd),
                           "energy_j", num(p->per_step.energy_j));
+    /* the band: 10th and 90th percentiles of the steps to target and what follows from them */
+    json_object_set_new(o, "target_not_reached_in_profile", json_boolean(p->failed_batch > 0));
+    json_object_set_new(o, "steps_to_target_p10", num(p->steps_p10));
+    json_object_set_new(o, "steps_to_target_p90", num(p->steps_p90));
+    json_object_set_new(o, "time_to_accuracy_p10_s", num(p->time_to_accuracy_p10_s));
+    json_object_set_new(o, "time_to_accuracy_p90_s", num(p->time_to_accuracy_p90_s));
+    json_object_set_new(o, "cost_usd_p10", num(p->total_p10.usd));
+    json_object_set_new(o, "cost_usd_p90", num(p->total_p90.usd));
+    json_object_set_new(o, "energy_j_p10", num(p->total_p10.energy_j));
+    json_object_set_new(o, "energy_j_p90", num(p->total_p90.energy_j));
     if (p->host.forward_s > 0)
         json_object_set_new(o, "host_embedding",
                             json_pack("{s:o, s:o, s:o, s:o}", "forward_transfer_s", num(p->host.forward_transfer_s),
@@ -84,8 +94,14 @@ json_t *report_json(const scenario *sc, const run_result *r)
                                                    "optimizer", r->optimizer));
     json_object_set_new(doc, "collectives", json_pack("{s:s, s:s, s:b}", "allreduce", r->allreduce,
                                                       "alltoall", r->alltoall, "overlap", sc->overlap));
-    json_object_set_new(doc, "convergence", json_pack("{s:s, s:s}", "source", r->convergence, "target",
-                                                      r->target));
+    json_t *conv = json_pack("{s:s, s:s}", "source", r->convergence, "target", r->target);
+    if (r->has_recipe)
+        json_object_set_new(conv, "recipe",
+                            json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "optimizer", r->recipe.optimizer,
+                                      "hyperparameters", r->recipe.hyperparameters, "schedule", r->recipe.schedule,
+                                      "warmup", r->recipe.warmup, "regularisation", r->recipe.regularisation,
+                                      "precision", r->recipe.precision));
+    json_object_set_new(doc, "convergence", conv);
     json_t *base = point_json(&r->base);
     json_object_update(doc, base);
     json_decref(base);
@@ -147,8 +163,9 @@ void report_table_header(FILE *out, int with_name)
 {
     if (with_name)
         fprintf(out, "%-26s ", "scenario");
-    fprintf(out, "%-30s %5s %6s %7s %5s %10s %10s %10s %6s %9s %10s %9s %9s %9s\n", "point", "nodes", "ranks",
-            "batch", "micro", "step", "compute", "exposed", "MFU", "steps", "TTA", "rent", "own", "energy");
+    fprintf(out, "%-30s %5s %6s %7s %5s %10s %10s %10s %6s %9s %10s %21s %9s %9s %9s\n", "point", "nodes", "ranks",
+            "batch", "micro", "step", "compute", "exposed", "MFU", "steps", "TTA", "TTA p10-p90", "rent", "own",
+            "energy");
 }
 
 /* "platform.fabric.oversubscription=2, workload.x=1" -> "oversubscription=2, x=1": tables are narrow. */
@@ -170,7 +187,7 @@ static void short_label(const char *label, char *out, size_t n)
 
 void report_table_row(FILE *out, const char *name, const run_point *p)
 {
-    char step[24], comp[24], exp[24], tta[24], rent[24], own[24], label[40];
+    char step[24], comp[24], exp[24], tta[24], rent[24], own[24], label[40], lo[24], hi[24], band[50];
     if (name)
         fprintf(out, "%-26.26s ", name);
     if (p->label[0])
@@ -181,11 +198,13 @@ void report_table_row(FILE *out, const char *name, const run_point *p)
         fprintf(out, "%-30.30s %5d %6s %7ld  does not run: %s\n", label, p->nodes, "", p->global_batch, p->error);
         return;
     }
-    fprintf(out, "%-30.30s %5d %6d %7ld %5d %10s %10s %10s %5.1f%% %8.4g%s %10s %9s %9s %6.4g kWh\n", label,
+    snprintf(band, sizeof band, "%s-%s", human_duration(p->time_to_accuracy_p10_s, lo, sizeof lo),
+             human_duration(p->time_to_accuracy_p90_s, hi, sizeof hi));
+    fprintf(out, "%-30.30s %5d %6d %7ld %5d %10s %10s %10s %5.1f%% %8.4g%s %10s %21s %9s %9s %6.4g kWh\n", label,
             p->nodes, p->ranks, p->global_batch, p->micro_batch, human_duration(p->step.time_s, step, sizeof step),
             human_duration(p->step.compute_s, comp, sizeof comp),
             human_duration(p->step.exposed_comm_s, exp, sizeof exp), 100 * p->step.mfu, p->steps_to_target,
-            p->extrapolated ? "*" : " ", human_duration(p->time_to_accuracy_s, tta, sizeof tta),
+            p->extrapolated ? "*" : " ", human_duration(p->time_to_accuracy_s, tta, sizeof tta), band,
             human_usd(p->total.usd, rent, sizeof rent),
             p->bill.total_usd > 0 ? human_usd(p->total.owned_usd, own, sizeof own) : "?",
             p->total.energy_j / 3.6e6);
@@ -235,7 +254,12 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     fprintf(out, "collectives   allreduce %s (%s gradients, %s), alltoall %s\n", r->allreduce,
             sc->gradient_precision ? sc->gradient_precision : r->precision,
             sc->overlap ? "overlapping the backward" : "after the backward", r->alltoall);
-    fprintf(out, "convergence   %s; target %s\n\n", r->convergence, r->target);
+    fprintf(out, "convergence   %s; target %s\n", r->convergence, r->target);
+    if (r->has_recipe)
+        fprintf(out, "recipe        %s: %s; schedule %s; warm-up %s; %s; %s\n", r->recipe.optimizer,
+                r->recipe.hyperparameters, r->recipe.schedule, r->recipe.warmup, r->recipe.regularisation,
+                r->recipe.precision);
+    fputc('\n', out);
     if (b->error[0]) {
         fprintf(out, "the scenario's own point does not run: %s\n", b->error);
         report_sweep(out, r);
@@ -261,14 +285,19 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
             100 * b->step.mfu, b->samples_per_s, b->step.memory.total_bytes / 1e9,
             b->step.memory.params_bytes / 1e9, b->step.memory.gradients_bytes / 1e9,
             b->step.memory.optimizer_bytes / 1e9, b->step.memory.activations_bytes / 1e9);
-    fprintf(out, "to target     %.6g steps%s", b->steps_to_target, b->extrapolated ? " (extrapolated by the fit)" : "");
+    fprintf(out, "to target     %.6g steps (10th-90th percentile %.6g-%.6g)%s%s", b->steps_to_target, b->steps_p10,
+            b->steps_p90, b->extrapolated ? ", extrapolated beyond the profile's points" : "",
+            b->failed_batch > 0 ? ", where the profile's runs did NOT reach the target" : "");
     if (b->epochs > 0)
         fprintf(out, ", %.4g epochs", b->epochs);
-    fprintf(out, "\n  time_to_accuracy_s %.6g (%s)%s\n", b->time_to_accuracy_s,
-            human_duration(b->time_to_accuracy_s, t, sizeof t), b->eval_s > 0 ? ", evaluation included" : "");
-    fprintf(out, "  cost_usd %.6g (renting the accelerators), energy_j %.6g (%.4g kWh at the meter); per step "
-                 "$%.4g, %.4g J\n", b->total.usd, b->total.energy_j, b->total.energy_j / 3.6e6, b->per_step.usd,
-            b->per_step.energy_j);
+    char lo[32], hi[32];
+    fprintf(out, "\n  time_to_accuracy_s %.6g (%s; band %s-%s)%s\n", b->time_to_accuracy_s,
+            human_duration(b->time_to_accuracy_s, t, sizeof t), human_duration(b->time_to_accuracy_p10_s, lo, sizeof lo),
+            human_duration(b->time_to_accuracy_p90_s, hi, sizeof hi), b->eval_s > 0 ? ", evaluation included" : "");
+    fprintf(out, "  cost_usd %.6g (renting the accelerators; band %.4g-%.4g), energy_j %.6g (%.4g kWh at the meter, "
+                 "band %.4g-%.4g); per step $%.4g, %.4g J\n", b->total.usd, b->total_p10.usd, b->total_p90.usd,
+            b->total.energy_j, b->total.energy_j / 3.6e6, b->total_p10.energy_j / 3.6e6,
+            b->total_p90.energy_j / 3.6e6, b->per_step.usd, b->per_step.energy_j);
     report_ownership(out, b);
     if (sc->ref_step_time_s > 0 || sc->ref_time_s > 0) {
         fprintf(out, "\nreference     %s\n", sc->ref_source ? sc->ref_source : "");
@@ -300,7 +329,9 @@ static void csv_header(FILE *f)
 {
     fprintf(f, "scenario,point,platform,nodes,ranks,global_batch,micro_batch,accumulation,step_time_s,compute_s,comm_s,"
                "exposed_comm_s,optimizer_s,host_embedding_s,idle_s,mfu,samples_per_s,memory_bytes,steps_to_target,"
-               "extrapolated,time_to_accuracy_s,cost_usd,energy_j,capex_usd,owned_to_accuracy_usd,tco_usd,error\n");
+               "extrapolated,time_to_accuracy_s,cost_usd,energy_j,capex_usd,owned_to_accuracy_usd,tco_usd,"
+               "steps_to_target_p10,steps_to_target_p90,time_to_accuracy_p10_s,time_to_accuracy_p90_s,cost_usd_p10,"
+               "cost_usd_p90,energy_j_p10,energy_j_p90,error\n");
 }
 
 static void csv_row(FILE *f, const char *name, const run_point *p)
@@ -311,16 +342,19 @@ static void csv_row(FILE *f, const char *name, const run_point *p)
     fputc(',', f);
     csv_text(f, p->platform);
     if (p->error[0]) {
-        fprintf(f, ",%d,,%ld,,,,,,,,,,,,,,,,,,,,,", p->nodes, p->global_batch);
+        fprintf(f, ",%d,,%ld,,,,,,,,,,,,,,,,,,,,,,,,,,,,,", p->nodes, p->global_batch);
         csv_text(f, p->error);
         fputc('\n', f);
         return;
     }
-    fprintf(f, ",%d,%d,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%.9g,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,\n",
+    fprintf(f, ",%d,%d,%ld,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.9g,%.6g,%.9g,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,"
+               "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,\n",
             p->nodes, p->ranks, p->global_batch, p->micro_batch, p->accumulation, p->step.time_s, p->step.compute_s,
             p->step.comm_s, p->step.exposed_comm_s, p->step.optimizer_s, p->step.host_embedding_s, p->step.idle_s,
             p->step.mfu, p->samples_per_s, p->step.memory.total_bytes, p->steps_to_target, p->extrapolated,
-            p->time_to_accuracy_s, p->total.usd, p->total.energy_j, p->bill.total_usd, p->total.owned_usd, p->tco_usd);
+            p->time_to_accuracy_s, p->total.usd, p->total.energy_j, p->bill.total_usd, p->total.owned_usd, p->tco_usd,
+            p->steps_p10, p->steps_p90, p->time_to_accuracy_p10_s, p->time_to_accuracy_p90_s, p->total_p10.usd,
+            p->total_p90.usd, p->total_p10.energy_j, p->total_p90.energy_j);
 }
 
 int report_csv_runs(const char *path, const char *const *names, const run_result *const *rs, size_t n,

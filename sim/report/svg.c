@@ -135,6 +135,11 @@ static void build(figure *fig, const svg_run *runs, size_t n)
 typedef double (*metric)(const run_point *p, int owned);
 static double m_tta(const run_point *p, int owned) { (void)owned; return p->time_to_accuracy_s; }
 static double m_cost(const run_point *p, int owned) { return owned ? p->total.owned_usd : p->total.usd; }
+/* the band of the steps to target: 10th and 90th percentiles */
+static double m_tta_p10(const run_point *p, int owned) { (void)owned; return p->time_to_accuracy_p10_s; }
+static double m_tta_p90(const run_point *p, int owned) { (void)owned; return p->time_to_accuracy_p90_s; }
+static double m_cost_p10(const run_point *p, int owned) { return owned ? p->total_p10.owned_usd : p->total_p10.usd; }
+static double m_cost_p90(const run_point *p, int owned) { return owned ? p->total_p90.owned_usd : p->total_p90.usd; }
 static double m_mfu(const run_point *p, int owned) { (void)owned; return 100 * p->step.mfu; }
 static double m_eff(const run_point *p, int owned) { (void)owned; return 100 * p->scaling_efficiency; }
 
@@ -160,14 +165,24 @@ static const char *x_label(const figure *fig)
     return fig->x == X_BATCH ? "global batch (samples)" : fig->x == X_NODES ? "nodes" : "";
 }
 
-/* One line per series of metric m scaled by 1/scale. */
+/* One line per series of metric m scaled by 1/scale; with lo and hi, each line's
+ * band shaded behind it. */
 static void lines_panel(FILE *f, const figure *fig, double x0, double y0, const char *title, const char *ylabel,
-                        metric m, double scale)
+                        metric m, metric lo, metric hi, double scale)
 {
     plot_panel p;
     const char *labels[MAX_SLOTS];
-    plot_panel_begin(&p, f, x0, y0, PLOT_W, PLOT_H, title, ylabel, max_of(fig, m) / scale);
+    plot_panel_begin(&p, f, x0, y0, PLOT_W, PLOT_H, title, ylabel, max_of(fig, hi ? hi : m) / scale);
     plot_x_categories(&p, fig->n_slots, slot_labels(fig, labels), x_label(fig));
+    for (size_t i = 0; i < fig->n_series && lo && hi; i++) {
+        const series *s = &fig->s[i];
+        double ylo[MAX_SLOTS], yhi[MAX_SLOTS];
+        for (size_t j = 0; j < s->n; j++) {
+            ylo[j] = s->pts[j]->error[0] ? NAN : lo(s->pts[j], fig->owned) / scale;
+            yhi[j] = s->pts[j]->error[0] ? NAN : hi(s->pts[j], fig->owned) / scale;
+        }
+        plot_band(&p, s->n, s->slot, ylo, yhi, PLOT_COLORS[i % PLOT_N_COLORS]);
+    }
     for (size_t i = 0; i < fig->n_series; i++) {
         const series *s = &fig->s[i];
         double ys[MAX_SLOTS];
@@ -265,18 +280,19 @@ int svg_write_runs(const char *path, const char *title, const svg_run *runs, siz
     bars_panel(f, fig, LEFT_X, top);
     const char *unit;
     double unit_s;
-    human_time_unit(max_of(fig, m_tta), &unit, &unit_s);
+    human_time_unit(max_of(fig, m_tta_p90), &unit, &unit_s);
     char ylabel[64];
     snprintf(ylabel, sizeof ylabel, "time to accuracy (%s)", unit);
-    lines_panel(f, fig, COL2_X, top, "Time to accuracy", ylabel, m_tta, unit_s);
-    double cmax = max_of(fig, m_cost), cscale = cmax >= 2e6 ? 1e6 : cmax >= 2e3 ? 1e3 : 1;
+    lines_panel(f, fig, COL2_X, top, "Time to accuracy (shaded: 10th-90th percentile)", ylabel, m_tta, m_tta_p10,
+                m_tta_p90, unit_s);
+    double cmax = max_of(fig, m_cost_p90), cscale = cmax >= 2e6 ? 1e6 : cmax >= 2e3 ? 1e3 : 1;
     snprintf(ylabel, sizeof ylabel, "USD%s", cscale == 1e6 ? " (millions)" : cscale == 1e3 ? " (thousands)" : "");
     lines_panel(f, fig, LEFT_X, row2,
                 fig->owned ? "Cost to accuracy, owning (capex share + energy)" : "Cost to accuracy, renting",
-                ylabel, m_cost, cscale);
+                ylabel, m_cost, m_cost_p10, m_cost_p90, cscale);
     int eff = fig->x == X_NODES && n == 1 && max_of(fig, m_eff) > 0;
     lines_panel(f, fig, COL2_X, row2, eff ? "Scaling efficiency" : "MFU",
-                eff ? "throughput per rank vs the first point (%)" : "model FLOPs utilisation (%)", eff ? m_eff : m_mfu, 1);
+                eff ? "throughput per rank vs the first point (%)" : "model FLOPs utilisation (%)", eff ? m_eff : m_mfu, NULL, NULL, 1);
     fprintf(f, "</svg>\n");
     free(fig);
     return outfile_commit(o, err);

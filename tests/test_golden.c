@@ -1,0 +1,120 @@
+/* Layer kernels against golden values from an independent implementation
+ * (tests/golden/make_golden.py, NumPy in float64): forward and backward agree
+ * to 1e-5 relative, where the 2e-2 gradient checks of test_layers cannot tell
+ * convention errors (biased variance, a missing 1/N, a transposed mask) apart. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/golden/golden.h"
+#include "tests/testutil.h"
+#include "trainer/layers.h"
+
+#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* 1e-5 of the larger magnitude, with a floor for values that cancel to ~0. */
+static void assert_close(const char *what, const float *got, const double *want, int n)
+{
+    double scale = 0;
+    for (int i = 0; i < n; i++)
+        scale = fmax(scale, fabs(want[i]));
+    for (int i = 0; i < n; i++) {
+        double tol = 1e-5 * fmax(fabs(want[i]), 1e-2 * scale);
+        ck_assert_msg(fabs(got[i] - want[i]) <= tol, "%s[%d]: %.9g, NumPy %.9g", what, i,
+                      (double)got[i], want[i]);
+    }
+}
+
+static float *to_float(const double *v, int n)
+{
+    float *f = malloc((size_t)n * sizeof *f);
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < n; i++)
+        f[i] = (float)v[i];
+    return f;
+}
+
+START_TEST(golden_batchnorm)
+{
+    enum { B = 3, C = 2, HW = 4, N = B * C * HW };
+    float *x = to_float(BN_X, N), *g = to_float(BN_GAMMA, C), *b = to_float(BN_BETA, C);
+    float *dout = to_float(BN_DOUT, N), out[N], dinp[N], mean[C], rstd[C];
+    float run_mean[C] = {0, 0}, run_var[C] = {1, 1}, dg[C] = {0, 0}, db[C] = {0, 0};
+    batchnorm_forward(out, mean, rstd, run_mean, run_var, x, g, b, B, C, HW, 1, 0.1f, 1e-5f, 0);
+    assert_close("bn out", out, BN_OUT, N);
+    assert_close("bn running mean", run_mean, BN_RUN_MEAN, C);
+    assert_close("bn running var (unbiased)", run_var, BN_RUN_VAR, C);
+    batchnorm_backward(dinp, dg, db, dout, NULL, x, g, mean, rstd, B, C, HW, 1);
+    assert_close("bn dinp", dinp, BN_DINP, N);
+    assert_close("bn dgamma", dg, BN_DGAMMA, C);
+    assert_close("bn dbeta", db, BN_DBETA, C);
+    free(x), free(g), free(b), free(dout);
+}
+END_TEST
+
+START_TEST(golden_layernorm)
+{
+    enum { N = 4, C = 6 };
+    float *x = to_float(LN_X, N * C), *g = to_float(LN_GAMMA, C), *b = to_float(LN_BETA, C);
+    float *dout = to_float(LN_DOUT, N * C), out[N * C], dinp[N * C], mean[N], rstd[N];
+    float dg[C] = {0}, db[C] = {0};
+    layernorm_forward(out, mean, rstd, x, g, b, N, C, 1e-5f);
+    assert_close("ln out", out, LN_OUT, N * C);
+    layernorm_backward(dinp, dg, db, dout, x, g, mean, rstd, N, C);
+    assert_close("ln dinp", dinp, LN_DINP, N * C);
+    assert_close("ln dgamma", dg, LN_DGAMMA, C);
+    assert_close("ln dbeta", db, LN_DBETA, C);
+    free(x), free(g), free(b), free(dout);
+}
+END_TEST
+
+START_TEST(golden_attention)
+{
+    enum { B = 2, T = 4, C = 8, NH = 2 };
+    float *qkv = to_float(ATT_QKV, B * T * 3 * C), *dout = to_float(ATT_DOUT, B * T * C);
+    float out[B * T * C], att[B * NH * T * T], dqkv[B * T * 3 * C], scratch[T * T];
+    attention_forward(out, att, qkv, ATT_LENGTHS, B, T, C, NH);
+    assert_close("attention out", out, ATT_OUT, B * T * C);
+    attention_backward(dqkv, scratch, dout, qkv, att, B, T, C, NH);
+    assert_close("attention dqkv", dqkv, ATT_DQKV, B * T * 3 * C);
+    free(qkv), free(dout);
+}
+END_TEST
+
+START_TEST(golden_gelu)
+{
+    enum { N = N_OF(GELU_X) };
+    float *x = to_float(GELU_X, N), *dout = to_float(GELU_DOUT, N), out[N], dinp[N];
+    gelu_forward(out, x, N);
+    assert_close("gelu out", out, GELU_OUT, N);
+    gelu_backward(dinp, dout, x, N);
+    assert_close("gelu dinp", dinp, GELU_DINP, N);
+    free(x), free(dout);
+}
+END_TEST
+
+START_TEST(golden_softmax_ce)
+{
+    enum { N = 3, V = 5 };
+    float *logits = to_float(CE_LOGITS, N * V), probs[N * V], dlogits[N * V];
+    float loss = softmax_ce_forward(probs, logits, CE_LABELS, N, V, 0.1f);
+    assert_close("ce loss", &loss, CE_LOSS, 1);
+    softmax_ce_backward(dlogits, probs, CE_LABELS, N, V, 0.1f, 1.0f);
+    assert_close("ce dlogits", dlogits, CE_DLOGITS, N * V);
+    free(logits);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("golden");
+    TCase *t = tcase_create("golden");
+    tcase_add_test(t, golden_batchnorm);
+    tcase_add_test(t, golden_layernorm);
+    tcase_add_test(t, golden_attention);
+    tcase_add_test(t, golden_gelu);
+    tcase_add_test(t, golden_softmax_ce);
+    suite_add_tcase(s, t);
+    return tu_run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
