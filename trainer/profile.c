@@ -353,6 +353,7 @@ static int load_point(const jx_obj *o, size_t i, conv_profile *p)
     pt.nruns = (int)nruns;
     pt.batch = batch, pt.steps = steps;
     p->points[i] = pt;
+    summarise_runs(&p->points[i], p->dataset_examples);
     return TT_OK;
 }
 
