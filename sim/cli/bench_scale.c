@@ -97,7 +97,8 @@ static int write_scenarios(const char *dir, tt_error *err)
     static const char *const fmt =
         "{\"version\": 1, \"name\": \"%s\", \"platform\": {\"name\": \"%s\", \"nodes\": %d},\n"
         " \"workload\": {\"trace\": \"%s\", \"global_batch\": %d, \"precision\": \"fp16\"},\n"
-        " \"optimizer\": \"momentum\", \"convergence\": {\"profile\": \"%s\"}%s}\n";
+        " \"optimizer\": \"momentum\", \"convergence\": {\"profile\": \"%s\", \"target\": {\"dataset\": "
+        "\"imagenet\", \"metric\": \"top1_accuracy\", \"value\": 0.749}}%s}\n";
     const char *sweep = ",\n \"sweep\": {\"nodes\": [4, 6, 8, 12, 16, 24, 32, 48], "
                         "\"global_batch\": [768, 1536, 2304, 3072, 3840, 4608, 6144, 7680]}";
     for (int k = 0; k < 2; k++) {
