@@ -33,7 +33,7 @@ else
 CHECK_SCENARIO_SET = all
 endif
 AM_TESTS_ENVIRONMENT = top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)' \
-	scenario_set='$(CHECK_SCENARIO_SET)'; export top_builddir top_srcdir scenario_set;
+	scenario_set='$(CHECK_SCENARIO_SET)' MPIRUN='$(MPIRUN)'; export top_builddir top_srcdir scenario_set MPIRUN;
 CLEANFILES += scenarios-junit.xml
 
 # Includes follow the layering of sim/README.md.
@@ -68,3 +68,13 @@ TESTS += tests/test_coll_request
 # ttasim calibrate reproduces platforms/calibration/calibrated.json byte for byte.
 TESTS += tests/test_calibrate.sh
 EXTRA_DIST += tests/test_calibrate.sh
+# -j: sweep points and check's scenarios in forked workers, output identical to -j 1.
+TESTS += tests/test_parallel.sh
+EXTRA_DIST += tests/test_parallel.sh
+
+# MPI: mpirun --oversubscribe -n 3 shares tasks over the ranks; rank 0 writes a serial run's bytes.
+check_PROGRAMS += tests/test_mpi_tasks
+tests_test_mpi_tasks_SOURCES = tests/test_mpi_tasks.c
+tests_test_mpi_tasks_LDADD = $(TT_LIBS)
+TESTS += tests/test_mpi.sh
+EXTRA_DIST += tests/test_mpi.sh

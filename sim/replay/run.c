@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collectives/schedule.h"
+#include "common/parallel.h"
 #include "platforms/platform.h"
 #include "sim/engine/collective_sim.h"
 #include "sim/replay/convergence.h"
@@ -339,7 +340,9 @@ static void time_to_target(run_ctx *x, const device_info *dev, const device_mode
         pt->tco_usd = pt->bill.total_usd + pt->per_step.energy_usd / pt->step.time_s * lifetime_s;
 }
 
-static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt, tt_error *err)
+/* `note`: the scenario's own point lists the run's assumptions; sweep points,
+ * which may run in other processes, leave them to the caller. */
+static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_point *pt, tt_error *err)
 {
     const scenario *sc = x->sc;
     memset(pt, 0, sizeof *pt);
@@ -413,7 +416,8 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
         combine_phases(sc, ph, d.peak_flops, pt);
         cost_bill_of(p, &pt->bill);
         time_to_target(x, dev, &d, ph, pt);
-        note_assumptions(x, p);
+        if (note)
+            note_assumptions(x, p);
     }
     free(c);
     free(coll_s);
@@ -531,90 +535,265 @@ static int path_point(const scenario *sc, size_t combo, scenario *out, char *lab
     return scenario_at(sc, sc->sweep_path, vals, sc->n_sweep_paths, out, err);
 }
 
-/* The nodes x global batch points of one scenario (a path combination). */
-static int run_grid(run_ctx *x, const scenario *sc, const char *label, int reuse_base, size_t total,
-                    void (*progress)(size_t, size_t), tt_error *err)
+/* A sweep point as a worker hands it back, and as a shard records it: the
+ * point (or the error that stops the run), and the run's fields it set. */
+typedef struct point_outcome {
+    int present, rc, reused;
+    tt_error err;
+    run_point pt;
+    run_result fields; /* scalars only: its pointers are cleared */
+} point_outcome;
+
+size_t run_record_bytes(void)
 {
-    run_result *out = x->res;
-    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
-    int rc = TT_OK;
-    for (size_t i = 0; rc == TT_OK && i < nn; i++)
-        for (size_t j = 0; rc == TT_OK && j < nb; j++) {
-            int nodes = sc->n_sweep_nodes ? sc->sweep_nodes[i] : sc->nodes;
-            long gb = sc->n_sweep_batch ? sc->sweep_batch[j] : sc->global_batch;
-            run_point *pt = &out->points[out->n_points];
-            if (progress)
-                progress(out->n_points, total);
-            /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
-            if (reuse_base && nodes == sc->nodes && gb == sc->global_batch && !out->base.error[0]) {
-                *pt = out->base;
-            } else {
-                rc = note_point_error(run_point_at(x, nodes, gb, pt, err), pt, err);
-                if (pt->error[0]) {
-                    pt->nodes = nodes ? nodes : out->base.nodes;
-                    pt->global_batch = gb;
-                }
-            }
-            snprintf(pt->label, sizeof pt->label, "%s", label);
-            if (rc == TT_OK)
-                out->n_points++;
-        }
+    return sizeof(point_outcome);
+}
+
+size_t run_sweep_points(const scenario *sc)
+{
+    if (!sc->n_sweep_batch && !sc->n_sweep_nodes && !sc->n_sweep_paths)
+        return 0;
+    size_t n = (sc->n_sweep_batch ? sc->n_sweep_batch : 1) * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1);
+    for (size_t k = 0; k < sc->n_sweep_paths; k++)
+        n *= json_array_size(sc->sweep_values[k]);
+    return n;
+}
+
+/* The sweep as independent points: point i is combination i / grid of the
+ * swept paths, then node count (i mod grid) / nb and batch i mod nb. */
+typedef struct sweep {
+    run_ctx *x;
+    size_t nb, grid;
+    const size_t *own; /* the points this process runs, in sweep order */
+    void (*progress)(size_t done, size_t total);
+} sweep;
+
+/* Point i's context: its combination's scenario and, when that changes the
+ * workload, its own traces and convergence model. */
+typedef struct point_ctx {
+    run_ctx x;
+    scenario psc;
+    int paths, own;
+    char label[160];
+} point_ctx;
+
+static int point_open(const sweep *s, size_t i, run_result *res, point_ctx *pc, tt_error *err)
+{
+    const scenario *sc = s->x->sc;
+    memset(pc, 0, sizeof *pc);
+    pc->x = *s->x;
+    pc->x.res = res;
+    pc->paths = sc->n_sweep_paths > 0;
+    if (!pc->paths)
+        return TT_OK;
+    int rc = path_point(sc, i / s->grid, &pc->psc, pc->label, sizeof pc->label, err);
+    if (rc)
+        return rc;
+    pc->x.sc = &pc->psc;
+    pc->own = !same_workload(sc, &pc->psc);
+    if (pc->own) {
+        memset(pc->x.tr, 0, sizeof pc->x.tr);
+        pc->x.conv = NULL;
+        rc = load_workload(&pc->x, err);
+    }
     return rc;
 }
 
-int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t done, size_t total),
-                 tt_error *err)
+static void point_close(point_ctx *pc)
+{
+    if (pc->own)
+        free_ctx(&pc->x);
+    if (pc->paths)
+        scenario_free(&pc->psc);
+}
+
+static void point_request(const sweep *s, const scenario *ps, size_t i, int *nodes, long *gb)
+{
+    size_t g = i % s->grid;
+    *nodes = ps->n_sweep_nodes ? ps->sweep_nodes[g / s->nb] : ps->nodes;
+    *gb = ps->n_sweep_batch ? ps->sweep_batch[g % s->nb] : ps->global_batch;
+}
+
+static void sweep_point(void *arg, size_t j, void *result)
+{
+    const sweep *s = arg;
+    const run_result *out = s->x->res;
+    point_outcome *o = result;
+    size_t i = s->own[j];
+    o->present = 1;
+    o->fields = *out;
+    o->fields.allreduce[0] = o->fields.alltoall[0] = '\0'; /* set again only if this point simulates them */
+    point_ctx pc;
+    o->rc = point_open(s, i, &o->fields, &pc, &o->err);
+    int nodes = 0;
+    long gb = 0;
+    if (o->rc == TT_OK)
+        point_request(s, pc.x.sc, i, &nodes, &gb);
+    /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
+    if (o->rc == TT_OK && !pc.paths && nodes == s->x->sc->nodes && gb == s->x->sc->global_batch &&
+        !out->base.error[0]) {
+        o->pt = out->base;
+        o->reused = 1;
+    } else if (o->rc == TT_OK) {
+        o->rc = note_point_error(run_point_at(&pc.x, nodes, gb, 0, &o->pt, &o->err), &o->pt, &o->err);
+        if (o->pt.error[0]) {
+            o->pt.nodes = nodes ? nodes : out->base.nodes;
+            o->pt.global_batch = gb;
+        }
+    }
+    snprintf(o->pt.label, sizeof o->pt.label, "%s", pc.label);
+    point_close(&pc);
+    memset(o->fields.assumptions, 0, sizeof o->fields.assumptions); /* the caller's: not carried */
+    o->fields.n_assumptions = 0;
+    o->fields.points = NULL;
+}
+
+static void sweep_progress(void *arg, size_t done, size_t total)
+{
+    const sweep *s = arg;
+    if (s->progress)
+        s->progress(done, total);
+}
+
+/* What a point leaves in the run, as when points ran one after another: the
+ * algorithms of the last that simulated them, the platform of the first that ran. */
+static void adopt_fields(run_result *out, const point_outcome *o)
+{
+    const run_result *from = &o->fields;
+    if (from->allreduce[0])
+        memcpy(out->allreduce, from->allreduce, sizeof out->allreduce);
+    if (from->alltoall[0])
+        memcpy(out->alltoall, from->alltoall, sizeof out->alltoall);
+    if (out->platform[0] || !from->platform[0])
+        return;
+    memcpy(out->platform, from->platform, sizeof out->platform);
+    memcpy(out->accelerator, from->accelerator, sizeof out->accelerator);
+    out->price_per_h_usd = from->price_per_h_usd;
+    out->busy_w = from->busy_w;
+    out->idle_w = from->idle_w;
+    out->peak_flops = from->peak_flops;
+}
+
+/* When the scenario's own point could not run, the first sweep point that
+ * did names the assumptions (its platform again: no simulation). */
+static int note_first_point(const sweep *s, const point_outcome *o, size_t n, tt_error *err)
+{
+    size_t i = 0;
+    while (i < n && (o[i].reused || o[i].pt.error[0]))
+        i++;
+    if (i == n)
+        return TT_OK;
+    point_ctx pc;
+    int rc = point_open(s, i, s->x->res, &pc, err), nodes;
+    long gb;
+    platform *p = NULL;
+    if (rc == TT_OK) {
+        point_request(s, pc.x.sc, i, &nodes, &gb);
+        p = load_platform(pc.x.sc, nodes, err);
+        rc = p ? TT_OK : err->code;
+    }
+    if (p)
+        note_assumptions(&pc.x, p);
+    platform_free(p);
+    point_close(&pc);
+    return rc;
+}
+
+/* Points this process runs: all, or its shard's (i mod shards); `jobs` at a time. */
+static int run_own_points(const sweep *s, point_outcome *o, size_t m, const run_options *opt, tt_error *err)
+{
+    point_outcome *mine = calloc(m + 1, sizeof *mine);
+    if (!mine)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    int rc = parallel_run(m, opt->jobs, sizeof *mine, sweep_point, sweep_progress, (void *)s, mine, err);
+    for (size_t j = 0; rc == TT_OK && j < m; j++)
+        o[s->own[j]] = mine[j];
+    free(mine);
+    return rc;
+}
+
+/* The records a merge was given: every point must be in one of them. */
+static int take_records(const run_options *opt, const sweep *s, point_outcome *o, size_t n, tt_error *err)
+{
+    const scenario *sc = s->x->sc;
+    memcpy(o, opt->records, n * sizeof *o);
+    for (size_t i = 0; i < n; i++)
+        if (!o[i].present)
+            return tt_error_set(err, TT_EINPUT, "%s: sweep point %zu (%s%snodes %d, global batch %ld) is in none "
+                                "of the shards given; merge every shard of the run", sc->path, i,
+                                o[i].pt.label, o[i].pt.label[0] ? ", " : "",
+                                sc->n_sweep_nodes ? sc->sweep_nodes[(i % s->grid) / s->nb] : sc->nodes,
+                                sc->n_sweep_batch ? sc->sweep_batch[i % s->nb] : sc->global_batch);
+    return TT_OK;
+}
+
+/* Every sweep point, opt->jobs at a time (or this shard's, or a merge's
+ * records); points and errors taken in sweep order. */
+static int run_sweep(run_ctx *x, const run_options *opt, tt_error *err)
+{
+    const scenario *sc = x->sc;
+    run_result *out = x->res;
+    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1;
+    size_t n = run_sweep_points(sc), m = 0;
+    int shards = opt->shards > 1 ? opt->shards : 1;
+    out->points = calloc(n, sizeof *out->points);
+    point_outcome *o = calloc(n, sizeof *o);
+    size_t *own = calloc(n, sizeof *own);
+    if (!out->points || !o || !own) {
+        free(o);
+        free(own);
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((int)(i % (size_t)shards) == opt->shard)
+            own[m++] = i;
+    sweep s = {x, nb, nb * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1), own, opt->progress};
+    if (opt->progress && !opt->records)
+        opt->progress(0, m);
+    int rc = opt->records ? take_records(opt, &s, o, n, err) : run_own_points(&s, o, m, opt, err);
+    if (rc == TT_OK && shards > 1) { /* a shard: its records go to merge */
+        out->records = o;
+        out->n_records = n;
+        free(own);
+        return TT_OK;
+    }
+    for (size_t i = 0; rc == TT_OK && i < n; i++) {
+        if (o[i].rc) {
+            *err = o[i].err;
+            rc = o[i].rc;
+            break;
+        }
+        out->points[out->n_points++] = o[i].pt;
+        if (!o[i].reused)
+            adopt_fields(out, &o[i]);
+    }
+    if (rc == TT_OK && out->n_assumptions == 0)
+        rc = note_first_point(&s, o, n, err);
+    free(o);
+    free(own);
+    /* scaling efficiency: throughput per rank against the first point */
+    for (size_t i = 0; rc == TT_OK && i < out->n_points && sc->n_sweep_nodes > 1; i++) {
+        const run_point *a = &out->points[0], *b = &out->points[i];
+        if (!a->error[0] && !b->error[0])
+            out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
+    }
+    return rc;
+}
+
+int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->allreduce, sizeof out->allreduce, "none");
     snprintf(out->alltoall, sizeof out->alltoall, "none");
     run_ctx x = {.sc = sc, .res = out};
-    int swept = sc->n_sweep_batch || sc->n_sweep_nodes || sc->n_sweep_paths;
+    int swept = run_sweep_points(sc) > 0;
     int rc = load_workload(&x, err);
     if (rc == TT_OK)
-        rc = run_point_at(&x, sc->nodes, sc->global_batch, &out->base, err);
+        rc = run_point_at(&x, sc->nodes, sc->global_batch, 1, &out->base, err);
     if (swept)
         rc = note_point_error(rc, &out->base, err);
-    size_t combos = 1;
-    for (size_t k = 0; k < sc->n_sweep_paths; k++)
-        combos *= json_array_size(sc->sweep_values[k]);
-    size_t grid = (sc->n_sweep_batch ? sc->n_sweep_batch : 1) * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1);
-    if (rc == TT_OK && swept) {
-        out->points = calloc(combos * grid, sizeof *out->points);
-        if (!out->points)
-            rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
-        for (size_t c = 0; rc == TT_OK && c < combos; c++) {
-            if (!sc->n_sweep_paths) {
-                rc = run_grid(&x, sc, "", 1, combos * grid, progress, err);
-                break;
-            }
-            char label[160];
-            scenario psc;
-            if ((rc = path_point(sc, c, &psc, label, sizeof label, err)))
-                break;
-            run_ctx px = x;
-            px.sc = &psc;
-            int own = !same_workload(sc, &psc);
-            if (own) {
-                memset(px.tr, 0, sizeof px.tr);
-                px.conv = NULL;
-                rc = load_workload(&px, err);
-            }
-            if (rc == TT_OK)
-                rc = run_grid(&px, &psc, label, 0, combos * grid, progress, err);
-            if (own)
-                free_ctx(&px);
-            scenario_free(&psc);
-        }
-        if (progress && rc == TT_OK)
-            progress(out->n_points, combos * grid);
-        /* scaling efficiency: throughput per rank against the first point */
-        for (size_t i = 0; rc == TT_OK && i < out->n_points && sc->n_sweep_nodes > 1; i++) {
-            const run_point *a = &out->points[0], *b = &out->points[i];
-            if (!a->error[0] && !b->error[0])
-                out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
-        }
-    }
+    if (rc == TT_OK && swept)
+        rc = run_sweep(&x, opt, err);
     /* a point at or beyond a batch where the profile's runs failed: said once */
     double failed = out->base.failed_batch;
     for (size_t i = 0; i < out->n_points && failed == 0; i++)
@@ -634,5 +813,6 @@ void run_result_free(run_result *r)
     for (size_t i = 0; i < r->n_assumptions; i++)
         free(r->assumptions[i]);
     free(r->points);
+    free(r->records);
     memset(r, 0, sizeof *r);
 }
