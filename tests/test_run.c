@@ -35,11 +35,7 @@ static json_t *run_json(const char *path, int expect_rc, char *out, size_t n)
 {
     char args[512];
     snprintf(args, sizeof args, "run --json --quiet %s", path); /* tu_run_ttasim merges stderr */
-    ck_assert_int_eq(tu_run_ttasim(args, out, n), expect_rc);
-    json_error_t je;
-    json_t *doc = json_loads(out, 0, &je);
-    ck_assert_msg(doc != NULL, "not JSON: %s", out);
-    return doc;
+    return tu_run_ttasim_json(args, expect_rc, out, n);
 }
 
 /* Global batch 128 on 8 ranks at micro-batch 8: two micro-steps; steps to
