@@ -8,4 +8,6 @@ libcommon_a_SOURCES += common/datapath.c common/datapath.h
 libcommon_a_SOURCES += common/clock.c common/clock.h
 libcommon_a_SOURCES += common/outfile.c common/outfile.h
 libcommon_a_SOURCES += common/vocab.c common/vocab.h
+libcommon_a_SOURCES += common/parallel.c common/parallel.h
+libcommon_a_SOURCES += common/fdio.c common/fdio.h
 libcommon_a_SOURCES += common/scratch.c common/scratch.h

@@ -49,6 +49,21 @@ static int load_efficiency(const jx_obj *d, device_info *dev)
     return TT_OK;
 }
 
+/* {"fp32": x, "fp16": y, ...}: the per-op model's half-work FLOPs per precision. */
+static int load_half_work(const jx_obj *d, device_info *dev)
+{
+    jx_obj h;
+    int rc;
+    if ((rc = jx_child(d, "half_work_flops", 0, &h)) || !h.obj)
+        return rc;
+    if ((rc = jx_check_keys(&h, DTYPE_NAMES)))
+        return rc;
+    for (int dt = 0; dt < DTYPE_COUNT; dt++)
+        if ((rc = jx_number(&h, DTYPE_NAMES[dt], 0, 0, 1e18, &dev->half_work_flops[dt])))
+            return rc;
+    return TT_OK;
+}
+
 /* The "purchase" block: a named assumption like every price (its "why"). */
 static int load_purchase(const jx_obj *d, device_info *dev)
 {
@@ -78,8 +93,9 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
 {
     static const char *keys[] = {"kind", "description", "purchase", "peak_flops", "mem_bytes", "mem_Bps",
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "bandwidth_Bps",
-                                 "efficiency", "mem_efficiency", "derivation", "sources", "assumptions",
-                                 "compute_capability", "switch_reduction", "vendor", NULL};
+                                 "efficiency", "mem_efficiency", "half_work_flops", "dispatch_s", "fusion",
+                                 "derivation", "sources", "assumptions", "compute_capability", "switch_reduction",
+                                 "vendor", NULL};
     int rc, kind = 0;
     const char *desc = "", *vendor = "";
     long cores = 0;
@@ -115,7 +131,8 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_number(d, "compute_capability", 0, 1, 20, &dev->compute_capability)) ||
         (rc = jx_bool(d, "switch_reduction", 0, &dev->switch_reduction)) ||
         (rc = jx_string(d, "vendor", 0, &vendor)) ||
-        (rc = load_efficiency(d, dev)) || (rc = load_purchase(d, dev)))
+        (rc = load_efficiency(d, dev)) || (rc = load_half_work(d, dev)) || (rc = load_purchase(d, dev)) ||
+        (rc = jx_seconds(d, "dispatch_s", 0, 0, 1, &dev->dispatch_s)) || (rc = jx_bool(d, "fusion", 0, &dev->fusion)))
         return rc;
     dev->cores = (int)cores;
     snprintf(dev->vendor, sizeof dev->vendor, "%s", vendor);
@@ -185,7 +202,99 @@ int device_table_put(device_table *t, const device_info *d, tt_error *err)
     return TT_OK;
 }
 
+/* One precision of a device's fitted parameters. */
+static int apply_precision(const jx_obj *o, int dt, device_info *dev)
+{
+    static const char *const keys[] = {"half_work_flops", "efficiency", NULL};
+    jx_obj p, eff;
+    int rc;
+    if ((rc = jx_child(o, DTYPE_NAMES[dt], 0, &p)) || !p.obj)
+        return rc;
+    if ((rc = jx_check_keys(&p, keys)) ||
+        (rc = jx_number(&p, "half_work_flops", 1, 0, 1e18, &dev->half_work_flops[dt])) ||
+        (rc = jx_child(&p, "efficiency", 1, &eff)) || (rc = jx_check_keys(&eff, OPCLASS_NAMES)))
+        return rc;
+    for (int c = 0; c < OPCLASS_COUNT; c++)
+        if ((rc = jx_number(&eff, OPCLASS_NAMES[c], 0, 1e-4, 1, &dev->efficiency[dt][c])))
+            return rc;
+    return TT_OK;
+}
+
+/* The fitted parameters in devices.json's own form, merged into the stored
+ * definition: a scenario's partial definition of the device keeps them. A
+ * precision without its own efficiency table gets fp32's default. */
+static void remember_fitted(device_table *t, const char *name, const device_info *dev, json_t *fitted)
+{
+    json_t *def = t->json ? json_object_get(t->json, name) : NULL;
+    if (!def)
+        return;
+    json_t *base_eff = json_object_get(def, "efficiency");
+    json_t *half = json_object(), *eff = json_object();
+    for (int dt = 0; dt < DTYPE_COUNT; dt++) {
+        json_t *p = json_object_get(fitted, DTYPE_NAMES[dt]);
+        if (!p)
+            continue;
+        json_object_set_new(half, DTYPE_NAMES[dt], json_real(dev->half_work_flops[dt]));
+        json_t *e = json_deep_copy(json_object_get(p, "efficiency"));
+        if (!json_object_get(base_eff, DTYPE_NAMES[dt]))
+            json_object_set(e, "default", json_object_get(json_object_get(base_eff, "fp32"), "default"));
+        json_object_set_new(eff, DTYPE_NAMES[dt], e);
+    }
+    json_t *patch = json_pack("{s:f, s:b, s:o, s:o}", "dispatch_s", dev->dispatch_s, "fusion", dev->fusion,
+                              "half_work_flops", half, "efficiency", eff);
+    jx_merge(def, patch);
+    json_decref(patch);
+}
+
+int device_table_apply_calibrated(device_table *t, const char *file, json_t *doc, tt_error *err)
+{
+    static const char *const keys[] = {"format", "version", "devices", "residuals", NULL};
+    static const char *const dkeys[] = {"dispatch_s", "fusion", "fp32", "fp16", "bf16", NULL};
+    static const char *const FORMATS[] = {"ttasim-calibrated", NULL};
+    jx_obj r, devs;
+    int rc, format = 0;
+    long version = 0;
+    if ((rc = jx_root(&r, file, doc, err)) || (rc = jx_check_keys(&r, keys)) ||
+        (rc = jx_enum(&r, "format", 1, FORMATS, &format)) || (rc = jx_int(&r, "version", 1, 1, 1, &version)) ||
+        (rc = jx_child(&r, "devices", 1, &devs)))
+        return rc;
+    const char *name;
+    json_t *v;
+    json_object_foreach(devs.obj, name, v) {
+        jx_obj d = {file, v, "", err};
+        snprintf(d.path, sizeof d.path, "$.devices.%s", name);
+        device_info *dev = (device_info *)device_table_find(t, name);
+        if (!dev)
+            return tt_error_set(err, TT_EINPUT, "%s: %s: no device \"%s\" in the device library; calibrate "
+                                "devices of platforms/devices.json", file, d.path, name);
+        if (!json_is_object(v))
+            return tt_error_set(err, TT_EINPUT, "%s: %s: expected an object of fitted parameters", file, d.path);
+        if ((rc = jx_check_keys(&d, dkeys)) || (rc = jx_seconds(&d, "dispatch_s", 1, 0, 1, &dev->dispatch_s)) ||
+            (rc = jx_bool(&d, "fusion", 1, &dev->fusion)))
+            return rc;
+        for (int dt = 0; dt < DTYPE_COUNT; dt++)
+            if ((rc = apply_precision(&d, dt, dev)))
+                return rc;
+        remember_fitted(t, name, dev, v);
+    }
+    return TT_OK;
+}
+
 int device_table_load_library(device_table *t, tt_error *err)
+{
+    int rc = device_table_load_uncalibrated(t, err);
+    char path[4096];
+    if (rc || datapath_find("platforms/calibration/calibrated.json", path, sizeof path) != 0)
+        return rc; /* no fitted parameters: devices.json's own */
+    json_t *doc;
+    if ((rc = jx_load_file(path, &doc, err)))
+        return rc;
+    rc = device_table_apply_calibrated(t, path, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+int device_table_load_uncalibrated(device_table *t, tt_error *err)
 {
     char path[4096];
     if (datapath_find("platforms/devices.json", path, sizeof path) != 0)

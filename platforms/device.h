@@ -31,6 +31,14 @@ typedef struct device_info {
     double compute_capability; /* NVIDIA GPUs (7.0 = Volta): NCCL's tuning by generation; 0 = not a CUDA GPU */
     int switch_reduction;      /* switches: reduce in the switch (NVLink SHARP, NVSwitch gen3) */
     char vendor[16];           /* CPUs: "amd", "intel" (NCCL's network overhead differs) */
+    /* The per-op model (sim/replay/device_model.h): work per kernel at which a
+     * kernel reaches half its class efficiency (0: every kernel at full
+     * efficiency), host time to issue one kernel, and whether norm and
+     * elementwise ops fuse into their producer. Fitted by 'ttasim calibrate'
+     * into platforms/calibration/calibrated.json, which overrides devices.json. */
+    double half_work_flops[DTYPE_COUNT];
+    double dispatch_s;
+    int fusion;
     /* Buying and powering it (the "purchase" block; 0 = not given). An
      * accelerator's draw is tdp_w busy, idle_w waiting; another device draws
      * power_w while the cluster runs. A NIC (or an accelerator on the fabric
@@ -55,8 +63,14 @@ typedef struct device_table {
  * when the entry has no "kind" (a partial definition: {"price_usd": 2e4}). */
 int device_table_add_json(device_table *t, const char *file, json_t *devices, const char *path,
                           tt_error *err);
-/* Loads the shared library platforms/devices.json (found with datapath). */
+/* Loads the shared library platforms/devices.json (found with datapath),
+ * then the fitted parameters of platforms/calibration/calibrated.json over it. */
 int device_table_load_library(device_table *t, tt_error *err);
+/* platforms/devices.json alone: what 'ttasim calibrate' fits from. */
+int device_table_load_uncalibrated(device_table *t, tt_error *err);
+/* Applies a fitted-parameters document ('ttasim calibrate', format
+ * "ttasim-calibrated") read from file to the devices it names. */
+int device_table_apply_calibrated(device_table *t, const char *file, json_t *doc, tt_error *err);
 const device_info *device_table_find(const device_table *t, const char *name);
 /* Adds (or replaces) one device; pointers into the table move when it grows. */
 int device_table_put(device_table *t, const device_info *d, tt_error *err);

@@ -25,3 +25,7 @@ dist_platforms_DATA = platforms/README.md \
 	platforms/tpu-v4-pod.json \
 	platforms/zion.json \
 	platforms/zionex.json
+
+# The calibration set and what 'ttasim calibrate' fits from it (platforms/README.md).
+calibrationdir = $(pkgdatadir)/platforms/calibration
+dist_calibration_DATA = platforms/calibration/gpus.json platforms/calibration/calibrated.json

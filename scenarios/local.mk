@@ -20,6 +20,7 @@ dist_traces_DATA = \
 	scenarios/traces/bert-large.json \
 	scenarios/traces/dlrm-mlperf.json \
 	scenarios/traces/resnet50.json \
+	scenarios/traces/resnet50-lars.json \
 	scenarios/traces/vit-b32.json
 
 publisheddir = $(pkgdatadir)/scenarios/published

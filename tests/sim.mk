@@ -33,7 +33,7 @@ else
 CHECK_SCENARIO_SET = all
 endif
 AM_TESTS_ENVIRONMENT = top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)' \
-	scenario_set='$(CHECK_SCENARIO_SET)'; export top_builddir top_srcdir scenario_set;
+	scenario_set='$(CHECK_SCENARIO_SET)' MPIRUN='$(MPIRUN)'; export top_builddir top_srcdir scenario_set MPIRUN;
 CLEANFILES += scenarios-junit.xml
 
 # Includes follow the layering of sim/README.md.
@@ -44,6 +44,15 @@ EXTRA_DIST += tests/test_layering.sh
 TESTS += tests/test_outputs.sh
 EXTRA_DIST += tests/test_outputs.sh
 
+check_PROGRAMS += tests/test_calibration
+tests_test_calibration_SOURCES = tests/test_calibration.c
+tests_test_calibration_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_calibration_LDADD = $(TEST_LIBS)
+TESTS += tests/test_calibration
+
+# Regenerating the committed traces changes nothing (make traces).
+TESTS += tests/test_traces.sh
+EXTRA_DIST += tests/test_traces.sh scenarios/traces/make-traces.sh
 # The planner's workflow: --set, partial devices, sweeps over platform paths, compare, progress.
 check_PROGRAMS += tests/test_planner
 tests_test_planner_SOURCES = tests/test_planner.c
@@ -67,3 +76,16 @@ tests_test_dlrm_SOURCES = tests/test_dlrm.c
 tests_test_dlrm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_dlrm_LDADD = $(TEST_LIBS)
 TESTS += tests/test_dlrm
+# ttasim calibrate reproduces platforms/calibration/calibrated.json byte for byte.
+TESTS += tests/test_calibrate.sh
+EXTRA_DIST += tests/test_calibrate.sh
+# -j: sweep points and check's scenarios in forked workers, output identical to -j 1.
+TESTS += tests/test_parallel.sh
+EXTRA_DIST += tests/test_parallel.sh
+
+# MPI: mpirun --oversubscribe -n 3 shares tasks over the ranks; rank 0 writes a serial run's bytes.
+check_PROGRAMS += tests/test_mpi_tasks
+tests_test_mpi_tasks_SOURCES = tests/test_mpi_tasks.c
+tests_test_mpi_tasks_LDADD = $(TT_LIBS)
+TESTS += tests/test_mpi.sh
+EXTRA_DIST += tests/test_mpi.sh

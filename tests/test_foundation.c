@@ -10,6 +10,7 @@
 
 #include "collectives/closed_form.h"
 #include "collectives/schedule.h"
+#include "common/parallel.h"
 #include "common/units.h"
 #include "common/vocab.h"
 #include "sim/engine/collective_sim.h"
@@ -290,6 +291,56 @@ START_TEST(ring_closed_form)
 }
 END_TEST
 
+/* A task whose result depends on its index and on which process ran it. */
+static void square_task(void *ctx, size_t i, void *result)
+{
+    long *r = result;
+    if (ctx && i == *(const size_t *)ctx)
+        abort(); /* a worker dying mid-task */
+    r[0] = (long)(i * i);
+    r[1] = (long)getpid();
+}
+
+static void count_done(void *ctx, size_t done, size_t total)
+{
+    (void)ctx;
+    ck_assert_uint_le(done, total);
+}
+
+START_TEST(parallel_results_in_task_order)
+{
+    enum { N = 23 };
+    long r[N][2];
+    tt_error err = {0};
+    for (int jobs = 1; jobs <= 4; jobs++) {
+        memset(r, 0xff, sizeof r);
+        ck_assert_int_eq(parallel_run(N, jobs, sizeof r[0], square_task, count_done, NULL, r, &err), TT_OK);
+        int other_process = 0;
+        for (long i = 0; i < N; i++) {
+            ck_assert_int_eq(r[i][0], i * i);
+            other_process |= r[i][1] != (long)getpid();
+        }
+        ck_assert_int_eq(other_process, jobs > 1); /* -j 1 stays in this process, more fork */
+    }
+}
+END_TEST
+
+START_TEST(parallel_worker_death_names_task)
+{
+    long r[9][2];
+    size_t crash = 6;
+    tt_error err = {0};
+    ck_assert_int_eq(parallel_run(9, 3, sizeof r[0], square_task, NULL, &crash, r, &err), TT_EINTERNAL);
+    ck_assert_msg(strstr(err.msg, "died running task 6 (signal 6)"), "%s", err.msg);
+    int jobs = 0;
+    ck_assert_int_eq(parallel_jobs_parse("12", &jobs, &err), TT_OK);
+    ck_assert_int_eq(jobs, 12);
+    ck_assert_int_eq(parallel_jobs_parse("1x", &jobs, &err), TT_EINPUT);
+    ck_assert_int_eq(parallel_jobs_parse("0", &jobs, &err), TT_EINPUT);
+    ck_assert_int_ge(parallel_jobs_default(), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("foundation");
@@ -308,6 +359,11 @@ static Suite *suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, cli_exit_codes);
     tcase_add_test(t, cli_run_json);
+    suite_add_tcase(s, t);
+    t = tcase_create("parallel");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, parallel_results_in_task_order);
+    tcase_add_test(t, parallel_worker_death_names_task);
     suite_add_tcase(s, t);
     t = tcase_create("ring");
     tcase_set_timeout(t, 60);

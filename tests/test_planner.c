@@ -37,11 +37,7 @@ static json_t *json_of(const char *args, int want_rc)
     static char out[1 << 20];
     char cmd[2048];
     snprintf(cmd, sizeof cmd, "%s --quiet", args); /* tu_run_ttasim merges stderr into stdout */
-    ck_assert_int_eq(tu_run_ttasim(cmd, out, sizeof out), want_rc);
-    json_error_t je;
-    json_t *doc = json_loads(out, 0, &je);
-    ck_assert_msg(doc != NULL, "not JSON: %.300s", out);
-    return doc;
+    return tu_run_ttasim_json(cmd, want_rc, out, sizeof out);
 }
 
 static double num(json_t *doc, const char *path)

@@ -35,11 +35,7 @@ static json_t *run_json(const char *path, int expect_rc, char *out, size_t n)
 {
     char args[512];
     snprintf(args, sizeof args, "run --json --quiet %s", path); /* tu_run_ttasim merges stderr */
-    ck_assert_int_eq(tu_run_ttasim(args, out, n), expect_rc);
-    json_error_t je;
-    json_t *doc = json_loads(out, 0, &je);
-    ck_assert_msg(doc != NULL, "not JSON: %s", out);
-    return doc;
+    return tu_run_ttasim_json(args, expect_rc, out, n);
 }
 
 /* Global batch 128 on 8 ranks at micro-batch 8: two micro-steps; steps to
@@ -370,12 +366,53 @@ START_TEST(run_model_on_the_fly)
 }
 END_TEST
 
+/* Evaluation from the workload: 1000 steps of 64 over 6400 examples are 10
+ * epochs, 5 evaluations every 2 epochs, each 1000 examples over 8 ranks =
+ * 125 per rank = 16 forward passes of 8 at conv 1e11 / (1e13 x 0.6) + gemm
+ * 2e11 / (1e13 x 0.7) + loss 1e6 B / (1e12 x 0.8) on the generic device. */
+START_TEST(run_evaluation_from_workload)
+{
+    char path[64], out[32768];
+    const char *text =
+        "{\"version\": 1, \"name\": \"eval\",\n"
+        " \"platform\": {\"name\": \"star\", \"nodes\": 8, \"link_bw_Bps\": \"12.5G\", \"link_latency_s\": \"1us\"},\n"
+        " \"network\": \"ideal\",\n"
+        " \"workload\": {\"trace\": \"" TRACE "\", \"global_batch\": 64, \"micro_batch\": 8,\n"
+        "              \"dataset_examples\": 6400},\n"
+        " \"collectives\": {\"allreduce\": \"ring\"}, \"convergence\": {\"steps\": 1000},\n"
+        " \"evaluation\": {\"every_epochs\": 2, \"examples\": 1000}}\n";
+    tu_write_temp(text, path, sizeof path);
+    json_t *doc = run_json(path, 0, out, sizeof out);
+    unlink(path);
+    double eval, t, tta;
+    double forward = 1e11 / (1e13 * 0.6) + 2e11 / (1e13 * 0.7) + 1e6 / (1e12 * 0.8);
+    ck_assert(report_lookup(doc, "evaluation_s", &eval));
+    ck_assert_double_eq_tol(eval, 5 * 16 * forward, 1e-9);
+    ck_assert(report_lookup(doc, "step.time_s", &t));
+    ck_assert(report_lookup(doc, "time_to_accuracy_s", &tta));
+    ck_assert_double_eq_tol(tta, 1000 * t + eval, 1e-9 * tta);
+    json_decref(doc);
+    /* typed-in and workload evaluation together are refused, naming the path */
+    char bad[2048];
+    snprintf(bad, sizeof bad, "%s", text);
+    char *at = strstr(bad, "\"examples\": 1000}");
+    memcpy(at, "\"time_s\":   1000}", 17);
+    tu_write_temp(bad, path, sizeof path);
+    char args[512];
+    snprintf(args, sizeof args, "run %s 2>&1", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    unlink(path);
+    ck_assert_msg(strstr(out, "$.evaluation") != NULL, "%s", out);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("run");
     TCase *t = tcase_create("cli");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, run_accumulation_and_tta);
+    tcase_add_test(t, run_evaluation_from_workload);
     tcase_add_test(t, run_sweep_outputs);
     tcase_add_test(t, run_expect_and_errors);
     tcase_add_test(t, check_dir_junit);

@@ -28,10 +28,11 @@ static const char *TINY =
     " \"optimizer\": {\"name\": \"sgd\", \"flops\": 1e9, \"bytes\": 4e9},\n"
     " \"buckets\": [{\"bytes\": 4e8, \"ready_after_layer\": 1}, {\"bytes\": 1e8, \"ready_after_layer\": 0}]%s}\n";
 
+/* A plain roofline: no saturation, no dispatch floor, no fusion. */
 static const device_model DEV = {
-    "test device", 1e13, 5e12, 1e12, 80e9,
-    {[OPCLASS_CONV] = 0.5, [OPCLASS_GEMM] = 0.8, [OPCLASS_ATTENTION] = 0.5, [OPCLASS_NORM] = 0.5,
-     [OPCLASS_ELEMENTWISE] = 0.5, [OPCLASS_POOL] = 0.5, [OPCLASS_EMBEDDING] = 0.5, [OPCLASS_LOSS] = 0.5},
+    .name = "test device", .peak_flops = 1e13, .peak_fp32_flops = 5e12, .mem_Bps = 1e12, .mem_bytes = 80e9,
+    .efficiency = {[OPCLASS_CONV] = 0.5, [OPCLASS_GEMM] = 0.8, [OPCLASS_ATTENTION] = 0.5, [OPCLASS_NORM] = 0.5,
+                   [OPCLASS_ELEMENTWISE] = 0.5, [OPCLASS_POOL] = 0.5, [OPCLASS_EMBEDDING] = 0.5, [OPCLASS_LOSS] = 0.5},
 };
 
 static void load_tiny(const char *extra, workload *t)
@@ -47,7 +48,7 @@ static void load_tiny(const char *extra, workload *t)
 
 static step_options opts(int micro_batch)
 {
-    step_options o = {micro_batch, 1, 4, 4, 1, 8, 1, EMB_ACCELERATORS, 0, 0};
+    step_options o = {micro_batch, 1, 4, 4, 1, 8, 1, EMB_ACCELERATORS, 0, 0, 0};
     return o;
 }
 
@@ -287,6 +288,146 @@ START_TEST(host_load_scales)
 }
 END_TEST
 
+/* conv -> batchnorm -> loss, fp32, micro-batch 8: the per-op model. */
+static const char *PEROP =
+    "{\"format\": \"ttasim-trace\", \"version\": 1, \"model\": \"perop\", \"micro_batch\": 8,\n"
+    " \"precision\": \"fp32\", \"dtype_bytes\": 4, \"params\": 25000000, \"param_bytes\": 1e8,\n"
+    " \"forward_flops\": 1.001e12, \"backward_flops\": 2.002e12,\n"
+    " \"layers\": [\n"
+    "  {\"name\": \"conv1\", \"class\": \"conv\", \"forward_flops\": 1e12, \"forward_bytes\": 1e9,\n"
+    "   \"backward_flops\": 2e12, \"backward_bytes\": 2e9, \"activation_bytes\": 1e9, \"param_bytes\": 1e8},\n"
+    "  {\"name\": \"bn1\", \"class\": \"norm\", \"forward_flops\": 1e9, \"forward_bytes\": 2e9,\n"
+    "   \"backward_flops\": 2e9, \"backward_bytes\": 3e9, \"activation_bytes\": 1e9, \"param_bytes\": 0},\n"
+    "  {\"name\": \"loss\", \"class\": \"loss\", \"forward_flops\": 1e6, \"forward_bytes\": 1e6,\n"
+    "   \"backward_flops\": 1e6, \"backward_bytes\": 1e6, \"activation_bytes\": 0, \"param_bytes\": 0}],\n"
+    " \"gradients\": [{\"name\": \"conv1.weight\", \"bytes\": 1e8, \"layer\": 0}],\n"
+    " \"optimizer\": {\"name\": \"sgd\", \"flops\": 1e9, \"bytes\": 4e9},\n"
+    " \"buckets\": [{\"bytes\": 1e8, \"ready_after_layer\": 0}]}\n";
+
+static void load_perop(workload *t)
+{
+    char path[64];
+    tu_write_temp(PEROP, path, sizeof path);
+    tt_error err = {0};
+    int rc = workload_load(path, t, &err);
+    unlink(path);
+    ck_assert_msg(rc == TT_OK, "%s", err.msg);
+}
+
+/* Efficiency saturates with the work per kernel: at half_work_flops = 5e11 a
+ * 1e12-FLOP kernel runs at 2/3 of the large-kernel efficiency; the backward
+ * of a convolution is two kernels (input and weight gradients) of 1e12. */
+START_TEST(perop_saturation)
+{
+    workload t;
+    load_perop(&t);
+    device_model d = DEV;
+    step_options o = opts(8);
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 0), 0.2, 1e-12);
+    ck_assert_double_eq_tol(step_layer_s(&t, 1, &d, &o, 0), 2e-3, 1e-15); /* memory bound */
+    d.half_work_flops = 5e11;
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 0), 0.3, 1e-12);
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 1), 0.6, 1e-12);
+    /* twice the samples: 2e12 per kernel, 4/5 of the efficiency; per sample faster */
+    o = opts(16);
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 0), 0.5, 1e-12);
+    ck_assert(0.5 / 16 < 0.3 / 8);
+    workload_free(&t);
+}
+END_TEST
+
+/* Kernels run no faster than the host dispatches them: the backward's two
+ * kernels take two dispatches. */
+START_TEST(perop_dispatch)
+{
+    workload t;
+    load_perop(&t);
+    device_model d = DEV;
+    d.dispatch_s = 0.5;
+    step_options o = opts(8);
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 0), 0.5, 1e-12);
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 1), 1.0, 1e-12);
+    ck_assert_double_eq_tol(step_layer_s(&t, 2, &d, &o, 0), 0.5, 1e-12);
+    workload_free(&t);
+}
+END_TEST
+
+/* Fused into its producer a batchnorm has no kernel (no dispatch) and reads
+ * its input from registers: one activation (1e9 B) less traffic each way.
+ * The first layer has no producer. */
+START_TEST(perop_fusion)
+{
+    workload t;
+    load_perop(&t);
+    device_model d = DEV;
+    d.fusion = 1;
+    d.dispatch_s = 0.5;
+    step_options o = opts(8);
+    ck_assert_double_eq_tol(step_layer_s(&t, 1, &d, &o, 0), 1e-3, 1e-15);
+    ck_assert_double_eq_tol(step_layer_s(&t, 1, &d, &o, 1), 2e-3, 1e-15);
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 0), 0.5, 1e-12);
+    /* fp16 halves every byte */
+    o.dtype_bytes = 2;
+    ck_assert_double_eq_tol(step_layer_s(&t, 1, &d, &o, 0), 0.5e-3, 1e-15);
+    workload_free(&t);
+}
+END_TEST
+
+/* A forward-only pass is the forward layers alone: conv 0.2 s + batchnorm
+ * 2 ms (memory) + loss 1 us (memory). */
+START_TEST(perop_forward_pass)
+{
+    workload t;
+    load_perop(&t);
+    step_options o = opts(8);
+    ck_assert_double_eq_tol(step_forward_s(&t, &DEV, &o), 0.202001, 1e-12);
+    workload_free(&t);
+}
+END_TEST
+
+/* Recomputation runs every non-normalisation layer's forward again in the
+ * backward: conv 0.2 s and loss 1 us more per micro-step. */
+START_TEST(recompute_costs_a_forward)
+{
+    workload t;
+    load_perop(&t);
+    step_options o = opts(8);
+    double coll_s[] = {0};
+    step_result plain, again;
+    tt_error err = {0};
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &plain, &err), TT_OK);
+    o.recompute = 1;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &again, &err), TT_OK);
+    ck_assert_double_eq_tol(again.compute_s - plain.compute_s, 0.200001, 1e-12);
+    workload_free(&t);
+}
+END_TEST
+
+/* BERT-Large at 36 sequences of 512 per 16 GB V100 in mixed precision with
+ * LAMB: 27.7 GB of activations as the trace keeps them, so it needs
+ * recomputation, which keeps the 49 LayerNorm outputs (0.82 GB per 8 fp32
+ * sequences) and the widest segment (0.30 GB): 2.53 GB at 36 in fp16. */
+START_TEST(bert_large_36x512_fits_v100_with_recompute)
+{
+    workload t;
+    tt_error err = {0};
+    ck_assert_int_eq(workload_load(TTASIM_SRCDIR "/scenarios/traces/bert-large-seq512.json", &t, &err), TT_OK);
+    device_model v100 = DEV;
+    v100.mem_bytes = 16.0 * 1024 * 1024 * 1024;
+    step_options o = {36, 1, 2, 2, 1, 8, 2, EMB_ACCELERATORS, 0, 0, 0};
+    double *coll_s = calloc(t.n_buckets + 1, sizeof *coll_s);
+    step_result r;
+    ck_assert_int_eq(step_replay(&t, &v100, &o, coll_s, &r, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "activations 27.7 GB"));
+    o.recompute = 1;
+    ck_assert_msg(step_replay(&t, &v100, &o, coll_s, &r, &err) == TT_OK, "%s", err.msg);
+    ck_assert_double_eq_tol(r.memory.activations_bytes, 2532777984.0, 1);
+    ck_assert_double_lt(r.memory.total_bytes, v100.mem_bytes);
+    free(coll_s);
+    workload_free(&t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("step");
@@ -301,6 +442,12 @@ static Suite *suite(void)
     tcase_add_test(t, memory_does_not_fit);
     tcase_add_test(t, alltoall_and_host_embeddings);
     tcase_add_test(t, host_load_scales);
+    tcase_add_test(t, perop_saturation);
+    tcase_add_test(t, perop_dispatch);
+    tcase_add_test(t, perop_fusion);
+    tcase_add_test(t, perop_forward_pass);
+    tcase_add_test(t, recompute_costs_a_forward);
+    tcase_add_test(t, bert_large_36x512_fits_v100_with_recompute);
     suite_add_tcase(s, t);
     return s;
 }

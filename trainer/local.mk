@@ -22,14 +22,6 @@ libtrainer_a_SOURCES += trainer/dataparallel.c trainer/dataparallel.h
 libtrainer_a_CFLAGS = $(AM_CFLAGS) $(VECT_CFLAGS)
 
 # Regenerates the committed workload traces (one real step each; minutes).
-TRACE_CMD = $(abs_top_builddir)/ttasim trace
 traces: ttasim$(EXEEXT)
-	$(MKDIR_P) $(srcdir)/scenarios/traces
-	$(TRACE_CMD) --model resnet50 --micro-batch 32 --out $(srcdir)/scenarios/traces/resnet50.json
-	$(TRACE_CMD) --model bert-large --seq-len 128 --dropout 0.1 --micro-batch 8 --run-batch 2 --optimizer lamb \
-		--out $(srcdir)/scenarios/traces/bert-large.json
-	$(TRACE_CMD) --model bert-large --seq-len 512 --dropout 0.1 --micro-batch 8 --run-batch 1 \
-		--optimizer lamb --out $(srcdir)/scenarios/traces/bert-large-seq512.json
-	$(TRACE_CMD) --model vit-b32 --micro-batch 32 --out $(srcdir)/scenarios/traces/vit-b32.json
-	$(TRACE_CMD) --model dlrm-mlperf --micro-batch 2048 --out $(srcdir)/scenarios/traces/dlrm-mlperf.json
+	$(SHELL) $(srcdir)/scenarios/traces/make-traces.sh $(abs_top_builddir)/ttasim $(srcdir)/scenarios/traces
 .PHONY: traces

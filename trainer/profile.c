@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/jsonx.h"
+#include "common/outfile.h"
 #include "trainer/model.h"
 
 void profile_init(conv_profile *p, const char *model_name, const char *dataset, const char *optimizer,
@@ -259,17 +260,16 @@ int profile_save(const conv_profile *p, const char *path, tt_error *err)
                             "recipe", recipe, "target", "metric", p->metric, "value", p->target,
                             "points", pts, "fit", fit, "noise_scale", jx_real_or_null(p->noise_scale),
                             "run_log_sd", jx_real_or_null(p->run_log_sd), "sources", src);
-    /* write to a temporary name and rename, so an interrupted sweep never leaves half a file */
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int rc = json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-    json_decref(doc);
-    if (rc != 0 || rename(tmp, path) != 0) {
-        remove(tmp);
-        return tt_error_set(err, TT_EINPUT, "%s: cannot write the profile; check the directory exists and is writable",
-                            path);
+    /* written whole or not at all, so an interrupted sweep never leaves half a file */
+    FILE *f;
+    outfile *o;
+    int rc = outfile_open(path, "the profile", &o, &f, err);
+    if (rc == TT_OK) {
+        json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        rc = outfile_commit(o, err);
     }
-    return TT_OK;
+    json_decref(doc);
+    return rc;
 }
 
 /* ---- reader ---- */
@@ -353,6 +353,7 @@ static int load_point(const jx_obj *o, size_t i, conv_profile *p)
     pt.nruns = (int)nruns;
     pt.batch = batch, pt.steps = steps;
     p->points[i] = pt;
+    summarise_runs(&p->points[i], p->dataset_examples);
     return TT_OK;
 }
 

@@ -26,14 +26,17 @@ How to read the table:
   the total-time ratio mostly repeats the step ratio; where a run used fewer steps than the
   profile's point (You et al. 2018: 2,503 steps at 32K against the 90-epoch 3,519), the total
   time differs.
-- **No per-scenario tuning.** Scenarios state only the source's facts (platform, node count,
-  batch, precision, optimizer, the allreduce the paper describes) and name their uncertain ones
-  as assumptions. Device efficiencies live in `platforms/devices.json`, each with its
-  derivation. Some derivations use one of these rows, which is then a calibration point rather
-  than an independent check: P40 (Jia et al.), KNL (You et al.), TPU v3 convolutions (Ying et
-  al.) and TPU v3 GEMMs (the 16-chip BERT rows); the P100 is calibrated from Goyal et al.'s
-  120 ms backward pass, the V100 from MLPerf-era throughput. The other rows test what the
-  simulator adds: communication, its overlap with the backward pass, and scale.
+- **No per-scenario tuning; calibration rows apart.** Scenarios state only the source's facts
+  (platform, node count, batch, precision, optimizer, the allreduce the paper describes) and
+  name their uncertain ones as assumptions. GPU compute (V100, A100, P100; H100 by assumption)
+  is fitted by `ttasim calibrate` to single-device throughputs only
+  (`../../platforms/calibration/gpus.json`, residuals in `platforms/README.md`): no row here
+  fed it. Older device efficiencies in `platforms/devices.json` were derived from some of these
+  rows (P40: Jia et al., KNL: You et al., TPU v3 convolutions: Ying et al., TPU v3 GEMMs: the
+  16-chip BERT LAMB row); those rows say why under `reference.calibrated` and the table marks
+  them `calibration`, with their own medians: they check nothing until single-chip figures
+  replace them. The `validation` rows test the per-op compute model, communication, its
+  overlap with the backward pass, and scale.
 - Every ResNet-50 and BERT scenario with a published step time `expect`s its ratio within
   [0.6, 1.4] (the issue's "none worse than 40 %"), so `ttasim check scenarios/` (make check, CI)
   fails when a change to a device, a trace or the simulator pushes a row out.

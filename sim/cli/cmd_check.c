@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/outfile.h"
+#include "common/parallel.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/progress.h"
 #include "sim/report/coll_report.h"
@@ -31,9 +32,12 @@ static void check_help(FILE *out)
             "  --junit F   also write JUnit XML to F (one testcase per scenario)\n"
             "  --json      print one JSON document on stdout\n"
             "  --markdown  print the validation table instead: predicted against published\n"
-            "              step and total times, median and worst deviation per model\n"
+            "              step and total times, median and worst deviation per model,\n"
+            "              validation rows apart from calibration rows (reference.calibrated)\n"
             CLI_SET_HELP
             "              (applied to every scenario)\n"
+            "  -j, --jobs N  run N scenarios at a time (default: the processors this\n"
+            "              process may use); the output is the same for any N\n"
             "  --quiet     no progress on stderr\n"
             "  --help      this text\n\n"
             "Exit status 1 when a scenario fails its expectations or cannot run.\n");
@@ -97,16 +101,18 @@ static int collect(const char *path, file_list *l, tt_error *err)
     return rc;
 }
 
+/* One scenario's verdict, flat: it comes back from a worker process whole. */
 typedef struct outcome {
-    char *name;
+    char name[256];
     char model[64];
-    int passed, error;
+    int finished, passed, error;
     char message[2048];
     double step_time_s, ref_step_time_s, tta_s, ref_time_s;
     /* collective scenarios: the figure compared (busbw, else time) */
-    const char *coll_metric; /* NULL: a training scenario */
+    const char *coll_metric; /* NULL: a training scenario; a literal, so valid in the parent of a worker */
     double coll_value, coll_ref;
     char coll_source[400];
+    int calibration; /* the row fed a device's calibration (reference.calibrated) */
 } outcome;
 
 /* A collective measurement: busbw against a published busbw, else time. */
@@ -128,19 +134,20 @@ static int check_collective(const scenario *sc, outcome *o, int *failed, tt_erro
     return TT_OK;
 }
 
-static void check_one(const char *path, char **sets, size_t n_sets, outcome *o)
+static void check_one(const char *path, char *const *sets, size_t n_sets, int jobs, outcome *o)
 {
     scenario sc;
     tt_error err = {0};
     memset(o, 0, sizeof *o);
-    int rc = scenario_load_set(path, sets, n_sets, &sc, &err);
+    o->finished = 1;
+    int rc = scenario_load_set(path, (char **)sets, n_sets, &sc, &err);
     if (rc) {
-        o->name = strdup(path);
+        snprintf(o->name, sizeof o->name, "%s", path);
         o->error = 1;
         snprintf(o->message, sizeof o->message, "%s", err.msg);
         return;
     }
-    o->name = strdup(sc.name);
+    snprintf(o->name, sizeof o->name, "%s", sc.name);
     int failed = 0;
     if (sc.is_collective) {
         rc = check_collective(&sc, o, &failed, &err);
@@ -153,7 +160,8 @@ static void check_one(const char *path, char **sets, size_t n_sets, outcome *o)
         return;
     }
     run_result r;
-    rc = run_scenario(&sc, &r, NULL, &err);
+    run_options opt = {.jobs = jobs};
+    rc = run_scenario(&sc, &opt, &r, &err);
     if (rc == TT_OK) {
         json_t *doc = report_json(&sc, &r);
         rc = expect_check(&sc, doc, &failed, o->message, sizeof o->message, &err);
@@ -162,6 +170,7 @@ static void check_one(const char *path, char **sets, size_t n_sets, outcome *o)
         o->ref_step_time_s = sc.ref_step_time_s;
         o->tta_s = r.base.time_to_accuracy_s;
         o->ref_time_s = sc.ref_time_s;
+        o->calibration = sc.ref_calibrated != NULL;
         snprintf(o->model, sizeof o->model, "%s", r.model);
     }
     if (rc) {
@@ -171,6 +180,50 @@ static void check_one(const char *path, char **sets, size_t n_sets, outcome *o)
     o->passed = rc == TT_OK && failed == 0;
     run_result_free(&r);
     scenario_free(&sc);
+}
+
+/* The scenarios of one check: run `jobs` at a time, their table rows printed
+ * in file order as soon as every earlier one is in. */
+typedef struct check_run {
+    char **files;
+    char *const *sets;
+    size_t n_sets;
+    outcome *out;
+    size_t printed;
+    int table, sweep_jobs;
+} check_run;
+
+static void check_task(void *arg, size_t i, void *result)
+{
+    const check_run *c = arg;
+    check_one(c->files[i], c->sets, c->n_sets, c->sweep_jobs, result);
+}
+
+static void print_rows(check_run *c, size_t total)
+{
+    for (; c->printed < total && c->out[c->printed].finished; c->printed++) {
+        const outcome *o = &c->out[c->printed];
+        if (!c->table)
+            continue;
+        char ref[32] = "-", val[32];
+        snprintf(val, sizeof val, "%.4g", o->coll_metric ? o->coll_value : o->step_time_s);
+        if (o->coll_metric && o->coll_ref > 0)
+            snprintf(ref, sizeof ref, "%.4g", o->coll_ref);
+        else if (o->ref_step_time_s > 0)
+            snprintf(ref, sizeof ref, "%.4g", o->ref_step_time_s);
+        printf("%-6s %-40s %12s %12s  %s%s%s%s\n", o->passed ? "PASS" : o->error ? "ERROR" : "FAIL", o->name, val,
+               ref, c->files[c->printed], o->coll_metric ? "  (" : "", o->coll_metric ? o->coll_metric : "",
+               o->coll_metric ? ")" : "");
+        if (!o->passed)
+            printf("       %s\n", o->message);
+        fflush(stdout);
+    }
+}
+
+static void scenario_done(void *arg, size_t done, size_t total)
+{
+    progress_update(done, total);
+    print_rows(arg, total);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -201,6 +254,26 @@ static void print_collectives_markdown(const outcome *o, char **files, size_t n)
     }
 }
 
+/* median and worst |predicted / published - 1| of the step over the rows
+ * of a model ("" = every model) in one role; 0 rows prints nothing. */
+static void print_summary_row(const outcome *o, size_t n, const char *model, int calibration, double *dev)
+{
+    size_t k = 0;
+    for (size_t j = 0; j < n; j++)
+        if (!o[j].error && (!*model || strcmp(o[j].model, model) == 0) && o[j].ref_step_time_s > 0 &&
+            o[j].calibration == calibration)
+            dev[k++] = fabs(o[j].step_time_s / o[j].ref_step_time_s - 1);
+    if (k == 0)
+        return;
+    qsort(dev, k, sizeof *dev, cmp_double);
+    double med = k % 2 ? dev[k / 2] : 0.5 * (dev[k / 2 - 1] + dev[k / 2]);
+    printf("| %s | %s | %zu | %.1f %% | %.1f %% |\n", *model ? model : "all of the above",
+           calibration ? "calibration" : "validation", k, 100 * med, 100 * dev[k - 1]);
+}
+
+/* The validation table: predicted against published per-step time, each row
+ * marked as validation or calibration (a device was fitted to it), with the
+ * median and worst |predicted / published - 1| per model and role. */
 static void print_markdown(const outcome *o, char **files, size_t n)
 {
     print_collectives_markdown(o, files, n);
@@ -209,18 +282,19 @@ static void print_markdown(const outcome *o, char **files, size_t n)
         training += !o[i].coll_metric;
     if (!training)
         return;
-    printf("| scenario | model | predicted step (s) | published step (s) | ratio | predicted total | published total | ratio |\n"
-           "|---|---|---|---|---|---|---|---|\n");
+    printf("| scenario | model | role | predicted step (s) | published step (s) | ratio | predicted total | published total | ratio |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const char *base = strrchr(files[i], '/');
         base = base ? base + 1 : files[i];
         if (o[i].coll_metric)
             continue;
         if (o[i].error) {
-            printf("| %s | | error: %s | | | | | |\n", base, o[i].message);
+            printf("| %s | | | error: %s | | | | | |\n", base, o[i].message);
             continue;
         }
-        printf("| %s | %s | %.4g |", base, o[i].model, o[i].step_time_s);
+        printf("| %s | %s | %s | %.4g |", base, o[i].model, o[i].calibration ? "calibration" : "validation",
+               o[i].step_time_s);
         if (o[i].ref_step_time_s > 0)
             printf(" %.4g | %.3f |", o[i].ref_step_time_s, o[i].step_time_s / o[i].ref_step_time_s);
         else
@@ -231,10 +305,10 @@ static void print_markdown(const outcome *o, char **files, size_t n)
         else
             printf(" - | - |\n");
     }
-    printf("\n| model | scenarios with a published step time | median abs(ratio - 1) | worst abs(ratio - 1) |\n"
-           "|---|---|---|---|\n");
+    printf("\n| model | role | rows with a published step time | median abs(ratio - 1) | worst abs(ratio - 1) |\n"
+           "|---|---|---|---|---|\n");
     double *dev = calloc(n + 1, sizeof *dev);
-    /* one row per model, then all of them together (model "" = every one) */
+    /* per model, then all of them together (model "" = every one); validation rows first */
     for (size_t i = 0; i <= n; i++) {
         const char *model = i < n ? o[i].model : "";
         int first = 1;
@@ -242,40 +316,76 @@ static void print_markdown(const outcome *o, char **files, size_t n)
             first &= strcmp(o[j].model, model) != 0;
         if (!first || (i < n && o[i].error))
             continue;
-        size_t k = 0;
-        for (size_t j = 0; j < n; j++)
-            if (!o[j].error && (!*model || strcmp(o[j].model, model) == 0) && o[j].ref_step_time_s > 0)
-                dev[k++] = fabs(o[j].step_time_s / o[j].ref_step_time_s - 1);
-        if (k == 0)
-            continue;
-        qsort(dev, k, sizeof *dev, cmp_double);
-        double med = k % 2 ? dev[k / 2] : 0.5 * (dev[k / 2 - 1] + dev[k / 2]);
-        printf("| %s | %zu | %.1f %% | %.1f %% |\n", *model ? model : "all of the above", k, 100 * med,
-               100 * dev[k - 1]);
+        print_summary_row(o, n, model, 0, dev);
+        print_summary_row(o, n, model, 1, dev);
     }
     free(dev);
+}
+
+/* The JSON, Markdown or text summary and the JUnit file; TT_EFAIL when a scenario did not pass. */
+static int report_outcomes(const outcome *out, char **files, size_t n, int as_json, int markdown,
+                           const char *junit)
+{
+    size_t passed = 0;
+    for (size_t i = 0; i < n; i++)
+        passed += out[i].passed;
+    if (as_json) {
+        json_t *list = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_t *e = json_pack("{s:s, s:s, s:b, s:f}", "name", out[i].name, "file", files[i], "passed",
+                                  out[i].passed, "step_time_s", out[i].step_time_s);
+            if (!out[i].passed)
+                json_object_set_new(e, "message", json_string(out[i].message));
+            json_array_append_new(list, e);
+        }
+        json_t *doc = json_pack("{s:o, s:i, s:i}", "scenarios", list, "passed", (int)passed, "failed",
+                                (int)(n - passed));
+        cli_print_json(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+        json_decref(doc);
+    } else if (markdown) {
+        print_markdown(out, files, n);
+    } else {
+        printf("\n%zu of %zu scenarios passed\n", passed, n);
+    }
+    if (junit && parallel_is_writer()) {
+        tt_error err = {0};
+        junit_case *cases = calloc(n, sizeof *cases);
+        for (size_t i = 0; cases && i < n; i++)
+            cases[i] = (junit_case){out[i].name, files[i], out[i].passed, out[i].error, out[i].message};
+        int rc = cases ? junit_write(junit, "ttasim check", cases, n, &err)
+                       : tt_error_set(&err, TT_EINTERNAL, "out of memory");
+        free(cases);
+        if (rc)
+            return cli_report_error(rc, err.msg);
+    }
+    return passed == n ? TT_OK : TT_EFAIL;
 }
 
 static int check_main(int argc, char **argv)
 {
     static const struct option opts[] = {{"junit", required_argument, NULL, 'u'},
-                                         {"json", no_argument, NULL, 'j'},
+                                         {"json", no_argument, NULL, 'J'},
+                                         {"jobs", required_argument, NULL, 'j'},
                                          {"markdown", no_argument, NULL, 'm'},
                                          {"set", required_argument, NULL, 'S'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {NULL, 0, NULL, 0}};
     const char *junit = NULL;
-    int as_json = 0, markdown = 0, quiet = 0, c;
+    int as_json = 0, markdown = 0, quiet = 0, jobs = parallel_jobs_default(), c;
     char *sets[CLI_MAX_SETS];
     size_t n_sets = 0;
+    tt_error err = {0};
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         if (c == 'u')
             junit = optarg;
-        else if (c == 'j')
+        else if (c == 'J')
             as_json = 1;
-        else if (c == 'm')
+        else if (c == 'j') {
+            if (parallel_jobs_parse(optarg, &jobs, &err))
+                return cli_usage_error(&cmd_check, "%s", err.msg);
+        } else if (c == 'm')
             markdown = 1;
         else if (c == 'q')
             quiet = 1;
@@ -288,7 +398,6 @@ static int check_main(int argc, char **argv)
     if (optind == argc)
         return cli_usage_error(&cmd_check, "give at least one scenario file or directory");
     file_list files = {0};
-    tt_error err = {0};
     int rc = TT_OK;
     for (int i = optind; rc == TT_OK && i < argc; i++)
         rc = collect(argv[i], &files, &err);
@@ -309,70 +418,30 @@ static int check_main(int argc, char **argv)
         return cli_report_error(rc, err.msg);
     }
     outcome *out = calloc(files.n, sizeof *out);
-    size_t passed = 0;
     int table = !as_json && !markdown;
-    if (table)
+    /* several scenarios share the workers; a single one shares its sweep points */
+    check_run run = {files.v, sets, n_sets, out, 0, table, files.n > 1 ? 1 : jobs};
+    rc = out ? TT_OK : tt_error_set(&err, TT_EINTERNAL, "out of memory");
+    if (rc == TT_OK && table)
         printf("%-6s %-40s %12s %12s  %s\n", "result", "scenario", "step_time_s", "published", "file / reason");
     progress_start("check", "scenarios", quiet);
-    for (size_t i = 0; i < files.n; i++) {
-        progress_update(i, files.n);
-        check_one(files.v[i], sets, n_sets, &out[i]);
-        passed += out[i].passed;
-        if (!table)
-            continue;
-        char ref[32] = "-", val[32];
-        snprintf(val, sizeof val, "%.4g", out[i].coll_metric ? out[i].coll_value : out[i].step_time_s);
-        if (out[i].coll_metric && out[i].coll_ref > 0)
-            snprintf(ref, sizeof ref, "%.4g", out[i].coll_ref);
-        else if (out[i].ref_step_time_s > 0)
-            snprintf(ref, sizeof ref, "%.4g", out[i].ref_step_time_s);
-        printf("%-6s %-40s %12s %12s  %s%s%s%s\n", out[i].passed ? "PASS" : out[i].error ? "ERROR" : "FAIL",
-               out[i].name, val, ref, files.v[i], out[i].coll_metric ? "  (" : "",
-               out[i].coll_metric ? out[i].coll_metric : "", out[i].coll_metric ? ")" : "");
-        if (!out[i].passed)
-            printf("       %s\n", out[i].message);
-        fflush(stdout);
-    }
-    progress_update(files.n, files.n);
-    if (as_json) {
-        json_t *list = json_array();
-        for (size_t i = 0; i < files.n; i++) {
-            json_t *e = json_pack("{s:s, s:s, s:b, s:f}", "name", out[i].name, "file", files.v[i], "passed",
-                                  out[i].passed, "step_time_s", out[i].step_time_s);
-            if (!out[i].passed)
-                json_object_set_new(e, "message", json_string(out[i].message));
-            json_array_append_new(list, e);
-        }
-        json_t *doc = json_pack("{s:o, s:i, s:i}", "scenarios", list, "passed", (int)passed, "failed",
-                                (int)(files.n - passed));
-        cli_print_json(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-        json_decref(doc);
-    } else if (markdown) {
-        print_markdown(out, files.v, files.n);
-    } else {
-        printf("\n%zu of %zu scenarios passed\n", passed, files.n);
-    }
-    if (junit) {
-        junit_case *cases = calloc(files.n, sizeof *cases);
-        for (size_t i = 0; i < files.n; i++)
-            cases[i] = (junit_case){out[i].name, files.v[i], out[i].passed, out[i].error, out[i].message};
-        rc = junit_write(junit, "ttasim check", cases, files.n, &err);
-        free(cases);
-        if (rc)
-            cli_report_error(rc, err.msg);
-    }
-    for (size_t i = 0; i < files.n; i++) {
-        free(out[i].name);
+    progress_update(0, files.n);
+    if (rc == TT_OK)
+        rc = parallel_run(files.n, jobs, sizeof *out, check_task, scenario_done, &run, out, &err);
+    if (rc == TT_OK) /* under MPI the other ranks' rows arrive all at once, at the end */
+        print_rows(&run, files.n);
+    if (rc == TT_OK)
+        rc = report_outcomes(out, files.v, files.n, as_json, markdown, junit);
+    else
+        cli_report_error(rc, err.msg);
+    for (size_t i = 0; i < files.n; i++)
         free(files.v[i]);
-    }
     free(out);
     free(files.v);
-    if (rc)
-        return rc;
-    return passed == files.n ? TT_OK : TT_EFAIL;
+    return rc;
 }
 
 const cli_command cmd_check = {
     "check", "run scenarios and their expectations; pass/fail table, JUnit XML",
-    "check PATH... [--junit F] [--json | --markdown] [--set PATH=VALUE]... [--quiet]", check_main, check_help,
+    "check PATH... [--junit F] [--json | --markdown] [--set PATH=VALUE]... [-j N] [--quiet]", check_main, check_help,
 };

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/outfile.h"
+#include "common/parallel.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/progress.h"
 #include "sim/replay/run.h"
@@ -36,6 +37,8 @@ static void compare_help(FILE *out)
             "              cost, MFU against the swept quantity, one series per scenario)\n"
             CLI_SET_HELP
             "              (applied to every scenario)\n"
+            "  -j, --jobs N  simulate N sweep points of each scenario at a time (default:\n"
+            "              the processors this process may use); same output for any N\n"
             "  --quiet     no progress on stderr\n"
             "  --help      this text\n\n"
             "At most %d scenarios. Outputs are replaced whole or not at all, and one that\n"
@@ -76,14 +79,15 @@ static int load_all(compare_job *j, char **files, char **sets, size_t n_sets, tt
     return rc;
 }
 
-static int run_all(compare_job *j, int quiet, tt_error *err)
+static int run_all(compare_job *j, int jobs, int quiet, tt_error *err)
 {
     int rc = TT_OK;
     for (size_t k = 0; rc == TT_OK && k < j->n; k++) {
         char what[300];
         snprintf(what, sizeof what, "compare %zu/%zu %s", k + 1, j->n, j->sc[k].name);
         progress_start(what, "points", quiet);
-        rc = run_scenario(&j->sc[k], &j->r[k], progress_update, err);
+        run_options opt = {.jobs = jobs, .progress = progress_update};
+        rc = run_scenario(&j->sc[k], &opt, &j->r[k], err);
         j->runs[k] = (compare_run){&j->sc[k], &j->r[k]};
     }
     return rc;
@@ -99,18 +103,24 @@ static void free_job(compare_job *j, size_t loaded)
 
 static int compare_main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},    {"csv", required_argument, NULL, 'c'},
+    static const struct option opts[] = {{"json", no_argument, NULL, 'J'},    {"csv", required_argument, NULL, 'c'},
+                                         {"jobs", required_argument, NULL, 'j'},
                                          {"svg", required_argument, NULL, 's'}, {"set", required_argument, NULL, 'S'},
                                          {"quiet", no_argument, NULL, 'q'},   {NULL, 0, NULL, 0}};
-    int as_json = 0, quiet = 0, c;
+    int as_json = 0, quiet = 0, jobs = parallel_jobs_default(), c;
     const char *csv = NULL, *svg = NULL;
     char *sets[CLI_MAX_SETS];
     size_t n_sets = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == 'j')
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
+        if (c == 'J')
             as_json = 1;
+        else if (c == 'j') {
+            tt_error bad = {0};
+            if (parallel_jobs_parse(optarg, &jobs, &bad))
+                return cli_usage_error(&cmd_compare, "%s", bad.msg);
+        }
         else if (c == 'c')
             csv = optarg;
         else if (c == 's')
@@ -137,8 +147,9 @@ static int compare_main(int argc, char **argv)
     if (rc == TT_OK) /* before hours of simulation, not after */
         rc = check_outputs(j, csv, svg, &err);
     if (rc == TT_OK)
-        rc = run_all(j, quiet, &err);
-    if (rc == TT_OK && csv) {
+        rc = run_all(j, jobs, quiet, &err);
+    int writer = parallel_is_writer(); /* under mpirun, rank 0 alone */
+    if (rc == TT_OK && csv && writer) {
         const char *names[COMPARE_MAX];
         const run_result *rs[COMPARE_MAX];
         for (size_t k = 0; k < n; k++) {
@@ -147,7 +158,7 @@ static int compare_main(int argc, char **argv)
         }
         rc = report_csv_runs(csv, names, rs, n, &err);
     }
-    if (rc == TT_OK && svg) {
+    if (rc == TT_OK && svg && writer) {
         char title[256];
         snprintf(title, sizeof title, "%zu scenarios compared: %s", n, j->r[0].model);
         svg_run sr[COMPARE_MAX];
@@ -173,6 +184,6 @@ static int compare_main(int argc, char **argv)
 
 const cli_command cmd_compare = {
     "compare", "several scenarios side by side: one table, one overlay plot, the fastest and cheapest",
-    "compare A.json B.json ... [--json] [--csv F] [--svg F] [--set PATH=VALUE]... [--quiet]", compare_main,
+    "compare A.json B.json ... [--json] [--csv F] [--svg F] [--set PATH=VALUE]... [-j N] [--quiet]", compare_main,
     compare_help,
 };

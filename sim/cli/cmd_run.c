@@ -2,13 +2,17 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/error.h"
 #include "common/outfile.h"
+#include "common/parallel.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cmd_run.h"
 #include "sim/cli/progress.h"
+#include "sim/cli/shard.h"
 #include "sim/report/coll_report.h"
 #include "sim/report/expect.h"
 #include "sim/report/report.h"
@@ -35,6 +39,11 @@ static void run_help(FILE *out)
             "  --out-dir D write the scenario's \"outputs\" under D instead of next to\n"
             "              the scenario file\n"
             CLI_SET_HELP
+            "  -j, --jobs N  simulate N sweep points at a time (default: the processors\n"
+            "              this process may use); the output is the same for any N\n"
+            "  --shard I/N run only sweep points i with i mod N = I (I from 0) and print\n"
+            "              them as a shard document; 'ttasim merge' turns the N shards\n"
+            "              into this command's reports (batch job arrays, e.g. Slurm)\n"
             "  --quiet     no progress on stderr (a bar on a terminal, else a line now\n"
             "              and then with the points done, elapsed and remaining)\n"
             "  --help      this text\n\n"
@@ -126,7 +135,7 @@ static int run_collective(const scenario *sc, const run_outputs *outs, int as_js
         doc = coll_report_json(sc, &r);
         rc = expect_check(sc, doc, &failed, failures, sizeof failures, &err);
     }
-    if (rc == TT_OK && outs->json)
+    if (rc == TT_OK && outs->json && parallel_is_writer())
         rc = write_json(outs->json, doc, &err);
     if (rc == TT_OK) {
         if (as_json)
@@ -145,9 +154,33 @@ static int run_collective(const scenario *sc, const run_outputs *outs, int as_js
     return rc;
 }
 
-static int run_main(int argc, char **argv)
+/* The scenario's points: run here (all, or a shard's, printed as a shard
+ * document), or taken from shard files (merge). */
+static int run_points(const char *path, char *const *sets, size_t n_sets, const scenario *sc, run_options *opt,
+                      char *const *shard_files, size_t n_shards, run_result *r, tt_error *err)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+    void *records = NULL;
+    int rc = TT_OK;
+    if (shard_files) {
+        size_t n = run_sweep_points(sc);
+        records = calloc(n + 1, run_record_bytes());
+        rc = records ? shard_read_all(shard_files, n_shards, path, sets, n_sets, n, records, err)
+                     : tt_error_set(err, TT_EINTERNAL, "out of memory");
+        opt->records = records;
+    }
+    if (rc == TT_OK)
+        rc = run_scenario(sc, opt, r, err);
+    else
+        memset(r, 0, sizeof *r);
+    free(records);
+    return rc;
+}
+
+int run_command(const cli_command *cmd, int argc, char **argv, int merge)
+{
+    static const struct option opts[] = {{"json", no_argument, NULL, 'J'},
+                                         {"jobs", required_argument, NULL, 'j'},
+                                         {"shard", required_argument, NULL, 'H'},
                                          {"csv", required_argument, NULL, 'c'},
                                          {"svg", required_argument, NULL, 's'},
                                          {"out-dir", required_argument, NULL, 'o'},
@@ -155,15 +188,23 @@ static int run_main(int argc, char **argv)
                                          {"quiet", no_argument, NULL, 'q'},
                                          {NULL, 0, NULL, 0}};
     int as_json = 0, quiet = 0, c;
+    run_options opt = {.jobs = parallel_jobs_default(), .progress = progress_update};
     char *sets[CLI_MAX_SETS];
     size_t n_sets = 0;
     const char *csv = NULL, *svg = NULL, *out_dir = NULL;
+    tt_error err = {0};
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (c == 'j')
+    while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
+        if (c == 'J')
             as_json = 1;
-        else if (c == 'c')
+        else if (c == 'j') {
+            if (parallel_jobs_parse(optarg, &opt.jobs, &err))
+                return cli_usage_error(cmd, "%s", err.msg);
+        } else if (c == 'H' && !merge) {
+            if (shard_parse(optarg, &opt.shard, &opt.shards, &err))
+                return cli_usage_error(cmd, "%s", err.msg);
+        } else if (c == 'c')
             csv = optarg;
         else if (c == 's')
             svg = optarg;
@@ -172,21 +213,24 @@ static int run_main(int argc, char **argv)
         else if (c == 'q')
             quiet = 1;
         else if (c == 'S') {
-            if (cli_add_set(&cmd_run, sets, &n_sets, optarg))
+            if (cli_add_set(cmd, sets, &n_sets, optarg))
                 return TT_EINPUT;
         } else
-            return cli_bad_option(&cmd_run, argv, optind, optopt, opts, c == ':');
+            return cli_bad_option(cmd, argv, optind, optopt, opts, c == ':');
     }
-    if (optind != argc - 1)
-        return cli_usage_error(&cmd_run, optind == argc ? "missing the scenario file"
-                                                        : "expected one scenario file");
-    tt_error err = {0};
+    if (optind == argc)
+        return cli_usage_error(cmd, "missing the scenario file");
+    if (merge ? optind + 1 == argc : optind + 1 != argc)
+        return cli_usage_error(cmd, merge ? "give the scenario file, then its shard files" : "expected one scenario file");
+    if (opt.shards > 1 && (as_json || csv || svg || out_dir))
+        return cli_usage_error(cmd, "--shard prints the shard's document for 'ttasim merge', which writes the "
+                                    "reports: drop --json, --csv, --svg and --out-dir");
     scenario sc;
     int rc = scenario_load_set(argv[optind], sets, n_sets, &sc, &err);
     if (rc)
         return cli_report_error(rc, err.msg);
     run_outputs outs = {0};
-    if ((rc = plan_outputs(&sc, csv, svg, out_dir, &outs, &err))) {
+    if (opt.shards <= 1 && (rc = plan_outputs(&sc, csv, svg, out_dir, &outs, &err))) {
         free_outputs(&outs);
         scenario_free(&sc);
         return cli_report_error(rc, err.msg);
@@ -197,32 +241,41 @@ static int run_main(int argc, char **argv)
         scenario_free(&sc);
         return rc;
     }
+    if (sc.is_collective) {
+        rc = run_collective(&sc, &outs, as_json);
+        free_outputs(&outs);
+        scenario_free(&sc);
+        return rc;
+    }
     run_result r;
     char what[200];
-    snprintf(what, sizeof what, "run %s", sc.name);
-    progress_start(what, "points", quiet);
-    rc = run_scenario(&sc, &r, progress_update, &err);
+    snprintf(what, sizeof what, "%s %s", cmd->name, sc.name);
+    progress_start(what, "points", quiet || merge);
+    rc = run_points(argv[optind], sets, n_sets, &sc, &opt, merge ? argv + optind + 1 : NULL,
+                    (size_t)(argc - optind - 1), &r, &err);
     json_t *doc = NULL;
     int failed = 0;
     char failures[2048];
-    if (rc == TT_OK) {
+    if (rc == TT_OK && opt.shards > 1) {
+        rc = shard_write(stdout, argv[optind], sets, n_sets, &opt, &r, &err);
+    } else if (rc == TT_OK) {
         doc = report_json(&sc, &r);
         rc = expect_check(&sc, doc, &failed, failures, sizeof failures, &err);
+        if (rc == TT_OK && parallel_is_writer())
+            rc = write_outputs(&sc, &r, doc, &outs, &err);
     }
-    if (rc == TT_OK)
-        rc = write_outputs(&sc, &r, doc, &outs, &err);
-    if (rc == TT_OK) {
+    if (rc == TT_OK && doc) {
         if (as_json) {
             cli_print_json(doc, REPORT_JSON_FLAGS);
         } else {
             report_text(stdout, &sc, &r);
         }
         if (failed) {
-            fprintf(stderr, "ttasim run: %s: %d expectation%s not met: %s\n", sc.name, failed,
+            fprintf(stderr, "ttasim %s: %s: %d expectation%s not met: %s\n", cmd->name, sc.name, failed,
                     failed > 1 ? "s" : "", failures);
             rc = TT_EFAIL;
         }
-    } else {
+    } else if (rc) {
         cli_report_error(rc, err.msg);
     }
     json_decref(doc);
@@ -232,7 +285,13 @@ static int run_main(int argc, char **argv)
     return rc;
 }
 
+static int run_main(int argc, char **argv)
+{
+    return run_command(&cmd_run, argc, argv, 0);
+}
+
 const cli_command cmd_run = {
     "run", "per-step cost and time-to-accuracy of a scenario",
-    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [--set PATH=VALUE]... [--quiet]", run_main, run_help,
+    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [--set PATH=VALUE]... [-j N] [--shard I/N] "
+    "[--quiet]", run_main, run_help,
 };

@@ -10,7 +10,9 @@ extern const cli_command cmd_model;
 extern const cli_command cmd_platform;
 extern const cli_command cmd_bench;
 extern const cli_command cmd_collective;
+extern const cli_command cmd_merge;
 extern const cli_command cmd_profile;
+extern const cli_command cmd_calibrate;
 extern const cli_command cmd_compare;
 
 const cli_command *const CLI_COMMANDS[] = {
@@ -22,7 +24,9 @@ const cli_command *const CLI_COMMANDS[] = {
     &cmd_platform,
     &cmd_bench,
     &cmd_collective,
+    &cmd_merge,
     &cmd_profile,
+    &cmd_calibrate,
     &cmd_compare,
     NULL,
 };

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/jsonx.h"
 #include "common/outfile.h"
+#include "common/parallel.h"
 #include "config.h"
 #include "sim/cli/cli.h"
 
@@ -32,7 +33,24 @@ static void on_terminate(int sig)
     raise(sig);
 }
 
+static int dispatch(int argc, char **argv);
+
+/* Under mpirun every rank runs the command, sharing its points or scenarios;
+ * rank 0 alone prints and writes, so the bytes are a serial run's. */
 int main(int argc, char **argv)
+{
+    tt_error err = {0};
+    if (parallel_mpi_start(&argc, &argv, &err))
+        return cli_report_error(err.code, err.msg);
+    if (!parallel_is_writer() && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)))
+        return TT_EINTERNAL;
+    int rc = dispatch(argc, argv);
+    fflush(NULL);
+    parallel_mpi_finish();
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
 {
     struct sigaction sa = {0};
     sa.sa_handler = on_terminate;

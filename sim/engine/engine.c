@@ -2,6 +2,8 @@
 
 #include "config.h"
 
+#include "common/fdio.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,35 +23,6 @@
 #ifdef TT_COVERAGE
 void __gcov_dump(void); /* libgcov: _exit skips the atexit writer of the counters */
 #endif
-
-/* Writes all of buf to fd; -1 on error. */
-static int write_all(int fd, const void *buf, size_t bytes)
-{
-    for (size_t off = 0; off < bytes;) {
-        ssize_t w = write(fd, (const char *)buf + off, bytes - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        off += (size_t)w;
-    }
-    return 0;
-}
-
-/* Reads up to bytes from fd; returns how many were read. */
-static size_t read_all(int fd, void *buf, size_t bytes)
-{
-    size_t off = 0;
-    while (off < bytes) {
-        ssize_t r = read(fd, (char *)buf + off, bytes - off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        off += (size_t)r;
-    }
-    return off;
-}
 
 /* Where the child is, in memory shared with the parent: SimGrid aborts the
  * process on a malformed platform or a missing route, and the parent then
@@ -134,7 +107,8 @@ static void child_main(const sim_job *job, const char *xml_path, const char *xml
             job->collect(job->arg, buf, &err);
         }
     }
-    int bad = write_all(fd, &err, sizeof err) || (err.code == TT_OK && write_all(fd, buf, job->result_bytes));
+    int bad = fdio_write_all(fd, &err, sizeof err) ||
+              (err.code == TT_OK && fdio_write_all(fd, buf, job->result_bytes));
     free(buf);
     close(fd);
 #ifdef TT_COVERAGE
@@ -226,9 +200,9 @@ int sim_run(const sim_job *job, tt_error *err)
     tt_error child_err = {0};
     size_t got = 0;
     if (pid > 0) {
-        got = read_all(pfd[0], &child_err, sizeof child_err);
+        got = fdio_read_all(pfd[0], &child_err, sizeof child_err);
         if (got == sizeof child_err && child_err.code == TT_OK)
-            got += read_all(pfd[0], job->result, job->result_bytes);
+            got += fdio_read_all(pfd[0], job->result, job->result_bytes);
     }
     close(pfd[0]);
     if (xfd >= 0)

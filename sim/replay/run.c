@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collectives/schedule.h"
+#include "common/parallel.h"
 #include "platforms/platform.h"
 #include "sim/engine/collective_sim.h"
 #include "sim/replay/convergence.h"
@@ -20,31 +21,6 @@ static platform *load_platform(const scenario *sc, int nodes, tt_error *err)
     if (!p)
         tt_error_prefix(err, "%s: $.platform%s: ", sc->path, sc->fabric || sc->devices ? " (with its overrides)" : "");
     return p;
-}
-
-/* The accelerator as the roofline sees it. A device without fast math at the
- * scenario's precision (P40 fp16) runs it in fp32 arithmetic on low-precision
- * storage, as mixed-precision training did there: math never gets slower. */
-static int device_of(const platform *p, const char *precision, device_model *d, tt_error *err)
-{
-    const device_info *dev = platform_device(p, 0);
-    tt_dtype dt;
-    int rc = dtype_parse(precision, &dt, err);
-    if (rc)
-        return rc;
-    memset(d, 0, sizeof *d);
-    d->name = dev->name;
-    tt_dtype math = dev->peak_flops[dt] >= dev->peak_flops[DTYPE_FP32] ? dt : DTYPE_FP32;
-    d->peak_flops = dev->peak_flops[math];
-    d->peak_fp32_flops = dev->peak_flops[DTYPE_FP32] > 0 ? dev->peak_flops[DTYPE_FP32] : d->peak_flops;
-    if (d->peak_flops <= 0)
-        return tt_error_set(err, TT_EINPUT, "the %s has no %s or fp32 peak in its device definition; "
-                            "choose another precision", dev->name, precision);
-    d->mem_Bps = dev->mem_Bps * dev->mem_efficiency; /* the device loader defaults it to 1 */
-    d->mem_bytes = dev->mem_bytes;
-    for (int c = 0; c < OPCLASS_COUNT; c++)
-        d->efficiency[c] = device_efficiency(dev, math, (op_class)c);
-    return TT_OK;
 }
 
 /* ---- stage 2: the workload at this point's batch ---- */
@@ -337,17 +313,32 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
     pt->samples_per_s = samples / s->time_s;
 }
 
-/* Time, cost and energy of `steps` steps with their evaluations. */
-static double run_for(const scenario *sc, const run_point *pt, const cost_rates *rates, double steps, cost *total)
+/* Evaluation time over `steps` steps: typed in (every_steps x time_s), or from
+ * the workload: `examples` forward passes split over the ranks at the first
+ * phase's micro-batch, after every `every_epochs` epochs. */
+static double evaluation_s(const scenario *sc, const workload *t, const device_model *d, const phase_plan *ph,
+                           const run_point *pt, double steps)
 {
-    double eval_s = sc->eval_every_steps > 0 ? floor(steps / sc->eval_every_steps) * sc->eval_time_s : 0;
+    if (sc->eval_every_steps > 0)
+        return floor(steps / sc->eval_every_steps) * sc->eval_time_s;
+    if (sc->eval_every_epochs <= 0)
+        return 0;
+    double epochs = steps * pt->global_batch / sc->dataset_examples;
+    double evals = floor(epochs / sc->eval_every_epochs + 1e-9);
+    double passes = ceil(ceil(sc->eval_examples / pt->ranks) / ph->o.micro_batch);
+    return evals * passes * step_forward_s(t, d, &ph->o);
+}
+
+/* Time, cost and energy of `steps` steps with eval_s of evaluation (busy time). */
+static double run_for(const run_point *pt, const cost_rates *rates, double steps, double eval_s, cost *total)
+{
     double time_s = steps * pt->step.time_s + eval_s;
-    /* evaluation counts as busy time */
     *total = cost_of(rates, time_s, (pt->step.compute_s + pt->step.optimizer_s) * steps + eval_s);
     return time_s;
 }
 
-static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
+static void time_to_target(run_ctx *x, const device_info *dev, const device_model *d, const phase_plan *ph,
+                           run_point *pt)
 {
     const scenario *sc = x->sc;
     if (x->conv) {
@@ -362,15 +353,16 @@ static void time_to_target(run_ctx *x, const device_info *dev, run_point *pt)
     }
     if (sc->dataset_examples > 0)
         pt->epochs = pt->steps_to_target * pt->samples_per_s * pt->step.time_s / sc->dataset_examples;
-    if (sc->eval_every_steps > 0)
-        pt->eval_s = floor(pt->steps_to_target / sc->eval_every_steps) * sc->eval_time_s;
+    pt->eval_s = evaluation_s(sc, &x->tr[0], d, &ph[0], pt, pt->steps_to_target);
     double lifetime_s = sc->lifetime_years * 365.25 * 86400;
     cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w, pt->bill.other_w, sc->pue,
                         pt->bill.total_usd, lifetime_s, sc->usd_per_kwh / 3.6e6};
     pt->per_step = cost_of(&rates, pt->step.time_s, pt->step.compute_s + pt->step.optimizer_s);
-    pt->time_to_accuracy_s = run_for(sc, pt, &rates, pt->steps_to_target, &pt->total);
-    pt->time_to_accuracy_p10_s = run_for(sc, pt, &rates, pt->steps_p10, &pt->total_p10);
-    pt->time_to_accuracy_p90_s = run_for(sc, pt, &rates, pt->steps_p90, &pt->total_p90);
+    pt->time_to_accuracy_s = run_for(pt, &rates, pt->steps_to_target, pt->eval_s, &pt->total);
+    pt->time_to_accuracy_p10_s = run_for(pt, &rates, pt->steps_p10,
+                                         evaluation_s(sc, &x->tr[0], d, &ph[0], pt, pt->steps_p10), &pt->total_p10);
+    pt->time_to_accuracy_p90_s = run_for(pt, &rates, pt->steps_p90,
+                                         evaluation_s(sc, &x->tr[0], d, &ph[0], pt, pt->steps_p90), &pt->total_p90);
     if (pt->bill.total_usd > 0)
         pt->tco_usd = pt->bill.total_usd + pt->per_step.energy_usd / pt->step.time_s * lifetime_s;
 }
@@ -410,9 +402,11 @@ static int plan_tables(const run_ctx *x, size_t k, const char *precision, shardi
 }
 
 /* The point under one sharding plan. probe (auto): a plan whose memory does
- * not fit gives time_s = +inf instead of an error. */
-static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kind plan, int probe, run_point *pt,
-                          tt_error *err)
+ * not fit gives time_s = +inf instead of an error. `note`: the scenario's own
+ * point lists the run's assumptions; sweep points, which may run in other
+ * processes, and auto's probes leave them to the caller. */
+static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kind plan, int probe, int note,
+                          run_point *pt, tt_error *err)
 {
     const scenario *sc = x->sc;
     memset(pt, 0, sizeof *pt);
@@ -422,7 +416,9 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         return err->code;
     const char *precision = sc->precision ? sc->precision : x->tr[0].precision;
     device_model d;
-    int rc = device_of(p, precision, &d, err);
+    int rc = device_model_of(platform_device(p, 0), precision, &d, err);
+    if (sc->fusion >= 0)
+        d.fusion = sc->fusion;
     pt->nodes = platform_nodes(p);
     pt->ranks = platform_ranks(p);
     phase_plan ph[SCENARIO_MAX_PHASES];
@@ -457,6 +453,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         o->embeddings = plan == SHARD_HOST ? EMB_HOST : EMB_ACCELERATORS;
         if ((rc = plan_tables(x, k, precision, plan, platform_ranks_per_node(p), pp, err)))
             break;
+        o->recompute = sc->recompute;
         if (!sp->micro_batch && !sc->micro_batch && pp->global_batch) {
             fit_micro_batch(&x->tr[k], &d, o, x->tr[k].n_buckets + x->tr[k].n_comm);
             pp->micro_batch = o->micro_batch;
@@ -500,8 +497,8 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         pt->tables = ph[0].tables;
         pt->n_tables = x->tr[0].emb.n_tables;
         cost_bill_of(p, &pt->bill);
-        time_to_target(x, dev, pt);
-        if (!probe) /* auto notes the plan it keeps */
+        time_to_target(x, dev, &d, ph, pt);
+        if (note)
             note_assumptions(x, p, pt);
     }
     free(c);
@@ -512,12 +509,12 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
 
 /* The point under the scenario's plan, or under each plan for "auto": the
  * fastest that fits (host memory only on platforms with CPU sockets). */
-static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt, tt_error *err)
+static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_point *pt, tt_error *err)
 {
     const scenario *sc = x->sc;
     if (sc->sharding != SHARD_AUTO || !has_tables(x))
         return run_point_plan(x, nodes, global_batch, sc->sharding == SHARD_AUTO ? SHARD_TABLE_WISE : (sharding_kind)sc->sharding,
-                              0, pt, err);
+                              0, note, pt, err);
     platform *p = load_platform(sc, nodes, err);
     if (!p)
         return err->code;
@@ -529,14 +526,16 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, run_point *pt,
     for (int k = 0; k < SHARD_COUNT; k++) {
         if (k == SHARD_HOST && sum.cpu_sockets == 0)
             continue;
-        int rc = run_point_plan(x, nodes, global_batch, (sharding_kind)k, 1, &cand, err);
+        int rc = run_point_plan(x, nodes, global_batch, (sharding_kind)k, 1, 0, &cand, err);
         if (rc)
             return rc;
         if (cand.step.time_s < pt->step.time_s)
             *pt = cand;
     }
     if (isinf(pt->step.time_s))
-        return run_point_plan(x, nodes, global_batch, SHARD_TABLE_WISE, 0, pt, err); /* names what does not fit */
+        return run_point_plan(x, nodes, global_batch, SHARD_TABLE_WISE, 0, note, pt, err); /* names what does not fit */
+    if (!note)
+        return TT_OK;
     if (!(p = load_platform(sc, nodes, err)))
         return err->code;
     note_assumptions(x, p, pt);
@@ -664,90 +663,265 @@ static int path_point(const scenario *sc, size_t combo, scenario *out, char *lab
     return scenario_at(sc, sc->sweep_path, vals, sc->n_sweep_paths, out, err);
 }
 
-/* The nodes x global batch points of one scenario (a path combination). */
-static int run_grid(run_ctx *x, const scenario *sc, const char *label, int reuse_base, size_t total,
-                    void (*progress)(size_t, size_t), tt_error *err)
+/* A sweep point as a worker hands it back, and as a shard records it: the
+ * point (or the error that stops the run), and the run's fields it set. */
+typedef struct point_outcome {
+    int present, rc, reused;
+    tt_error err;
+    run_point pt;
+    run_result fields; /* scalars only: its pointers are cleared */
+} point_outcome;
+
+size_t run_record_bytes(void)
 {
-    run_result *out = x->res;
-    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1, nn = sc->n_sweep_nodes ? sc->n_sweep_nodes : 1;
-    int rc = TT_OK;
-    for (size_t i = 0; rc == TT_OK && i < nn; i++)
-        for (size_t j = 0; rc == TT_OK && j < nb; j++) {
-            int nodes = sc->n_sweep_nodes ? sc->sweep_nodes[i] : sc->nodes;
-            long gb = sc->n_sweep_batch ? sc->sweep_batch[j] : sc->global_batch;
-            run_point *pt = &out->points[out->n_points];
-            if (progress)
-                progress(out->n_points, total);
-            /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
-            if (reuse_base && nodes == sc->nodes && gb == sc->global_batch && !out->base.error[0]) {
-                *pt = out->base;
-            } else {
-                rc = note_point_error(run_point_at(x, nodes, gb, pt, err), pt, err);
-                if (pt->error[0]) {
-                    pt->nodes = nodes ? nodes : out->base.nodes;
-                    pt->global_batch = gb;
-                }
-            }
-            snprintf(pt->label, sizeof pt->label, "%s", label);
-            if (rc == TT_OK)
-                out->n_points++;
-        }
+    return sizeof(point_outcome);
+}
+
+size_t run_sweep_points(const scenario *sc)
+{
+    if (!sc->n_sweep_batch && !sc->n_sweep_nodes && !sc->n_sweep_paths)
+        return 0;
+    size_t n = (sc->n_sweep_batch ? sc->n_sweep_batch : 1) * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1);
+    for (size_t k = 0; k < sc->n_sweep_paths; k++)
+        n *= json_array_size(sc->sweep_values[k]);
+    return n;
+}
+
+/* The sweep as independent points: point i is combination i / grid of the
+ * swept paths, then node count (i mod grid) / nb and batch i mod nb. */
+typedef struct sweep {
+    run_ctx *x;
+    size_t nb, grid;
+    const size_t *own; /* the points this process runs, in sweep order */
+    void (*progress)(size_t done, size_t total);
+} sweep;
+
+/* Point i's context: its combination's scenario and, when that changes the
+ * workload, its own traces and convergence model. */
+typedef struct point_ctx {
+    run_ctx x;
+    scenario psc;
+    int paths, own;
+    char label[160];
+} point_ctx;
+
+static int point_open(const sweep *s, size_t i, run_result *res, point_ctx *pc, tt_error *err)
+{
+    const scenario *sc = s->x->sc;
+    memset(pc, 0, sizeof *pc);
+    pc->x = *s->x;
+    pc->x.res = res;
+    pc->paths = sc->n_sweep_paths > 0;
+    if (!pc->paths)
+        return TT_OK;
+    int rc = path_point(sc, i / s->grid, &pc->psc, pc->label, sizeof pc->label, err);
+    if (rc)
+        return rc;
+    pc->x.sc = &pc->psc;
+    pc->own = !same_workload(sc, &pc->psc);
+    if (pc->own) {
+        memset(pc->x.tr, 0, sizeof pc->x.tr);
+        pc->x.conv = NULL;
+        rc = load_workload(&pc->x, err);
+    }
     return rc;
 }
 
-int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t done, size_t total),
-                 tt_error *err)
+static void point_close(point_ctx *pc)
+{
+    if (pc->own)
+        free_ctx(&pc->x);
+    if (pc->paths)
+        scenario_free(&pc->psc);
+}
+
+static void point_request(const sweep *s, const scenario *ps, size_t i, int *nodes, long *gb)
+{
+    size_t g = i % s->grid;
+    *nodes = ps->n_sweep_nodes ? ps->sweep_nodes[g / s->nb] : ps->nodes;
+    *gb = ps->n_sweep_batch ? ps->sweep_batch[g % s->nb] : ps->global_batch;
+}
+
+static void sweep_point(void *arg, size_t j, void *result)
+{
+    const sweep *s = arg;
+    const run_result *out = s->x->res;
+    point_outcome *o = result;
+    size_t i = s->own[j];
+    o->present = 1;
+    o->fields = *out;
+    o->fields.allreduce[0] = o->fields.alltoall[0] = '\0'; /* set again only if this point simulates them */
+    point_ctx pc;
+    o->rc = point_open(s, i, &o->fields, &pc, &o->err);
+    int nodes = 0;
+    long gb = 0;
+    if (o->rc == TT_OK)
+        point_request(s, pc.x.sc, i, &nodes, &gb);
+    /* the scenario's own point (same request) is usually in its sweep: not simulated twice */
+    if (o->rc == TT_OK && !pc.paths && nodes == s->x->sc->nodes && gb == s->x->sc->global_batch &&
+        !out->base.error[0]) {
+        o->pt = out->base;
+        o->reused = 1;
+    } else if (o->rc == TT_OK) {
+        o->rc = note_point_error(run_point_at(&pc.x, nodes, gb, 0, &o->pt, &o->err), &o->pt, &o->err);
+        if (o->pt.error[0]) {
+            o->pt.nodes = nodes ? nodes : out->base.nodes;
+            o->pt.global_batch = gb;
+        }
+    }
+    snprintf(o->pt.label, sizeof o->pt.label, "%s", pc.label);
+    point_close(&pc);
+    memset(o->fields.assumptions, 0, sizeof o->fields.assumptions); /* the caller's: not carried */
+    o->fields.n_assumptions = 0;
+    o->fields.points = NULL;
+}
+
+static void sweep_progress(void *arg, size_t done, size_t total)
+{
+    const sweep *s = arg;
+    if (s->progress)
+        s->progress(done, total);
+}
+
+/* What a point leaves in the run, as when points ran one after another: the
+ * algorithms of the last that simulated them, the platform of the first that ran. */
+static void adopt_fields(run_result *out, const point_outcome *o)
+{
+    const run_result *from = &o->fields;
+    if (from->allreduce[0])
+        memcpy(out->allreduce, from->allreduce, sizeof out->allreduce);
+    if (from->alltoall[0])
+        memcpy(out->alltoall, from->alltoall, sizeof out->alltoall);
+    if (out->platform[0] || !from->platform[0])
+        return;
+    memcpy(out->platform, from->platform, sizeof out->platform);
+    memcpy(out->accelerator, from->accelerator, sizeof out->accelerator);
+    out->price_per_h_usd = from->price_per_h_usd;
+    out->busy_w = from->busy_w;
+    out->idle_w = from->idle_w;
+    out->peak_flops = from->peak_flops;
+}
+
+/* When the scenario's own point could not run, the first sweep point that
+ * did names the assumptions (its platform again: no simulation). */
+static int note_first_point(const sweep *s, const point_outcome *o, size_t n, tt_error *err)
+{
+    size_t i = 0;
+    while (i < n && (o[i].reused || o[i].pt.error[0]))
+        i++;
+    if (i == n)
+        return TT_OK;
+    point_ctx pc;
+    int rc = point_open(s, i, s->x->res, &pc, err), nodes;
+    long gb;
+    platform *p = NULL;
+    if (rc == TT_OK) {
+        point_request(s, pc.x.sc, i, &nodes, &gb);
+        p = load_platform(pc.x.sc, nodes, err);
+        rc = p ? TT_OK : err->code;
+    }
+    if (p)
+        note_assumptions(&pc.x, p, &o[i].pt);
+    platform_free(p);
+    point_close(&pc);
+    return rc;
+}
+
+/* Points this process runs: all, or its shard's (i mod shards); `jobs` at a time. */
+static int run_own_points(const sweep *s, point_outcome *o, size_t m, const run_options *opt, tt_error *err)
+{
+    point_outcome *mine = calloc(m + 1, sizeof *mine);
+    if (!mine)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    int rc = parallel_run(m, opt->jobs, sizeof *mine, sweep_point, sweep_progress, (void *)s, mine, err);
+    for (size_t j = 0; rc == TT_OK && j < m; j++)
+        o[s->own[j]] = mine[j];
+    free(mine);
+    return rc;
+}
+
+/* The records a merge was given: every point must be in one of them. */
+static int take_records(const run_options *opt, const sweep *s, point_outcome *o, size_t n, tt_error *err)
+{
+    const scenario *sc = s->x->sc;
+    memcpy(o, opt->records, n * sizeof *o);
+    for (size_t i = 0; i < n; i++)
+        if (!o[i].present)
+            return tt_error_set(err, TT_EINPUT, "%s: sweep point %zu (%s%snodes %d, global batch %ld) is in none "
+                                "of the shards given; merge every shard of the run", sc->path, i,
+                                o[i].pt.label, o[i].pt.label[0] ? ", " : "",
+                                sc->n_sweep_nodes ? sc->sweep_nodes[(i % s->grid) / s->nb] : sc->nodes,
+                                sc->n_sweep_batch ? sc->sweep_batch[i % s->nb] : sc->global_batch);
+    return TT_OK;
+}
+
+/* Every sweep point, opt->jobs at a time (or this shard's, or a merge's
+ * records); points and errors taken in sweep order. */
+static int run_sweep(run_ctx *x, const run_options *opt, tt_error *err)
+{
+    const scenario *sc = x->sc;
+    run_result *out = x->res;
+    size_t nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1;
+    size_t n = run_sweep_points(sc), m = 0;
+    int shards = opt->shards > 1 ? opt->shards : 1;
+    out->points = calloc(n, sizeof *out->points);
+    point_outcome *o = calloc(n, sizeof *o);
+    size_t *own = calloc(n, sizeof *own);
+    if (!out->points || !o || !own) {
+        free(o);
+        free(own);
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((int)(i % (size_t)shards) == opt->shard)
+            own[m++] = i;
+    sweep s = {x, nb, nb * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1), own, opt->progress};
+    if (opt->progress && !opt->records)
+        opt->progress(0, m);
+    int rc = opt->records ? take_records(opt, &s, o, n, err) : run_own_points(&s, o, m, opt, err);
+    if (rc == TT_OK && shards > 1) { /* a shard: its records go to merge */
+        out->records = o;
+        out->n_records = n;
+        free(own);
+        return TT_OK;
+    }
+    for (size_t i = 0; rc == TT_OK && i < n; i++) {
+        if (o[i].rc) {
+            *err = o[i].err;
+            rc = o[i].rc;
+            break;
+        }
+        out->points[out->n_points++] = o[i].pt;
+        if (!o[i].reused)
+            adopt_fields(out, &o[i]);
+    }
+    if (rc == TT_OK && out->n_assumptions == 0)
+        rc = note_first_point(&s, o, n, err);
+    free(o);
+    free(own);
+    /* scaling efficiency: throughput per rank against the first point */
+    for (size_t i = 0; rc == TT_OK && i < out->n_points && sc->n_sweep_nodes > 1; i++) {
+        const run_point *a = &out->points[0], *b = &out->points[i];
+        if (!a->error[0] && !b->error[0])
+            out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
+    }
+    return rc;
+}
+
+int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt_error *err)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->allreduce, sizeof out->allreduce, "none");
     snprintf(out->alltoall, sizeof out->alltoall, "none");
     run_ctx x = {.sc = sc, .res = out};
-    int swept = sc->n_sweep_batch || sc->n_sweep_nodes || sc->n_sweep_paths;
+    int swept = run_sweep_points(sc) > 0;
     int rc = load_workload(&x, err);
     if (rc == TT_OK)
-        rc = run_point_at(&x, sc->nodes, sc->global_batch, &out->base, err);
+        rc = run_point_at(&x, sc->nodes, sc->global_batch, 1, &out->base, err);
     if (swept)
         rc = note_point_error(rc, &out->base, err);
-    size_t combos = 1;
-    for (size_t k = 0; k < sc->n_sweep_paths; k++)
-        combos *= json_array_size(sc->sweep_values[k]);
-    size_t grid = (sc->n_sweep_batch ? sc->n_sweep_batch : 1) * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1);
-    if (rc == TT_OK && swept) {
-        out->points = calloc(combos * grid, sizeof *out->points);
-        if (!out->points)
-            rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
-        for (size_t c = 0; rc == TT_OK && c < combos; c++) {
-            if (!sc->n_sweep_paths) {
-                rc = run_grid(&x, sc, "", 1, combos * grid, progress, err);
-                break;
-            }
-            char label[160];
-            scenario psc;
-            if ((rc = path_point(sc, c, &psc, label, sizeof label, err)))
-                break;
-            run_ctx px = x;
-            px.sc = &psc;
-            int own = !same_workload(sc, &psc);
-            if (own) {
-                memset(px.tr, 0, sizeof px.tr);
-                px.conv = NULL;
-                rc = load_workload(&px, err);
-            }
-            if (rc == TT_OK)
-                rc = run_grid(&px, &psc, label, 0, combos * grid, progress, err);
-            if (own)
-                free_ctx(&px);
-            scenario_free(&psc);
-        }
-        if (progress && rc == TT_OK)
-            progress(out->n_points, combos * grid);
-        /* scaling efficiency: throughput per rank against the first point */
-        for (size_t i = 0; rc == TT_OK && i < out->n_points && sc->n_sweep_nodes > 1; i++) {
-            const run_point *a = &out->points[0], *b = &out->points[i];
-            if (!a->error[0] && !b->error[0])
-                out->points[i].scaling_efficiency = (b->samples_per_s / b->ranks) / (a->samples_per_s / a->ranks);
-        }
-    }
+    if (rc == TT_OK && swept)
+        rc = run_sweep(&x, opt, err);
     /* a point at or beyond a batch where the profile's runs failed: said once */
     double failed = out->base.failed_batch;
     for (size_t i = 0; i < out->n_points && failed == 0; i++)
@@ -767,5 +941,6 @@ void run_result_free(run_result *r)
     for (size_t i = 0; i < r->n_assumptions; i++)
         free(r->assumptions[i]);
     free(r->points);
+    free(r->records);
     memset(r, 0, sizeof *r);
 }

@@ -54,13 +54,27 @@ typedef struct run_result {
     run_point base;
     size_t n_points; /* sweep points (0 without a sweep) */
     run_point *points;
+    size_t n_records; /* a shard's run: every sweep point's record (run_record_bytes), its own filled */
+    void *records;
 } run_result;
 
-/* Runs the scenario and its sweep; progress goes to `progress` when not NULL.
- * With a sweep, a point that cannot run (TT_EINPUT) gets its error and the
- * others run; without one, its error is returned. */
-int run_scenario(const scenario *sc, run_result *out, void (*progress)(size_t done, size_t total),
-                 tt_error *err);
+/* How run_scenario runs the sweep. */
+typedef struct run_options {
+    int jobs;            /* points at a time in forked workers (<= 1: in this process) */
+    int shard, shards;   /* shards > 1: run only points i with i mod shards == shard, into records */
+    const void *records; /* merge: every point's record from the shards, instead of running them */
+    void (*progress)(size_t done, size_t total);
+} run_options;
+
+/* Runs the scenario, then its sweep points as `opt` says; the result is the
+ * same for any opt->jobs, and for a merge of every shard's records. With a
+ * sweep, a point that cannot run (TT_EINPUT) gets its error and the others
+ * run; without one, its error is returned. */
+int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt_error *err);
+
+/* The bytes of one sweep point's record (same build only), and how many points the sweep has. */
+size_t run_record_bytes(void);
+size_t run_sweep_points(const scenario *sc);
 void run_result_free(run_result *r);
 
 #endif

@@ -23,9 +23,7 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-/* A relative path names a file next to the scenario, else built-in data
- * under scenarios/ (so published scenarios say "traces/resnet50.json"). */
-static int resolve(const jx_obj *o, const char *key, const char *rel, char **out)
+int scenario_resolve_path(const jx_obj *o, const char *key, const char *rel, char **out)
 {
     char buf[4096];
     if (rel[0] == '/') {
@@ -42,9 +40,9 @@ static int resolve(const jx_obj *o, const char *key, const char *rel, char **out
         }
     }
     if (access(buf, R_OK) != 0)
-        return tt_error_set(o->err, TT_EINPUT, "%s: %s.%s: cannot read \"%s\" (looked next to the scenario "
+        return tt_error_set(o->err, TT_EINPUT, "%s: %s.%s: cannot read \"%s\" (looked next to %s "
                             "and in %s/scenarios); give an existing file", o->file, o->path, key, rel,
-                            datapath_root());
+                            o->file, datapath_root());
     *out = strdup(buf);
     return TT_OK;
 }
@@ -114,7 +112,7 @@ static int load_source(const jx_obj *w, scenario_phase *ph)
                             "'ttasim trace') and \"model\" (a model name; the trace is made on the fly)",
                             w->file, w->path);
     ph->model = dup_or_null(model);
-    return trace ? resolve(w, "trace", trace, &ph->trace_path) : TT_OK;
+    return trace ? scenario_resolve_path(w, "trace", trace, &ph->trace_path) : TT_OK;
 }
 
 static int load_phases(const jx_obj *w, scenario *s)
@@ -212,7 +210,7 @@ static int load_workload(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
                                        "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
-                                       "embeddings", "embedding", NULL};
+                                       "embeddings", "embedding", "fusion", "recompute", NULL};
     jx_obj w;
     long mb = 0, gb = 0;
     int prec = -1, gprec = -1, rc;
@@ -225,7 +223,8 @@ static int load_workload(const jx_obj *r, scenario *s)
         (rc = jx_enum(&w, "gradient_precision", 0, DTYPE_NAMES, &gprec)) ||
         (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
-        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)) || (rc = load_embedding(&w, s)))
+        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)) || (rc = load_embedding(&w, s)) ||
+        (rc = jx_bool(&w, "fusion", 0, &s->fusion)) || (rc = jx_bool(&w, "recompute", 0, &s->recompute)))
         return rc;
     s->micro_batch = (int)mb;
     s->global_batch = gb;
@@ -292,7 +291,7 @@ static int load_convergence(const jx_obj *r, scenario *s)
         return rc;
     if (profile) {
         s->conv = CONV_PROFILE;
-        if ((rc = resolve(&c, "profile", profile, &s->profile_path)))
+        if ((rc = scenario_resolve_path(&c, "profile", profile, &s->profile_path)))
             return rc;
     } else if (m.obj) {
         s->conv = CONV_MCCANDLISH;
@@ -409,6 +408,32 @@ static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_a
     return TT_OK;
 }
 
+/* Evaluation is either typed in (every_steps, time_s) or from the workload:
+ * every_epochs and examples become forward-only passes (run.c). */
+static int load_evaluation(const jx_obj *e, scenario *s)
+{
+    int typed = jx_has(e, "every_steps") || jx_has(e, "time_s");
+    int modelled = jx_has(e, "every_epochs") || jx_has(e, "examples");
+    if (typed == modelled)
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s: expected either \"every_epochs\" and \"examples\" "
+                            "(forward passes timed by the model) or \"every_steps\" and \"time_s\" (a "
+                            "measured evaluation time), not %s", e->file, e->path, typed ? "both" : "neither");
+    int rc;
+    if (typed) {
+        if ((rc = jx_number(e, "every_steps", 1, 1, 1e12, &s->eval_every_steps)) ||
+            (rc = jx_seconds(e, "time_s", 1, 0, 1e9, &s->eval_time_s)))
+            return rc;
+        return TT_OK;
+    }
+    if ((rc = jx_number(e, "every_epochs", 1, 1e-3, 1e6, &s->eval_every_epochs)) ||
+        (rc = jx_number(e, "examples", 1, 1, 1e12, &s->eval_examples)))
+        return rc;
+    if (s->dataset_examples <= 0)
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s.every_epochs: an epoch needs the dataset size; give "
+                            "$.workload.dataset_examples", e->file, e->path);
+    return TT_OK;
+}
+
 static int load_cost(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"lifetime_years", "pue", "usd_per_kwh", NULL};
@@ -428,19 +453,19 @@ static int load_cost(const jx_obj *r, scenario *s)
 static int load_rest(const jx_obj *r, scenario *s)
 {
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
-    static const char *const ekeys[] = {"every_steps", "time_s", NULL};
+    static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "examples", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
-    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source", NULL};
+    static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source",
+                                        "calibrated", NULL};
     jx_obj c, e, o, f;
-    const char *opt = NULL, *ar = "nccl", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL;
+    const char *opt = NULL, *ar = "nccl", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL,
+               *cal = NULL;
     int rc;
     if ((rc = jx_string(r, "optimizer", 0, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
         (c.obj && ((rc = jx_check_keys(&c, ckeys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
                    (rc = jx_string(&c, "alltoall", 0, &a2a)) || (rc = jx_bool(&c, "overlap", 0, &s->overlap)))) ||
         (rc = load_convergence(r, s)) || (rc = jx_child(r, "evaluation", 0, &e)) ||
-        (e.obj && ((rc = jx_check_keys(&e, ekeys)) ||
-                   (rc = jx_number(&e, "every_steps", 1, 1, 1e12, &s->eval_every_steps)) ||
-                   (rc = jx_seconds(&e, "time_s", 1, 0, 1e9, &s->eval_time_s)))) ||
+        (e.obj && ((rc = jx_check_keys(&e, ekeys)) || (rc = load_evaluation(&e, s)))) ||
         (rc = load_sweep(r, s)) || (rc = jx_child(r, "outputs", 0, &o)) ||
         (o.obj && ((rc = jx_check_keys(&o, okeys)) || (rc = jx_string(&o, "json", 0, &js)) ||
                    (rc = jx_string(&o, "csv", 0, &csv)) || (rc = jx_string(&o, "svg", 0, &svg)))) ||
@@ -451,7 +476,7 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
                    (rc = jx_rate(&f, "busbw_Bps", 0, 1, 1e15, &s->ref_busbw_Bps)) ||
                    (rc = jx_seconds(&f, "op_time_s", 0, 1e-9, 1e6, &s->ref_op_time_s)) ||
-                   (rc = jx_string(&f, "source", 0, &src)))) ||
+                   (rc = jx_string(&f, "source", 0, &src)) || (rc = jx_string(&f, "calibrated", 0, &cal)))) ||
         (rc = load_expect(r, s)) || (rc = load_cost(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
         (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
         return rc;
@@ -462,6 +487,7 @@ static int load_rest(const jx_obj *r, scenario *s)
     s->out_csv = dup_or_null(csv);
     s->out_svg = dup_or_null(svg);
     s->ref_source = dup_or_null(src);
+    s->ref_calibrated = dup_or_null(cal);
     return TT_OK;
 }
 
@@ -474,6 +500,7 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
                                        "devices", "cost", NULL};
     out->network = 1;
     out->overlap = 1;
+    out->fusion = -1;
     out->doc = root;
     out->path = strdup(path);
     jx_obj r;
@@ -595,7 +622,8 @@ void scenario_free(scenario *s)
     char **strs[] = {&s->path, &s->name, &s->description, &s->platform, &s->accelerator, &s->mesh,
                      &s->precision, &s->gradient_precision, &s->optimizer, &s->allreduce,
                      &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
-                     &s->ref_source, &s->target_dataset, &s->target_metric, &s->table_precision};
+                     &s->ref_source, &s->ref_calibrated, &s->target_dataset, &s->target_metric,
+                     &s->table_precision};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         free(*strs[i]);
     for (size_t i = 0; s->assumptions && s->assumptions[i]; i++)

@@ -9,6 +9,7 @@
 
 #include "collectives/schedule.h"
 #include "common/error.h"
+#include "common/jsonx.h"
 #include "platforms/platform.h"
 
 #define SCENARIO_VERSION 1
@@ -79,6 +80,8 @@ typedef struct scenario {
     int table_optimizer;   /* embedding_optimizer */
     int master_weights;    /* an fp32 master copy of low-precision tables */
     double index_zipf_s;   /* the lookups' Zipf exponent (0: the trace's) */
+    int fusion;       /* norm/elementwise ops fused into their producer: 1, 0, or -1 for the device's default */
+    int recompute;    /* activation recomputation (checkpointing at normalisation layers) */
 
     char *optimizer; /* NULL: the trace's */
 
@@ -97,7 +100,10 @@ typedef struct scenario {
     double target_value;
     int accept_mismatch; /* SCENARIO_ACCEPT_*: mismatches with the profile carried as assumptions */
 
-    double eval_every_steps, eval_time_s; /* evaluation added to time-to-accuracy */
+    /* evaluation added to time-to-accuracy: typed in, or from the workload
+     * (every_epochs > 0: `examples` forward passes over all ranks) */
+    double eval_every_steps, eval_time_s;
+    double eval_every_epochs, eval_examples;
 
     /* owning the cluster ("cost"; defaults in cost.h) */
     double lifetime_years, pue, usd_per_kwh;
@@ -119,6 +125,7 @@ typedef struct scenario {
     double ref_step_time_s, ref_time_s, ref_steps;
     double ref_busbw_Bps, ref_op_time_s; /* collective scenarios */
     char *ref_source;
+    char *ref_calibrated; /* why this row fed a device's calibration (NULL: a validation row) */
 
     size_t n_expect;
     scenario_expect expect[SCENARIO_MAX_EXPECT];
@@ -153,5 +160,10 @@ platform_options scenario_platform_options(const scenario *s, int nodes);
 /* Whether a JSON file is a scenario (not a trace or a profile, which carry
  * "format"): lets 'ttasim check DIR' walk scenarios/ with its data. */
 int scenario_file_is_scenario(const char *path);
+
+/* A relative path at o's key names a file next to o's file, else built-in
+ * data under scenarios/ (so published scenarios say "traces/resnet50.json").
+ * *out is a malloc'd readable path. */
+int scenario_resolve_path(const jx_obj *o, const char *key, const char *rel, char **out);
 
 #endif

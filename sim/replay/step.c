@@ -31,6 +31,57 @@ static double scaled_bytes(const scaling *k, const workload_layer *l, double byt
     return (w + (bytes - w) * k->samples) * k->dtype;
 }
 
+/* Kernels of one pass: the backward of a convolution or GEMM computes the
+ * input gradient and the weight gradient, two kernels, except in the first
+ * layer (no input gradient: its backward FLOPs equal the forward ones). */
+static int kernels_of(const workload_layer *l, int backward)
+{
+    int matmul = l->cls == OPCLASS_CONV || l->cls == OPCLASS_GEMM || l->cls == OPCLASS_ATTENTION;
+    return backward && matmul && l->backward_flops > 1.5 * l->forward_flops ? 2 : 1;
+}
+
+/* A norm or elementwise op after another layer runs inside its producer's
+ * kernel when the device fuses: no kernel of its own, and its input comes
+ * from registers, so one read of the activation is saved. */
+static int fused_into_producer(const workload *t, size_t layer, const device_model *d)
+{
+    op_class c = t->layers[layer].cls;
+    return d->fusion && layer > 0 && (c == OPCLASS_NORM || c == OPCLASS_ELEMENTWISE);
+}
+
+/* The layer that holds a trace's described tables, costed by the plan. */
+static int plan_layer(const workload *t, size_t layer, const step_options *o)
+{
+    return o->tables && t->emb.n_tables > 0 && layer == (size_t)t->emb.layer;
+}
+
+double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
+{
+    scaling k = scaling_of(t, o);
+    const workload_layer *l = &t->layers[layer];
+    double flops = (backward ? l->backward_flops : l->forward_flops) * k.samples;
+    double bytes = scaled_bytes(&k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
+    if (plan_layer(t, layer, o)) { /* the sharding plan's lookups or sparse update, distinct rows */
+        flops = backward ? o->tables->update_flops : o->tables->lookup_flops;
+        bytes = backward ? o->tables->update_bytes : o->tables->lookup_bytes;
+    }
+    if (fused_into_producer(t, layer, d))
+        return fmax(0.0, bytes - l->activation_bytes * k.samples * k.dtype) / d->mem_Bps;
+    int kernels = kernels_of(l, backward);
+    double work = flops / kernels;
+    double saturation = work > 0 ? work / (work + d->half_work_flops) : 1;
+    double device_s = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls] * saturation, d->mem_Bps);
+    return fmax(device_s, kernels * d->dispatch_s);
+}
+
+double step_forward_s(const workload *t, const device_model *d, const step_options *o)
+{
+    double s = 0;
+    for (size_t i = 0; i < t->n_layers; i++)
+        s += step_layer_s(t, i, d, o, 0);
+    return s;
+}
+
 static int model_parallel_embeddings(const workload *t, const step_options *o)
 {
     return o->embeddings == EMB_ACCELERATORS && t->n_comm > 0;
@@ -61,6 +112,27 @@ size_t step_collectives(const workload *t, const step_options *o, step_coll *out
     return n;
 }
 
+/* Activations kept for the backward. With recomputation (activation
+ * checkpointing) only the outputs of the normalisation layers, which bound
+ * the segments (a transformer sublayer, a convolution block), are kept, plus
+ * one segment at a time rebuilt during the backward. */
+static double kept_activation_bytes(const workload *t, const step_options *o)
+{
+    double all = 0, kept = 0, segment = 0, widest = 0;
+    for (size_t i = 0; i < t->n_layers; i++) {
+        const workload_layer *l = &t->layers[i];
+        all += l->activation_bytes;
+        if (l->cls == OPCLASS_NORM) {
+            kept += l->activation_bytes;
+            widest = fmax(widest, segment);
+            segment = 0;
+        } else {
+            segment += l->activation_bytes;
+        }
+    }
+    return o->recompute ? kept + fmax(widest, segment) : all;
+}
+
 /* Parameters, fp32 master weights plus a low-precision copy, gradients at
  * their precision, optimizer state in fp32, activations of one micro-batch.
  * Model-parallel embedding tables (DLRM) get sparse gradients, the rows a
@@ -69,7 +141,7 @@ void step_memory_of(const workload *t, const step_options *o, step_memory *m)
 {
     scaling sk = scaling_of(t, o);
     const scaling *k = &sk;
-    double dense = 0, emb = 0, emb_rows = 0, act = 0;
+    double dense = 0, emb = 0, emb_rows = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
         const workload_layer *l = &t->layers[i];
         double count = l->param_bytes / t->dtype_bytes;
@@ -79,8 +151,8 @@ void step_memory_of(const workload *t, const step_options *o, step_memory *m)
         } else {
             dense += count;
         }
-        act += l->activation_bytes;
     }
+    double act = kept_activation_bytes(t, o);
     if (o->embeddings == EMB_HOST)
         emb = emb_rows = 0;
     else if (o->tables)
@@ -159,23 +231,20 @@ static void wait_host(timeline *tl, double until)
 /* One layer, one direction: on the accelerator, or, for embedding tables in
  * host memory, waiting for the rows (forward) or handing the gradient rows to
  * the host (backward: after the first table's, in backward order the last). */
-static void layer_pass(timeline *tl, const workload_layer *l, const device_model *d,
-                       const step_options *o, const scaling *k, int backward, int first_table)
+static void layer_pass(timeline *tl, const workload *t, size_t layer, const device_model *d,
+                       const step_options *o, int backward, int first_table)
 {
-    double flops = (backward ? l->backward_flops : l->forward_flops) * k->samples;
-    double bytes = scaled_bytes(k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
-    if (l->cls == OPCLASS_EMBEDDING && o->embeddings == EMB_HOST) {
+    if (t->layers[layer].cls == OPCLASS_EMBEDDING && o->embeddings == EMB_HOST) {
         if (!backward)
             wait_host(tl, tl->rows_ready);
         else if (first_table)
             tl->host_free = fmax(tl->t, tl->host_free) + o->host_backward_s;
         return;
     }
-    if (l->cls == OPCLASS_EMBEDDING && o->tables && first_table) {
-        flops = backward ? o->tables->update_flops : o->tables->lookup_flops;
-        bytes = backward ? o->tables->update_bytes : o->tables->lookup_bytes;
-    }
-    double dt = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls], d->mem_Bps);
+    double dt = step_layer_s(t, layer, d, o, backward);
+    /* recomputation runs a segment's forward again before its backward */
+    if (backward && o->recompute && t->layers[layer].cls != OPCLASS_NORM)
+        dt += step_layer_s(t, layer, d, o, 0);
     tl->t += dt;
     tl->r->compute_s += dt;
 }
@@ -224,12 +293,12 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
          * previous sparse update is done (the tables must be current). */
         tl.host_free = tl.rows_ready = fmax(tl.t, tl.host_free) + o->host_forward_s;
         for (size_t i = 0; i < t->n_layers; i++) {
-            layer_pass(&tl, &t->layers[i], d, o, &k, 0, i == first_table);
+            layer_pass(&tl, t, i, d, o, 0, i == first_table);
             comms_after(&tl, t, o, a2a_s, i, COMM_FORWARD);
         }
         size_t b = 0;
         for (size_t i = t->n_layers; i-- > 0;) {
-            layer_pass(&tl, &t->layers[i], d, o, &k, 1, i == first_table);
+            layer_pass(&tl, t, i, d, o, 1, i == first_table);
             comms_after(&tl, t, o, a2a_s, i, COMM_BACKWARD);
             if (last && i == first_table && replicated_rows_s > 0) /* the plan's replicated rows */
                 background_coll(&tl, replicated_rows_s);

@@ -1,6 +1,8 @@
 /* step.h: one training step of a trace replayed on one accelerator of a
- * data-parallel group: compute timed by a roofline device model, backward
- * overlapped with bucketed allreduces, alltoall phases, the optimizer step.
+ * data-parallel group: compute timed per op (roofline with an efficiency that
+ * saturates with the work per kernel, host dispatch per kernel, elementwise
+ * and normalisation ops fused into their producer), backward overlapped with
+ * bucketed allreduces, alltoall phases, the optimizer step.
  * Collective and host-embedding durations come from SimGrid (run.c,
  * host_embedding.c); this module is
  * the per-rank timeline and needs no simulator, so it is tested exactly. */
@@ -12,16 +14,8 @@
 #include "common/error.h"
 #include "sim/engine/host_embedding.h"
 #include "sim/replay/sharding.h"
+#include "sim/replay/device_model.h"
 #include "sim/replay/workload.h"
-
-typedef struct device_model {
-    const char *name;
-    double peak_flops;      /* at the scenario's precision */
-    double peak_fp32_flops; /* the optimizer step runs in fp32 */
-    double mem_Bps;
-    double mem_bytes;
-    double efficiency[OPCLASS_COUNT]; /* achieved / peak FLOP/s per op class */
-} device_model;
 
 typedef enum { EMB_ACCELERATORS = 0, EMB_HOST = 1 } embedding_placement;
 
@@ -40,6 +34,7 @@ typedef struct step_options {
      * plan's lookups, updates, collectives and memory replace the trace's
      * own figures for the embedding layer (NULL: the trace's, scaled) */
     const sharding_cost *tables;
+    int recompute;          /* activation recomputation: keep segment boundaries, rebuild them in backward */
 } step_options;
 
 typedef enum { STEP_ALLREDUCE = 0, STEP_ALLTOALL, STEP_REDUCE_SCATTER, STEP_ALLGATHER, STEP_OPS } step_coll_op;
@@ -90,5 +85,13 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
 /* Roofline time of one kernel: max(flops / (peak x efficiency), bytes / bandwidth). */
 double step_kernel_s(double flops, double bytes, double peak_flops, double efficiency,
                      double mem_Bps);
+
+/* Time of one layer's pass (forward or backward) at the options' micro-batch
+ * and precision on the accelerator: its kernels, fused or not (step.c). */
+double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward);
+
+/* A forward-only pass of one micro-batch (evaluation, inference): the same
+ * per-op model without backward, collectives or optimizer. */
+double step_forward_s(const workload *t, const device_model *d, const step_options *o);
 
 #endif

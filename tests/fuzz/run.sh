@@ -10,7 +10,7 @@ src=$1 build=$2 out=$3
 command -v "$FUZZ_CC" >/dev/null || { echo "make fuzz: $FUZZ_CC not found; apt-get install clang libclang-rt-14-dev" >&2; exit 2; }
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 cflags="-std=c11 -D_GNU_SOURCE -g -O1 $san -I$src -I$build \
-  -DTTASIM_DATADIR=\"\\\"$src\\\"\" -DTTASIM_SRCDIR=\"\\\"$src\\\"\" -DTTASIM_BUILDDIR=\"\\\"$build\\\"\" ${FUZZ_DEP_CFLAGS:-}"
+  -DTTASIM_SRCDIR=\"\\\"$src\\\"\" -DTTASIM_BUILDDIR=\"\\\"$build\\\"\" ${FUZZ_DEP_CFLAGS:-}"
 mkdir -p "$out/obj" "$out/logs" "$out/artifacts"
 
 # Objects: rebuilt when their source, or any header, is newer.

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Writes every committed workload trace into OUTDIR: one real step of the
+# trainer each, with the optimizer the scenarios that use it train with
+# (resnet50-lars for the LARS records, LAMB for BERT and ViT).
+# Usage: scenarios/traces/make-traces.sh TTASIM OUTDIR
+#   make traces (OUTDIR = scenarios/traces); tests/test_traces.sh (a temporary
+#   OUTDIR, compared with the committed files).
+set -e
+ttasim=$1
+out=$2
+[ -x "$ttasim" ] && [ -d "$out" ] || { echo "usage: $0 TTASIM OUTDIR" >&2; exit 2; }
+"$ttasim" trace --model resnet50 --micro-batch 32 --out "$out/resnet50.json"
+"$ttasim" trace --model resnet50 --micro-batch 32 --optimizer lars --out "$out/resnet50-lars.json"
+"$ttasim" trace --model bert-large --seq-len 128 --dropout 0.1 --micro-batch 8 --run-batch 2 --optimizer lamb \
+	--out "$out/bert-large.json"
+"$ttasim" trace --model bert-large --seq-len 512 --dropout 0.1 --micro-batch 8 --run-batch 1 --optimizer lamb \
+	--out "$out/bert-large-seq512.json"
+"$ttasim" trace --model vit-b32 --micro-batch 32 --optimizer lamb --out "$out/vit-b32.json"
+"$ttasim" trace --model dlrm-mlperf --micro-batch 2048 --out "$out/dlrm-mlperf.json"

@@ -1,0 +1,40 @@
+/* ttasim merge SCENARIO.json SHARD.json... [--json] [--csv F] [--svg F]: the
+ * reports of a sweep run as shards ('ttasim run --shard I/N'), the same bytes
+ * as 'ttasim run' of the whole scenario. */
+#include <stdio.h>
+
+#include "sim/cli/cli.h"
+#include "sim/cli/cmd_run.h"
+
+extern const cli_command cmd_merge;
+
+static void merge_help(FILE *out)
+{
+    fprintf(out,
+            "Puts the shards of a sweep back together: every point is taken from the\n"
+            "shard that ran it (written by 'ttasim run SCENARIO --shard I/N', one per\n"
+            "task of a batch job array), the scenario's own point is run again, and the\n"
+            "reports are those 'ttasim run SCENARIO' prints and writes, byte for byte.\n\n"
+            "  --json      print one JSON document on stdout\n"
+            "  --csv F     write one CSV row per point to F\n"
+            "  --svg F     write plots to F\n"
+            "  --out-dir D write the scenario's \"outputs\" under D\n"
+            "  --help      this text\n\n"
+            "A point in no shard, a point in two, a shard of another version of the\n"
+            "scenario or of another ttasim build is an input error (exit 2). Exit\n"
+            "status 1 when a bound in the scenario's \"expect\" is violated.\n\n"
+            "Slurm, for example:\n"
+            "  sbatch --array=0-15 --wrap 'ttasim run s.json --shard $SLURM_ARRAY_TASK_ID/16 \\\n"
+            "      > shard-$SLURM_ARRAY_TASK_ID.json'\n"
+            "  ttasim merge s.json shard-*.json\n");
+}
+
+static int merge_main(int argc, char **argv)
+{
+    return run_command(&cmd_merge, argc, argv, 1);
+}
+
+const cli_command cmd_merge = {
+    "merge", "the reports of a sweep run as shards (ttasim run --shard I/N)",
+    "merge SCENARIO.json SHARD.json... [--json] [--csv F] [--svg F] [--out-dir D]", merge_main, merge_help,
+};

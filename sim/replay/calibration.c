@@ -1,0 +1,382 @@
+#include "sim/replay/calibration.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jsonx.h"
+#include "sim/replay/device_model.h"
+#include "sim/replay/scenario.h"
+#include "sim/replay/step.h"
+#include "sim/replay/workload.h"
+
+/* No kernel issues faster than a CUDA launch, a few microseconds (U: NVIDIA
+ * quotes 3-5 us of launch latency); the fit searches from there up. */
+#define DISPATCH_FLOOR_S 4e-6
+
+/* A measured pass: a training step, a forward pass (inference), or the
+ * backward alone (what a paper times as "backprop"). */
+static const char *const PASSES[] = {"train", "forward", "backward", NULL};
+enum { PASS_TRAIN, PASS_FORWARD, PASS_BACKWARD };
+
+typedef struct cal_point {
+    char *trace_name; /* as written in the set */
+    workload tr;
+    int dtype; /* tt_dtype */
+    int batch, pass;
+    double measured; /* samples per second */
+} cal_point;
+
+typedef struct cal_group {
+    char **devices; /* devices[0] is the one measured; the others share its silicon */
+    size_t n_devices;
+    int fusion;
+    cal_point *points;
+    size_t n_points;
+} cal_group;
+
+struct calibration {
+    char *path;
+    cal_group *groups;
+    size_t n_groups;
+};
+
+/* ---- loading ---- */
+
+static int load_point(const jx_obj *g, size_t i, cal_point *pt)
+{
+    static const char *const keys[] = {"trace", "precision", "batch", "pass", "samples_per_s", "source", "note", NULL};
+    jx_obj p;
+    const char *name = NULL, *source = NULL;
+    long batch = 0;
+    char *path = NULL;
+    int rc;
+    if ((rc = jx_elem(g, "points", i, &p)) || (rc = jx_check_keys(&p, keys)) ||
+        (rc = jx_string(&p, "trace", 1, &name)) || (rc = jx_enum(&p, "precision", 1, DTYPE_NAMES, &pt->dtype)) ||
+        (rc = jx_int(&p, "batch", 1, 1, 1 << 20, &batch)) || (rc = jx_enum(&p, "pass", 1, PASSES, &pt->pass)) ||
+        (rc = jx_number(&p, "samples_per_s", 1, 1e-6, 1e12, &pt->measured)) ||
+        (rc = jx_string(&p, "source", 1, &source)))
+        return rc;
+    pt->batch = (int)batch;
+    pt->trace_name = strdup(name);
+    if ((rc = scenario_resolve_path(&p, "trace", name, &path)))
+        return rc;
+    rc = workload_load(path, &pt->tr, p.err);
+    free(path);
+    return rc;
+}
+
+static int load_group(const jx_obj *r, size_t i, cal_group *g)
+{
+    static const char *const keys[] = {"devices", "why", "fusion", "points", NULL};
+    jx_obj o;
+    int rc;
+    size_t n;
+    if ((rc = jx_elem(r, "groups", i, &o)) || (rc = jx_check_keys(&o, keys)) ||
+        (rc = jx_bool(&o, "fusion", 1, &g->fusion)) || (rc = jx_array(&o, "devices", 1, &n)))
+        return rc;
+    json_t *devs = json_object_get(o.obj, "devices");
+    if (n == 0)
+        return tt_error_set(o.err, TT_EINPUT, "%s: %s.devices: expected at least one device name", o.file, o.path);
+    g->devices = calloc(n, sizeof *g->devices);
+    for (size_t k = 0; k < n; k++) {
+        json_t *d = json_array_get(devs, k);
+        if (!json_is_string(d))
+            return tt_error_set(o.err, TT_EINPUT, "%s: %s.devices[%zu]: expected a device name (a key of "
+                                "platforms/devices.json)", o.file, o.path, k);
+        g->devices[g->n_devices++] = strdup(json_string_value(d));
+    }
+    if ((rc = jx_array(&o, "points", 1, &n)))
+        return rc;
+    if (n == 0)
+        return tt_error_set(o.err, TT_EINPUT, "%s: %s.points: expected at least one measured point", o.file, o.path);
+    g->points = calloc(n, sizeof *g->points);
+    g->n_points = n; /* zeroed until loaded: calibration_free frees any prefix */
+    for (size_t k = 0; k < n; k++)
+        if ((rc = load_point(&o, k, &g->points[k])))
+            return rc;
+    return TT_OK;
+}
+
+int calibration_load(const char *path, calibration **out, tt_error *err)
+{
+    static const char *const keys[] = {"format", "version", "description", "groups", NULL};
+    static const char *const FORMATS[] = {"ttasim-calibration", NULL};
+    json_t *root;
+    int rc = jx_load_file(path, &root, err);
+    if (rc)
+        return rc;
+    calibration *c = calloc(1, sizeof *c);
+    c->path = strdup(path);
+    jx_obj r;
+    int format = 0;
+    long version = 0;
+    size_t n = 0;
+    if (!(rc = jx_root(&r, path, root, err)) && !(rc = jx_check_keys(&r, keys)) &&
+        !(rc = jx_enum(&r, "format", 1, FORMATS, &format)) && !(rc = jx_int(&r, "version", 1, 1, 1, &version)) &&
+        !(rc = jx_array(&r, "groups", 1, &n))) {
+        c->groups = calloc(n ? n : 1, sizeof *c->groups);
+        c->n_groups = n; /* zeroed until loaded: calibration_free frees any prefix */
+        for (size_t i = 0; rc == TT_OK && i < n; i++)
+            rc = load_group(&r, i, &c->groups[i]);
+    }
+    json_decref(root);
+    if (rc) {
+        calibration_free(c);
+        return rc;
+    }
+    *out = c;
+    return TT_OK;
+}
+
+void calibration_free(calibration *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n_groups; i++) {
+        cal_group *g = &c->groups[i];
+        for (size_t k = 0; k < g->n_devices; k++)
+            free(g->devices[k]);
+        free(g->devices);
+        for (size_t k = 0; k < g->n_points; k++) {
+            free(g->points[k].trace_name);
+            if (g->points[k].tr.path)
+                workload_free(&g->points[k].tr);
+        }
+        free(g->points);
+    }
+    free(c->groups);
+    free(c->path);
+    free(c);
+}
+
+/* ---- the model of one point ---- */
+
+/* The parameters of one group, each searched in log space within bounds. */
+typedef struct fit_param {
+    double *value;
+    double lo, hi;
+} fit_param;
+
+typedef struct group_fit {
+    const cal_group *g;
+    device_model base[DTYPE_COUNT]; /* devices[0] at each precision the points use */
+    double dispatch_s;
+    double half_work_flops[DTYPE_COUNT];
+    double eff[DTYPE_COUNT][OPCLASS_COUNT];
+    int fitted[DTYPE_COUNT][OPCLASS_COUNT]; /* classes carrying >= 5 % of a point's FLOPs */
+    int used[DTYPE_COUNT];
+    fit_param params[1 + DTYPE_COUNT * (1 + OPCLASS_COUNT)];
+    int n_params;
+} group_fit;
+
+static double predicted_samples_per_s(const group_fit *f, const cal_point *pt)
+{
+    device_model d = f->base[pt->dtype];
+    d.dispatch_s = f->dispatch_s;
+    d.half_work_flops = f->half_work_flops[pt->dtype];
+    d.fusion = f->g->fusion;
+    d.mem_bytes = HUGE_VAL; /* memory is not what a throughput figure measures */
+    for (int c = 0; c < OPCLASS_COUNT; c++)
+        if (f->fitted[pt->dtype][c])
+            d.efficiency[c] = f->eff[pt->dtype][c];
+    step_options o;
+    memset(&o, 0, sizeof o);
+    o.micro_batch = pt->batch;
+    o.accumulation = 1;
+    o.dtype_bytes = o.grad_dtype_bytes = dtype_bytes((tt_dtype)pt->dtype);
+    o.overlap = 1;
+    o.ranks = 1;
+    if (pt->pass == PASS_FORWARD)
+        return pt->batch / step_forward_s(&pt->tr, &d, &o);
+    if (pt->pass == PASS_BACKWARD) {
+        double s = 0;
+        for (size_t i = 0; i < pt->tr.n_layers; i++)
+            s += step_layer_s(&pt->tr, i, &d, &o, 1);
+        return pt->batch / s;
+    }
+    size_t n = pt->tr.n_buckets + pt->tr.n_comm;
+    double *none = calloc(n + 1, sizeof *none); /* one device: no collectives */
+    step_result r;
+    tt_error e;
+    step_replay(&pt->tr, &d, &o, none, &r, &e);
+    free(none);
+    return pt->batch / r.time_s;
+}
+
+static double cost_of(const group_fit *f)
+{
+    double s = 0;
+    for (size_t i = 0; i < f->g->n_points; i++) {
+        const cal_point *pt = &f->g->points[i];
+        double e = log(predicted_samples_per_s(f, pt) / pt->measured);
+        s += e * e;
+    }
+    return s;
+}
+
+/* Golden-section search of one parameter in log space, the others fixed. */
+static void search_param(group_fit *f, const fit_param *p)
+{
+    const double phi = (sqrt(5.0) - 1) / 2;
+    double a = log(p->lo), b = log(p->hi);
+    double x1 = b - phi * (b - a), x2 = a + phi * (b - a);
+    *p->value = exp(x1);
+    double f1 = cost_of(f);
+    *p->value = exp(x2);
+    double f2 = cost_of(f);
+    for (int it = 0; it < 60; it++) {
+        if (f1 <= f2) {
+            b = x2, x2 = x1, f2 = f1, x1 = b - phi * (b - a);
+            *p->value = exp(x1);
+            f1 = cost_of(f);
+        } else {
+            a = x1, x1 = x2, f1 = f2, x2 = a + phi * (b - a);
+            *p->value = exp(x2);
+            f2 = cost_of(f);
+        }
+    }
+    *p->value = exp(f1 <= f2 ? x1 : x2);
+}
+
+/* 4 significant digits: what is written is what was evaluated, and the
+ * digits do not depend on the last bits of the search. */
+static double round_sig(double x)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.4g", x);
+    return strtod(buf, NULL);
+}
+
+static void add_param(group_fit *f, double *value, double lo, double hi, double start)
+{
+    *value = start;
+    f->params[f->n_params++] = (fit_param){value, lo, hi};
+}
+
+static double class_share(const workload *t, int c)
+{
+    double all = 0, mine = 0;
+    for (size_t i = 0; i < t->n_layers; i++) {
+        double w = t->layers[i].forward_flops + t->layers[i].backward_flops;
+        all += w;
+        if ((int)t->layers[i].cls == c)
+            mine += w;
+    }
+    return all > 0 ? mine / all : 0;
+}
+
+static int setup_group(const calibration *cal, size_t gi, const device_table *lib, group_fit *f, tt_error *err)
+{
+    const cal_group *g = &cal->groups[gi];
+    memset(f, 0, sizeof *f);
+    f->g = g;
+    for (size_t k = 0; k < g->n_devices; k++)
+        if (!device_table_find(lib, g->devices[k]))
+            return tt_error_set(err, TT_EINPUT, "%s: $.groups[%zu].devices[%zu]: no device \"%s\" in the device "
+                                "library; use a name of 'ttasim platform list' devices (platforms/devices.json)",
+                                cal->path, gi, k, g->devices[k]);
+    const device_info *dev = device_table_find(lib, g->devices[0]);
+    add_param(f, &f->dispatch_s, DISPATCH_FLOOR_S, 1e-4, 1e-5);
+    for (size_t i = 0; i < g->n_points; i++) {
+        const cal_point *pt = &g->points[i];
+        int dt = pt->dtype;
+        if (!f->used[dt]) {
+            int rc = device_model_of(dev, DTYPE_NAMES[dt], &f->base[dt], err);
+            if (rc)
+                return tt_error_prefix(err, "%s: $.groups[%zu].points[%zu]: ", cal->path, gi, i);
+            f->used[dt] = 1;
+            add_param(f, &f->half_work_flops[dt], 1e6, 1e12, 1e9);
+        }
+        static const op_class matmuls[] = {OPCLASS_CONV, OPCLASS_GEMM, OPCLASS_ATTENTION};
+        for (size_t m = 0; m < sizeof matmuls / sizeof *matmuls; m++) {
+            int c = matmuls[m];
+            if (!f->fitted[dt][c] && class_share(&pt->tr, c) >= 0.05) {
+                f->fitted[dt][c] = 1;
+                add_param(f, &f->eff[dt][c], 0.02, 1.0, f->base[dt].efficiency[c]);
+            }
+        }
+    }
+    return TT_OK;
+}
+
+static void fit_group(group_fit *f)
+{
+    double prev = HUGE_VAL;
+    for (int sweep = 0; sweep < 40; sweep++) {
+        for (int i = 0; i < f->n_params; i++)
+            search_param(f, &f->params[i]);
+        double now = cost_of(f);
+        if (prev - now < 1e-12)
+            break;
+        prev = now;
+    }
+    for (int i = 0; i < f->n_params; i++)
+        *f->params[i].value = round_sig(*f->params[i].value);
+}
+
+/* ---- the fitted document ---- */
+
+/* One device's parameters. The half-work FLOPs are the work that fills the
+ * device once (a wave of tiles over its compute units): a sibling with
+ * another peak (other clocks or unit count) scales it by the peak ratio. */
+static json_t *device_params(const group_fit *f, const device_info *dev)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "dispatch_s", json_real(f->dispatch_s));
+    json_object_set_new(o, "fusion", json_boolean(f->g->fusion));
+    for (int dt = 0; dt < DTYPE_COUNT; dt++) {
+        if (!f->used[dt])
+            continue;
+        json_t *p = json_object(), *eff = json_object();
+        double ratio = dev->peak_flops[dt] / f->base[dt].peak_flops;
+        json_object_set_new(p, "half_work_flops", json_real(round_sig(f->half_work_flops[dt] * ratio)));
+        for (int c = 0; c < OPCLASS_COUNT; c++)
+            if (f->fitted[dt][c])
+                json_object_set_new(eff, OPCLASS_NAMES[c], json_real(f->eff[dt][c]));
+        json_object_set_new(p, "efficiency", eff);
+        json_object_set_new(o, DTYPE_NAMES[dt], p);
+    }
+    return o;
+}
+
+static json_t *residual(const group_fit *f, const cal_point *pt)
+{
+    double pred = round_sig(predicted_samples_per_s(f, pt));
+    json_t *o = json_object();
+    json_object_set_new(o, "device", json_string(f->g->devices[0]));
+    json_object_set_new(o, "trace", json_string(pt->trace_name));
+    json_object_set_new(o, "pass", json_string(PASSES[pt->pass]));
+    json_object_set_new(o, "precision", json_string(DTYPE_NAMES[pt->dtype]));
+    json_object_set_new(o, "batch", json_integer(pt->batch));
+    json_object_set_new(o, "measured_samples_per_s", json_real(pt->measured));
+    json_object_set_new(o, "predicted_samples_per_s", json_real(pred));
+    json_object_set_new(o, "error", json_real(round_sig(pred / pt->measured - 1)));
+    return o;
+}
+
+int calibration_fit(calibration *c, const device_table *lib, json_t **fitted, tt_error *err)
+{
+    json_t *doc = json_object(), *devices = json_object(), *residuals = json_array();
+    json_object_set_new(doc, "format", json_string("ttasim-calibrated"));
+    json_object_set_new(doc, "version", json_integer(1));
+    json_object_set_new(doc, "devices", devices);
+    json_object_set_new(doc, "residuals", residuals);
+    for (size_t gi = 0; gi < c->n_groups; gi++) {
+        group_fit f;
+        int rc = setup_group(c, gi, lib, &f, err);
+        if (rc) {
+            json_decref(doc);
+            return rc;
+        }
+        fit_group(&f);
+        for (size_t k = 0; k < f.g->n_devices; k++)
+            json_object_set_new(devices, f.g->devices[k],
+                                device_params(&f, device_table_find(lib, f.g->devices[k])));
+        for (size_t i = 0; i < f.g->n_points; i++)
+            json_array_append_new(residuals, residual(&f, &f.g->points[i]));
+    }
+    *fitted = doc;
+    return TT_OK;
+}

@@ -1,0 +1,29 @@
+/* calibration.h: a calibration set (platforms/calibration/, format in
+ * platforms/README.md) fitted into the per-op cost parameters of its devices.
+ * Each group is one silicon: its points are single-device throughputs
+ * (training steps or forward-only passes of a trace at a batch and
+ * precision, each with its source); the fit finds the host dispatch time,
+ * and per precision the half-work FLOPs and the large-kernel efficiency of
+ * the op classes that carry the points' FLOPs, minimising the squared log
+ * error of the predicted throughputs. Deterministic: the same set and device
+ * library give the same document byte for byte. */
+#ifndef TT_CALIBRATION_H
+#define TT_CALIBRATION_H
+
+#include <jansson.h>
+
+#include "common/error.h"
+#include "platforms/device.h"
+
+typedef struct calibration calibration;
+
+int calibration_load(const char *path, calibration **out, tt_error *err);
+
+/* Fits every group against the devices of lib (peaks, memory, defaults) and
+ * returns the fitted-parameters document (format "ttasim-calibrated": per
+ * device the parameters, then every point's residual). */
+int calibration_fit(calibration *c, const device_table *lib, json_t **fitted, tt_error *err);
+
+void calibration_free(calibration *c);
+
+#endif

@@ -1,0 +1,33 @@
+/* device_model.h: an accelerator as the per-op cost model sees it at one
+ * precision: peaks, memory, per-class efficiency of large kernels, how
+ * efficiency saturates with the work per kernel, host dispatch per kernel,
+ * and whether elementwise and normalisation ops fuse into their producer. */
+#ifndef TT_DEVICE_MODEL_H
+#define TT_DEVICE_MODEL_H
+
+#include "common/error.h"
+#include "platforms/device.h"
+#include "sim/replay/workload.h"
+
+typedef struct device_model {
+    const char *name;
+    double peak_flops;      /* at the scenario's precision */
+    double peak_fp32_flops; /* the optimizer step runs in fp32 */
+    double mem_Bps;         /* achieved: peak x mem_efficiency */
+    double mem_bytes;
+    double efficiency[OPCLASS_COUNT]; /* achieved / peak FLOP/s per op class, large kernels */
+    /* A kernel of w FLOPs reaches efficiency x w / (w + half_work_flops): a
+     * small kernel leaves compute units idle (a partial wave of tiles). */
+    double half_work_flops;
+    /* Host time to issue one kernel (framework + launch): kernels run no
+     * faster than the host issues them. */
+    double dispatch_s;
+    int fusion; /* norm/elementwise ops fused into their producer (cuDNN, XLA, fused framework kernels) */
+} device_model;
+
+/* The device at a precision ("fp32", "fp16", "bf16"). A device without fast
+ * math at that precision (P40 fp16) computes in fp32 on low-precision data,
+ * as mixed-precision training did there: math never gets slower. */
+int device_model_of(const device_info *dev, const char *precision, device_model *d, tt_error *err);
+
+#endif

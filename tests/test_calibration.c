@@ -1,0 +1,230 @@
+/* The calibration fit: throughputs made by the per-op model at known
+ * parameters are fitted back to those parameters; bad sets are refused with
+ * the file and JSON path. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "platforms/device.h"
+#include "sim/replay/calibration.h"
+#include "sim/replay/device_model.h"
+#include "sim/replay/step.h"
+#include "sim/replay/workload.h"
+#include "tests/testutil.h"
+
+/* One layer of a class and a loss: each trace exercises one efficiency. */
+static const char *ONE_CLASS =
+    "{\"format\": \"ttasim-trace\", \"version\": 1, \"model\": \"one\", \"micro_batch\": 8,\n"
+    " \"precision\": \"fp32\", \"dtype_bytes\": 4, \"params\": 2500000, \"param_bytes\": 1e7,\n"
+    " \"forward_flops\": 1e11, \"backward_flops\": 2e11,\n"
+    " \"layers\": [\n"
+    "  {\"name\": \"l\", \"class\": \"%s\", \"forward_flops\": 1e11, \"forward_bytes\": 1e8,\n"
+    "   \"backward_flops\": 2e11, \"backward_bytes\": 2e8, \"activation_bytes\": 1e8, \"param_bytes\": 1e7},\n"
+    "  {\"name\": \"loss\", \"class\": \"loss\", \"forward_flops\": 1e5, \"forward_bytes\": 1e6,\n"
+    "   \"backward_flops\": 1e5, \"backward_bytes\": 1e6, \"activation_bytes\": 0, \"param_bytes\": 0}],\n"
+    " \"gradients\": [{\"name\": \"l.weight\", \"bytes\": 1e7, \"layer\": 0}],\n"
+    " \"optimizer\": {\"name\": \"sgd\", \"flops\": 5e6, \"bytes\": 4e7},\n"
+    " \"buckets\": [{\"bytes\": 1e7, \"ready_after_layer\": 0}]}\n";
+
+#define TRUE_CONV 0.6
+#define TRUE_GEMM 0.8
+#define TRUE_HALF_WORK 2e10
+
+typedef struct synthetic {
+    char conv_path[64], gemm_path[64], set_path[64];
+} synthetic;
+
+static double model_samples_per_s(const char *trace_path, int batch, int forward)
+{
+    device_table lib = {0};
+    tt_error err = {0};
+    ck_assert_int_eq(device_table_load_library(&lib, &err), TT_OK);
+    device_model d;
+    ck_assert_int_eq(device_model_of(device_table_find(&lib, "generic-accelerator"), "fp32", &d, &err), TT_OK);
+    d.efficiency[OPCLASS_CONV] = TRUE_CONV;
+    d.efficiency[OPCLASS_GEMM] = TRUE_GEMM;
+    d.half_work_flops = TRUE_HALF_WORK;
+    d.dispatch_s = 4e-6;
+    d.mem_bytes = HUGE_VAL;
+    workload t;
+    ck_assert_int_eq(workload_load(trace_path, &t, &err), TT_OK);
+    step_options o = {batch, 1, 4, 4, 1, 1, 0, EMB_ACCELERATORS, 0, 0, 0};
+    double s;
+    if (forward) {
+        s = step_forward_s(&t, &d, &o);
+    } else {
+        double none[1] = {0};
+        step_result r;
+        ck_assert_int_eq(step_replay(&t, &d, &o, none, &r, &err), TT_OK);
+        s = r.time_s;
+    }
+    workload_free(&t);
+    device_table_free(&lib);
+    return batch / s;
+}
+
+static void make_synthetic(synthetic *sy)
+{
+    char text[4096];
+    snprintf(text, sizeof text, ONE_CLASS, "conv");
+    tu_write_temp(text, sy->conv_path, sizeof sy->conv_path);
+    snprintf(text, sizeof text, ONE_CLASS, "gemm");
+    tu_write_temp(text, sy->gemm_path, sizeof sy->gemm_path);
+    char points[2048] = "";
+    const int batches[] = {1, 4, 16, 64};
+    for (int c = 0; c < 2; c++)
+        for (int b = 0; b < 4; b++) {
+            const char *path = c ? sy->gemm_path : sy->conv_path;
+            int forward = b == 1;
+            char one[384];
+            snprintf(one, sizeof one, "%s{\"trace\": \"%s\", \"precision\": \"fp32\", \"batch\": %d, \"pass\": \"%s\", "
+                     "\"samples_per_s\": %.17g, \"source\": \"the model at known parameters\"}",
+                     *points ? ", " : "", path, batches[b], forward ? "forward" : "train",
+                     model_samples_per_s(path, batches[b], forward));
+            strcat(points, one);
+        }
+    snprintf(text, sizeof text,
+             "{\"format\": \"ttasim-calibration\", \"version\": 1, \"groups\": [{\"devices\": "
+             "[\"generic-accelerator\"], \"fusion\": false, \"points\": [%s]}]}\n", points);
+    tu_write_temp(text, sy->set_path, sizeof sy->set_path);
+}
+
+static double param(json_t *doc, const char *key)
+{
+    json_t *fp32 = json_object_get(json_object_get(json_object_get(doc, "devices"), "generic-accelerator"), "fp32");
+    if (strcmp(key, "half_work_flops") == 0)
+        return json_real_value(json_object_get(fp32, key));
+    return json_real_value(json_object_get(json_object_get(fp32, "efficiency"), key));
+}
+
+START_TEST(fit_recovers_known_parameters)
+{
+    synthetic sy;
+    make_synthetic(&sy);
+    device_table lib = {0};
+    tt_error err = {0};
+    calibration *c = NULL;
+    json_t *doc = NULL;
+    ck_assert_int_eq(device_table_load_library(&lib, &err), TT_OK);
+    ck_assert_msg(calibration_load(sy.set_path, &c, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(calibration_fit(c, &lib, &doc, &err) == TT_OK, "%s", err.msg);
+    /* 4 significant digits are written */
+    ck_assert_double_eq_tol(param(doc, "conv"), TRUE_CONV, 2e-3);
+    ck_assert_double_eq_tol(param(doc, "gemm"), TRUE_GEMM, 2e-3);
+    ck_assert_double_eq_tol(param(doc, "half_work_flops") / TRUE_HALF_WORK, 1, 3e-3);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "residuals"), i, r)
+        ck_assert_double_lt(fabs(json_real_value(json_object_get(r, "error"))), 2e-3);
+    ck_assert_int_eq((int)json_array_size(json_object_get(doc, "residuals")), 8);
+    /* the same set fits to the same document */
+    json_t *again = NULL;
+    ck_assert_int_eq(calibration_fit(c, &lib, &again, &err), TT_OK);
+    char *a = json_dumps(doc, JSON_PRESERVE_ORDER), *b = json_dumps(again, JSON_PRESERVE_ORDER);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    json_decref(again);
+    json_decref(doc);
+    calibration_free(c);
+    device_table_free(&lib);
+    unlink(sy.conv_path);
+    unlink(sy.gemm_path);
+    unlink(sy.set_path);
+}
+END_TEST
+
+static void expect_bad(const char *text, const char *needle)
+{
+    char path[64];
+    tu_write_temp(text, path, sizeof path);
+    device_table lib = {0};
+    tt_error err = {0};
+    calibration *c = NULL;
+    json_t *doc = NULL;
+    ck_assert_int_eq(device_table_load_library(&lib, &err), TT_OK);
+    int rc = calibration_load(path, &c, &err);
+    if (rc == TT_OK)
+        rc = calibration_fit(c, &lib, &doc, &err);
+    calibration_free(c);
+    device_table_free(&lib);
+    unlink(path);
+    ck_assert_int_eq(rc, TT_EINPUT);
+    ck_assert_msg(strstr(err.msg, needle) != NULL, "expected '%s' in: %s", needle, err.msg);
+    ck_assert_ptr_nonnull(strstr(err.msg, path));
+}
+
+START_TEST(bad_sets_are_refused)
+{
+    char text[1024];
+    const char *point = "{\"trace\": \"" TTASIM_SRCDIR "/tests/data/tiny-trace.json\", \"precision\": \"fp32\", "
+                        "\"batch\": 8, \"pass\": \"train\", \"samples_per_s\": 100, \"source\": \"s\"}";
+    snprintf(text, sizeof text, "{\"format\": \"ttasim-calibration\", \"version\": 1, \"groups\": [{\"devices\": "
+             "[\"no-such-gpu\"], \"fusion\": true, \"points\": [%s]}]}", point);
+    expect_bad(text, "$.groups[0].devices[0]: no device \"no-such-gpu\"");
+    snprintf(text, sizeof text, "{\"format\": \"ttasim-calibration\", \"version\": 1, \"groups\": [{\"devices\": "
+             "[\"generic-accelerator\"], \"fusion\": true, \"pointz\": [%s]}]}", point);
+    expect_bad(text, "did you mean \"points\"");
+    snprintf(text, sizeof text, "{\"format\": \"ttasim-calibration\", \"version\": 1, \"groups\": [{\"devices\": "
+             "[\"generic-accelerator\"], \"fusion\": true, \"points\": [{\"trace\": \"no/such.json\", "
+             "\"precision\": \"fp32\", \"batch\": 8, \"pass\": \"train\", \"samples_per_s\": 1, \"source\": \"s\"}]}]}");
+    expect_bad(text, "$.groups[0].points[0].trace: cannot read \"no/such.json\"");
+    snprintf(text, sizeof text, "{\"format\": \"ttasim-calibration\", \"version\": 1, \"groups\": [{\"devices\": "
+             "[\"generic-accelerator\"], \"fusion\": true, \"points\": [%s]}]}", point);
+    *strstr(text, "train") = 'b';
+    expect_bad(text, "$.groups[0].points[0].pass");
+}
+END_TEST
+
+/* A fitted-parameters file naming an unknown device or key is refused with
+ * the file and JSON path; a good one sets the device's per-op parameters. */
+START_TEST(fitted_file_applies_and_refuses)
+{
+    device_table lib = {0};
+    tt_error err = {0};
+    ck_assert_int_eq(device_table_load_uncalibrated(&lib, &err), TT_OK);
+    json_error_t je;
+    json_t *good = json_loads("{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": {\"generic-accelerator\": "
+                              "{\"dispatch_s\": 5e-6, \"fusion\": true, \"fp16\": {\"half_work_flops\": 2e9, "
+                              "\"efficiency\": {\"conv\": 0.4}}}}, \"residuals\": []}", 0, &je);
+    ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", good, &err), TT_OK);
+    const device_info *d = device_table_find(&lib, "generic-accelerator");
+    ck_assert_double_eq(d->dispatch_s, 5e-6);
+    ck_assert_int_eq(d->fusion, 1);
+    ck_assert_double_eq(d->half_work_flops[DTYPE_FP16], 2e9);
+    ck_assert_double_eq(d->efficiency[DTYPE_FP16][OPCLASS_CONV], 0.4);
+    ck_assert_double_eq(d->efficiency[DTYPE_FP16][OPCLASS_GEMM], 0.5); /* untouched */
+    json_decref(good);
+    json_t *bad = json_loads("{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": {\"no-such\": "
+                             "{\"dispatch_s\": 5e-6, \"fusion\": true}}}", 0, &je);
+    ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", bad, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "fitted.json: $.devices.no-such: no device"));
+    json_decref(bad);
+    bad = json_loads("{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": {\"generic-accelerator\": "
+                     "{\"dispatch_s\": 5e-6, \"fusion\": true, \"fp16\": {\"half_work_flop\": 1}}}}", 0, &je);
+    ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", bad, &err), TT_EINPUT);
+    ck_assert_msg(strstr(err.msg, "did you mean \"half_work_flops\"") != NULL, "%s", err.msg);
+    json_decref(bad);
+    device_table_free(&lib);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("calibration");
+    TCase *t = tcase_create("fit");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, fit_recovers_known_parameters);
+    tcase_add_test(t, bad_sets_are_refused);
+    tcase_add_test(t, fitted_file_applies_and_refuses);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite());
+}
