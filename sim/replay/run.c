@@ -81,11 +81,6 @@ static int optimizer_state_words(const char *name)
 
 /* ---- stage 3: the step's collectives on SimGrid, one simulation ---- */
 
-/* A collective's time on a fixed platform and algorithm is affine in its
- * size (each round costs latency plus bytes over its bandwidth share, and
- * the reductions are linear), so per operation only the smallest and largest
- * sizes are simulated and the other buckets interpolated between them: two
- * SimGrid runs per operation however many bucket sizes the trace has. */
 /* Intel's socket-to-socket links in platform files ("class": "upi"). */
 #define UPI_CLASS "upi"
 
@@ -107,6 +102,11 @@ static int upi_traffic(const platform *p, const step_coll *c, size_t n, const co
     return rc;
 }
 
+/* A collective's time on a fixed platform and algorithm is affine in its
+ * size (each round costs latency plus bytes over its bandwidth share, and
+ * the reductions are linear), so per operation only the smallest and largest
+ * sizes are simulated and the other buckets interpolated between them: two
+ * SimGrid runs per operation however many bucket sizes the trace has. */
 static int time_collectives(const scenario *sc, const platform *p, const step_coll *c,
                             size_t n, double *coll_s, double *upi_bytes, run_result *res, tt_error *err)
 {
