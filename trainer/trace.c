@@ -155,7 +155,7 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
         mp_params += L->params;
         int cols = ps->views[L->first_view].shape[1];
         sparse_rows += L->lookups * B * cols;
-        double bytes = L->lookups * cols * B * dt;
+        double bytes = (double)L->nviews * cols * B * dt; /* one pooled vector per table */
         int consumer = i + 1 < model_nlayers(m) ? i + 1 : i;
         json_array_append_new(comm, json_pack("{s:s, s:s, s:i, s:f}", "op", "alltoall", "phase",
                                               "forward", "after_layer", i, "bytes_per_rank",
