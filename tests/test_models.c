@@ -607,6 +607,13 @@ START_TEST(trace_consistent)
               16.0 * (26 + 214) * 128 * 4);
     grads = json_object_get(a, "gradients");
     ck_assert_int_eq(json_array_size(grads), 3 * 2 + 3 * 3 + 5 * 2); /* dense views only */
+    /* each table's own multi-hot size for the sharding costs: the 100-hot one and 214 in all */
+    json_t *tables = json_object_get(json_object_get(a, "embedding"), "tables");
+    double ids = 0;
+    for (size_t i = 0; i < json_array_size(tables); i++)
+        ids += json_real_value(json_object_get(json_array_get(tables, i), "lookups"));
+    ck_assert(ids == 214);
+    ck_assert(json_real_value(json_object_get(json_array_get(tables, 20), "lookups")) == 100);
     json_decref(a);
     to.precision = "fp8";
     ck_assert_int_eq(trace_build("mlp", &mo, &to, &a, &err), TT_EINPUT);
