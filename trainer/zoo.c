@@ -215,11 +215,15 @@ static int build_vit(model *m, const model_opts *o, const zoo_shape *s)
 
 static const int DLRM_BOTTOM[3] = {512, 256, 128}, DLRM_TOP[5] = {1024, 1024, 512, 256, 1};
 
-/* The embedding tables of a DLRM: rows (the reference's or --table-rows,
- * capped) and ids per sample (the reference's or --multi-hot) into rows and
- * bags; returns the table count, 0 after g_fail. */
-static int dlrm_tables(model *m, const model_opts *o, const zoo_shape *s, long *rows, int *bags)
+/* A DLRM's 13 dense features through the bottom MLP (layer i named
+ * pre<i*step>post) and its embedding bags (named tables): rows the reference's
+ * or --table-rows, capped; ids per sample the reference's or --multi-hot.
+ * Returns the dense vector and sets *emb to the pooled (F, 128); 0 after g_fail. */
+static int dlrm_bottom(model *m, const model_opts *o, const zoo_shape *s, const char *pre,
+                       int step, const char *post, const char *tables, int *emb)
 {
+    long rows[MODEL_MAX_TABLES];
+    int bags[MODEL_MAX_TABLES];
     long cap = o->table_rows_cap > 0 ? o->table_rows_cap : s->rows_cap;
     int F = o->ntables > 0 ? o->ntables : 26;
     if (o->nmulti_hot && o->nmulti_hot != F)
@@ -233,24 +237,23 @@ static int dlrm_tables(model *m, const model_opts *o, const zoo_shape *s, long *
         rows[i] = r < cap ? r : cap;
         bags[i] = o->nmulti_hot ? o->multi_hot[i] : s->multi_hot ? s->multi_hot[i] : 1;
     }
-    return F;
+    char name[64];
+    int x = g_input_vector(m, 13);
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "%s%d%s", pre, i * step, post);
+        x = g_linear_relu(m, name, x, DLRM_BOTTOM[i], 1);
+    }
+    *emb = g_embbag(m, tables, F, rows, bags, 128, BAG_SUM);
+    return *emb ? x : 0; /* 0: the plan failed (g_fail) */
 }
 
 /* DLRM v1 (MLPerf reference names): dot interaction between the MLPs */
 static int build_dlrm(model *m, const model_opts *o, const zoo_shape *s)
 {
-    long rows[MODEL_MAX_TABLES];
-    int bags[MODEL_MAX_TABLES];
-    int F = dlrm_tables(m, o, s, rows, bags);
-    if (!F)
+    int e, x = dlrm_bottom(m, o, s, "bot_l.", 2, "", "emb_l", &e);
+    if (!x)
         return 0;
     char name[64];
-    int x = g_input_vector(m, 13);
-    for (int i = 0; i < 3; i++) {
-        snprintf(name, sizeof name, "bot_l.%d", 2 * i);
-        x = g_linear_relu(m, name, x, DLRM_BOTTOM[i], 1);
-    }
-    int e = g_embbag(m, "emb_l", F, rows, bags, 128, BAG_SUM);
     int z = g_interaction(m, "interaction", x, e);
     for (int i = 0; i < 5; i++) {
         snprintf(name, sizeof name, "top_l.%d", 2 * i);
@@ -267,18 +270,11 @@ static int build_dlrm(model *m, const model_opts *o, const zoo_shape *s)
  * torchrec's modules (dense_arch, sparse_arch, inter_arch.crossnet, over_arch). */
 static int build_dlrm_dcnv2(model *m, const model_opts *o, const zoo_shape *s)
 {
-    long rows[MODEL_MAX_TABLES];
-    int bags[MODEL_MAX_TABLES];
-    int F = dlrm_tables(m, o, s, rows, bags);
-    if (!F)
+    int e, x = dlrm_bottom(m, o, s, "dense_arch.model._mlp.", 1, "._linear",
+                           "sparse_arch.embedding_bags", &e);
+    if (!x)
         return 0;
     char name[64];
-    int x = g_input_vector(m, 13);
-    for (int i = 0; i < 3; i++) {
-        snprintf(name, sizeof name, "dense_arch.model._mlp.%d._linear", i);
-        x = g_linear_relu(m, name, x, DLRM_BOTTOM[i], 1);
-    }
-    int e = g_embbag(m, "sparse_arch.embedding_bags", F, rows, bags, 128, BAG_SUM);
     int x0 = g_concat(m, "inter_arch.cat", x, e), z = x0;
     for (int l = 0; l < s->cross; l++) {
         snprintf(name, sizeof name, "inter_arch.crossnet.%d", l);
