@@ -19,6 +19,7 @@ dist_traces_DATA = \
 	scenarios/traces/bert-large-seq512.json \
 	scenarios/traces/bert-large.json \
 	scenarios/traces/dlrm-mlperf.json \
+	scenarios/traces/dlrm-dcnv2.json \
 	scenarios/traces/resnet50.json \
 	scenarios/traces/resnet50-lars.json \
 	scenarios/traces/vit-b32.json
@@ -59,7 +60,9 @@ examplesdir = $(pkgdatadir)/scenarios/examples
 dist_examples_DATA = \
 	scenarios/examples/ci-expect.json \
 	scenarios/examples/dgx-a100-dlrm-auto.json \
+	scenarios/examples/dgx-a100-dlrm-dcnv2.json \
 	scenarios/examples/dgx-a100-dlrm-plans.json \
+	scenarios/examples/dgx-h100-dlrm-dcnv2.json \
 	scenarios/examples/purchase-fattree.json \
 	scenarios/examples/purchase-torus2d.json \
 	scenarios/examples/tpu-v3-batch-sweep.json \

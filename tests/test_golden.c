@@ -106,6 +106,27 @@ START_TEST(golden_softmax_ce)
 }
 END_TEST
 
+/* the backward's parameter gradients accumulate, so they start at zero here */
+START_TEST(golden_cross)
+{
+    enum { B = 3, N = 8, R = 3 };
+    float *x0 = to_float(CROSS_X0, B * N), *xl = to_float(CROSS_XL, B * N);
+    float *V = to_float(CROSS_V, R * N), *W = to_float(CROSS_W, N * R);
+    float *b = to_float(CROSS_B, N), *dout = to_float(CROSS_DOUT, B * N);
+    float out[B * N], v[B * R], u[B * N], scratch[B * (N + R)], dx0[B * N], dxl[B * N];
+    float dV[R * N] = {0}, dW[N * R] = {0}, db[N] = {0};
+    cross_forward(out, v, u, x0, xl, V, W, b, B, N, R);
+    assert_close("cross out", out, CROSS_OUT, B * N);
+    cross_backward(dx0, dxl, dV, dW, db, scratch, dout, x0, xl, v, u, V, W, B, N, R);
+    assert_close("cross dx0", dx0, CROSS_DX0, B * N);
+    assert_close("cross dxl", dxl, CROSS_DXL, B * N);
+    assert_close("cross dV", dV, CROSS_DV, R * N);
+    assert_close("cross dW", dW, CROSS_DW, N * R);
+    assert_close("cross dbias", db, CROSS_DB, N);
+    free(x0), free(xl), free(V), free(W), free(b), free(dout);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("golden");
@@ -115,6 +136,7 @@ int main(void)
     tcase_add_test(t, golden_attention);
     tcase_add_test(t, golden_gelu);
     tcase_add_test(t, golden_softmax_ce);
+    tcase_add_test(t, golden_cross);
     suite_add_tcase(s, t);
     return tu_run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

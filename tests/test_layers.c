@@ -493,6 +493,103 @@ START_TEST(grad_interaction)
 }
 END_TEST
 
+/* ---- DCN-v2 cross layer: x0, xl, V, W, bias; N = C, rank R = OC ---- */
+static void cross_f(gc *g)
+{
+    cross_forward(g->out, g->s1, g->s2, g->v[0].x, g->v[1].x, g->v[2].x, g->v[3].x, g->v[4].x,
+                  g->B, g->C, g->OC);
+}
+static void cross_b(gc *g)
+{
+    cross_backward(g->v[0].dx, g->v[1].dx, g->v[2].dx, g->v[3].dx, g->v[4].dx, g->s3, g->r,
+                   g->v[0].x, g->v[1].x, g->s1, g->s2, g->v[2].x, g->v[3].x, g->B, g->C, g->OC);
+}
+/* the first layer of a cross net reads one tensor as x0 and xl: both gradients add up */
+static void cross0_f(gc *g)
+{
+    cross_forward(g->out, g->s1, g->s2, g->v[0].x, g->v[0].x, g->v[1].x, g->v[2].x, g->v[3].x,
+                  g->B, g->C, g->OC);
+}
+static void cross0_b(gc *g)
+{
+    long n = (long)g->B * g->C;
+    cross_backward(g->v[0].dx, g->s4, g->v[1].dx, g->v[2].dx, g->v[3].dx, g->s3, g->r,
+                   g->v[0].x, g->v[0].x, g->s1, g->s2, g->v[1].x, g->v[2].x, g->B, g->C, g->OC);
+    for (long i = 0; i < n; i++)
+        g->v[0].dx[i] += g->s4[i];
+}
+START_TEST(grad_cross)
+{
+    enum { B = 3, N = 6, R = 2 };
+    gc g = {.B = B, .C = N, .OC = R, .fwd = cross_f, .bwd = cross_b, .nout = B * N};
+    add_var(&g, "x0", rnd(B * N, 1, 1), B * N);
+    add_var(&g, "xl", rnd(B * N, 2, 1), B * N);
+    add_var(&g, "V", rnd(R * N, 3, 0.5f), R * N);
+    add_var(&g, "W", rnd(N * R, 4, 0.5f), N * R);
+    add_var(&g, "bias", rnd(N, 5, 0.5f), N);
+    g.out = zeros(B * N);
+    g.s1 = zeros(B * R);
+    g.s2 = zeros(B * N);
+    g.s3 = zeros(B * (N + R));
+    g.s4 = zeros(B * N);
+    run_check(&g, "low-rank cross");
+    /* parameter gradients accumulate (micro-batches): a second backward doubles them */
+    g.r = rnd(B * N, 7, 1.0f);
+    cross_f(&g);
+    for (int k = 0; k < 5; k++)
+        g.v[k].dx = zeros(g.v[k].n);
+    cross_b(&g);
+    float once[3][R * N];
+    for (int k = 2; k < 5; k++)
+        memcpy(once[k - 2], g.v[k].dx, (size_t)g.v[k].n * sizeof(float));
+    cross_b(&g);
+    for (int k = 2; k < 5; k++)
+        for (long i = 0; i < g.v[k].n; i++)
+            ck_assert_float_eq_tol(g.v[k].dx[i], 2 * once[k - 2][i],
+                                   1e-5f * (1 + fabsf(once[k - 2][i])));
+    for (int k = 0; k < 5; k++)
+        free(g.v[k].dx);
+    free(g.r);
+    /* zero V: the layer is x0 * bias + xl exactly */
+    float *v0 = zeros(R * N), y[B * N];
+    cross_forward(y, g.s1, g.s2, g.v[0].x, g.v[1].x, v0, g.v[3].x, g.v[4].x, B, N, R);
+    for (int i = 0; i < B * N; i++)
+        ck_assert_float_eq_tol(y[i], g.v[0].x[i] * g.v[4].x[i % N] + g.v[1].x[i], 1e-6f);
+    gc h = {.B = B, .C = N, .OC = R, .fwd = cross0_f, .bwd = cross0_b, .nout = B * N,
+            .s1 = g.s1, .s2 = g.s2, .s3 = g.s3, .s4 = g.s4};
+    add_var(&h, "x0 = xl", g.v[0].x, B * N);
+    for (int k = 2; k < 5; k++)
+        add_var(&h, g.v[k].name, g.v[k].x, g.v[k].n);
+    h.out = g.out;
+    run_check(&h, "first cross layer (x0 = xl)");
+    for (int k = 0; k < 5; k++)
+        free(g.v[k].x);
+    free(v0), free(g.out), free(g.s1), free(g.s2), free(g.s3), free(g.s4);
+}
+END_TEST
+
+static void cat_f(gc *g)
+{
+    concat_forward(g->out, g->v[0].x, g->v[1].x, g->B, g->C, g->OC);
+}
+static void cat_b(gc *g)
+{
+    concat_backward(g->v[0].dx, g->v[1].dx, g->r, g->B, g->C, g->OC);
+}
+START_TEST(grad_concat)
+{
+    gc g = {.B = 2, .C = 3, .OC = 5, .fwd = cat_f, .bwd = cat_b, .nout = 16};
+    add_var(&g, "a", rnd(6, 1, 1), 6);
+    add_var(&g, "b", rnd(10, 2, 1), 10);
+    g.out = zeros(16);
+    run_check(&g, "concat");
+    cat_f(&g); /* sample 1 is a's second row, then b's */
+    ck_assert_float_eq(g.out[8], g.v[0].x[3]);
+    ck_assert_float_eq(g.out[11], g.v[1].x[5]);
+    free(g.v[0].x), free(g.v[1].x), free(g.out);
+}
+END_TEST
+
 /* ---- sequence plumbing ---- */
 static void sl_f(gc *g)
 {
@@ -609,6 +706,8 @@ static Suite *layers_suite(void)
     tcase_add_test(tc, grad_embbag);
     tcase_add_test(tc, grad_attention);
     tcase_add_test(tc, grad_interaction);
+    tcase_add_test(tc, grad_cross);
+    tcase_add_test(tc, grad_concat);
     tcase_add_test(tc, grad_sequence);
     tcase_add_test(tc, grad_losses);
     suite_add_tcase(s, tc);

@@ -47,6 +47,12 @@ START_TEST(param_counts)
     /* MLPerf tables (40M cap): 187,767,399 rows x 128 + the MLPs' 2,368,897 */
     ck_assert_uint_eq(count("dlrm-mlperf"), 24036595969ULL);
     ck_assert_uint_eq(count("dlrm-small"), 21525377);
+    /* DLRM-DCNv2 (MLPerf v3.0+): tables 204,184,588 rows x 128 = 26,135,627,264; bottom
+     * 13-512-256-128 171,392; 3 cross layers on 27 x 128 = 3456 of rank 512, V and W
+     * 3456 x 512 each + bias 3456: 3 x 3,542,400 = 10,627,200; top 3456-1024-1024-512-256-1
+     * 5,245,953 (weights + biases); dense 16,044,545 */
+    ck_assert_uint_eq(count("dlrm-dcnv2"), 26135627264ULL + 16044545ULL);
+    ck_assert_uint_eq(count("dlrm-dcnv2-small"), 149667ULL * 128 + 16044545ULL); /* rows <= 10,000 */
     ck_assert_uint_eq(count("mlp"), 784 * 1024 + 1024 + 1024 * 1024 + 1024 + 1024 * 10 + 10);
     /* the views tile the flat buffer and say what takes weight decay */
     model *m = make("resnet50", NULL);
@@ -193,6 +199,12 @@ START_TEST(model_gradients)
     model_opts_default(&o);
     o.table_rows_cap = 50;
     model_gradcheck("dlrm-small", &o, 4, 1);
+    model_opts_default(&o); /* DLRM-DCNv2 on 3 multi-hot tables: cross layers on 4 x 128 */
+    o.ntables = 3;
+    o.table_rows[0] = 40, o.table_rows[1] = 7, o.table_rows[2] = 25;
+    o.nmulti_hot = 3;
+    o.multi_hot[0] = 3, o.multi_hot[1] = 1, o.multi_hot[2] = 5;
+    model_gradcheck("dlrm-dcnv2", &o, 3, 1);
     model_opts_default(&o);
     o.image = 12; /* flatten and max-pool inside the engine */
     model_gradcheck("cnn", &o, 3, 1);
@@ -448,6 +460,67 @@ START_TEST(model_command)
 }
 END_TEST
 
+/* DLRM-DCNv2's layers as the replay sees them, and its multi-hot bags: each table
+ * pools exactly its own ids (order inside a bag does not matter, which table does) */
+START_TEST(dcnv2_layers)
+{
+    model *m = make("dlrm-dcnv2", NULL);
+    int cross = 0;
+    for (int i = 0; i < model_nlayers(m); i++) {
+        const model_layer *L = model_layer_at(m, i);
+        if (strncmp(L->name, "inter_arch.crossnet.", 20) != 0)
+            continue;
+        cross++;
+        /* two rank-512 GEMMs on 3456 plus bias, multiply, add; backward four GEMMs, du,
+         * dbias, dx0 */
+        ck_assert_int_eq(L->cls, OPCLASS_GEMM);
+        ck_assert(L->fwd_flops == 4.0 * 3456 * 512 + 3 * 3456);
+        ck_assert(L->bwd_flops == 8.0 * 3456 * 512 + 3 * 3456);
+        ck_assert(L->params == 2.0 * 3456 * 512 + 3456);
+    }
+    ck_assert_int_eq(cross, 3);
+    const model_layer *E = model_layer_at(m, 3);
+    ck_assert_int_eq(E->cls, OPCLASS_EMBEDDING);
+    ck_assert(E->model_parallel && E->lookups == 214);
+    ck_assert(E->fwd_flops == 214.0 * 128);
+    model_free(m);
+
+    model_opts o;
+    model_opts_default(&o);
+    o.ntables = 2;
+    o.table_rows[0] = 5, o.table_rows[1] = 7;
+    o.nmulti_hot = 2;
+    o.multi_hot[0] = 2, o.multi_hot[1] = 3;
+    m = make("dlrm-dcnv2", &o);
+    tt_error err = {0};
+    ck_assert(model_alloc(m, 1, &err) == 0);
+    model_inputs *in = model_get_inputs(m);
+    ck_assert_int_eq(in->ids_per_sample, 5);
+    synth_fill(in, 3, 0);
+    int base[5] = {1, 1, 2, 3, 6}, perm[5] = {1, 1, 6, 2, 3}, moved[5] = {1, 2, 1, 3, 6};
+    memcpy(in->sparse, base, sizeof base);
+    float l0 = model_forward(m);
+    memcpy(in->sparse, perm, sizeof perm);
+    ck_assert_float_eq_tol(model_forward(m), l0, 1e-6f * fabsf(l0));
+    memcpy(in->sparse, moved, sizeof moved);
+    ck_assert(fabsf(model_forward(m) - l0) > 1e-4f * fabsf(l0));
+    model_free(m);
+    /* multi-hot sizes must match the tables */
+    o.nmulti_hot = 3;
+    ck_assert_int_eq(model_create(&m, "dlrm-dcnv2", &o, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "--multi-hot gives 3 sizes for 2"));
+    o.nmulti_hot = 0;
+    ck_assert_int_eq(model_create(&m, "dlrm-dcnv2", &o, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "give their ids per sample with --multi-hot"));
+    char out[8192];
+    ck_assert_int_eq(tu_run_ttasim("model show dlrm-dcnv2 --table-rows 10,20 --multi-hot 4",
+                                   out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--multi-hot gives 1 sizes for 2"));
+    ck_assert_int_eq(tu_run_ttasim("model show dlrm-mlperf --multi-hot 0,2", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--multi-hot: expected"));
+}
+END_TEST
+
 /* the trace: sums, orders and buckets consistent with the model; deterministic */
 START_TEST(trace_consistent)
 {
@@ -519,6 +592,29 @@ START_TEST(trace_consistent)
         ck_assert(strncmp(json_string_value(json_object_get(json_array_get(grads, i), "name")),
                           "emb_l", 5) != 0);
     json_decref(a);
+    /* DLRM-DCNv2: 214 lookups per sample, but the alltoall carries the 26 pooled vectors */
+    to.micro_batch = 16;
+    ck_assert_msg(trace_build("dlrm-dcnv2", &mo, &to, &a, &err) == 0, "%s", err.msg);
+    ck_assert(json_integer_value(json_object_get(a, "params")) == 26151671809LL);
+    comm = json_object_get(a, "comm");
+    ck_assert_int_eq(json_array_size(comm), 2);
+    ck_assert(json_real_value(json_object_get(json_array_get(comm, 1), "bytes_per_rank")) ==
+              16.0 * 26 * 128 * 4);
+    json_t *emb = json_array_get(json_object_get(a, "layers"), 3);
+    ck_assert_str_eq(json_string_value(json_object_get(emb, "class")), "embedding");
+    /* pooled output plus the 214 rows read, per sample */
+    ck_assert(json_real_value(json_object_get(emb, "forward_bytes")) ==
+              16.0 * (26 + 214) * 128 * 4);
+    grads = json_object_get(a, "gradients");
+    ck_assert_int_eq(json_array_size(grads), 3 * 2 + 3 * 3 + 5 * 2); /* dense views only */
+    /* each table's own multi-hot size for the sharding costs: the 100-hot one and 214 in all */
+    json_t *tables = json_object_get(json_object_get(a, "embedding"), "tables");
+    double ids = 0;
+    for (size_t i = 0; i < json_array_size(tables); i++)
+        ids += json_real_value(json_object_get(json_array_get(tables, i), "lookups"));
+    ck_assert(ids == 214);
+    ck_assert(json_real_value(json_object_get(json_array_get(tables, 20), "lookups")) == 100);
+    json_decref(a);
     to.precision = "fp8";
     ck_assert_int_eq(trace_build("mlp", &mo, &to, &a, &err), TT_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "fp8"));
@@ -542,6 +638,7 @@ static Suite *models_suite(void)
     tcase_add_test(tc, synthetic_inputs);
     tcase_add_test(tc, model_command);
     tcase_add_test(tc, trace_consistent);
+    tcase_add_test(tc, dcnv2_layers);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -409,7 +409,8 @@ int g_attention(model *m, const char *name, int qkv, int NH)
     return o->out;
 }
 
-int g_embbag(model *m, const char *name, int F, const long *rows, int D, int bag, int mode)
+int g_embbag(model *m, const char *name, int F, const long *rows, const int *bags, int D,
+             int mode)
 {
     op *o = new_op(m, OP_EMBBAG, name, -1, -1);
     if (!o)
@@ -418,9 +419,10 @@ int g_embbag(model *m, const char *name, int F, const long *rows, int D, int bag
         return g_fail(m, "%s: %d tables (at most %d)", name, F, MODEL_MAX_TABLES);
     o->F = F;
     o->D = D;
-    o->L = bag;
     o->mode = mode;
     for (int f = 0; f < F; f++) {
+        m->table_bags[f] = bags[f];
+        o->L += bags[f]; /* ids per sample, all tables */
         char suffix[48];
         snprintf(suffix, sizeof suffix, "%d.weight", f);
         int shape[2] = {(int)rows[f], D};
@@ -431,7 +433,8 @@ int g_embbag(model *m, const char *name, int F, const long *rows, int D, int bag
         m->table_rows[f] = rows[f];
     }
     m->in.ntables = F;
-    m->in.bag = bag;
+    m->in.ids_per_sample = o->L;
+    m->in.bags = m->table_bags;
     m->in.table_rows = m->table_rows;
     o->out = new_tensor(m, 2, F, D, 0);
     return o->out;
@@ -447,6 +450,40 @@ int g_interaction(model *m, const char *name, int dense, int emb)
     if (m->t[emb].ndim != 2 || m->t[emb].dims[1] != o->D)
         return g_fail(m, "%s: embeddings must be (F, %d)", name, o->D);
     o->out = new_tensor(m, 1, o->D + (o->F + 1) * o->F / 2, 0, 0);
+    return o->out;
+}
+
+int g_concat(model *m, const char *name, int a, int b)
+{
+    op *o = new_op(m, OP_CONCAT, name, a, b);
+    if (!o)
+        return 0;
+    o->C = (int)m->t[a].numel;
+    o->OC = (int)m->t[b].numel;
+    o->out = new_tensor(m, 1, o->C + o->OC, 0, 0);
+    return o->out;
+}
+
+int g_cross(model *m, const char *name, int x0, int xl, int R)
+{
+    if (m->t[x0].ndim != 1 || m->t[x0].numel != m->t[xl].numel)
+        return g_fail(m, "%s: a cross layer needs two vectors of one width (got %ld and %ld)",
+                      name, m->t[x0].numel, m->t[xl].numel);
+    op *o = new_op(m, OP_CROSS, name, x0, xl);
+    if (!o)
+        return 0;
+    int N = (int)m->t[x0].numel;
+    o->C = N;
+    o->R = R;
+    /* torchrec: V (R,N) and W (N,R) xavier_normal, i.e. normal(0, sqrt(2 / (N + R))); bias 0 */
+    float std = sqrtf(2.0f / (float)(N + R));
+    int sv[2] = {R, N}, sw[2] = {N, R};
+    add_param(m, o, "V_kernel", 2, sv, 0, IK_NORMAL, std);
+    add_param(m, o, "W_kernel", 2, sw, 0, IK_NORMAL, std);
+    add_param(m, o, "bias", 1, &N, 1, IK_ZERO, 0);
+    o->saved_ps = (long)R + N; /* v = V xl and u = W v + b */
+    o->scratch_ps = (long)N + R; /* their gradients, during backward only */
+    o->out = new_tensor(m, 1, N, 0, 0);
     return o->out;
 }
 

@@ -46,8 +46,14 @@ int g_flatten(model *m, const char *name, int x);
 /* token + position + segment embeddings of T tokens (inputs.tokens, .segments) */
 int g_embed(model *m, const char *name, int T, int vocab, int maxpos, int ntypes, int C);
 int g_attention(model *m, const char *name, int qkv, int NH);
-int g_embbag(model *m, const char *name, int F, const long *rows, int D, int bag, int mode);
+/* F tables of rows[f] x D, bags[f] ids per sample each, pooled (sum or mean) to (F, D) */
+int g_embbag(model *m, const char *name, int F, const long *rows, const int *bags, int D,
+             int mode);
 int g_interaction(model *m, const char *name, int dense, int emb);
+/* both inputs flattened per sample, side by side */
+int g_concat(model *m, const char *name, int a, int b);
+/* DCN-v2 low-rank cross layer of rank R on (N) vectors: x0 * (W V xl + b) + xl */
+int g_cross(model *m, const char *name, int x0, int xl, int R);
 int g_slice0(model *m, const char *name, int x);
 int g_gather(model *m, const char *name, int x, int P);
 int g_vitembed(model *m, const char *name, int x);

@@ -133,7 +133,21 @@ void interaction_forward(float *out, const float *dense, const float *emb, int B
 void interaction_backward(float *ddense, float *demb, const float *dout, const float *dense,
                           const float *emb, int B, int F, int D);
 
-/* ---- shape plumbing for transformers ---- */
+/* ---- DCN-v2 low-rank cross layer (torchrec LowRankCrossNet) ---- */
+/* x0, xl (B,N), V (R,N), W (N,R), bias (N) -> out (B,N) = x0 * (xl V^T W^T + bias) + xl;
+ * saves v = xl V^T (B,R) and u = v W^T + bias (B,N) for backward */
+void cross_forward(float *out, float *v, float *u, const float *x0, const float *xl,
+                   const float *V, const float *W, const float *bias, int B, int N, int R);
+/* dout (B,N) -> dx0, dxl (B,N) (either may be NULL; they must differ); dV, dW,
+ * dbias +=; scratch: B*(N+R) floats */
+void cross_backward(float *dx0, float *dxl, float *dV, float *dW, float *dbias, float *scratch,
+                    const float *dout, const float *x0, const float *xl, const float *v,
+                    const float *u, const float *V, const float *W, int B, int N, int R);
+
+/* ---- shape plumbing ---- */
+/* a (B,NA), b (B,NB) -> out (B,NA+NB); backward splits dout (da or db may be NULL) */
+void concat_forward(float *out, const float *a, const float *b, int B, int NA, int NB);
+void concat_backward(float *da, float *db, const float *dout, int B, int NA, int NB);
 /* inp (B,T,C) -> out (B,C): token 0 of each sequence */
 void slice0_forward(float *out, const float *inp, int B, int T, int C);
 void slice0_backward(float *dinp, const float *dout, int B, int T, int C);

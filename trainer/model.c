@@ -47,7 +47,8 @@ int model_alloc(model *m, int batch, tt_error *err)
         op *o = &m->ops[i];
         nf += B * (size_t)o->saved_ps + (size_t)o->saved_fixed;
         ni += B * (size_t)o->isaved_ps;
-        scratch = (size_t)o->scratch > scratch ? (size_t)o->scratch : scratch;
+        size_t s = (size_t)o->scratch + B * (size_t)o->scratch_ps;
+        scratch = s > scratch ? s : scratch;
         for (int k = 0; k < o->nin; k++)
             if (o->acc[k] && B * (size_t)m->t[o->in[k]].numel > acc)
                 acc = B * (size_t)m->t[o->in[k]].numel;
@@ -55,7 +56,7 @@ int model_alloc(model *m, int batch, tt_error *err)
     model_inputs *in = &m->in;
     size_t T = (size_t)in->seq_len;
     nf += scratch + 2 * acc + B; /* + click targets */
-    ni += B * (2 * T + 1 + (size_t)in->npred + (size_t)in->ntables * in->bag +
+    ni += B * (2 * T + 1 + (size_t)in->npred + (size_t)in->ids_per_sample +
                (size_t)in->labels_per_sample);
     m->arena = calloc(nf, sizeof(float));
     m->iarena = calloc(ni ? ni : 1, sizeof(int));
@@ -102,7 +103,7 @@ int model_alloc(model *m, int batch, tt_error *err)
     in->positions = in->npred ? ip : NULL;
     ip += B * in->npred;
     in->sparse = in->ntables ? ip : NULL;
-    ip += B * in->ntables * in->bag;
+    ip += B * in->ids_per_sample;
     in->labels = in->labels_per_sample ? ip : NULL;
     if (!in->labels_per_sample)
         in->classes = 0;
@@ -193,12 +194,16 @@ float model_forward(model *m)
             attention_forward(y, o->saved, x, m->in.lengths, B, o->T, o->C, o->NH);
             break;
         case OP_EMBBAG:
-            for (int f = 0; f < o->F; f++)
+            for (int f = 0, at = 0; f < o->F; at += m->table_bags[f++])
                 embbag_forward(y + (long)f * o->D, (long)o->F * o->D, P(m, o->pv + f),
-                               m->in.sparse + (long)f * o->L, (long)o->F * o->L, B, o->L, o->D,
-                               o->mode);
+                               m->in.sparse + at, o->L, B, m->table_bags[f], o->D, o->mode);
             break;
         case OP_INTERACT: interaction_forward(y, x, x1, B, o->F, o->D); break;
+        case OP_CONCAT: concat_forward(y, x, x1, B, o->C, o->OC); break;
+        case OP_CROSS:
+            cross_forward(y, o->saved, o->saved + (long)B * o->R, x, x1, P(m, o->pv),
+                          P(m, o->pv + 1), P(m, o->pv + 2), B, o->C, o->R);
+            break;
         case OP_SLICE0: slice0_forward(y, x, B, o->T, o->C); break;
         case OP_GATHER: gather_forward(y, x, m->in.positions, B, o->T, o->P, o->C); break;
         case OP_VITEMBED:
@@ -286,13 +291,18 @@ void model_backward(model *m)
             attention_backward(d[0], m->scratch, dy, x, o->saved, B, o->T, o->C, o->NH);
             break;
         case OP_EMBBAG:
-            for (int f = 0; f < o->F; f++)
+            for (int f = 0, at = 0; f < o->F; at += m->table_bags[f++])
                 embbag_backward(G(m, o->pv + f), dy + (long)f * o->D, (long)o->F * o->D,
-                                m->in.sparse + (long)f * o->L, (long)o->F * o->L, B, o->L,
-                                o->D, o->mode);
+                                m->in.sparse + at, o->L, B, m->table_bags[f], o->D, o->mode);
             break;
         case OP_INTERACT:
             interaction_backward(d[0], d[1], dy, x, x1, B, o->F, o->D);
+            break;
+        case OP_CONCAT: concat_backward(d[0], d[1], dy, B, o->C, o->OC); break;
+        case OP_CROSS:
+            cross_backward(d[0], d[1], G(m, o->pv), G(m, o->pv + 1), G(m, o->pv + 2), m->scratch,
+                           dy, x, x1, o->saved, o->saved + (long)B * o->R, P(m, o->pv),
+                           P(m, o->pv + 1), B, o->C, o->R);
             break;
         case OP_SLICE0: slice0_backward(d[0], dy, B, o->T, o->C); break;
         case OP_GATHER: gather_backward(d[0], dy, m->in.positions, B, o->T, o->P, o->C); break;

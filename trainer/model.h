@@ -33,6 +33,8 @@ typedef struct model_opts {
     long table_rows[MODEL_MAX_TABLES]; /* dlrm: rows per table (ntables 0: MLPerf Criteo 1TB) */
     int ntables;
     long table_rows_cap;   /* dlrm: cap every table at this many rows (0: the model's default) */
+    int multi_hot[MODEL_MAX_TABLES]; /* dlrm: ids per sample of each table (nmulti_hot 0: the model's) */
+    int nmulti_hot;
     float dropout;         /* dropout probability where the architecture has dropout (0: none) */
     float label_smoothing; /* softmax cross-entropy label smoothing */
     uint64_t seed;         /* parameter initialisation and dropout */
@@ -50,8 +52,10 @@ typedef struct model_inputs {
     int seq_len, vocab;
     int *positions;        /* (B, npred) masked-LM positions; labels hold the true tokens */
     int npred;
-    int *sparse;           /* (B, ntables, bag) DLRM categorical ids */
-    int ntables, bag;
+    int *sparse;           /* (B, ids_per_sample) DLRM categorical ids: a sample's bags[0]
+                              ids of table 0, then bags[1] of table 1, ... */
+    int ntables, ids_per_sample;
+    const int *bags;       /* (ntables) ids per sample of each table (multi-hot sizes) */
     const long *table_rows;/* (ntables) rows per table: ids must be below */
     int *labels;           /* (B, labels_per_sample) class ids */
     int labels_per_sample, classes;
@@ -78,12 +82,12 @@ typedef struct model_layer {
 void model_opts_default(model_opts *o);
 /* Sets one option from text, as on the command line: widths (784-1024-10),
  * image, channels, classes, seq-len, vocab, table-rows (1000,20,...),
- * table-rows-cap, dropout, label-smoothing, seed. MODEL_OPTION_KEYS lists
- * them for getopt tables. */
+ * table-rows-cap, multi-hot (3,2,1,...), dropout, label-smoothing, seed.
+ * MODEL_OPTION_KEYS lists them for getopt tables. */
 int model_opts_set(model_opts *o, const char *key, const char *value, tt_error *err);
 #define MODEL_OPTION_KEYS                                                                      \
     "widths", "image", "channels", "classes", "seq-len", "vocab", "table-rows", "table-rows-cap", \
-        "dropout", "label-smoothing", "seed"
+        "multi-hot", "dropout", "label-smoothing", "seed"
 
 /* The zoo: the i-th model's name (NULL past the last), and a one-line description. */
 const char *model_zoo_name(int i);

@@ -13,7 +13,7 @@
 enum {
     OP_LINEAR, OP_CONV, OP_BN, OP_LN, OP_RELU, OP_GELU, OP_TANH, OP_DROPOUT, OP_MAXPOOL,
     OP_GAP, OP_ADD, OP_FLATTEN, OP_EMBED, OP_ATTN, OP_EMBBAG, OP_INTERACT,
-    OP_SLICE0, OP_GATHER, OP_VITEMBED, OP_SOFTMAX_CE, OP_BCE, OP_COUNT
+    OP_SLICE0, OP_GATHER, OP_VITEMBED, OP_SOFTMAX_CE, OP_BCE, OP_CONCAT, OP_CROSS, OP_COUNT
 };
 
 typedef struct tensor {
@@ -33,10 +33,10 @@ typedef struct op {
     int acc[2];          /* input i's gradient is added to another consumer's */
     conv_shape cs;
     pool_shape pl;
-    int rows, C, OC, T, NH, F, D, L, mode, P, V, ntypes;
+    int rows, C, OC, T, NH, F, D, L, mode, P, V, ntypes, R;
     int relu;            /* linear, batchnorm: relu fused into the output pass */
     float eps, p;
-    long saved_ps, isaved_ps, saved_fixed, scratch;
+    long saved_ps, isaved_ps, saved_fixed, scratch, scratch_ps; /* scratch_ps: per sample */
     float *saved;
     int *isaved;
     model_layer info;
@@ -56,6 +56,7 @@ struct model {
     int loss_op, x_tensor, finalised;
     model_inputs in;
     long table_rows[MODEL_MAX_TABLES];
+    int table_bags[MODEL_MAX_TABLES];
     int batch, training;
     uint64_t seed, step;
     float loss;

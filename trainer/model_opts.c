@@ -90,6 +90,17 @@ int model_opts_set(model_opts *o, const char *key, const char *v, tt_error *err)
         if (n == 0)
             return tt_error_set(err, TT_EINPUT, "--table-rows: no row counts in '%s'", v);
         o->ntables = n;
+    } else if (strcmp(key, "multi-hot") == 0) {
+        long h[MODEL_MAX_TABLES];
+        int n = parse_list(v, ",", 4096, h, MODEL_MAX_TABLES);
+        if (n <= 0)
+            return tt_error_set(err, TT_EINPUT,
+                                "--multi-hot: expected 1 to %d ids-per-sample counts in 1..4096 "
+                                "separated by ',' (e.g. 3,2,1), got '%s'",
+                                MODEL_MAX_TABLES, v);
+        for (int i = 0; i < n; i++)
+            o->multi_hot[i] = (int)h[i];
+        o->nmulti_hot = n;
     } else if (strcmp(key, "table-rows-cap") == 0) {
         rc = parse_long(key, v, 1, 2000000000L, &x, err);
         o->table_rows_cap = x;

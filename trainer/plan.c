@@ -18,7 +18,8 @@ static const op_class OP_CLASS_OF[OP_COUNT] = {
     [OP_EMBBAG] = OPCLASS_EMBEDDING,    [OP_INTERACT] = OPCLASS_GEMM,
     [OP_SLICE0] = OPCLASS_ELEMENTWISE,  [OP_GATHER] = OPCLASS_ELEMENTWISE,
     [OP_VITEMBED] = OPCLASS_EMBEDDING,  [OP_SOFTMAX_CE] = OPCLASS_LOSS,
-    [OP_BCE] = OPCLASS_LOSS,
+    [OP_BCE] = OPCLASS_LOSS,            [OP_CONCAT] = OPCLASS_ELEMENTWISE,
+    [OP_CROSS] = OPCLASS_GEMM,
 };
 
 static double view_numel(const model *m, int v)
@@ -28,7 +29,9 @@ static double view_numel(const model *m, int v)
 
 /* FLOPs (a multiply-add is 2) and elements moved, per sample; elementwise
  * FLOPs per element: relu 1, gelu 8 (backward 12), tanh 4, dropout 1, add 1,
- * batchnorm/layernorm 5 forward and 8 backward, softmax 4 forward, 2 backward. */
+ * batchnorm/layernorm 5 forward and 8 backward, softmax 4 forward, 2 backward.
+ * A cross layer is two rank-R GEMMs forward (+ bias, multiply, add: 3 per
+ * element) and four backward (dW, dv, dV, dxl), plus du, dbias and dx0. */
 static void op_costs(model *m, op *o)
 {
     model_layer *L = &o->info;
@@ -80,7 +83,14 @@ static void op_costs(model *m, op *o)
         b = 8.0 * tt * o->C + 4.0 * o->NH * tt;
         break;
     }
-    case OP_EMBBAG: f = (double)o->F * o->L * o->D; b = f; break;
+    case OP_EMBBAG: f = (double)o->L * o->D; b = f; break; /* L: ids per sample, all tables */
+    case OP_CROSS: {
+        double N = o->C, nr = 2.0 * o->C * o->R;
+        f = 2 * nr + 3 * N;
+        b = 3 * nr + 2 * N + (m->t[o->in[0]].needs_grad ? N : 0) +
+            (m->t[o->in[1]].needs_grad ? nr : 0);
+        break;
+    }
     case OP_INTERACT: {
         double pairs = (o->F + 1.0) * o->F / 2;
         f = 2 * pairs * o->D;
@@ -89,7 +99,7 @@ static void op_costs(model *m, op *o)
     }
     case OP_SOFTMAX_CE: f = 4 * in; b = 2 * in; break;
     case OP_BCE: f = 4 * in; b = 4 * in; break;
-    default: break; /* flatten, slice, gather, vitembed: data movement only */
+    default: break; /* flatten, slice, gather, vitembed, concat: data movement only */
     }
     L->fwd_flops = f;
     L->bwd_flops = L->backward ? b : 0;
@@ -97,7 +107,7 @@ static void op_costs(model *m, op *o)
     L->fwd_elems_fixed = w;
     if (o->type == OP_EMBED || o->type == OP_EMBBAG) {
         /* only the rows looked up move: per sample, not the whole table */
-        double rows = o->type == OP_EMBED ? (o->ntypes ? 3.0 : 2.0) * o->T : (double)o->F * o->L;
+        double rows = o->type == OP_EMBED ? (o->ntypes ? 3.0 : 2.0) * o->T : (double)o->L;
         double d = o->type == OP_EMBED ? o->C : o->D;
         L->fwd_elems = out + rows * d;
         L->fwd_elems_fixed = 0;
@@ -109,7 +119,7 @@ static void op_costs(model *m, op *o)
     }
     L->act_elems = out + (double)o->saved_ps + (double)o->isaved_ps;
     L->model_parallel = o->type == OP_EMBBAG;
-    L->lookups = o->type == OP_EMBBAG ? (double)o->F * o->L : o->type == OP_EMBED ? o->T : 0;
+    L->lookups = o->type == OP_EMBBAG ? (double)o->L : o->type == OP_EMBED ? o->T : 0;
 }
 
 /* The layer reads a parameter or an input computed from one. */

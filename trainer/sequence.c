@@ -1,5 +1,6 @@
 /* sequence.c: moving tokens around in transformers (the class token, the
- * masked-LM positions, ViT patches to tokens). */
+ * masked-LM positions, ViT patches to tokens) and features side by side
+ * (DCN-v2's concatenated input). */
 #include <string.h>
 
 #include "trainer/layers.h"
@@ -69,5 +70,24 @@ void vitembed_backward(float *dpatches, float *dcls, float *dpos, const float *d
         for (int n = 0; n < N; n++)
             for (int i = 0; i < C; i++)
                 dx[(long)i * N + n] = dy[(long)(n + 1) * C + i];
+    }
+}
+
+/* a (B,NA), b (B,NB) -> out (B,NA+NB) */
+void concat_forward(float *out, const float *a, const float *b, int B, int NA, int NB)
+{
+    for (long i = 0; i < B; i++) {
+        memcpy(out + i * (NA + NB), a + i * NA, (size_t)NA * sizeof(float));
+        memcpy(out + i * (NA + NB) + NA, b + i * NB, (size_t)NB * sizeof(float));
+    }
+}
+
+void concat_backward(float *da, float *db, const float *dout, int B, int NA, int NB)
+{
+    for (long i = 0; i < B; i++) {
+        if (da)
+            memcpy(da + i * NA, dout + i * (NA + NB), (size_t)NA * sizeof(float));
+        if (db)
+            memcpy(db + i * NB, dout + i * (NA + NB) + NA, (size_t)NB * sizeof(float));
     }
 }

@@ -170,11 +170,12 @@ static void fill_tokens(model_inputs *in, uint64_t seed, uint64_t first)
     }
 }
 
-/* DLRM: 13 dense features log(1 + exponential), a Zipf(1.05) id per table,
- * and a click drawn from a fixed logistic model of both, so it is learnable. */
+/* DLRM: 13 dense features log(1 + exponential), Zipf(1.05) ids (bags[f] per
+ * table), and a click drawn from a fixed logistic model of both, so it is
+ * learnable. */
 static void fill_clicks(model_inputs *in, uint64_t seed, uint64_t first)
 {
-    int F = in->ntables, L = in->bag;
+    int F = in->ntables;
     for (int b = 0; b < in->batch; b++) {
         rng r = rng_at(seed, first + (uint64_t)b);
         float *x = in->x + (long)b * in->x_per_sample;
@@ -183,11 +184,11 @@ static void fill_clicks(model_inputs *in, uint64_t seed, uint64_t first)
             x[i] = logf(1.0f - logf(1.0f - rng_uniform(&r)));
             z += (i % 2 ? 0.3 : -0.2) * x[i];
         }
-        int *ids = in->sparse + (long)b * F * L;
-        for (int f = 0; f < F; f++)
-            for (int l = 0; l < L; l++) {
+        int *ids = in->sparse + (long)b * in->ids_per_sample;
+        for (int f = 0; f < F; ids += in->bags[f++])
+            for (int l = 0; l < in->bags[f]; l++) {
                 long id = synth_zipf(rng_uniform(&r), in->table_rows[f], SYNTH_CLICK_ZIPF_S);
-                ids[f * L + l] = (int)id;
+                ids[l] = (int)id;
                 z += (double)((rng_mix(seed ^ ((uint64_t)f << 40) ^ (uint64_t)id) >> 40) /
                               16777216.0 - 0.5);
             }

@@ -78,11 +78,12 @@ static json_t *layers_json(const model *m, int B, int dt)
 static json_t *embedding_json(model *m, const model_layer *L, int i)
 {
     const param_set *ps = model_params(m);
+    const int *bags = model_get_inputs(m)->bags; /* multi-hot: each table its own */
     json_t *tables = json_array();
     for (int v = L->first_view; v < L->first_view + L->nviews; v++)
         json_array_append_new(tables, json_pack("{s:I, s:i, s:f}", "rows", (json_int_t)ps->views[v].shape[0],
                                                 "dim", ps->views[v].shape[1], "lookups",
-                                                L->lookups / L->nviews));
+                                                (double)bags[v - L->first_view]));
     return json_pack("{s:i, s:s, s:f, s:o}", "layer", i, "index_distribution", "zipf", "index_zipf_s",
                      SYNTH_CLICK_ZIPF_S, "tables", tables);
 }
@@ -168,7 +169,7 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
          * the backward alltoall returns their gradients */
         mp_params += L->params;
         int cols = ps->views[L->first_view].shape[1];
-        double bytes = L->lookups * cols * B * dt;
+        double bytes = (double)L->nviews * cols * B * dt; /* one pooled vector per table */
         emb = embedding_json(m, L, i);
         int consumer = i + 1 < model_nlayers(m) ? i + 1 : i;
         json_array_append_new(comm, json_pack("{s:s, s:s, s:i, s:f}", "op", "alltoall", "phase",

@@ -1,6 +1,6 @@
 /* zoo.c: the architectures by name, with their reference shapes and
  * parameter names (torchvision for ResNet and ViT, Hugging Face BertModel
- * for BERT, the MLPerf reference for DLRM). */
+ * for BERT, the MLPerf references for DLRM and DLRM-DCNv2). */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,13 +13,28 @@ typedef struct zoo_shape {
     const int *blocks;                     /* resnet: blocks per stage */
     int bottleneck;                        /* resnet: bottleneck blocks (ResNet-50) */
     int layers, hidden, heads, ffn, patch; /* bert, vit */
+    const long *table_rows;                /* dlrm: the reference's rows per table (26) */
+    const int *multi_hot;                  /* dlrm: its ids per sample per table (NULL: one) */
     long rows_cap;                         /* dlrm: default cap on rows per table */
+    int cross, rank;                       /* dlrm-dcnv2: cross layers and their rank */
 } zoo_shape;
 
 /* MLPerf DLRM (Criteo Terabyte, --max-ind-range=40000000): rows per table */
 static const long MLPERF_TABLE_ROWS[26] = {
     39884406, 39043, 17289, 7420, 20263, 3, 7120, 1543, 63, 38532951, 2953546, 403346, 10,
     2208, 11938, 155, 4, 976, 14, 39979771, 25641295, 39664984, 585935, 12972, 108, 36,
+};
+
+/* MLPerf Training v3.0+ DLRM-DCNv2 (mlcommons/training recommendation_v2/
+ * torchrec_dlrm/README.MD, "Running the MLPerf DLRM v2 benchmark"):
+ * --num_embeddings_per_feature and --multi_hot_sizes of the synthetic
+ * multi-hot Criteo 1TB. 204,184,588 rows, 214 ids per sample. */
+static const long DCNV2_TABLE_ROWS[26] = {
+    40000000, 39060, 17295, 7424, 20265, 3, 7122, 1543, 63, 40000000, 3067956, 405282, 10,
+    2209, 11938, 155, 4, 976, 14, 40000000, 40000000, 40000000, 590152, 12973, 108, 36,
+};
+static const int DCNV2_MULTI_HOT[26] = {
+    3, 2, 1, 2, 6, 1, 1, 1, 1, 7, 3, 8, 1, 6, 9, 5, 1, 1, 1, 12, 100, 27, 10, 3, 1, 1,
 };
 
 static const char *nm(char *buf, const char *prefix, const char *suffix)
@@ -198,28 +213,78 @@ static int build_vit(model *m, const model_opts *o, const zoo_shape *s)
     return 0;
 }
 
-static int build_dlrm(model *m, const model_opts *o, const zoo_shape *s)
+static const int DLRM_BOTTOM[3] = {512, 256, 128}, DLRM_TOP[5] = {1024, 1024, 512, 256, 1};
+
+/* A DLRM's 13 dense features through the bottom MLP (layer i named
+ * pre<i*step>post) and its embedding bags (named tables): rows the reference's
+ * or --table-rows, capped; ids per sample the reference's or --multi-hot.
+ * Returns the dense vector and sets *emb to the pooled (F, 128); 0 after g_fail. */
+static int dlrm_bottom(model *m, const model_opts *o, const zoo_shape *s, const char *pre,
+                       int step, const char *post, const char *tables, int *emb)
 {
-    long default_cap = s->rows_cap;
-    long cap = o->table_rows_cap > 0 ? o->table_rows_cap : default_cap, rows[MODEL_MAX_TABLES];
+    long rows[MODEL_MAX_TABLES];
+    int bags[MODEL_MAX_TABLES];
+    long cap = o->table_rows_cap > 0 ? o->table_rows_cap : s->rows_cap;
     int F = o->ntables > 0 ? o->ntables : 26;
+    if (o->nmulti_hot && o->nmulti_hot != F)
+        return g_fail(m, "--multi-hot gives %d sizes for %d embedding tables: give one per table",
+                      o->nmulti_hot, F);
+    if (!o->nmulti_hot && s->multi_hot && F != 26)
+        return g_fail(m, "%d embedding tables from --table-rows: give their ids per sample with "
+                         "--multi-hot (the reference's sizes are for its 26 tables)", F);
     for (int i = 0; i < F; i++) {
-        long r = o->ntables > 0 ? o->table_rows[i] : MLPERF_TABLE_ROWS[i];
+        long r = o->ntables > 0 ? o->table_rows[i] : s->table_rows[i];
         rows[i] = r < cap ? r : cap;
+        bags[i] = o->nmulti_hot ? o->multi_hot[i] : s->multi_hot ? s->multi_hot[i] : 1;
     }
-    static const int bot[3] = {512, 256, 128}, top[5] = {1024, 1024, 512, 256, 1};
     char name[64];
     int x = g_input_vector(m, 13);
     for (int i = 0; i < 3; i++) {
-        snprintf(name, sizeof name, "bot_l.%d", 2 * i);
-        x = g_linear_relu(m, name, x, bot[i], 1);
+        snprintf(name, sizeof name, "%s%d%s", pre, i * step, post);
+        x = g_linear_relu(m, name, x, DLRM_BOTTOM[i], 1);
     }
-    int e = g_embbag(m, "emb_l", F, rows, 128, 1, BAG_SUM);
+    *emb = g_embbag(m, tables, F, rows, bags, 128, BAG_SUM);
+    return *emb ? x : 0; /* 0: the plan failed (g_fail) */
+}
+
+/* DLRM v1 (MLPerf reference names): dot interaction between the MLPs */
+static int build_dlrm(model *m, const model_opts *o, const zoo_shape *s)
+{
+    int e, x = dlrm_bottom(m, o, s, "bot_l.", 2, "", "emb_l", &e);
+    if (!x)
+        return 0;
+    char name[64];
     int z = g_interaction(m, "interaction", x, e);
     for (int i = 0; i < 5; i++) {
         snprintf(name, sizeof name, "top_l.%d", 2 * i);
-        z = (i < 4 ? g_linear_relu : g_linear)(m, name, z, top[i], 1);
+        z = (i < 4 ? g_linear_relu : g_linear)(m, name, z, DLRM_TOP[i], 1);
     }
+    g_bce(m, "loss", z);
+    return 0;
+}
+
+/* DLRM-DCNv2 (torchrec DLRM_DCN as the MLPerf v3.0+ reference runs it,
+ * --interaction_type=dcn --dcn_num_layers=3 --dcn_low_rank_dim=512): the
+ * dense vector and the 26 pooled embeddings concatenated (27 x 128 = 3456),
+ * three low-rank cross layers on it, the top MLP on the result. Names follow
+ * torchrec's modules (dense_arch, sparse_arch, inter_arch.crossnet, over_arch). */
+static int build_dlrm_dcnv2(model *m, const model_opts *o, const zoo_shape *s)
+{
+    int e, x = dlrm_bottom(m, o, s, "dense_arch.model._mlp.", 1, "._linear",
+                           "sparse_arch.embedding_bags", &e);
+    if (!x)
+        return 0;
+    char name[64];
+    int x0 = g_concat(m, "inter_arch.cat", x, e), z = x0;
+    for (int l = 0; l < s->cross; l++) {
+        snprintf(name, sizeof name, "inter_arch.crossnet.%d", l);
+        z = g_cross(m, name, x0, z, s->rank);
+    }
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "over_arch.model.0._mlp.%d._linear", i);
+        z = g_linear_relu(m, name, z, DLRM_TOP[i], 1);
+    }
+    z = g_linear(m, "over_arch.model.1", z, DLRM_TOP[4], 1);
     g_bce(m, "loss", z);
     return 0;
 }
@@ -251,9 +316,19 @@ static const struct zoo_entry {
     {"vit-b32", "ViT-B/32 (torchvision), 224x224, 1000 classes", build_vit,
      {.patch = 32, .layers = 12, .hidden = 768, .heads = 12, .ffn = 3072}},
     {"dlrm-mlperf", "DLRM, MLPerf Criteo 1TB: bottom 13-512-256-128, top 1024-1024-512-256-1, 26 "
-                    "tables (rows capped at 40M)", build_dlrm, {.rows_cap = 40000000L}},
+                    "tables (rows capped at 40M)", build_dlrm,
+     {.table_rows = MLPERF_TABLE_ROWS, .rows_cap = 40000000L}},
     {"dlrm-small", "DLRM with the MLPerf shapes and tables capped at 10,000 rows (trains in memory)",
-     build_dlrm, {.rows_cap = 10000L}},
+     build_dlrm, {.table_rows = MLPERF_TABLE_ROWS, .rows_cap = 10000L}},
+    {"dlrm-dcnv2", "DLRM-DCNv2, MLPerf v3.0+ multi-hot Criteo 1TB: bottom 13-512-256-128, 26 "
+                   "tables x 128 (214 ids per sample), 3 cross layers of rank 512 on 3456, top "
+                   "1024-1024-512-256-1", build_dlrm_dcnv2,
+     {.table_rows = DCNV2_TABLE_ROWS, .multi_hot = DCNV2_MULTI_HOT, .rows_cap = 40000000L,
+      .cross = 3, .rank = 512}},
+    {"dlrm-dcnv2-small", "DLRM-DCNv2 with the MLPerf shapes and tables capped at 10,000 rows "
+                         "(trains in memory)", build_dlrm_dcnv2,
+     {.table_rows = DCNV2_TABLE_ROWS, .multi_hot = DCNV2_MULTI_HOT, .rows_cap = 10000L,
+      .cross = 3, .rank = 512}},
 };
 #define ZOO_SIZE (int)(sizeof ZOO / sizeof ZOO[0])
 

@@ -17,3 +17,4 @@ out=$2
 	--out "$out/bert-large-seq512.json"
 "$ttasim" trace --model vit-b32 --micro-batch 32 --optimizer lamb --out "$out/vit-b32.json"
 "$ttasim" trace --model dlrm-mlperf --micro-batch 2048 --out "$out/dlrm-mlperf.json"
+"$ttasim" trace --model dlrm-dcnv2 --micro-batch 8192 --run-batch 1024 --out "$out/dlrm-dcnv2.json"

@@ -30,6 +30,7 @@ void model_cli_help(FILE *out)
             "  --vocab N              BERT vocabulary (30522)\n"
             "  --table-rows R1,R2,... DLRM: rows of each embedding table (MLPerf Criteo 1TB)\n"
             "  --table-rows-cap N     DLRM: cap every embedding table at N rows\n"
+            "  --multi-hot H1,H2,...  DLRM: ids per sample of each table (the model's reference)\n"
             "  --dropout P            dropout probability where the model has dropout (0)\n"
             "  --label-smoothing E    softmax cross-entropy label smoothing (0)\n"
             "  --seed N               parameter initialisation and dropout seed (1)\n");

@@ -112,3 +112,31 @@ target[np.arange(N), labels] += 1 - eps_ls
 emit("CE_LOGITS", logits); emit("CE_LABELS", labels)
 emit("CE_LOSS", [-(target * logp).sum(axis=1).mean()])
 emit("CE_DLOGITS", (np.exp(logp) - target) / N)
+
+# ---- DCN-v2 low-rank cross layer (torchrec LowRankCrossNet, one layer):
+# out = x0 * (W (V xl) + b) + xl. L = sum(out * dout) is linear in each single
+# entry, so float64 central differences give its gradients exactly (no chain rule).
+B, N, R = 3, 8, 3
+x0, xl, Vk, Wk, bk, dout = f32((B, N)), f32((B, N)), f32((R, N), 0.5), f32((N, R), 0.5), f32(N, 0.5), f32((B, N))
+
+
+def cross(x0, xl, Vk, Wk, bk):
+    return x0 * ((xl @ Vk.T) @ Wk.T + bk) + xl
+
+
+args = [a.astype(np.float64) for a in (x0, xl, Vk, Wk, bk)]
+out = cross(*args)
+grads = []
+for k in range(5):
+    g = np.zeros_like(args[k])
+    for i in np.ndindex(args[k].shape):
+        hi = [a.copy() for a in args]
+        lo = [a.copy() for a in args]
+        hi[k][i] += 0.5
+        lo[k][i] -= 0.5
+        g[i] = ((cross(*hi) - cross(*lo)) * dout).sum()
+    grads.append(g)
+emit("CROSS_X0", x0); emit("CROSS_XL", xl); emit("CROSS_V", Vk); emit("CROSS_W", Wk)
+emit("CROSS_B", bk); emit("CROSS_DOUT", dout); emit("CROSS_OUT", out)
+emit("CROSS_DX0", grads[0]); emit("CROSS_DXL", grads[1]); emit("CROSS_DV", grads[2])
+emit("CROSS_DW", grads[3]); emit("CROSS_DB", grads[4])
