@@ -137,6 +137,21 @@ START_TEST(fit_recovers_known_parameters)
 }
 END_TEST
 
+/* Loads the calibration set at path and fits it against the device library. */
+static int fit_file(const char *path, json_t **doc, tt_error *err)
+{
+    device_table lib = {0};
+    calibration *c = NULL;
+    *doc = NULL;
+    ck_assert_int_eq(device_table_load_library(&lib, err), TT_OK);
+    int rc = calibration_load(path, &c, err);
+    if (rc == TT_OK)
+        rc = calibration_fit(c, &lib, doc, err);
+    calibration_free(c);
+    device_table_free(&lib);
+    return rc;
+}
+
 /* Three figures at the same batch that no parameters reconcile, two at what
  * the model gives at known parameters and one 20 % higher: least squares settles a third of the way (errors
  * +6.3 % and -11.5 %), the near-worst-error fit about halfway (+9.1 %, -9.1 %). */
@@ -156,19 +171,13 @@ START_TEST(fit_bounds_the_worst_error)
     snprintf(text, sizeof text, "{\"format\": \"ttasim-calibration\", \"version\": 1, \"groups\": [{\"devices\": "
              "[\"generic-accelerator\"], \"fusion\": false, \"points\": [%s]}]}", points);
     tu_write_temp(text, set, sizeof set);
-    device_table lib = {0};
     tt_error err = {0};
-    calibration *c = NULL;
     json_t *doc = NULL;
-    ck_assert_int_eq(device_table_load_library(&lib, &err), TT_OK);
-    ck_assert_msg(calibration_load(set, &c, &err) == TT_OK, "%s", err.msg);
-    ck_assert_msg(calibration_fit(c, &lib, &doc, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(fit_file(set, &doc, &err) == TT_OK, "%s", err.msg);
     json_t *res = json_object_get(doc, "residuals");
     ck_assert_double_eq_tol(json_real_value(json_object_get(json_array_get(res, 0), "error")), 0.0906, 2e-3);
     ck_assert_double_eq_tol(json_real_value(json_object_get(json_array_get(res, 2), "error")), -0.0911, 2e-3);
     json_decref(doc);
-    calibration_free(c);
-    device_table_free(&lib);
     unlink(conv);
     unlink(set);
 }
@@ -178,16 +187,10 @@ static void expect_bad(const char *text, const char *needle)
 {
     char path[64];
     tu_write_temp(text, path, sizeof path);
-    device_table lib = {0};
     tt_error err = {0};
-    calibration *c = NULL;
     json_t *doc = NULL;
-    ck_assert_int_eq(device_table_load_library(&lib, &err), TT_OK);
-    int rc = calibration_load(path, &c, &err);
-    if (rc == TT_OK)
-        rc = calibration_fit(c, &lib, &doc, &err);
-    calibration_free(c);
-    device_table_free(&lib);
+    int rc = fit_file(path, &doc, &err);
+    json_decref(doc);
     unlink(path);
     ck_assert_int_eq(rc, TT_EINPUT);
     ck_assert_msg(strstr(err.msg, needle) != NULL, "expected '%s' in: %s", needle, err.msg);
