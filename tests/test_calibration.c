@@ -51,7 +51,8 @@ static double model_samples_per_s(const char *trace_path, int batch, int forward
     d.mem_bytes = HUGE_VAL;
     workload t;
     ck_assert_int_eq(workload_load(trace_path, &t, &err), TT_OK);
-    step_options o = {batch, 1, 4, 4, 1, 1, 0, EMB_ACCELERATORS, 0, 0, 0};
+    step_options o = {.micro_batch = batch, .accumulation = 1, .dtype_bytes = 4, .grad_dtype_bytes = 4,
+                      .overlap = 1, .ranks = 1, .embeddings = EMB_ACCELERATORS};
     double s;
     if (forward) {
         s = step_forward_s(&t, &d, &o);
