@@ -4,8 +4,9 @@
  * (training steps or forward-only passes of a trace at a batch and
  * precision, each with its source); the fit finds the host dispatch time,
  * and per precision the half-work FLOPs and the large-kernel efficiency of
- * the op classes that carry the points' FLOPs, minimising the squared log
- * error of the predicted throughputs. Deterministic: the same set and device
+ * the op classes that carry the points' FLOPs, minimising the L8 norm of the
+ * log errors of the predicted throughputs (close to the worst error).
+ * Deterministic: the same set and device
  * library give the same document byte for byte. */
 #ifndef TT_CALIBRATION_H
 #define TT_CALIBRATION_H
