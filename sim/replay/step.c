@@ -55,6 +55,18 @@ static int plan_layer(const workload *t, size_t layer, const step_options *o)
     return o->tables && t->emb.n_tables > 0 && layer == (size_t)t->emb.layer;
 }
 
+/* A linear layer's bias and activation as the framework runs them: 0 when
+ * fused into the GEMM, else passes over its output, each its own kernel. */
+static double epilogue_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
+{
+    const workload_layer *l = &t->layers[layer];
+    int passes = framework_epilogue_passes(o->framework, backward);
+    if (passes == 0 || l->cls != OPCLASS_GEMM || l->param_bytes <= 0)
+        return 0;
+    scaling k = scaling_of(t, o);
+    return passes * fmax(l->activation_bytes * k.samples * k.dtype / d->mem_Bps, d->dispatch_s);
+}
+
 double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
 {
     scaling k = scaling_of(t, o);
@@ -71,7 +83,7 @@ double step_layer_s(const workload *t, size_t layer, const device_model *d, cons
     double work = flops / kernels;
     double saturation = work > 0 ? work / (work + d->half_work_flops) : 1;
     double device_s = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls] * saturation, d->mem_Bps);
-    return fmax(device_s, kernels * d->dispatch_s);
+    return fmax(device_s, kernels * d->dispatch_s) + epilogue_s(t, layer, d, o, backward);
 }
 
 double step_forward_s(const workload *t, const device_model *d, const step_options *o)
