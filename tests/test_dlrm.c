@@ -135,8 +135,9 @@ END_TEST
 
 /* Eager frameworks add the bias and ReLU passes over every linear layer's
  * output: HugeCTR (fused epilogue) equals no framework, PyTorch and TF2 add
- * the same time, and it grows linearly with the samples per GPU (a
- * constant part: the dispatch floor of the one-wide last layer). */
+ * the same time, and it grows with the samples per GPU: doubling them
+ * twice, the second increment is about twice the first (not exactly: the
+ * one-wide last layer's passes sit on the dispatch floor). */
 START_TEST(framework_adds_unfused_epilogue)
 {
     static char out[65536];
