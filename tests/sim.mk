@@ -89,3 +89,9 @@ tests_test_mpi_tasks_SOURCES = tests/test_mpi_tasks.c
 tests_test_mpi_tasks_LDADD = $(TT_LIBS)
 TESTS += tests/test_mpi.sh
 EXTRA_DIST += tests/test_mpi.sh
+
+check_PROGRAMS += tests/test_cpu_ranks
+tests_test_cpu_ranks_SOURCES = tests/test_cpu_ranks.c
+tests_test_cpu_ranks_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_cpu_ranks_LDADD = $(TEST_LIBS)
+TESTS += tests/test_cpu_ranks
