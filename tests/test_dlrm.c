@@ -133,6 +133,39 @@ START_TEST(auto_picks_fastest_that_fits)
 }
 END_TEST
 
+/* Eager frameworks add the bias and ReLU passes over every linear layer's
+ * output: HugeCTR (fused epilogue) equals no framework, PyTorch and TF2 add
+ * the same time, and it grows with the samples per GPU: doubling them
+ * twice, the second increment is about twice the first (not exactly: the
+ * one-wide last layer's passes sit on the dispatch floor). */
+START_TEST(framework_adds_unfused_epilogue)
+{
+    static char out[65536];
+    const char *src = "\"trace\": \"" TRACE "\"";
+    double added[3];
+    for (int i = 0; i < 3; i++) {
+        long batch = 65536L << i;
+        json_t *a = run_dlrm("dgx-a100", src, batch, "", 0, out, sizeof out);
+        json_t *c = run_dlrm("dgx-a100", src, batch, ", \"framework\": \"pytorch\"", 0, out, sizeof out);
+        added[i] = get(c, "step.compute_s") - get(a, "step.compute_s");
+        if (i == 0) {
+            json_t *b = run_dlrm("dgx-a100", src, batch, ", \"framework\": \"hugectr\"", 0, out, sizeof out);
+            json_t *d = run_dlrm("dgx-a100", src, batch, ", \"framework\": \"tensorflow2\"", 0, out, sizeof out);
+            ck_assert_double_eq(get(b, "step.compute_s"), get(a, "step.compute_s"));
+            ck_assert_double_eq(get(d, "step.compute_s"), get(c, "step.compute_s"));
+            ck_assert_double_gt(added[0], 0.1 * get(a, "step.compute_s"));
+            json_decref(b);
+            json_decref(d);
+        }
+        json_decref(a);
+        json_decref(c);
+    }
+    ck_assert_double_eq_tol((added[2] - added[1]) / (added[1] - added[0]), 2.0, 0.15);
+    run_dlrm("dgx-a100", src, 65536, ", \"framework\": \"jax\"", 2, out, sizeof out);
+    ck_assert_ptr_nonnull(strstr(out, "$.workload.framework"));
+}
+END_TEST
+
 /* Tables in Zion's CPU memory: the sockets' lookups grow with the batch,
  * their sparse update by the distinct rows the node's batch touches (the hot
  * rows repeat), so 4 x the samples cost 4 x the lookups and less than 4 x the update. */
@@ -164,6 +197,7 @@ int main(void)
     tcase_add_test(tc, mixed_precision_fits_v100);
     tcase_add_test(tc, auto_picks_fastest_that_fits);
     tcase_add_test(tc, host_update_follows_distinct_rows);
+    tcase_add_test(tc, framework_adds_unfused_epilogue);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

@@ -9,6 +9,7 @@
 
 #include "common/datapath.h"
 #include "common/jsonx.h"
+#include "sim/replay/framework.h"
 #include "common/vocab.h"
 #include "sim/replay/cost.h"
 #include "sim/replay/override.h"
@@ -212,7 +213,7 @@ static int load_workload(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
                                        "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
-                                       "embeddings", "embedding", "fusion", "recompute", NULL};
+                                       "embeddings", "embedding", "fusion", "recompute", "framework", NULL};
     jx_obj w;
     long mb = 0, gb = 0;
     int prec = -1, gprec = -1, rc;
@@ -226,7 +227,8 @@ static int load_workload(const jx_obj *r, scenario *s)
         (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
         (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)) || (rc = load_embedding(&w, s)) ||
-        (rc = jx_bool(&w, "fusion", 0, &s->fusion)) || (rc = jx_bool(&w, "recompute", 0, &s->recompute)))
+        (rc = jx_bool(&w, "fusion", 0, &s->fusion)) || (rc = jx_bool(&w, "recompute", 0, &s->recompute)) ||
+        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &s->framework)))
         return rc;
     s->micro_batch = (int)mb;
     s->global_batch = gb;

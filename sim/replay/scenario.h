@@ -83,6 +83,7 @@ typedef struct scenario {
     double index_zipf_s;   /* the lookups' Zipf exponent (0: the trace's) */
     int fusion;       /* norm/elementwise ops fused into their producer: 1, 0, or -1 for the device's default */
     int recompute;    /* activation recomputation (checkpointing at normalisation layers) */
+    int framework;    /* framework (framework.h): its unfused epilogue passes; 0 none */
 
     char *optimizer; /* NULL: the trace's */
 

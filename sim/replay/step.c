@@ -55,6 +55,24 @@ static int plan_layer(const workload *t, size_t layer, const step_options *o)
     return o->tables && t->emb.n_tables > 0 && layer == (size_t)t->emb.layer;
 }
 
+/* A linear layer's bias and activation as the framework runs them: 0 when
+ * fused into the GEMM, else passes over its output, each its own kernel. */
+static double epilogue_bytes(const workload *t, size_t layer, const step_options *o, int backward)
+{
+    const workload_layer *l = &t->layers[layer];
+    if (l->cls != OPCLASS_GEMM || l->param_bytes <= 0)
+        return 0;
+    scaling k = scaling_of(t, o);
+    return framework_epilogue_passes(o->framework, backward) * l->activation_bytes * k.samples * k.dtype;
+}
+
+static double epilogue_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
+{
+    int passes = framework_epilogue_passes(o->framework, backward);
+    double bytes = epilogue_bytes(t, layer, o, backward);
+    return bytes > 0 ? passes * fmax(bytes / passes / d->mem_Bps, d->dispatch_s) : 0;
+}
+
 /* The FLOPs and device-memory bytes one pass of a layer charges (a fused op:
  * no kernel, only its traffic beyond the producer's output); returns whether it is fused. */
 static int layer_work(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward,
@@ -84,7 +102,7 @@ double step_layer_s(const workload *t, size_t layer, const device_model *d, cons
     double work = flops / kernels;
     double saturation = work > 0 ? work / (work + d->half_work_flops) : 1;
     double device_s = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls] * saturation, d->mem_Bps);
-    return fmax(device_s, kernels * d->dispatch_s);
+    return fmax(device_s, kernels * d->dispatch_s) + epilogue_s(t, layer, d, o, backward);
 }
 
 double step_forward_s(const workload *t, const device_model *d, const step_options *o)
@@ -256,12 +274,13 @@ static void layer_pass(timeline *tl, const workload *t, size_t layer, const devi
     }
     double dt = step_layer_s(t, layer, d, o, backward), flops, bytes;
     layer_work(t, layer, d, o, backward, &flops, &bytes);
+    bytes += epilogue_bytes(t, layer, o, backward);
     /* recomputation runs a segment's forward again before its backward */
     if (backward && o->recompute && t->layers[layer].cls != OPCLASS_NORM) {
         double f2, b2;
         dt += step_layer_s(t, layer, d, o, 0);
         layer_work(t, layer, d, o, 0, &f2, &b2);
-        bytes += b2;
+        bytes += b2 + epilogue_bytes(t, layer, o, 0);
     }
     tl->t += dt;
     tl->r->compute_s += dt;

@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "sim/engine/host_embedding.h"
+#include "sim/replay/framework.h"
 #include "sim/replay/sharding.h"
 #include "sim/replay/device_model.h"
 #include "sim/replay/workload.h"
@@ -35,6 +36,7 @@ typedef struct step_options {
      * own figures for the embedding layer (NULL: the trace's, scaled) */
     const sharding_cost *tables;
     int recompute;          /* activation recomputation: keep segment boundaries, rebuild them in backward */
+    framework framework;    /* the framework's unfused epilogue passes (framework.h) */
 } step_options;
 
 typedef enum { STEP_ALLREDUCE = 0, STEP_ALLTOALL, STEP_REDUCE_SCATTER, STEP_ALLGATHER, STEP_OPS } step_coll_op;
