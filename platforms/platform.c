@@ -655,11 +655,12 @@ int platform_ring_orders(const platform *p, int c, int orders[][16])
             for (int k = 0; k < g; k++)
                 cap[o[k]][o[(k + 1) % g]]--;
             rings++;
-        } else if (j > 0) {
+        } else if (rings > 0) {
             memcpy(o, orders[j - 1], sizeof orders[j]);
-        } else {
+        } else { /* behind a switch: rank order entering at NIC j's first rank, as NCCL's ring per NIC */
+            int first = nnic ? __builtin_ctz(mine) : 0;
             for (int k = 0; k < g; k++)
-                o[k] = k;
+                o[k] = (first + k) % g;
         }
     }
     return rings;

@@ -80,8 +80,9 @@ const char *platform_rank_exit(const platform *p, int rank);
  * ranks whose consecutive ranks (and last to first) are joined by a direct
  * link, each ring taking a link unit of each direction it uses, so channels
  * spread over all the links (DGX-1's hybrid cube mesh holds 6 such rings);
- * when no such ring is left, the previous one again, and rank order where
- * there is none (a switch). Fills orders[j][0 .. ranks_per_node) for j < c
+ * when no such ring is left, the previous one again, and where there is none
+ * (a switch) rank order rotated to enter at a rank of NIC j (so the rings
+ * cross between nodes at every NIC, as NCCL's ring per NIC). Fills orders[j][0 .. ranks_per_node) for j < c
  * (c <= 8, ranks_per_node <= 16); returns how many rings use links of their
  * own (0 behind a switch). */
 int platform_ring_orders(const platform *p, int c, int orders[][16]);
@@ -150,6 +151,16 @@ void platform_assumption(const platform *p, int i, const char **name, const char
                          const char **note);
 int platform_source_count(const platform *p);
 const char *platform_source(const platform *p, int i);
+
+/* A SimGrid link of the platform's XML, as a person reads it: its class
+ * ("nvlink4", "pcie5", "upi", "nic", "node-leaf", "leaf-spine", a torus's
+ * "ici"), and the ends it runs from and to in that direction. */
+typedef struct platform_link_info {
+    char name[48]; /* SimGrid's name ("n0-l3_UP") */
+    char cls[24];
+    char from[40], to[40];
+} platform_link_info;
+void platform_link_describe(const platform *p, const char *sg_name, platform_link_info *out);
 
 /* Writes a SimGrid 4.1 platform XML document. */
 int platform_write_xml(const platform *p, FILE *out, tt_error *err);

@@ -7,6 +7,9 @@
  * directions never share. */
 #include "platforms/platform.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "platforms/platform_impl.h"
 
 /* SimGrid's FAT_TREE topology of the tree's levels from `first` up:
@@ -270,4 +273,57 @@ int platform_write_xml(const platform *p, FILE *out, tt_error *err)
     if (ferror(out))
         return tt_error_set(err, TT_EINPUT, "could not write the platform XML");
     return TT_OK;
+}
+
+/* Names written above, read back: n<k>-l<i> a node link (its class, its
+ * ends; UP runs from its first end), n<k>-up<j> an attachment's uplink (the
+ * NIC), n<k>-port a node's cable to its leaf, g<g>-up a leaf's uplinks,
+ * spine_* the levels above, fabric_* a flat cluster's links (SimGrid's
+ * names: fabric_link_from_X_to_Y on a torus). */
+void platform_link_describe(const platform *p, const char *sg_name, platform_link_info *out)
+{
+    int k, i, used = 0;
+    size_t len = strlen(sg_name);
+    int down = len > 5 && strcmp(sg_name + len - 5, "_DOWN") == 0;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", sg_name);
+    if (sscanf(sg_name, "n%d-l%d%n", &k, &i, &used) == 2 && i >= 0 && i < p->nlink && (used == (int)len || sg_name[used] == '_')) {
+        const plink *l = &p->link[i];
+        snprintf(out->cls, sizeof out->cls, "%s", l->cls);
+        snprintf(out->from, sizeof out->from, "n%d-%s", k, p->comp[down ? l->b : l->a].name);
+        snprintf(out->to, sizeof out->to, "n%d-%s", k, p->comp[down ? l->a : l->b].name);
+        return;
+    }
+    char ends[2][40] = {"", ""};
+    if (sscanf(sg_name, "n%d-up%d", &k, &i) == 2 && i >= 0 && i < p->natt) {
+        snprintf(out->cls, sizeof out->cls, "nic");
+        snprintf(ends[0], sizeof ends[0], "n%d-%s", k, p->comp[p->att[i]].name);
+        snprintf(ends[1], sizeof ends[1], "n%d-port", k);
+    } else if (sscanf(sg_name, "n%d-port", &k) == 1) {
+        snprintf(out->cls, sizeof out->cls, "node-leaf");
+        snprintf(ends[0], sizeof ends[0], "n%d", k);
+        snprintf(ends[1], sizeof ends[1], p->fabric == FABRIC_SWITCH ? "switch" : "leaf %d", k / group_nodes(p));
+    } else if (sscanf(sg_name, "g%d-up", &k) == 1) {
+        snprintf(out->cls, sizeof out->cls, p->fabric == FABRIC_SWITCH ? "switch" : "leaf-spine");
+        snprintf(ends[0], sizeof ends[0], "leaf %d", k);
+        snprintf(ends[1], sizeof ends[1], "spine");
+    } else if (strncmp(sg_name, "spine_", 6) == 0) {
+        snprintf(out->cls, sizeof out->cls, "spine");
+        snprintf(ends[0], sizeof ends[0], "%.*s", (int)(len - (down ? 5 : 3)), sg_name); /* SPLITDUPLEX */
+        snprintf(ends[1], sizeof ends[1], "above");
+    } else if (sscanf(sg_name, "fabric_link_from_%d_to_%d", &k, &i) == 2) {
+        snprintf(out->cls, sizeof out->cls, "%s", p->fab_cls[0] ? p->fab_cls : platform_fabric_name(p));
+        snprintf(ends[0], sizeof ends[0], "acc-%d", k);
+        snprintf(ends[1], sizeof ends[1], "acc-%d", i);
+    } else if (sscanf(sg_name, "fabric_link_%d", &k) == 1) {
+        snprintf(out->cls, sizeof out->cls, "%s", p->fab_cls[0] ? p->fab_cls : platform_fabric_name(p));
+        snprintf(ends[0], sizeof ends[0], p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL ? "tree link %d" : "acc-%d", k);
+        snprintf(ends[1], sizeof ends[1], p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL ? "above" : "switch");
+    } else {
+        snprintf(out->cls, sizeof out->cls, "other");
+        snprintf(ends[0], sizeof ends[0], "%.39s", sg_name);
+        snprintf(ends[1], sizeof ends[1], "?");
+    }
+    snprintf(out->from, sizeof out->from, "%s", ends[down]);
+    snprintf(out->to, sizeof out->to, "%s", ends[!down]);
 }
