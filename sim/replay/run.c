@@ -85,8 +85,12 @@ static int optimizer_state_words(const char *name)
  * the reductions are linear), so per operation only the smallest and largest
  * sizes are simulated and the other buckets interpolated between them: two
  * SimGrid runs per operation however many bucket sizes the trace has. */
-static int time_collectives(const scenario *sc, const platform *p, const step_coll *c,
-                            size_t n, double *coll_s, run_result *res, tt_error *err)
+/* links (not NULL): the step's link loads, collective i counted per_step[i]
+ * times, each scaled from its operation's largest simulated size (the bytes
+ * on a link are linear in the size too). */
+static int time_collectives(const scenario *sc, const platform *p, const step_coll *c, size_t n,
+                            const double *per_step, double *coll_s, run_result *res, link_usage *links,
+                            tt_error *err)
 {
     int ranks = platform_ranks(p);
     coll_algo algo[2] = {[STEP_ALLREDUCE] = sc->allreduce_algo, [STEP_ALLTOALL] = sc->alltoall_algo};
@@ -115,6 +119,7 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
             coll_params asked = {.op = op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL,
                                  .algo = algo[op], .bytes = end ? hi[op] : lo[op]};
             req[nreq] = coll_request_build(p, &asked);
+            req[nreq].links = links && end == (hi[op] > lo[op]);
             *(end ? &req_hi[op] : &req_lo[op]) = nreq++;
         }
     }
@@ -125,6 +130,8 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
         double t_lo = out[req_lo[op]].time_s, t_hi = out[req_hi[op]].time_s;
         double u = hi[op] > lo[op] ? (c[i].bytes - lo[op]) / (hi[op] - lo[op]) : 0;
         coll_s[i] = t_lo + u * (t_hi - t_lo);
+        if (links)
+            link_usage_add(links, &out[req_hi[op]].links, per_step[i] * c[i].bytes / hi[op]);
     }
     for (int op = 0; rc == TT_OK && op < 2; op++)
         if (req_hi[op] >= 0) {
@@ -145,6 +152,7 @@ typedef struct run_ctx {
     char conv_notes[CONVERGENCE_MAX_NOTES + 1][512]; /* mismatches accepted, the run spread assumed */
     int n_conv_notes;
     run_result *res;
+    int links; /* count link loads at the scenario's own point (run_result.links) */
 } run_ctx;
 
 /* One phase of the workload at a point: its batch split and its step. */
@@ -363,6 +371,9 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_
         total_coll += x->tr[k].n_buckets + x->tr[k].n_comm;
     step_coll *c = calloc(total_coll + 1, sizeof *c);
     double *coll_s = calloc(total_coll + 1, sizeof *coll_s);
+    double *per_step = calloc(total_coll + 1, sizeof *per_step); /* times per step, phases weighted */
+    if (rc == TT_OK && (!c || !coll_s || !per_step))
+        rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
     size_t nc = 0;
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
         const scenario_phase *sp = &sc->phases[k];
@@ -393,10 +404,13 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_
         }
         pp->first_coll = nc;
         pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
+        for (size_t i = nc; i < nc + pp->n_coll; i++) /* alltoalls run every micro-step */
+            per_step[i] = sp->fraction * (c[i].op == STEP_ALLTOALL ? pp->accumulation : 1);
         nc += pp->n_coll;
     }
+    link_usage *links = note && x->links ? &x->res->links : NULL;
     if (rc == TT_OK)
-        rc = time_collectives(sc, p, c, nc, coll_s, x->res, err);
+        rc = time_collectives(sc, p, c, nc, per_step, coll_s, x->res, links, err);
     if (rc == TT_OK && sc->embeddings == EMB_HOST)
         rc = time_host_embeddings(sc, p, x->tr, ph, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
@@ -421,6 +435,7 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_
     }
     free(c);
     free(coll_s);
+    free(per_step);
     platform_free(p);
     return rc;
 }
@@ -785,7 +800,8 @@ int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt
     memset(out, 0, sizeof *out);
     snprintf(out->allreduce, sizeof out->allreduce, "none");
     snprintf(out->alltoall, sizeof out->alltoall, "none");
-    run_ctx x = {.sc = sc, .res = out};
+    run_ctx x = {.sc = sc, .res = out, .links = opt->links};
+    out->links_shown = opt->links;
     int swept = run_sweep_points(sc) > 0;
     int rc = load_workload(&x, err);
     if (rc == TT_OK)
