@@ -150,6 +150,10 @@ int platform_assumption_count(const platform *p);
 void platform_assumption(const platform *p, int i, const char **name, const char **value,
                          const char **note);
 int platform_source_count(const platform *p);
+/* Values of the platform (or its overrides) that another one overrides: a
+ * fabric rate above the NIC's has no effect (the NIC caps it), and so on. */
+int platform_note_count(const platform *p);
+const char *platform_note(const platform *p, int i);
 const char *platform_source(const platform *p, int i);
 
 /* A SimGrid link of the platform's XML, as a person reads it: its class

@@ -34,6 +34,7 @@ struct platform {
     device_table devices;
     json_t *assumptions; /* array of {"name", "value", "why"} */
     json_t *sources;     /* array of strings */
+    json_t *notes;       /* array of strings: a value that another one overrides */
 
     /* Node template. */
     int ncomp, nlink;

@@ -209,6 +209,8 @@ static void print_table(const collective_args *a, const platform *p, const coll_
     int n = rq[0].params.ranks;
     printf("# ttasim collective: %s, algo %s, on %s (%d ranks), network %s\n", coll_op_name(a->params.op),
            coll_algo_name(a->params.algo), platform_name(p), n, network_name(a->net));
+    for (int i = 0; i < platform_note_count(p); i++)
+        printf("# note: %s\n", platform_note(p, i));
     printf("# %s executor, chunk %.0f bytes\n#\n", a->messages ? "message-level" : "rounds",
            rq[0].params.chunk_bytes);
     printf("# %14s  %-9s %-12s %14s %13s %13s\n", "size(B)", "algo", "nccl", "time(us)", "algbw(GB/s)",
@@ -243,9 +245,12 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
         if (a->links)
             json_object_set_new(row, "links", links_report_json(&res[i].links, res[i].time_s, "collective", a->links));
     }
-    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o}", "platform", platform_name(p), "network",
+    json_t *notes = json_array();
+    for (int i = 0; i < platform_note_count(p); i++)
+        json_array_append_new(notes, json_string(platform_note(p, i)));
+    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o, s:o}", "platform", platform_name(p), "network",
                      network_name(a->net), "ranks", n, "executor", a->messages ? "messages" : "rounds",
-                     "chunk_bytes", rq[0].params.chunk_bytes, "results", list);
+                     "chunk_bytes", rq[0].params.chunk_bytes, "results", list, "notes", notes);
 }
 
 static int collective_main(int argc, char **argv)

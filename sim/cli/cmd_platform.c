@@ -62,6 +62,9 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
     }
     for (int i = 0; i < platform_source_count(p); i++)
         json_array_append_new(src, json_string(platform_source(p, i)));
+    json_t *notes = json_array();
+    for (int i = 0; i < platform_note_count(p); i++)
+        json_array_append_new(notes, json_string(platform_note(p, i)));
     json_t *peak = json_object();
     for (int t = 0; t < DTYPE_COUNT; t++)
         json_object_set_new(peak, DTYPE_NAMES[t], json_real(s->peak_flops[t]));
@@ -76,6 +79,7 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
                      "link_classes", links, "bisection_Bps", s->bisection_Bps, "diameter_hops", s->diameter_hops,
                      "peak_flops", peak, "assumptions", assume, "sources", src);
     json_object_set_new(doc, "torus_dims", torus);
+    json_object_set_new(doc, "notes", notes);
     int per_leaf, levels, over;
     json_object_set_new(doc, "fattree", platform_fattree_shape(p, &per_leaf, &levels, &over)
                                              ? json_pack("{s:i, s:i, s:i}", "nodes_per_leaf", per_leaf, "levels",
@@ -121,6 +125,8 @@ static void print_summary(const platform *p, const platform_summary *s)
         platform_assumption(p, i, &n, &v, &w);
         printf("  %s = %s\n      %s\n", n, v, w);
     }
+    for (int i = 0; i < platform_note_count(p); i++)
+        printf("%s  %s\n", i ? "" : "\nnotes (a value another one overrides):\n", platform_note(p, i));
     printf("\nsources:\n");
     for (int i = 0; i < platform_source_count(p); i++)
         printf("  %s\n", platform_source(p, i));

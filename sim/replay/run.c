@@ -223,6 +223,8 @@ static void note_assumptions(run_ctx *x, const platform *p)
     run_result *r = x->res;
     if (r->n_assumptions)
         return;
+    for (int i = 0; i < platform_note_count(p) && r->n_notes < 4; i++)
+        snprintf(r->notes[r->n_notes++], sizeof r->notes[0], "%s", platform_note(p, i));
     for (int i = 0; i < platform_assumption_count(p) && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++) {
         const char *name, *value, *note;
         platform_assumption(p, i, &name, &value, &note);

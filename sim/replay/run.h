@@ -54,6 +54,8 @@ typedef struct run_result {
     run_point *points;
     size_t n_records; /* a shard's run: every sweep point's record (run_record_bytes), its own filled */
     void *records;
+    int n_notes;
+    char notes[4][512]; /* a value that has no effect because another overrides it (platform_note) */
     int links_shown;  /* run_options.links: N of `--links N` (0: no link report) */
     link_usage links; /* then: the scenario's own point's links over one step */
 } run_result;

@@ -126,6 +126,10 @@ json_t *report_json(const scenario *sc, const run_result *r)
     for (size_t i = 0; i < r->n_assumptions; i++)
         json_array_append_new(as, json_string(r->assumptions[i]));
     json_object_set_new(doc, "assumptions", as);
+    json_t *notes = json_array();
+    for (int i = 0; i < r->n_notes; i++)
+        json_array_append_new(notes, json_string(r->notes[i]));
+    json_object_set_new(doc, "notes", notes);
     if (r->links_shown)
         json_object_set_new(doc, "links", links_report_json(&r->links, r->base.step.time_s, "step", r->links_shown));
     if (r->n_points) {
@@ -317,6 +321,10 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
         links_report_text(out, &r->links, r->base.step.time_s, "step", r->links_shown);
     }
     report_sweep(out, r);
+    if (r->n_notes)
+        fprintf(out, "\nnotes\n");
+    for (int i = 0; i < r->n_notes; i++)
+        fprintf(out, "  - %s\n", r->notes[i]);
     if (r->n_assumptions) {
         fprintf(out, "\nassumptions\n");
         for (size_t i = 0; i < r->n_assumptions; i++)
