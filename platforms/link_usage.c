@@ -1,6 +1,8 @@
 /* link_usage.c: merging and ranking link loads (no SimGrid: plain data). */
 #include "platforms/link_usage.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +21,41 @@ void link_usage_sort(link_use *links, int *n)
         *n = LINK_USAGE_MAX;
 }
 
+void link_usage_add_class(link_usage *u, const char *cls, double bytes, double busy_s)
+{
+    int j = 0;
+    while (j < u->n_classes && strcmp(u->classes[j].cls, cls) != 0)
+        j++;
+    if (j == LINK_CLASSES_MAX)
+        return;
+    if (j == u->n_classes) {
+        memset(&u->classes[j], 0, sizeof u->classes[j]);
+        snprintf(u->classes[j].cls, sizeof u->classes[j].cls, "%s", cls);
+        u->n_classes++;
+    }
+    u->classes[j].links++;
+    u->classes[j].bytes += bytes;
+    u->classes[j].busiest_s = fmax(u->classes[j].busiest_s, busy_s);
+}
+
 void link_usage_add(link_usage *into, const link_usage *from, double scale)
 {
+    for (int i = 0; i < from->n_classes; i++) {
+        const link_class_use *c = &from->classes[i];
+        int j = 0;
+        while (j < into->n_classes && strcmp(into->classes[j].cls, c->cls) != 0)
+            j++;
+        if (j == LINK_CLASSES_MAX)
+            continue;
+        if (j == into->n_classes) {
+            into->classes[j] = *c;
+            into->classes[j].bytes = into->classes[j].busiest_s = 0;
+            into->n_classes++;
+        }
+        into->classes[j].links = into->classes[j].links > c->links ? into->classes[j].links : c->links;
+        into->classes[j].bytes += scale * c->bytes;
+        into->classes[j].busiest_s = fmax(into->classes[j].busiest_s, scale * c->busiest_s);
+    }
     link_use all[2 * LINK_USAGE_MAX];
     int n = into->n;
     memcpy(all, into->top, sizeof *all * (size_t)n);
@@ -36,6 +71,10 @@ void link_usage_add(link_usage *into, const link_usage *from, double scale)
     link_usage_sort(all, &n);
     memcpy(into->top, all, sizeof *all * (size_t)n);
     into->n = n;
+    for (int j = 0; j < into->n_classes; j++) /* a kept link's merged load is exact */
+        for (int i = 0; i < n; i++)
+            if (strcmp(all[i].link.cls, into->classes[j].cls) == 0)
+                into->classes[j].busiest_s = fmax(into->classes[j].busiest_s, all[i].busy_s);
     if (from->links_used > into->links_used)
         into->links_used = from->links_used;
 }

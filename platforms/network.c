@@ -5,14 +5,14 @@
  * lone flow takes exactly latency_sum + bytes / bottleneck_bw (alpha-beta);
  * TCP-gamma 0 removes the window bound gamma / (2 latency).
  * calibrated: the same max-min sharing plus acknowledgement cross-traffic on
- * the reverse direction, and links delivering 80 % of their line rate: the
- * NCCL maintainer's figure for NVLink3 (25 GB/s line, ~20 GB/s payload,
- * nccl-tests issue #149; numbers.md section 2). */
+ * the reverse direction; links deliver their payload rate, which
+ * platform_write_xml writes per link kind (NVLink 80 % of line rate, an
+ * InfiniBand fabric 96 %: platform_impl.h, the platform files). */
 static const char *const IDEAL[] = {"--cfg=network/model:CM02", "--cfg=network/TCP-gamma:0",
                                     "--cfg=network/crosstraffic:0", NULL};
 static const char *const CALIBRATED[] = {"--cfg=network/model:CM02", "--cfg=network/TCP-gamma:0",
                                          "--cfg=network/crosstraffic:1",
-                                         "--cfg=network/bandwidth-factor:0.8",
+                                         "--cfg=network/bandwidth-factor:1",
                                          "--cfg=network/latency-factor:1", NULL};
 
 int network_simgrid_args(network_model m, const char **argv, int max)

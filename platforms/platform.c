@@ -21,6 +21,7 @@ platform *plat_alloc(const char *name, tt_error *err)
     p->assumptions = json_array();
     p->sources = json_array();
     p->notes = json_array();
+    p->fab_eff = PLAT_NODE_EFFICIENCY;
     p->nodes = 1;
     p->oversubscription = 1;
     return p;
@@ -594,6 +595,21 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
     }
     *bw_Bps = bw;
     return hops;
+}
+
+int platform_rail_relay(const platform *p, int a, int b)
+{
+    if (p->fabric != FABRIC_RAIL)
+        return -1;
+    const char *cls, *xa = platform_rank_exit(p, a), *xb = platform_rank_exit(p, b);
+    int g = p->nacc, node = a / g;
+    if (!xa || !xb || node == b / g || strcmp(xa, xb) == 0)
+        return -1;
+    for (int r = 0; r < g; r++)
+        if (strcmp(platform_rank_exit(p, node * g + r), xb) == 0)
+            return platform_rank_links(p, a, node * g + r, &cls) > 0 && strncmp(cls, "nvlink", 6) == 0 ? node * g + r
+                                                                                                        : -1;
+    return -1;
 }
 
 int platform_rank_links(const platform *p, int a, int b, const char **cls)

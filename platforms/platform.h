@@ -76,6 +76,13 @@ int platform_rank_links(const platform *p, int a, int b, const char **cls);
  * platform has no node fabric; rail-optimised fabrics give GPU i NIC i. */
 const char *platform_rank_exit(const platform *p, int rank);
 
+/* A rail-optimised fabric's cross-rail hop from rank a to rank b of another
+ * node: the rank of a's node on b's rail (its NIC is b's NIC's rail), which
+ * a's data reaches over NVLink first (NCCL's PXN), so that every byte between
+ * nodes stays on one rail; -1 when a and b share a rail, for other fabrics,
+ * and when a reaches that rank by no NVLink (no relay: the cross-rail route). */
+int platform_rail_relay(const platform *p, int a, int b);
+
 /* NCCL's intra-node rings: for each of c channels an order of a node's
  * ranks whose consecutive ranks (and last to first) are joined by a direct
  * link, each ring taking a link unit of each direction it uses, so channels
@@ -166,8 +173,10 @@ typedef struct platform_link_info {
 } platform_link_info;
 void platform_link_describe(const platform *p, const char *sg_name, platform_link_info *out);
 
-/* Writes a SimGrid 4.1 platform XML document. */
-int platform_write_xml(const platform *p, FILE *out, tt_error *err);
+/* Writes a SimGrid 4.1 platform XML document: links at their line rate for
+ * the ideal network, at their payload rate (line rate x the link kind's
+ * payload efficiency) for the calibrated one. */
+int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error *err);
 
 /* SimGrid --cfg words for a network model (sim/engine.c passes them to
  * simgrid_init); returns how many were written to argv (at most max). */

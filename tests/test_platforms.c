@@ -35,7 +35,7 @@ static double simulate_one(const platform *p, network_model net, int a, int b, d
     tu_user_platform_write(&u, NULL, hosts, platform_device(p, a)->name);
     tt_error err = {0};
     FILE *f = fopen(u.xml, "w");
-    ck_assert_msg(platform_write_xml(p, f, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(platform_write_xml(p, NETWORK_IDEAL, f, &err) == TT_OK, "%s", err.msg);
     fclose(f);
     platform *pair = platform_load(u.json, NULL, &err);
     ck_assert_msg(pair != NULL, "%s", err.msg);

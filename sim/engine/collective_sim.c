@@ -135,13 +135,33 @@ static int comms_reserve(coll_group *g, int r, size_t nc)
     return 0;
 }
 
+/* On a rail-optimised fabric, a transfer to another rail first crosses
+ * NVLink to the sender node's GPU on the receiver's rail (NCCL's PXN), which
+ * sends it on: the transfer becomes a copy to the relay plus the relay's
+ * transfer (the reduction, if any, at the receiver). xs holds 2 nx entries.
+ * Members are platform ranks 0..n-1 (the controller's groups). */
+static size_t relay_cross_rail(const coll_group *g, xfer *xs, size_t nx)
+{
+    size_t m = nx;
+    for (size_t k = 0; k < nx; k++) {
+        int r = xs[k].src != xs[k].dst ? platform_rail_relay(g->p, g->ranks[xs[k].src], g->ranks[xs[k].dst]) : -1;
+        if (r < 0 || r >= g->n || g->ranks[r] != r)
+            continue;
+        xs[m] = xs[k];
+        xs[m++].src = r;
+        xs[k].dst = r;
+        xs[k].op = XFER_COPY;
+    }
+    return m;
+}
+
 /* Merges a step's transfers into flows; local copies cost nothing here.
  * Returns -1 when out of memory (rd is then freed). */
-static int round_build(step_round *rd, coll_group *g, const schedule *s, const xfer *xs, size_t nx,
-                       coll_flow *scratch)
+static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *xs, size_t nx, coll_flow *scratch)
 {
     int n = g->n;
     memset(rd, 0, sizeof *rd);
+    nx = relay_cross_rail(g, xs, nx);
     size_t w = schedule_merge_flows(s, xs, nx, scratch);
     rd->reduce_bytes = calloc((size_t)n, sizeof *rd->reduce_bytes);
     rd->send_off = calloc((size_t)n + 1, sizeof *rd->send_off);
@@ -390,8 +410,8 @@ static double group_run(coll_group *g, const schedule *s, int messages)
     double t0 = simgrid_get_clock();
     if (s->ranks != g->n || s->nstages == 0)
         return 0.0;
-    xfer *xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
-    coll_flow *scratch = malloc(sizeof *scratch * (s->max_step_xfers + 1));
+    xfer *xs = malloc(sizeof *xs * 2 * (s->max_step_xfers + 1)); /* twice: relay_cross_rail */
+    coll_flow *scratch = malloc(sizeof *scratch * 2 * (s->max_step_xfers + 1));
     int rc = -1;
     if (xs && scratch)
         rc = messages ? execute_messages(g, s, xs, scratch) : execute_rounds(g, s, xs, scratch);

@@ -76,6 +76,7 @@ int link_tally_finish(link_tally *t, const platform *p, link_usage *out)
         platform_link_describe(p, sg_link_get_name(t->link[i]), &all[n].link);
         all[n].bytes = t->bytes[i];
         all[n].busy_s = bw > 0 ? t->bytes[i] / bw : 0;
+        link_usage_add_class(out, all[n].link.cls, all[n].bytes, all[n].busy_s);
         n++;
     }
     out->links_used = n;

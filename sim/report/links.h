@@ -12,7 +12,8 @@
  * step's time); what names it ("collective", "step"). */
 void links_report_text(FILE *out, const link_usage *u, double interval_s, const char *what, int n);
 /* {"over", "interval_s", "links_used", "bottleneck": {class, from, to,
- * utilisation} or null, "links": [{class, from, to, link, bytes, busy_s,
+ * utilisation} or null, "classes": [{class, links, bytes,
+ * busiest_utilisation}], "links": [{class, from, to, link, bytes, busy_s,
  * utilisation}]} */
 json_t *links_report_json(const link_usage *u, double interval_s, const char *what, int n);
 
