@@ -178,9 +178,9 @@ void platform_link_describe(const platform *p, const char *sg_name, platform_lin
  * payload efficiency) for the calibrated one. */
 int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error *err);
 
-/* SimGrid --cfg words for a network model (sim/engine.c passes them to
+/* SimGrid --cfg words for a network model on p (sim/engine.c passes them to
  * simgrid_init); returns how many were written to argv (at most max). */
-int network_simgrid_args(network_model m, const char **argv, int max);
+int network_simgrid_args(const platform *p, network_model m, const char **argv, int max);
 const char *network_name(network_model m);
 
 #endif

@@ -147,12 +147,15 @@ END_TEST
 START_TEST(network_words)
 {
     const char *w[8];
-    int n = network_simgrid_args(NETWORK_IDEAL, w, 8);
+    platform *p = load("star", 4, 10e9, 1e-6);
+    int n = network_simgrid_args(p, NETWORK_IDEAL, w, 8);
     ck_assert_int_eq(n, 3);
     ck_assert_str_eq(w[2], "--cfg=network/crosstraffic:0");
-    n = network_simgrid_args(NETWORK_CALIBRATED, w, 8);
+    n = network_simgrid_args(p, NETWORK_CALIBRATED, w, 8);
     ck_assert_int_eq(n, 5);
     ck_assert_str_eq(w[2], "--cfg=network/crosstraffic:1");
+    ck_assert_str_eq(w[3], "--cfg=network/bandwidth-factor:1"); /* the payload rates are in ttasim's XML */
+    platform_free(p);
 }
 END_TEST
 

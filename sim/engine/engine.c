@@ -87,7 +87,7 @@ static void child_main(const sim_job *job, const char *xml_path, const char *xml
     int argc = 0;
     argv[argc++] = "ttasim";
     argv[argc++] = "--log=root.thresh:warning";
-    argc += network_simgrid_args(job->network, (const char **)argv + argc, 12);
+    argc += network_simgrid_args(job->platform, job->network, (const char **)argv + argc, 12);
 #ifdef TT_SANITIZERS
     /* ASan cannot follow SimGrid's raw stack switching (false reports); threads it can. */
     argv[argc++] = "--cfg=contexts/factory:thread";
