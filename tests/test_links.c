@@ -159,6 +159,27 @@ START_TEST(cli_links_report)
 }
 END_TEST
 
+START_TEST(run_links_name_the_zion_host_bottleneck)
+{
+    /* Zion with the tables in host memory: the rows and gradients, not the
+     * allreduce, load the links, and the CPU-to-PCIe-switch uplinks (PCIe
+     * Gen3) are the busiest (the example's own description says so). */
+    char out[1 << 17];
+    json_t *doc = tu_run_ttasim_json("run " TTASIM_SRCDIR "/scenarios/examples/zion-dlrm-host.json --quiet --json --links 4",
+                                     0, out, sizeof out);
+    json_t *links = json_object_get(doc, "links");
+    ck_assert_msg(links != NULL, "%s", out);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(links, "bottleneck"), "class")), "pcie3");
+    ck_assert_str_eq(json_string_value(json_object_get(links, "over")), "step");
+    ck_assert_double_eq_tol(json_real_value(json_object_get(links, "interval_s")),
+                            json_real_value(json_object_get(json_object_get(doc, "step"), "time_s")), 1e-15);
+    json_t *first = json_array_get(json_object_get(links, "links"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(first, "from")), "n0-cpu0");
+    ck_assert_str_eq(json_string_value(json_object_get(first, "to")), "n0-pcie0");
+    json_decref(doc);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("links");
@@ -169,6 +190,7 @@ int main(void)
     tcase_add_test(t, rails_relay_cross_rail_over_nvlink);
     tcase_add_test(t, fabric_rate_above_the_nic_is_noted);
     tcase_add_test(t, cli_links_report);
+    tcase_add_test(t, run_links_name_the_zion_host_bottleneck);
     suite_add_tcase(s, t);
     return tu_run_suite(s) ? 1 : 0;
 }

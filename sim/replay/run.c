@@ -173,16 +173,25 @@ typedef struct phase_plan {
 /* ---- stage 3b: embedding rows to and from the CPU sockets on SimGrid ---- */
 
 /* Tables in host memory: every phase's per-micro-step rows timed in one
- * simulation of one node's sockets and accelerators (host_embedding.h). */
+ * simulation of every node's sockets and accelerators (host_embedding.h);
+ * links (not NULL): their links added to the step's, every micro-step of
+ * every phase weighted by the phase's share. */
 static int time_host_embeddings(const scenario *sc, const platform *p, const workload *tr, phase_plan *ph,
-                                tt_error *err)
+                                link_usage *links, tt_error *err)
 {
     step_host_load load[SCENARIO_MAX_PHASES];
     host_emb_time t[SCENARIO_MAX_PHASES];
-    for (size_t k = 0; k < sc->n_phases; k++)
+    double weight[SCENARIO_MAX_PHASES];
+    link_usage host_links;
+    for (size_t k = 0; k < sc->n_phases; k++) {
         step_host_load_of(&tr[k], &ph[k].o, &load[k]);
-    if (host_embedding_time(p, (network_model)sc->network, load, (int)sc->n_phases, t, err) != TT_OK)
+        weight[k] = sc->phases[k].fraction * ph[k].o.accumulation;
+    }
+    if (host_embedding_time(p, (network_model)sc->network, load, (int)sc->n_phases, weight, t,
+                            links ? &host_links : NULL, err) != TT_OK)
         return tt_error_prefix(err, "%s: $.workload.embeddings: ", sc->path);
+    if (links)
+        link_usage_add(links, &host_links, 1.0);
     for (size_t k = 0; k < sc->n_phases; k++) {
         ph[k].o.host_forward_s = t[k].forward_s;
         ph[k].o.host_backward_s = t[k].backward_s;
@@ -277,10 +286,11 @@ static void note_assumptions(run_ctx *x, const platform *p, const run_point *bas
             "embedding.row_wise = row ids hashed evenly over the ranks' row blocks (each rank 1/R of the lookups)");
     if (base->plan == SHARD_HOST && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
         r->assumptions[r->n_assumptions++] = strdup(
-            "host_embedding.placement = table t on CPU socket t mod S of every node, tables replicated per node "
-            "(the trace merges its tables into one layer: each socket serves 1/S of every sample's rows; "
-            "DRAM lookups and updates at the socket's mem_Bps x mem_efficiency, pipelined with the PCIe/UPI "
-            "transfers, which run all at once on SimGrid)");
+            "host_embedding.placement = table t on CPU socket t mod NS of the N nodes' S sockets each, tables "
+            "sharded over every node (the trace merges its tables into one layer: each socket serves 1/NS of "
+            "every sample's rows, the other nodes' over the NICs and the fabric; DRAM lookups and updates at the "
+            "socket's mem_Bps x mem_efficiency, pipelined with the UPI/PCIe/NIC transfers, which run all at once "
+            "on SimGrid)");
     note_ownership(x->sc, p, r);
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
@@ -497,7 +507,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
     if (rc == TT_OK)
         rc = time_collectives(sc, p, c, nc, per_step, coll_s, x->res, links, err);
     if (rc == TT_OK && plan == SHARD_HOST)
-        rc = time_host_embeddings(sc, p, x->tr, ph, err);
+        rc = time_host_embeddings(sc, p, x->tr, ph, links, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
         rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
     if (rc == TT_OK) {
