@@ -21,18 +21,27 @@ void link_usage_sort(link_use *links, int *n)
         *n = LINK_USAGE_MAX;
 }
 
-void link_usage_add_class(link_usage *u, const char *cls, double bytes, double busy_s)
+/* The slot of class cls, appended empty if new; -1 when LINK_CLASSES_MAX are taken. */
+static int class_slot(link_usage *u, const char *cls)
 {
     int j = 0;
     while (j < u->n_classes && strcmp(u->classes[j].cls, cls) != 0)
         j++;
     if (j == LINK_CLASSES_MAX)
-        return;
+        return -1;
     if (j == u->n_classes) {
         memset(&u->classes[j], 0, sizeof u->classes[j]);
         snprintf(u->classes[j].cls, sizeof u->classes[j].cls, "%s", cls);
         u->n_classes++;
     }
+    return j;
+}
+
+void link_usage_add_class(link_usage *u, const char *cls, double bytes, double busy_s)
+{
+    int j = class_slot(u, cls);
+    if (j < 0)
+        return;
     u->classes[j].links++;
     u->classes[j].bytes += bytes;
     u->classes[j].busiest_s = fmax(u->classes[j].busiest_s, busy_s);
@@ -42,16 +51,9 @@ void link_usage_add(link_usage *into, const link_usage *from, double scale)
 {
     for (int i = 0; i < from->n_classes; i++) {
         const link_class_use *c = &from->classes[i];
-        int j = 0;
-        while (j < into->n_classes && strcmp(into->classes[j].cls, c->cls) != 0)
-            j++;
-        if (j == LINK_CLASSES_MAX)
+        int j = class_slot(into, c->cls);
+        if (j < 0)
             continue;
-        if (j == into->n_classes) {
-            into->classes[j] = *c;
-            into->classes[j].bytes = into->classes[j].busiest_s = 0;
-            into->n_classes++;
-        }
         into->classes[j].links = into->classes[j].links > c->links ? into->classes[j].links : c->links;
         into->classes[j].bytes += scale * c->bytes;
         into->classes[j].busiest_s = fmax(into->classes[j].busiest_s, scale * c->busiest_s);
