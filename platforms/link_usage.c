@@ -11,6 +11,8 @@ static int busier_first(const void *a, const void *b)
     const link_use *x = a, *y = b;
     if (x->busy_s != y->busy_s)
         return x->busy_s > y->busy_s ? -1 : 1;
+    if (x->bytes != y->bytes) /* equally busy: the narrower link first (a NIC before the bundle it feeds) */
+        return x->bytes < y->bytes ? -1 : 1;
     return strcmp(x->link.name, y->link.name);
 }
 

@@ -28,7 +28,7 @@ typedef struct link_class_use {
 } link_class_use;
 
 typedef struct link_usage {
-    int n;            /* links kept, busiest first (ties by name) */
+    int n;            /* links kept, busiest first (ties: fewer bytes, then name) */
     long links_used;  /* links that carried any byte */
     link_use top[LINK_USAGE_MAX];
     int n_classes;

@@ -20,8 +20,8 @@ void links_report_text(FILE *out, const link_usage *u, double interval_s, const 
     for (int i = 0; i < u->n_classes; i++)
         fprintf(out, "  %-12s %6ld %14.6g %9.1f%%\n", u->classes[i].cls, u->classes[i].links, u->classes[i].bytes,
                 interval_s > 0 ? 100 * u->classes[i].busiest_s / interval_s : 0);
-    fprintf(out, "busiest links   %d of %ld that carried data (per direction; busy = bytes / line rate)\n", n,
-            u->links_used);
+    fprintf(out, "busiest links   %d of %ld that carried data (per direction; busy = bytes / the link's rate, its "
+            "payload rate when calibrated)\n", n, u->links_used);
     fprintf(out, "  %-12s %-22s %-22s %14s %12s %7s\n", "class", "from", "to", "bytes", "busy(us)", "util");
     for (int i = 0; i < n; i++) {
         const link_use *l = &u->top[i];
