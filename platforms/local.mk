@@ -1,6 +1,7 @@
 noinst_LIBRARIES += libplatforms.a
 libplatforms_a_SOURCES = \
 	platforms/device.c platforms/device.h \
+	platforms/link_usage.c platforms/link_usage.h \
 	platforms/network.c \
 	platforms/platform.c platforms/platform.h platforms/platform_impl.h \
 	platforms/platform_json.c \
@@ -17,6 +18,7 @@ dist_platforms_DATA = platforms/README.md \
 	platforms/dgx1-p100.json \
 	platforms/dgx1-v100.json \
 	platforms/dgx2-v100.json \
+	platforms/hgx-a100-4hdr.json \
 	platforms/knl-cluster.json \
 	platforms/mn1-p100.json \
 	platforms/tencent-p40.json \

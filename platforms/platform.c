@@ -20,6 +20,8 @@ platform *plat_alloc(const char *name, tt_error *err)
     snprintf(p->name, sizeof p->name, "%s", name);
     p->assumptions = json_array();
     p->sources = json_array();
+    p->notes = json_array();
+    p->fab_eff = PLAT_NODE_EFFICIENCY;
     p->nodes = 1;
     p->oversubscription = 1;
     return p;
@@ -33,6 +35,7 @@ void platform_free(platform *p)
     device_table_free(&p->devices);
     json_decref(p->assumptions);
     json_decref(p->sources);
+    json_decref(p->notes);
     free(p->comp);
     free(p->link);
     free(p->acc);
@@ -287,6 +290,29 @@ static int fattree_shape(platform *p, int members, tt_error *err)
     return TT_OK;
 }
 
+/* A NIC's cable runs at the slower of the NIC and the fabric's link (both
+ * ends must agree); --link-bw sets it outright. When one value overrides
+ * the other, a note says so, once: a raised rate with no effect is not silent. */
+static double nic_uplink_Bps(platform *p, int c)
+{
+    const device_info *d = p->comp[c].dev;
+    double nic = d->bandwidth_Bps, fab = p->fab_bw_Bps;
+    char buf[512] = "";
+    if (p->fab_bw_forced && nic != fab)
+        snprintf(buf, sizeof buf, "--link-bw %.4g B/s replaces the NICs' own rate (%s: %s, %.4g B/s) on every "
+                 "uplink", fab, p->comp[c].name, d->name, nic);
+    else if (!p->fab_bw_forced && fab > nic)
+        snprintf(buf, sizeof buf, "fabric.link.bandwidth_Bps = %.4g B/s has no effect beyond the NICs: %s (%s) runs "
+                 "at %.4g B/s and caps each node's uplink; raise the NIC's bandwidth_Bps (platform.devices) to use a "
+                 "faster fabric", fab, p->comp[c].name, d->name, nic);
+    else if (!p->fab_bw_forced && fab < nic)
+        snprintf(buf, sizeof buf, "fabric.link.bandwidth_Bps = %.4g B/s caps the NICs: %s (%s) could run at "
+                 "%.4g B/s", fab, p->comp[c].name, d->name, nic);
+    if (buf[0] && json_array_size(p->notes) == 0)
+        json_array_append_new(p->notes, json_string(buf));
+    return p->fab_bw_forced ? fab : fmin(nic, fab);
+}
+
 int plat_finish(platform *p, const char *attach_group, const char *where, tt_error *err)
 {
     int n = p->ncomp;
@@ -336,7 +362,7 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
         for (int c = 0; c < n; c++)
             if (in_group(p, c, attach_group) || strcmp(p->comp[c].name, attach_group) == 0) {
                 const device_info *d = p->comp[c].dev;
-                p->att_uplink_Bps[p->natt] = d->kind == DEVICE_NIC && !p->fab_bw_forced ? d->bandwidth_Bps : p->fab_bw_Bps;
+                p->att_uplink_Bps[p->natt] = d->kind == DEVICE_NIC ? nic_uplink_Bps(p, c) : p->fab_bw_Bps;
                 p->port_bw_Bps += p->att_uplink_Bps[p->natt];
                 p->att[p->natt++] = c;
             }
@@ -604,6 +630,21 @@ int platform_path_class_links(const platform *p, int a, int b, const char *cls)
     return route_class_links(p, ca, p->att[p->comp_att[ca]], cls) + route_class_links(p, p->att[p->comp_att[cb]], cb, cls);
 }
 
+int platform_rail_relay(const platform *p, int a, int b)
+{
+    if (p->fabric != FABRIC_RAIL)
+        return -1;
+    const char *cls, *xa = platform_rank_exit(p, a), *xb = platform_rank_exit(p, b);
+    int g = p->nacc, node = a / g;
+    if (!xa || !xb || node == b / g || strcmp(xa, xb) == 0)
+        return -1;
+    for (int r = 0; r < g; r++)
+        if (strcmp(platform_rank_exit(p, node * g + r), xb) == 0)
+            return platform_rank_links(p, a, node * g + r, &cls) > 0 && strncmp(cls, "nvlink", 6) == 0 ? node * g + r
+                                                                                                        : -1;
+    return -1;
+}
+
 int platform_rank_links(const platform *p, int a, int b, const char **cls)
 {
     *cls = NULL;
@@ -688,11 +729,12 @@ int platform_ring_orders(const platform *p, int c, int orders[][16])
             for (int k = 0; k < g; k++)
                 cap[o[k]][o[(k + 1) % g]]--;
             rings++;
-        } else if (j > 0) {
+        } else if (rings > 0) {
             memcpy(o, orders[j - 1], sizeof orders[j]);
-        } else {
+        } else { /* behind a switch: rank order entering at NIC j's first rank, as NCCL's ring per NIC */
+            int first = nnic ? __builtin_ctz(mine) : 0;
             for (int k = 0; k < g; k++)
-                o[k] = k;
+                o[k] = (first + k) % g;
         }
     }
     return rings;
@@ -764,6 +806,16 @@ void platform_assumption(const platform *p, int i, const char **name, const char
     *name = json_string_value(json_object_get(a, "name"));
     *value = json_string_value(json_object_get(a, "value"));
     *note = json_string_value(json_object_get(a, "why"));
+}
+
+int platform_note_count(const platform *p)
+{
+    return (int)json_array_size(p->notes);
+}
+
+const char *platform_note(const platform *p, int i)
+{
+    return json_string_value(json_array_get(p->notes, (size_t)i));
 }
 
 int platform_source_count(const platform *p)

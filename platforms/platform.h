@@ -86,12 +86,20 @@ int platform_rank_links(const platform *p, int a, int b, const char **cls);
  * platform has no node fabric; rail-optimised fabrics give GPU i NIC i. */
 const char *platform_rank_exit(const platform *p, int rank);
 
+/* A rail-optimised fabric's cross-rail hop from rank a to rank b of another
+ * node: the rank of a's node on b's rail (its NIC is b's NIC's rail), which
+ * a's data reaches over NVLink first (NCCL's PXN), so that every byte between
+ * nodes stays on one rail; -1 when a and b share a rail, for other fabrics,
+ * and when a reaches that rank by no NVLink (no relay: the cross-rail route). */
+int platform_rail_relay(const platform *p, int a, int b);
+
 /* NCCL's intra-node rings: for each of c channels an order of a node's
  * ranks whose consecutive ranks (and last to first) are joined by a direct
  * link, each ring taking a link unit of each direction it uses, so channels
  * spread over all the links (DGX-1's hybrid cube mesh holds 6 such rings);
- * when no such ring is left, the previous one again, and rank order where
- * there is none (a switch). Fills orders[j][0 .. ranks_per_node) for j < c
+ * when no such ring is left, the previous one again, and where there is none
+ * (a switch) rank order rotated to enter at a rank of NIC j (so the rings
+ * cross between nodes at every NIC, as NCCL's ring per NIC). Fills orders[j][0 .. ranks_per_node) for j < c
  * (c <= 8, ranks_per_node <= 16); returns how many rings use links of their
  * own (0 behind a switch). */
 int platform_ring_orders(const platform *p, int c, int orders[][16]);
@@ -159,14 +167,30 @@ int platform_assumption_count(const platform *p);
 void platform_assumption(const platform *p, int i, const char **name, const char **value,
                          const char **note);
 int platform_source_count(const platform *p);
+/* Values of the platform (or its overrides) that another one overrides: a
+ * fabric rate above the NIC's has no effect (the NIC caps it), and so on. */
+int platform_note_count(const platform *p);
+const char *platform_note(const platform *p, int i);
 const char *platform_source(const platform *p, int i);
 
-/* Writes a SimGrid 4.1 platform XML document. */
-int platform_write_xml(const platform *p, FILE *out, tt_error *err);
+/* A SimGrid link of the platform's XML, as a person reads it: its class
+ * ("nvlink4", "pcie5", "upi", "nic", "node-leaf", "leaf-spine", a torus's
+ * "ici"), and the ends it runs from and to in that direction. */
+typedef struct platform_link_info {
+    char name[48]; /* SimGrid's name ("n0-l3_UP") */
+    char cls[24];
+    char from[40], to[40];
+} platform_link_info;
+void platform_link_describe(const platform *p, const char *sg_name, platform_link_info *out);
 
-/* SimGrid --cfg words for a network model (sim/engine.c passes them to
+/* Writes a SimGrid 4.1 platform XML document: links at their line rate for
+ * the ideal network, at their payload rate (line rate x the link kind's
+ * payload efficiency) for the calibrated one. */
+int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error *err);
+
+/* SimGrid --cfg words for a network model on p (sim/engine.c passes them to
  * simgrid_init); returns how many were written to argv (at most max). */
-int network_simgrid_args(network_model m, const char **argv, int max);
+int network_simgrid_args(const platform *p, network_model m, const char **argv, int max);
 const char *network_name(network_model m);
 
 #endif

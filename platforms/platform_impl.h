@@ -10,6 +10,11 @@
 
 #define PLAT_MAX_LEVELS 4
 
+/* Payload over line rate of the links inside a node (NVLink, PCIe, UPI) in
+ * the calibrated network: NVLink3 carries ~20 of its 25 GB/s (128-byte
+ * payloads with their headers; NCCL maintainer, nccl-tests #149). */
+#define PLAT_NODE_EFFICIENCY 0.8
+
 /* One device instance of the node template ("gpu3"). */
 typedef struct pcomp {
     char name[32];
@@ -34,6 +39,7 @@ struct platform {
     device_table devices;
     json_t *assumptions; /* array of {"name", "value", "why"} */
     json_t *sources;     /* array of strings */
+    json_t *notes;       /* array of strings: a value that another one overrides */
 
     /* Node template. */
     int ncomp, nlink;
@@ -52,6 +58,7 @@ struct platform {
     fabric_kind fabric;
     int nodes;
     double fab_bw_Bps, fab_lat_s; /* one fabric link */
+    double fab_eff;               /* its payload over line rate, NIC cables included (fabric.link.payload_efficiency) */
     char fab_cls[32];             /* its link class ("edr-ib", "ici") */
     int fab_bw_forced;            /* --link-bw: NIC uplinks run at fab_bw_Bps too */
     double port_bw_Bps;           /* a node's aggregate uplink: fabric links carry this */

@@ -260,7 +260,7 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
 {
     static const char *keys[] = {"topology", "nodes", "attach", "link", "class", "nodes_per_leaf",
                                  "levels", "oversubscription", "dims", "slices", "slice_unit", NULL};
-    static const char *lkeys[] = {"bandwidth_Bps", "latency_s", NULL};
+    static const char *lkeys[] = {"bandwidth_Bps", "latency_s", "payload_efficiency", NULL};
     jx_obj f, l;
     int topo = 0, rc;
     long nodes = 1, per_leaf = 16, levels = 2, over = 1;
@@ -282,7 +282,8 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
         return rc;
     if (topo != 0 && ((rc = jx_child(&f, "link", 1, &l)) || (rc = jx_check_keys(&l, lkeys)) ||
                       (rc = jx_rate(&l, "bandwidth_Bps", 1, 1e3, 1e15, &p->fab_bw_Bps)) ||
-                      (rc = jx_seconds(&l, "latency_s", 1, 0, 1, &p->fab_lat_s))))
+                      (rc = jx_seconds(&l, "latency_s", 1, 0, 1, &p->fab_lat_s)) ||
+                      (rc = jx_number(&l, "payload_efficiency", 0, 0.05, 1, &p->fab_eff))))
         return rc;
     static const fabric_kind KINDS[] = {FABRIC_NONE, FABRIC_SWITCH, FABRIC_FATTREE, FABRIC_RAIL,
                                         FABRIC_TORUS, FABRIC_TORUS, FABRIC_TORUS};

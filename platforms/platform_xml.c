@@ -7,6 +7,9 @@
  * directions never share. */
 #include "platforms/platform.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "platforms/platform_impl.h"
 
 /* SimGrid's FAT_TREE topology of the tree's levels from `first` up:
@@ -105,22 +108,24 @@ static void write_path(const platform *p, int k, int u, int v, FILE *out)
     }
 }
 
-static void write_node_links(const platform *p, int k, FILE *out)
+/* Payload over line rate, per link kind: eff[0] inside a node, eff[1] on
+ * the fabric (its NICs' cables included); 1 and 1 for the ideal network. */
+static void write_node_links(const platform *p, int k, const double eff[2], FILE *out)
 {
     for (int l = 0; l < p->nlink; l++)
         fprintf(out, " <link id=\"n%d-l%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                k, l, p->link[l].bw_Bps * p->link[l].count, p->link[l].latency_s);
+                k, l, eff[0] * p->link[l].bw_Bps * p->link[l].count, p->link[l].latency_s);
     if (p->nodes > 1) {
         for (int j = 0; j < p->natt; j++)
             fprintf(out, " <link id=\"n%d-up%d\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                    k, j, p->att_uplink_Bps[j]);
+                    k, j, eff[1] * p->att_uplink_Bps[j]);
         /* A node's cable(s) to its leaf, as one link of the aggregate rate. */
         fprintf(out, " <link id=\"n%d-port\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                k, p->port_bw_Bps, p->fab_lat_s);
+                k, eff[1] * p->port_bw_Bps, p->fab_lat_s);
     }
 }
 
-static void write_node(const platform *p, int k, FILE *out)
+static void write_node(const platform *p, int k, const double eff[2], FILE *out)
 {
     int n = p->ncomp, gw = p->nodes > 1;
     fprintf(out, "<zone id=\"n%d\" routing=\"Full\">\n", k);
@@ -133,7 +138,7 @@ static void write_node(const platform *p, int k, FILE *out)
     if (gw)
         fprintf(out, " <router id=\"n%d-gw\"/>\n", k);
     else
-        write_node_links(p, k, out);
+        write_node_links(p, k, eff, out);
     for (int u = 0; u < n; u++) {
         if (!is_endpoint(p, u))
             continue;
@@ -168,12 +173,12 @@ static int group_nodes(const platform *p)
     return p->fabric == FABRIC_SWITCH ? SWITCH_GROUP : p->down[0];
 }
 
-static void write_group(const platform *p, int g, FILE *out)
+static void write_group(const platform *p, int g, const double eff[2], FILE *out)
 {
     int per = group_nodes(p), first = g * per, last = first + per < p->nodes ? first + per : p->nodes;
     fprintf(out, "<zone id=\"g%d\" routing=\"Floyd\">\n", g);
     for (int k = first; k < last; k++)
-        write_node(p, k, out);
+        write_node(p, k, eff, out);
     fprintf(out, "<zone id=\"g%d-sw\" routing=\"Full\"><router id=\"g%d-leaf\"/></zone>\n", g, g);
     for (int k = first; k < last; k++)
         fprintf(out,
@@ -194,19 +199,19 @@ static double leaf_uplink_Bps(const platform *p)
 
 /* Above the leaves: FLAT for a two-level tree or a single switch (zero
  * latency: it is the same switch), a fat tree of the upper levels otherwise. */
-static void write_spine(const platform *p, int groups, FILE *out)
+static void write_spine(const platform *p, int groups, double eff, FILE *out)
 {
     fprintf(out, "<cluster id=\"spine\" prefix=\"leaf-\" suffix=\"\" ");
     if (p->fabric == FABRIC_SWITCH || p->levels <= 2) {
         fprintf(out, "radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" lat=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\" "
-                     "topology=\"FLAT\"/>\n", groups - 1, leaf_uplink_Bps(p), p->fabric == FABRIC_SWITCH ? 0 : p->fab_lat_s);
+                     "topology=\"FLAT\"/>\n", groups - 1, eff * leaf_uplink_Bps(p), p->fabric == FABRIC_SWITCH ? 0 : p->fab_lat_s);
         return;
     }
     long hosts = 1;
     for (int l = 1; l < p->levels; l++)
         hosts *= p->down[l];
     fprintf(out, "radical=\"0-%ld\" speed=\"1f\" bw=\"%.17gBps\" lat=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"",
-            hosts - 1, p->port_bw_Bps, p->fab_lat_s);
+            hosts - 1, eff * p->port_bw_Bps, p->fab_lat_s);
     write_fattree(p, 1, out);
     fprintf(out, "/>\n");
 }
@@ -227,10 +232,15 @@ static int copy_user_xml(const platform *p, FILE *out, tt_error *err)
     return TT_OK;
 }
 
-int platform_write_xml(const platform *p, FILE *out, tt_error *err)
+int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error *err)
 {
     if (p->user_xml)
         return copy_user_xml(p, out, err);
+    double eff[2] = {1, 1};
+    if (net == NETWORK_CALIBRATED) {
+        eff[0] = PLAT_NODE_EFFICIENCY;
+        eff[1] = p->fab_eff;
+    }
     fprintf(out, "<?xml version='1.0'?>\n"
                  "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
                  "<!-- ttasim platform %s: %d nodes, %d accelerators -->\n"
@@ -239,24 +249,24 @@ int platform_write_xml(const platform *p, FILE *out, tt_error *err)
     int groups = p->nodes > 1 && !p->flat ? (p->nodes + group_nodes(p) - 1) / group_nodes(p) : 0;
     if (p->flat) {
         write_cluster(p, out, "fabric", "acc-", platform_ranks(p), platform_device(p, 0)->peak_flops[DTYPE_FP32],
-                      plat_fabric_link_Bps(p));
+                      eff[1] * plat_fabric_link_Bps(p));
     } else if (p->nodes == 1) {
-        write_node(p, 0, out);
+        write_node(p, 0, eff, out);
     } else {
         /* SimGrid finds a link by name searching zones depth-first from the
          * root: declared in the first zone, every lookup ends at once
          * (declared in each node's zone, loading was quadratic in nodes). */
         fprintf(out, "<zone id=\"world\" routing=\"Floyd\">\n<zone id=\"links\" routing=\"Full\">\n");
         for (int k = 0; k < p->nodes; k++)
-            write_node_links(p, k, out);
+            write_node_links(p, k, eff, out);
         for (int g = 0; g < groups && groups > 1; g++)
             fprintf(out, "<link id=\"g%d-up\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                    g, leaf_uplink_Bps(p));
+                    g, eff[1] * leaf_uplink_Bps(p));
         fprintf(out, "</zone>\n");
         for (int g = 0; g < groups; g++)
-            write_group(p, g, out);
+            write_group(p, g, eff, out);
         if (groups > 1)
-            write_spine(p, groups, out);
+            write_spine(p, groups, eff[1], out);
         for (int g = 0; g < groups && groups > 1; g++)
             fprintf(out,
                     "<zoneRoute src=\"g%d\" dst=\"spine\" gw_src=\"g%d-leaf\" gw_dst=\"leaf-%d\" symmetrical=\"NO\">"
@@ -270,4 +280,58 @@ int platform_write_xml(const platform *p, FILE *out, tt_error *err)
     if (ferror(out))
         return tt_error_set(err, TT_EINPUT, "could not write the platform XML");
     return TT_OK;
+}
+
+/* Names written above, read back: n<k>-l<i> a node link (its class, its
+ * ends; UP runs from its first end), n<k>-up<j> an attachment's uplink (the
+ * NIC), n<k>-port a node's cable to its leaf, g<g>-up a leaf's uplinks,
+ * spine_* the levels above, fabric_* a flat cluster's links (SimGrid's
+ * names: fabric_link_from_X_to_Y on a torus). */
+void platform_link_describe(const platform *p, const char *sg_name, platform_link_info *out)
+{
+    int k, i, used = 0;
+    size_t len = strlen(sg_name);
+    int down = len > 5 && strcmp(sg_name + len - 5, "_DOWN") == 0;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", sg_name);
+    if (sscanf(sg_name, "n%d-l%d%n", &k, &i, &used) == 2 && i >= 0 && i < p->nlink && (used == (int)len || sg_name[used] == '_')) {
+        const plink *l = &p->link[i];
+        snprintf(out->cls, sizeof out->cls, "%s", l->cls);
+        snprintf(out->from, sizeof out->from, "n%d-%s", k, p->comp[down ? l->b : l->a].name);
+        snprintf(out->to, sizeof out->to, "n%d-%s", k, p->comp[down ? l->a : l->b].name);
+        return;
+    }
+    char ends[2][40] = {"", ""};
+    if (sscanf(sg_name, "n%d-up%d", &k, &i) == 2 && i >= 0 && i < p->natt) {
+        snprintf(out->cls, sizeof out->cls, "nic");
+        snprintf(ends[0], sizeof ends[0], "n%d-%s", k, p->comp[p->att[i]].name);
+        snprintf(ends[1], sizeof ends[1], "n%d-port", k);
+    } else if (sscanf(sg_name, "n%d-port", &k) == 1) { /* rails: the node's cables to its rail leaves, as one */
+        snprintf(out->cls, sizeof out->cls, p->fabric == FABRIC_RAIL ? "rail-leaves" : "node-leaf");
+        snprintf(ends[0], sizeof ends[0], "n%d", k);
+        snprintf(ends[1], sizeof ends[1], p->fabric == FABRIC_SWITCH ? "switch" : p->fabric == FABRIC_RAIL ? "rails %d" : "leaf %d",
+                 k / group_nodes(p));
+    } else if (sscanf(sg_name, "g%d-up", &k) == 1) {
+        snprintf(out->cls, sizeof out->cls, p->fabric == FABRIC_SWITCH ? "switch" : "leaf-spine");
+        snprintf(ends[0], sizeof ends[0], "leaf %d", k);
+        snprintf(ends[1], sizeof ends[1], "spine");
+    } else if (strncmp(sg_name, "spine_", 6) == 0) {
+        snprintf(out->cls, sizeof out->cls, "spine");
+        snprintf(ends[0], sizeof ends[0], "%.*s", (int)(len - (down ? 5 : 3)), sg_name); /* SPLITDUPLEX */
+        snprintf(ends[1], sizeof ends[1], "above");
+    } else if (sscanf(sg_name, "fabric_link_from_%d_to_%d", &k, &i) == 2) {
+        snprintf(out->cls, sizeof out->cls, "%s", p->fab_cls[0] ? p->fab_cls : platform_fabric_name(p));
+        snprintf(ends[0], sizeof ends[0], "acc-%d", k);
+        snprintf(ends[1], sizeof ends[1], "acc-%d", i);
+    } else if (sscanf(sg_name, "fabric_link_%d", &k) == 1) {
+        snprintf(out->cls, sizeof out->cls, "%s", p->fab_cls[0] ? p->fab_cls : platform_fabric_name(p));
+        snprintf(ends[0], sizeof ends[0], p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL ? "tree link %d" : "acc-%d", k);
+        snprintf(ends[1], sizeof ends[1], p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL ? "above" : "switch");
+    } else {
+        snprintf(out->cls, sizeof out->cls, "other");
+        snprintf(ends[0], sizeof ends[0], "%.39s", sg_name);
+        snprintf(ends[1], sizeof ends[1], "?");
+    }
+    snprintf(out->from, sizeof out->from, "%s", ends[down]);
+    snprintf(out->to, sizeof out->to, "%s", ends[!down]);
 }

@@ -78,6 +78,7 @@ dist_collectives_DATA = scenarios/collectives/README.md \
 	scenarios/collectives/dgx-h100-allgather-8g.json \
 	scenarios/collectives/dgx-h100-allreduce-nvls-8g.json \
 	scenarios/collectives/dgx1-cluster-allreduce.json \
+	scenarios/collectives/hgx-a100-4hdr-3node-allreduce-128m.json \
 	scenarios/collectives/hgx-a100-80gb-allreduce-1g.json
 
 EXTRA_DIST += scenarios/published/validate.sh

@@ -193,7 +193,7 @@ START_TEST(closed_form_all_algorithms)
                 coll_params prm = {.op = op, .algo = algos[a], .ranks = n, .bytes = CF_SIZES[k],
                                    .chunk_bytes = CF_SIZES[k] / 8, .ranks_per_node = 2 + 2 * (c > 0),
                                    .nics_per_node = c == 2 ? 2 : 0};
-                rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, 0};
+                rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, 0, 0};
             }
             tt_error err = {0};
             ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 3, res, &err) == TT_OK, "%s", err.msg);
@@ -221,7 +221,7 @@ START_TEST(rounds_match_messages)
     for (int k = 0; k < 8; k++) {
         coll_params prm = {.op = OP_ALLREDUCE, .algo = ALG[k / 2], .ranks = n, .bytes = 16e6,
                            .chunk_bytes = 1e6, .ranks_per_node = 4};
-        rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, k % 2};
+        rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, k % 2, 0};
     }
     tt_error err = {0};
     ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 8, res, &err) == TT_OK, "%s", err.msg);
@@ -242,7 +242,7 @@ START_TEST(auto_picks_fastest)
     for (int k = 0; k < 6; k++) {
         coll_params prm = {.op = OP_ALLREDUCE, .algo = k % 3 == 0 ? ALGO_AUTO : k % 3 == 1 ? ALGO_RING : ALGO_RD,
                            .ranks = 8, .bytes = sizes[k / 3]};
-        rq[k] = (coll_request){prm, 0, 0};
+        rq[k] = (coll_request){prm, 0, 0, 0};
     }
     tt_error err = {0};
     ck_assert_int_eq(coll_simulate(p, NETWORK_IDEAL, rq, 6, res, &err), TT_OK);
@@ -284,9 +284,9 @@ static platform *fattree64(int oversubscription)
 START_TEST(contention_oversubscribed_fattree)
 {
     coll_request rq[3] = {
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, 0, 0},
-        {{.op = OP_ALLTOALL, .algo = ALGO_PAIRWISE, .ranks = 64, .bytes = 64e6}, 0, 0},
-        {{.op = OP_ALLTOALL, .algo = ALGO_DIRECT, .ranks = 64, .bytes = 64e6}, 0, 0},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, 0, 0, 0},
+        {{.op = OP_ALLTOALL, .algo = ALGO_PAIRWISE, .ranks = 64, .bytes = 64e6}, 0, 0, 0},
+        {{.op = OP_ALLTOALL, .algo = ALGO_DIRECT, .ranks = 64, .bytes = 64e6}, 0, 0, 0},
     };
     coll_result full[3], thin[3];
     tt_error err = {0};
@@ -313,8 +313,8 @@ START_TEST(torus2d_beats_ring_1024)
     platform *p = platform_load("torus2d", &o, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     coll_request rq[2] = {
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 1024, .bytes = 100e6}, 0, 0},
-        {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = 1024, .bytes = 100e6}, 0, 0},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 1024, .bytes = 100e6}, 0, 0, 0},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = 1024, .bytes = 100e6}, 0, 0, 0},
     };
     coll_result r[2];
     ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 2, r, &err) == TT_OK, "%s", err.msg);
@@ -338,8 +338,8 @@ START_TEST(torus_monotone_in_slice_size)
         platform *p = platform_load(SLICES[k].pod, &o, &err);
         ck_assert_msg(p != NULL, "%s", err.msg);
         int n = platform_ranks(p);
-        coll_request rq[2] = {{{.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = n, .bytes = 102e6}, 0, 0},
-                              {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = n, .bytes = 102e6}, 0, 0}};
+        coll_request rq[2] = {{{.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = n, .bytes = 102e6}, 0, 0, 0},
+                              {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = n, .bytes = 102e6}, 0, 0, 0}};
         platform_torus_dims(p, rq[0].params.dims);
         platform_torus_dims(p, rq[1].params.dims);
         coll_result r[2];
@@ -367,8 +367,8 @@ START_TEST(rounds_match_messages_calibrated_fattree)
 {
     platform *p = fattree64(1);
     coll_request rq[2] = {
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 0},
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 1},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 0, 0},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 1, 0},
     };
     coll_result r[2];
     tt_error err = {0};
@@ -393,9 +393,9 @@ START_TEST(builtins_run_auto)
         int n = platform_ranks(p);
         coll_request rq[2] = {
             {{.op = OP_ALLREDUCE, .algo = ALGO_AUTO, .ranks = n, .bytes = 1e6, .chunk_bytes = 1 << 18,
-              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0},
+              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0, 0},
             {{.op = OP_ALLTOALL, .algo = ALGO_AUTO, .ranks = n, .bytes = 1e6,
-              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0},
+              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0, 0},
         };
         coll_result r[2];
         ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, 2, r, &err) == TT_OK, "%s: %s", names[i], err.msg);

@@ -55,7 +55,7 @@ static host_emb_time simulate(const platform *p, const step_host_load *l)
 {
     host_emb_time t;
     tt_error err = {0};
-    ck_assert_msg(host_embedding_time(p, NETWORK_IDEAL, l, 1, &t, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(host_embedding_time(p, NETWORK_IDEAL, l, 1, NULL, &t, NULL, &err) == TT_OK, "%s", err.msg);
     return t;
 }
 
@@ -67,7 +67,7 @@ START_TEST(one_link_by_hand)
     step_host_load l[2] = {{1.6e8, 3.2e8, 1e9, 1e8}, {0.8e8, 0.8e8, 1e6, 1e6}};
     host_emb_time t[2];
     tt_error err = {0};
-    ck_assert_msg(host_embedding_time(p, NETWORK_IDEAL, l, 2, t, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(host_embedding_time(p, NETWORK_IDEAL, l, 2, NULL, t, NULL, &err) == TT_OK, "%s", err.msg);
     ck_assert_double_eq_tol(t[0].forward_transfer_s, 1e-6 + 1.6e8 / 16e9, 1e-12);
     ck_assert_double_eq_tol(t[0].backward_transfer_s, 1e-6 + 3.2e8 / 16e9, 1e-12);
     ck_assert_double_eq_tol(t[0].lookup_s, 1e9 / 5e10, 1e-15);
@@ -119,9 +119,38 @@ START_TEST(needs_cpu_sockets)
     ck_assert_ptr_nonnull(p);
     step_host_load l = {1e6, 1e6, 1e6, 1e6};
     host_emb_time t;
-    ck_assert_int_eq(host_embedding_time(p, NETWORK_IDEAL, &l, 1, &t, &err), TT_EINPUT);
+    ck_assert_int_eq(host_embedding_time(p, NETWORK_IDEAL, &l, 1, NULL, &t, NULL, &err), TT_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "need CPU sockets"));
     ck_assert_ptr_nonnull(strstr(err.msg, "\"accelerators\""));
+    platform_free(p);
+}
+END_TEST
+
+/* Two Zion nodes: the tables are sharded over all 16 sockets, so half of
+ * every accelerator's rows come from the other node: 8 sockets x 8
+ * accelerators x R/16 cross each node's port each way; with gradients, the
+ * same back. The links count each micro-step link_weight times. */
+START_TEST(sharded_across_nodes)
+{
+    platform_options o = {.nodes = 2};
+    tt_error err = {0};
+    platform *p = platform_load("zion", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    step_host_load l = {1.6e7, 0.8e7, 1e6, 1e6};
+    double weight = 3;
+    host_emb_time t;
+    link_usage u;
+    ck_assert_msg(host_embedding_time(p, NETWORK_IDEAL, &l, 1, &weight, &t, &u, &err) == TT_OK, "%s", err.msg);
+    const link_class_use *port = NULL;
+    for (int i = 0; i < u.n_classes; i++)
+        if (strcmp(u.classes[i].cls, "node-leaf") == 0)
+            port = &u.classes[i];
+    ck_assert_ptr_nonnull(port);
+    /* each node's port, each way: its rows to the other node's accelerators
+     * and its accelerators' gradients to the other node's sockets */
+    ck_assert_int_eq(port->links, 4);
+    ck_assert_double_eq_tol(port->bytes, 4 * weight * 64 * (1.6e7 + 0.8e7) / 16, 4);
+    ck_assert_msg(t.forward_transfer_s > 0 && t.backward_transfer_s > 0, "no transfer time");
     platform_free(p);
 }
 END_TEST
@@ -135,6 +164,7 @@ static Suite *suite(void)
     tcase_add_test(t, switch_uplink_contention);
     tcase_add_test(t, remote_socket_over_upi);
     tcase_add_test(t, needs_cpu_sockets);
+    tcase_add_test(t, sharded_across_nodes);
     suite_add_tcase(s, t);
     return s;
 }

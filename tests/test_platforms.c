@@ -35,11 +35,11 @@ static double simulate_one(const platform *p, network_model net, int a, int b, d
     tu_user_platform_write(&u, NULL, hosts, platform_device(p, a)->name);
     tt_error err = {0};
     FILE *f = fopen(u.xml, "w");
-    ck_assert_msg(platform_write_xml(p, f, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(platform_write_xml(p, NETWORK_IDEAL, f, &err) == TT_OK, "%s", err.msg);
     fclose(f);
     platform *pair = platform_load(u.json, NULL, &err);
     ck_assert_msg(pair != NULL, "%s", err.msg);
-    coll_request rq = {{.op = OP_BROADCAST, .algo = ALGO_RING, .ranks = 2, .bytes = bytes}, 0.0, 0};
+    coll_request rq = {{.op = OP_BROADCAST, .algo = ALGO_RING, .ranks = 2, .bytes = bytes}, 0.0, 0, 0};
     coll_result r;
     ck_assert_msg(coll_simulate(pair, net, &rq, 1, &r, &err) == TT_OK, "%s", err.msg);
     platform_free(pair);
@@ -147,12 +147,15 @@ END_TEST
 START_TEST(network_words)
 {
     const char *w[8];
-    int n = network_simgrid_args(NETWORK_IDEAL, w, 8);
+    platform *p = load("star", 4, 10e9, 1e-6);
+    int n = network_simgrid_args(p, NETWORK_IDEAL, w, 8);
     ck_assert_int_eq(n, 3);
     ck_assert_str_eq(w[2], "--cfg=network/crosstraffic:0");
-    n = network_simgrid_args(NETWORK_CALIBRATED, w, 8);
+    n = network_simgrid_args(p, NETWORK_CALIBRATED, w, 8);
     ck_assert_int_eq(n, 5);
     ck_assert_str_eq(w[2], "--cfg=network/crosstraffic:1");
+    ck_assert_str_eq(w[3], "--cfg=network/bandwidth-factor:1"); /* the payload rates are in ttasim's XML */
+    platform_free(p);
 }
 END_TEST
 

@@ -12,6 +12,7 @@
 #include "platforms/platform.h"
 #include "sim/cli/cli.h"
 #include "sim/engine/collective_sim.h"
+#include "sim/report/links.h"
 
 extern const cli_command cmd_collective;
 
@@ -44,6 +45,8 @@ static void collective_help(FILE *out)
             "  --dim-x N            torus2d: ranks per row (default: the divisor nearest sqrt)\n"
             "  --network M          ideal|calibrated (default calibrated)\n"
             "  --messages           message-level executor (slow reference) instead of rounds\n"
+            "  --links N            per size, the N busiest links (class, ends, bytes, busy time,\n"
+            "                       utilisation over the collective) and the bottleneck class\n"
             "  --json               print one JSON document on stdout\n"
             "  --help               this text\n");
 }
@@ -57,6 +60,7 @@ typedef struct collective_args {
     int chunk_set; /* --chunk given: 0 means no pipelining, not the default */
     network_model net;
     int messages, as_json;
+    int links; /* --links N: the N busiest links per size (0: no report) */
 } collective_args;
 
 static int parse_count(const char *word, const char *opt, int *out)
@@ -121,7 +125,7 @@ static int parse_word(const char *word, const char *opt, const char *const *name
 static int parse_args(int argc, char **argv, collective_args *a)
 {
     enum { O_PLATFORM = 1, O_NODES, O_BW, O_LAT, O_OP, O_ALGO, O_BYTES, O_RANKS, O_CHUNK, O_RPN,
-           O_DIMX, O_NETWORK, O_MESSAGES, O_JSON };
+           O_DIMX, O_NETWORK, O_MESSAGES, O_JSON, O_LINKS };
     static const struct option opts[] = {
         {"platform", required_argument, NULL, O_PLATFORM}, {"nodes", required_argument, NULL, O_NODES},
         {"link-bw", required_argument, NULL, O_BW}, {"link-latency", required_argument, NULL, O_LAT},
@@ -130,7 +134,7 @@ static int parse_args(int argc, char **argv, collective_args *a)
         {"chunk", required_argument, NULL, O_CHUNK}, {"ranks-per-node", required_argument, NULL, O_RPN},
         {"dim-x", required_argument, NULL, O_DIMX}, {"network", required_argument, NULL, O_NETWORK},
         {"messages", no_argument, NULL, O_MESSAGES}, {"json", no_argument, NULL, O_JSON},
-        {NULL, 0, NULL, 0}};
+        {"links", required_argument, NULL, O_LINKS}, {NULL, 0, NULL, 0}};
     const char *op_names[OP_COUNT + 1], *algo_names[ALGO_COUNT + 1], *nets[] = {"ideal", "calibrated", NULL};
     for (int i = 0; i < OP_COUNT; i++)
         op_names[i] = coll_op_name((coll_op)i);
@@ -172,6 +176,12 @@ static int parse_args(int argc, char **argv, collective_args *a)
             a->net = (network_model)v;
             break;
         case O_MESSAGES: a->messages = 1; break;
+        case O_LINKS:
+            rc = parse_count(optarg, "--links", &a->links);
+            if (rc == TT_OK && a->links > LINK_USAGE_MAX)
+                rc = cli_usage_error(&cmd_collective, "--links %d: at most %d links are kept", a->links,
+                                     LINK_USAGE_MAX);
+            break;
         case O_JSON: a->as_json = 1; break;
         default: return cli_bad_option(&cmd_collective, argv, optind, optopt, opts, c == ':');
         }
@@ -199,6 +209,8 @@ static void print_table(const collective_args *a, const platform *p, const coll_
     int n = rq[0].params.ranks;
     printf("# ttasim collective: %s, algo %s, on %s (%d ranks), network %s\n", coll_op_name(a->params.op),
            coll_algo_name(a->params.algo), platform_name(p), n, network_name(a->net));
+    for (int i = 0; i < platform_note_count(p); i++)
+        printf("# note: %s\n", platform_note(p, i));
     printf("# %s executor, chunk %.0f bytes\n#\n", a->messages ? "message-level" : "rounds",
            rq[0].params.chunk_bytes);
     printf("# %14s  %-9s %-12s %14s %13s %13s\n", "size(B)", "algo", "nccl", "time(us)", "algbw(GB/s)",
@@ -208,6 +220,10 @@ static void print_table(const collective_args *a, const platform *p, const coll_
         printf("  %14.0f  %-9s %-12s %14.3f %13.3f %13.3f\n", rq[i].params.bytes, coll_algo_name(res[i].algo),
                res[i].nccl[0] ? res[i].nccl : "-", res[i].time_s * 1e6, algbw / 1e9,
                algbw * coll_busbw_factor(a->params.op, n) / 1e9);
+    }
+    for (int i = 0; a->links && i < a->nsizes; i++) {
+        printf("\n# links at %.0f bytes\n", rq[i].params.bytes);
+        links_report_text(stdout, &res[i].links, res[i].time_s, "collective", a->links);
     }
 }
 
@@ -224,12 +240,17 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
                             coll_algo_name(a->params.algo), "bytes", rq[i].params.bytes, "ranks", n,
                             "time_s", res[i].time_s, "algbw_Bps", algbw, "busbw_Bps",
                             algbw * coll_busbw_factor(a->params.op, n)));
-        json_object_set_new(json_array_get(list, json_array_size(list) - 1), "nccl",
-                            res[i].nccl[0] ? json_string(res[i].nccl) : json_null());
+        json_t *row = json_array_get(list, json_array_size(list) - 1);
+        json_object_set_new(row, "nccl", res[i].nccl[0] ? json_string(res[i].nccl) : json_null());
+        if (a->links)
+            json_object_set_new(row, "links", links_report_json(&res[i].links, res[i].time_s, "collective", a->links));
     }
-    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o}", "platform", platform_name(p), "network",
+    json_t *notes = json_array();
+    for (int i = 0; i < platform_note_count(p); i++)
+        json_array_append_new(notes, json_string(platform_note(p, i)));
+    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o, s:o}", "platform", platform_name(p), "network",
                      network_name(a->net), "ranks", n, "executor", a->messages ? "messages" : "rounds",
-                     "chunk_bytes", rq[0].params.chunk_bytes, "results", list);
+                     "chunk_bytes", rq[0].params.chunk_bytes, "results", list, "notes", notes);
 }
 
 static int collective_main(int argc, char **argv)
@@ -260,6 +281,7 @@ static int collective_main(int argc, char **argv)
         if (a.chunk_set)
             rq[i].params.chunk_bytes = a.params.chunk_bytes;
         rq[i].messages = a.messages;
+        rq[i].links = a.links > 0;
     }
     rc = coll_simulate(p, a.net, rq, a.nsizes, res, &err);
     if (rc) {

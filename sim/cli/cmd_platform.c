@@ -23,7 +23,8 @@ static void platform_help(FILE *out)
             "Lists, describes and exports the platforms (platforms/README.md).\n\n"
             "  list                   the built-in and generic platforms\n"
             "  show NAME|FILE         devices, links, bisection, diameter, peak, assumptions\n"
-            "  export NAME|FILE --xml OUT   a SimGrid 4.1 platform file (ranks are acc-R or nN-COMPONENT)\n"
+            "  export NAME|FILE --xml OUT   a SimGrid 4.1 platform file, links at line rate (ranks are acc-R\n"
+            "                               or nN-COMPONENT)\n"
             "  check NAME|FILE        builds the platform, loads it in SimGrid, prints the host\n"
             "                         count and the wall seconds of each (a benchmark)\n\n"
             "  --nodes N              number of nodes (TPU pods: slices of 4N chips)\n"
@@ -62,6 +63,9 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
     }
     for (int i = 0; i < platform_source_count(p); i++)
         json_array_append_new(src, json_string(platform_source(p, i)));
+    json_t *notes = json_array();
+    for (int i = 0; i < platform_note_count(p); i++)
+        json_array_append_new(notes, json_string(platform_note(p, i)));
     json_t *peak = json_object();
     for (int t = 0; t < DTYPE_COUNT; t++)
         json_object_set_new(peak, DTYPE_NAMES[t], json_real(s->peak_flops[t]));
@@ -76,6 +80,13 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
                      "link_classes", links, "bisection_Bps", s->bisection_Bps, "diameter_hops", s->diameter_hops,
                      "peak_flops", peak, "assumptions", assume, "sources", src);
     json_object_set_new(doc, "torus_dims", torus);
+    json_object_set_new(doc, "notes", notes);
+    /* rails: one per NIC of a node; pxn: a cross-rail transfer is relayed over NVLink (platform_rail_relay) */
+    int rpn = platform_ranks_per_node(p);
+    json_object_set_new(doc, "rails", strcmp(platform_fabric_name(p), "rail") == 0
+                                          ? json_pack("{s:i, s:b}", "rails", s->nics / s->nodes, "pxn",
+                                                      s->nodes > 1 && rpn > 1 && platform_rail_relay(p, 0, rpn + 1) >= 0)
+                                          : json_null());
     int per_leaf, levels, over;
     json_object_set_new(doc, "fattree", platform_fattree_shape(p, &per_leaf, &levels, &over)
                                              ? json_pack("{s:i, s:i, s:i}", "nodes_per_leaf", per_leaf, "levels",
@@ -94,7 +105,10 @@ static void print_summary(const platform *p, const platform_summary *s)
         printf("fat tree        %d nodes per leaf, %d level%s, leaf oversubscription %d:1%s\n", per_leaf, levels,
                levels == 1 ? "" : "s", over,
                strcmp(platform_fabric_name(p), "rail") == 0
-                   ? "; rail-optimised: GPU i leaves by NIC i (the simulation joins a node's NICs into one port)"
+                   ? "\nrails           rail-optimised: NIC i of every node on rail leaf i (a leaf per rail per group "
+                     "of nodes), GPU i leaves by NIC i; a transfer to another rail first crosses NVLink to the GPU "
+                     "on the receiver's rail (NCCL's PXN), so traffic between nodes stays on one rail; without "
+                     "NVLink it crosses at the leaf level"
                    : "");
     if (nd > 0)
         printf("torus           %d%s%.0d%s%.0d (fastest-varying first, wrap-around)\n", dims[0], nd > 1 ? " x " : "",
@@ -121,6 +135,8 @@ static void print_summary(const platform *p, const platform_summary *s)
         platform_assumption(p, i, &n, &v, &w);
         printf("  %s = %s\n      %s\n", n, v, w);
     }
+    for (int i = 0; i < platform_note_count(p); i++)
+        printf("%s  %s\n", i ? "" : "\nnotes (a value another one overrides):\n", platform_note(p, i));
     printf("\nsources:\n");
     for (int i = 0; i < platform_source_count(p); i++)
         printf("  %s\n", platform_source(p, i));
@@ -256,7 +272,7 @@ static int platform_main(int argc, char **argv)
         const char *input = argv[optind], *what = "the platform file";
         if (strcmp(xml, "-") != 0 && !(rc = outfile_check_distinct(&xml, 1, &input, &what, 1, &err)))
             rc = outfile_open(xml, "the SimGrid XML", &of, &f, &err);
-        if (rc == TT_OK && (rc = platform_write_xml(p, f, &err)) != TT_OK)
+        if (rc == TT_OK && (rc = platform_write_xml(p, NETWORK_IDEAL, f, &err)) != TT_OK)
             outfile_discard(of);
         else if (rc == TT_OK && of)
             rc = outfile_commit(of, &err);

@@ -44,6 +44,9 @@ static void run_help(FILE *out)
             "  --shard I/N run only sweep points i with i mod N = I (I from 0) and print\n"
             "              them as a shard document; 'ttasim merge' turns the N shards\n"
             "              into this command's reports (batch job arrays, e.g. Slurm)\n"
+            "  --links N   the N busiest links of one step of the scenario's own point\n"
+            "              (class, ends, bytes, busy time, utilisation over the step) and\n"
+            "              the bottleneck class, in the text and as \"links\" in --json\n"
             "  --quiet     no progress on stderr (a bar on a terminal, else a line now\n"
             "              and then with the points done, elapsed and remaining)\n"
             "  --help      this text\n\n"
@@ -186,6 +189,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
                                          {"out-dir", required_argument, NULL, 'o'},
                                          {"set", required_argument, NULL, 'S'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"links", required_argument, NULL, 'L'},
                                          {NULL, 0, NULL, 0}};
     int as_json = 0, quiet = 0, c;
     run_options opt = {.jobs = parallel_jobs_default(), .progress = progress_update};
@@ -212,6 +216,14 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
             out_dir = optarg;
         else if (c == 'q')
             quiet = 1;
+        else if (c == 'L' && !merge) {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || v < 1 || v > LINK_USAGE_MAX)
+                return cli_usage_error(cmd, "--links expects a number of links from 1 to %d, got '%s'",
+                                       LINK_USAGE_MAX, optarg);
+            opt.links = (int)v;
+        }
         else if (c == 'S') {
             if (cli_add_set(cmd, sets, &n_sets, optarg))
                 return TT_EINPUT;

@@ -16,6 +16,7 @@
 #include <simgrid/mailbox.h>
 
 #include "sim/engine/engine.h"
+#include "sim/engine/link_tally.h"
 
 /* One step's network flows, merged per (src, dst), indexed both ways. */
 typedef struct step_round {
@@ -53,6 +54,8 @@ struct coll_group {
     long serial; /* names this group's mailboxes */
     double gamma; /* reduce seconds per byte */
     int *ranks; /* platform rank of each member */
+    sg_host_t *hosts;   /* of each member */
+    link_tally *tally;  /* when counting link bytes: the flows of the timed run */
     double *speed_flops;
     double *finish_s; /* each worker's last step end */
     int sync_only;    /* rounds without free-running windows (auto's screening) */
@@ -132,13 +135,33 @@ static int comms_reserve(coll_group *g, int r, size_t nc)
     return 0;
 }
 
+/* On a rail-optimised fabric, a transfer to another rail first crosses
+ * NVLink to the sender node's GPU on the receiver's rail (NCCL's PXN), which
+ * sends it on: the transfer becomes a copy to the relay plus the relay's
+ * transfer (the reduction, if any, at the receiver). xs holds 2 nx entries.
+ * Members are platform ranks 0..n-1 (the controller's groups). */
+static size_t relay_cross_rail(const coll_group *g, xfer *xs, size_t nx)
+{
+    size_t m = nx;
+    for (size_t k = 0; k < nx; k++) {
+        int r = xs[k].src != xs[k].dst ? platform_rail_relay(g->p, g->ranks[xs[k].src], g->ranks[xs[k].dst]) : -1;
+        if (r < 0 || r >= g->n || g->ranks[r] != r)
+            continue;
+        xs[m] = xs[k];
+        xs[m++].src = r;
+        xs[k].dst = r;
+        xs[k].op = XFER_COPY;
+    }
+    return m;
+}
+
 /* Merges a step's transfers into flows; local copies cost nothing here.
  * Returns -1 when out of memory (rd is then freed). */
-static int round_build(step_round *rd, coll_group *g, const schedule *s, const xfer *xs, size_t nx,
-                       coll_flow *scratch)
+static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *xs, size_t nx, coll_flow *scratch)
 {
     int n = g->n;
     memset(rd, 0, sizeof *rd);
+    nx = relay_cross_rail(g, xs, nx);
     size_t w = schedule_merge_flows(s, xs, nx, scratch);
     rd->reduce_bytes = calloc((size_t)n, sizeof *rd->reduce_bytes);
     rd->send_off = calloc((size_t)n + 1, sizeof *rd->send_off);
@@ -232,6 +255,7 @@ static void group_free(coll_group *g)
     free(g->speed_flops);
     free(g->finish_s);
     free(g->ranks);
+    free(g->hosts);
     free(g);
 }
 
@@ -252,7 +276,9 @@ static coll_group *group_create(const platform *p, const int *ranks, int n, long
     g->args = calloc((size_t)n, sizeof *g->args);
     g->comms = calloc((size_t)n, sizeof *g->comms);
     g->comm_cap = calloc((size_t)n, sizeof *g->comm_cap);
-    if (!g->speed_flops || !g->ranks || !g->finish_s || !g->workers || !g->args || !g->comms || !g->comm_cap) {
+    g->hosts = calloc((size_t)n, sizeof *g->hosts);
+    if (!g->speed_flops || !g->ranks || !g->finish_s || !g->workers || !g->args || !g->comms || !g->comm_cap ||
+        !g->hosts) {
         group_free(g);
         return NULL;
     }
@@ -263,6 +289,7 @@ static coll_group *group_create(const platform *p, const int *ranks, int n, long
     for (int i = 0; i < n; i++) {
         platform_rank_host(p, ranks[i], host, sizeof host);
         sg_host_t h = sg_host_by_name(host); /* engine.c checked every rank's host */
+        g->hosts[i] = h;
         g->speed_flops[i] = sg_host_get_speed(h);
         g->args[i] = (worker_arg){g, i};
         snprintf(name, sizeof name, "%d", i);
@@ -324,6 +351,16 @@ static void execute_identical(coll_group *g, const sched_stage *stg, const step_
     }
 }
 
+/* Counts a built round's flows (scratch, as round_build left it) on their
+ * links, times over. */
+static int tally_round(coll_group *g, const step_round *rd, const coll_flow *scratch, double times)
+{
+    for (size_t k = 0; g->tally && k < rd->send_off[g->n]; k++)
+        if (link_tally_add(g->tally, g->hosts[scratch[k].src], g->hosts[scratch[k].dst], scratch[k].bytes, times))
+            return -1;
+    return 0;
+}
+
 static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
 {
     for (int st = 0; st < s->nstages; st++) {
@@ -332,6 +369,10 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
             step_round rd;
             if (round_build(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch))
                 return -1;
+            if (tally_round(g, &rd, scratch, stg->identical ? stg->steps : 1)) {
+                round_free(&rd);
+                return -1;
+            }
             if (rd.busy && stg->identical)
                 execute_identical(g, stg, &rd);
             else if (rd.busy)
@@ -350,8 +391,10 @@ static int execute_messages(coll_group *g, const schedule *s, xfer *xs, coll_flo
     int rc = rounds ? 0 : -1;
     for (int st = 0; rc == 0 && st < s->nstages; st++)
         for (int t = 0; rc == 0 && t < s->stages[st].steps; t++, k++)
-            if ((rc = round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch)) == 0)
+            if ((rc = round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch)) == 0) {
                 built++;
+                rc = tally_round(g, &rounds[k], scratch, 1);
+            }
     if (rc == 0)
         run_rounds(g, rounds, total, 1);
     for (k = 0; k < built; k++)
@@ -367,8 +410,8 @@ static double group_run(coll_group *g, const schedule *s, int messages)
     double t0 = simgrid_get_clock();
     if (s->ranks != g->n || s->nstages == 0)
         return 0.0;
-    xfer *xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
-    coll_flow *scratch = malloc(sizeof *scratch * (s->max_step_xfers + 1));
+    xfer *xs = malloc(sizeof *xs * 2 * (s->max_step_xfers + 1)); /* twice: relay_cross_rail */
+    coll_flow *scratch = malloc(sizeof *scratch * 2 * (s->max_step_xfers + 1));
     int rc = -1;
     if (xs && scratch)
         rc = messages ? execute_messages(g, s, xs, scratch) : execute_rounds(g, s, xs, scratch);
@@ -482,10 +525,14 @@ static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
     coll_result r = {.time_s = NAN, .algo = rq->params.algo};
     schedule s;
     if (!*oom && best >= 0 && (built = build_for(rq, cand[best], &s)) == 0) {
-        double t = group_run(g, &s, rq->messages);
+        g->tally = rq->links ? link_tally_create() : NULL;
+        double t = rq->links && !g->tally ? -1 : group_run(g, &s, rq->messages);
         schedule_free(&s);
         if (t >= 0)
             r = (coll_result){.time_s = t, .algo = cand[best]};
+        if (g->tally && link_tally_finish(g->tally, g->p, &r.links))
+            t = -1;
+        g->tally = NULL;
         *oom |= t < 0;
     }
     *oom |= built < 0;

@@ -17,6 +17,7 @@
 #include "collectives/schedule.h"
 #include "common/error.h"
 #include "platforms/platform.h"
+#include "platforms/link_usage.h"
 
 /* ---- Without SimGrid ---- */
 
@@ -38,6 +39,7 @@ typedef struct coll_request {
     coll_params params;       /* algo may be ALGO_AUTO: the fastest simulated candidate */
     double reduce_s_per_byte; /* the receiver's seconds to reduce one byte (0: free) */
     int messages;             /* 1: message-level reference executor */
+    int links;                /* 1: count the bytes on every link (coll_result.links) */
 } coll_request;
 
 typedef struct coll_result {
@@ -45,6 +47,7 @@ typedef struct coll_result {
     coll_algo algo; /* the algorithm that ran (auto's choice) */
     double peak_rss_bytes; /* of the whole simulation process (for benchmarks) */
     char nccl[24];         /* for nccl: NCCL's pick ("ring/LL128"), else "" */
+    link_usage links;      /* coll_request.links: the busiest links of the run that was timed */
 } coll_result;
 
 /* The request every command runs for `asked` (op, algo, bytes; any other

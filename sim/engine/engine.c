@@ -87,7 +87,7 @@ static void child_main(const sim_job *job, const char *xml_path, const char *xml
     int argc = 0;
     argv[argc++] = "ttasim";
     argv[argc++] = "--log=root.thresh:warning";
-    argc += network_simgrid_args(job->network, (const char **)argv + argc, 12);
+    argc += network_simgrid_args(job->platform, job->network, (const char **)argv + argc, 12);
 #ifdef TT_SANITIZERS
     /* ASan cannot follow SimGrid's raw stack switching (false reports); threads it can. */
     argv[argc++] = "--cfg=contexts/factory:thread";
@@ -120,7 +120,7 @@ static void child_main(const sim_job *job, const char *xml_path, const char *xml
 /* Our own platform XML in a file unlinked as soon as it exists: the child
  * reads it through the descriptor it inherits, so no signal, crash or kill
  * can leave it behind. Returns the descriptor, or -1 with err set. */
-static int write_platform_xml(const platform *p, tt_error *err)
+static int write_platform_xml(const platform *p, network_model net, tt_error *err)
 {
     int fd = scratch_open("platform file", err);
     if (fd < 0)
@@ -133,7 +133,7 @@ static int write_platform_xml(const platform *p, tt_error *err)
             close(keep);
         return tt_error_set(err, TT_EINTERNAL, "cannot write the temporary platform file: %s", strerror(errno)), -1;
     }
-    int rc = platform_write_xml(p, f, err);
+    int rc = platform_write_xml(p, net, f, err);
     if (fclose(f) != 0 && rc == TT_OK)
         rc = tt_error_set(err, TT_EINTERNAL, "cannot write the temporary platform file: %s; set TMPDIR "
                           "to a directory with space", strerror(errno));
@@ -170,7 +170,7 @@ int sim_run(const sim_job *job, tt_error *err)
     int xfd = -1;
     char xml_path[64];
     if (!user) {
-        if ((xfd = write_platform_xml(job->platform, err)) < 0)
+        if ((xfd = write_platform_xml(job->platform, job->network, err)) < 0)
             return err->code;
         snprintf(xml_path, sizeof xml_path, "/proc/self/fd/%d", xfd);
     }

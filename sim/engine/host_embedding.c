@@ -14,16 +14,29 @@
 #include <simgrid/mailbox.h>
 
 #include "sim/engine/engine.h"
+#include "sim/engine/link_tally.h"
 
 #define HOST_NAME_BYTES 64
 
-/* One node's endpoints: sockets 0..S-1, then accelerators S..S+A-1. Two
- * rounds per load (rows forward, gradients backward), each all flows at once. */
+/* What the simulation sends back: its rounds' times and, when asked, the
+ * links its flows crossed. */
+typedef struct host_result {
+    link_usage links;
+    double round_s[]; /* 2 per load */
+} host_result;
+
+/* Every node's endpoints: the sockets of nodes 0..N-1 (node-major), then
+ * their accelerators. Two rounds per load (rows forward, gradients
+ * backward), each all flows at once. */
 typedef struct flow_set {
-    int n_sockets, n_acc;
+    const platform *p;
+    int n_sockets, n_acc; /* of all nodes */
     char (*host)[HOST_NAME_BYTES]; /* S + A SimGrid host names */
     const step_host_load *loads;
     int n_loads;
+    const double *link_weight; /* per load: its micro-steps in the link report (NULL: no report) */
+    int tally_failed;          /* out of memory counting the links */
+    host_result *result;
     sg_bar_t round_end;
     double *round_s; /* 2 per load */
     /* rows[s * A + a]: socket s -> accelerator a; gradients[s * A + a] the way back */
@@ -38,6 +51,27 @@ typedef struct endpoint_arg {
     int me;
 } endpoint_arg;
 
+/* Counts every flow of every round on its route (SimGrid's, in the running
+ * simulation: routes exist once it runs), load k's weighted link_weight[k].
+ * Returns -1 when out of memory. */
+static int tally_links(flow_set *f)
+{
+    link_tally *t = link_tally_create();
+    int rc = t ? 0 : -1;
+    for (int k = 0; rc == 0 && k < 2 * f->n_loads; k++) {
+        const step_host_load *l = &f->loads[k / 2];
+        double bytes = (k % 2 ? l->grad_rows_bytes : l->rows_bytes) / f->n_sockets;
+        for (int s = 0; rc == 0 && s < f->n_sockets; s++)
+            for (int a = 0; rc == 0 && a < f->n_acc; a++) {
+                sg_host_t hs = sg_host_by_name(f->host[s]), ha = sg_host_by_name(f->host[f->n_sockets + a]);
+                rc = link_tally_add(t, k % 2 ? ha : hs, k % 2 ? hs : ha, bytes, f->link_weight[k / 2]);
+            }
+    }
+    if (t && link_tally_finish(t, f->p, &f->result->links))
+        rc = -1;
+    return rc;
+}
+
 /* An endpoint sends to (or receives from) every peer of the other side at
  * once, then waits at the round's barrier; endpoint 0 times the rounds. */
 static void endpoint(int argc, char **argv)
@@ -51,6 +85,8 @@ static void endpoint(int argc, char **argv)
     int peers = is_socket ? f->n_acc : f->n_sockets;
     sg_comm_t *comms = f->comms + (size_t)me * (size_t)(f->n_sockets > f->n_acc ? f->n_sockets : f->n_acc);
     void *got = NULL;
+    if (me == 0 && f->link_weight && tally_links(f))
+        f->tally_failed = 1;
     double t_prev = simgrid_get_clock();
     for (int k = 0; k < 2 * f->n_loads; k++) {
         int backward = k % 2;
@@ -115,15 +151,23 @@ static int flows_setup(void *arg, tt_error *err)
 static int flows_collect(void *arg, void *result, tt_error *err)
 {
     flow_set *f = arg;
-    memcpy(result, f->round_s, sizeof *f->round_s * 2 * (size_t)f->n_loads);
+    if (f->tally_failed) {
+        sg_barrier_destroy(f->round_end);
+        flows_free(f);
+        return tt_error_set(err, TT_EINTERNAL, "out of memory counting the embedding rows' links");
+    }
+    memcpy(result, f->result, sizeof *f->result + sizeof *f->result->round_s * 2 * (size_t)f->n_loads);
     sg_barrier_destroy(f->round_end);
     flows_free(f);
     return TT_OK;
 }
 
-/* The node's sockets and accelerators, each socket routed to each accelerator. */
+/* Every node's sockets and accelerators, each socket routed to each
+ * accelerator of its node (the fabric joins the nodes). socket_dev: one
+ * node's S socket devices. */
 static int node_endpoints(const platform *p, flow_set *f, const device_info ***socket_dev, tt_error *err)
 {
+    int nodes = platform_nodes(p);
     int s = platform_node_components(p, DEVICE_CPU, NULL, NULL, 0);
     int a = platform_node_components(p, DEVICE_ACCELERATOR, NULL, NULL, 0);
     if (s == 0 || a == 0)
@@ -131,7 +175,7 @@ static int node_endpoints(const platform *p, flow_set *f, const device_info ***s
                             "platform %s has none; use \"accelerators\"", platform_name(p));
     const char **names = malloc(sizeof *names * (size_t)(s + a));
     const device_info **devs = malloc(sizeof *devs * (size_t)(s + a));
-    f->host = calloc((size_t)(s + a), sizeof *f->host);
+    f->host = calloc((size_t)(s + a) * (size_t)nodes, sizeof *f->host);
     *socket_dev = devs;
     if (!names || !devs || !f->host) {
         free(names);
@@ -155,23 +199,29 @@ static int node_endpoints(const platform *p, flow_set *f, const device_info ***s
                                   "%s for embedding rows; link them (PCIe) or use \"accelerators\"",
                                   platform_name(p), names[i], names[j]);
         }
-    f->n_sockets = s;
-    f->n_acc = a;
-    for (int i = 0; i < s + a; i++)
-        platform_component_host(p, 0, names[i], f->host[i], HOST_NAME_BYTES);
+    f->n_sockets = s * nodes;
+    f->n_acc = a * nodes;
+    for (int k = 0; k < nodes; k++) {
+        for (int i = 0; i < s; i++)
+            platform_component_host(p, k, names[i], f->host[k * s + i], HOST_NAME_BYTES);
+        for (int i = 0; i < a; i++)
+            platform_component_host(p, k, names[s + i], f->host[f->n_sockets + k * a + i], HOST_NAME_BYTES);
+    }
     free(names);
     return rc;
 }
 
 int host_embedding_time(const platform *p, network_model net, const step_host_load *loads, int n,
-                        host_emb_time *out, tt_error *err)
+                        const double *link_weight, host_emb_time *out, link_usage *links, tt_error *err)
 {
-    flow_set f = {0};
+    flow_set f = {.p = p};
     const device_info **dev = NULL;
     int rc = node_endpoints(p, &f, &dev, err);
-    double *round_s = calloc(2 * (size_t)n + 1, sizeof *round_s);
-    if (rc == TT_OK && !round_s)
+    size_t result_bytes = sizeof(host_result) + sizeof(double) * (2 * (size_t)n + 1);
+    host_result *res = calloc(1, result_bytes);
+    if (rc == TT_OK && !res)
         rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
+    double *round_s = res ? res->round_s : NULL;
     int rows = 0;
     for (int k = 0; k < n; k++)
         rows |= loads[k].rows_bytes > 0 || loads[k].grad_rows_bytes > 0;
@@ -179,16 +229,20 @@ int host_embedding_time(const platform *p, network_model net, const step_host_lo
         f.loads = loads;
         f.n_loads = n;
         f.round_s = round_s;
-        sim_job job = {p, net, flows_setup, flows_collect, &f, round_s, sizeof *round_s * 2 * (size_t)n};
+        f.link_weight = links ? link_weight : NULL;
+        f.result = res;
+        sim_job job = {p, net, flows_setup, flows_collect, &f, res, result_bytes};
         rc = sim_run(&job, err);
     }
+    if (rc == TT_OK && links)
+        *links = res->links;
     for (int k = 0; rc == TT_OK && k < n; k++) {
         host_emb_time *o = &out[k];
         memset(o, 0, sizeof *o);
         o->forward_transfer_s = round_s[2 * k];
         o->backward_transfer_s = round_s[2 * k + 1];
         /* each socket serves its share of every accelerator's rows */
-        for (int s = 0; s < f.n_sockets; s++) {
+        for (int s = 0; s < f.n_sockets / platform_nodes(p); s++) { /* nodes are alike */
             double Bps = dev[s]->mem_Bps * dev[s]->mem_efficiency * f.n_sockets / f.n_acc;
             o->lookup_s = fmax(o->lookup_s, loads[k].lookup_bytes / Bps);
             o->update_s = fmax(o->update_s, loads[k].update_bytes / Bps);
@@ -196,7 +250,7 @@ int host_embedding_time(const platform *p, network_model net, const step_host_lo
         o->forward_s = fmax(o->forward_transfer_s, o->lookup_s);
         o->backward_s = fmax(o->backward_transfer_s, o->update_s);
     }
-    free(round_s);
+    free(res);
     free(f.host);
     free(dev);
     return rc;

@@ -5,3 +5,4 @@ libsim_a_SOURCES += sim/engine/collective_estimate.c
 libsim_a_SOURCES += sim/engine/collective_request.c
 libsim_a_SOURCES += sim/engine/host_embedding.c sim/engine/host_embedding.h
 libsim_a_SOURCES += sim/engine/nccl_plan.c sim/engine/nccl_plan.h
+libsim_a_SOURCES += sim/engine/link_tally.c sim/engine/link_tally.h

@@ -107,8 +107,12 @@ static int upi_traffic(const platform *p, const step_coll *c, size_t n, const co
  * the reductions are linear), so per operation only the smallest and largest
  * sizes are simulated and the other buckets interpolated between them: two
  * SimGrid runs per operation however many bucket sizes the trace has. */
-static int time_collectives(const scenario *sc, const platform *p, const step_coll *c,
-                            size_t n, double *coll_s, double *upi_bytes, run_result *res, tt_error *err)
+/* links (not NULL): the step's link loads, collective i counted per_step[i]
+ * times, each scaled from its operation's largest simulated size (the bytes
+ * on a link are linear in the size too). */
+static int time_collectives(const scenario *sc, const platform *p, const step_coll *c, size_t n,
+                            const double *per_step, double *coll_s, double *upi_bytes, run_result *res,
+                            link_usage *links, tt_error *err)
 {
     int ranks = platform_ranks(p);
     static const coll_op OPS[STEP_OPS] = {OP_ALLREDUCE, OP_ALLTOALL, OP_REDUCE_SCATTER, OP_ALLGATHER};
@@ -142,6 +146,7 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
             }
             coll_params asked = {.op = OPS[op], .algo = algo[op], .bytes = end ? hi[op] : lo[op]};
             req[nreq] = coll_request_build(p, &asked);
+            req[nreq].links = links && end == (hi[op] > lo[op]);
             *(end ? &req_hi[op] : &req_lo[op]) = nreq++;
         }
     }
@@ -154,6 +159,8 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
         double t_lo = out[req_lo[op]].time_s, t_hi = out[req_hi[op]].time_s;
         double u = hi[op] > lo[op] ? (c[i].bytes - lo[op]) / (hi[op] - lo[op]) : 0;
         coll_s[i] = t_lo + u * (t_hi - t_lo);
+        if (links)
+            link_usage_add(links, &out[req_hi[op]].links, per_step[i] * c[i].bytes / hi[op]);
     }
     if (rc == TT_OK && upi_bytes)
         rc = upi_traffic(p, c, n, req, req_hi, out, upi_bytes, err);
@@ -176,6 +183,7 @@ typedef struct run_ctx {
     char conv_notes[CONVERGENCE_MAX_NOTES + 1][512]; /* mismatches accepted, the run spread assumed */
     int n_conv_notes;
     run_result *res;
+    int links; /* count link loads at the scenario's own point (run_result.links) */
 } run_ctx;
 
 /* One phase of the workload at a point: its batch split and its step. */
@@ -192,16 +200,25 @@ typedef struct phase_plan {
 /* ---- stage 3b: embedding rows to and from the CPU sockets on SimGrid ---- */
 
 /* Tables in host memory: every phase's per-micro-step rows timed in one
- * simulation of one node's sockets and accelerators (host_embedding.h). */
+ * simulation of every node's sockets and accelerators (host_embedding.h);
+ * links (not NULL): their links added to the step's, every micro-step of
+ * every phase weighted by the phase's share. */
 static int time_host_embeddings(const scenario *sc, const platform *p, const workload *tr, phase_plan *ph,
-                                tt_error *err)
+                                link_usage *links, tt_error *err)
 {
     step_host_load load[SCENARIO_MAX_PHASES];
     host_emb_time t[SCENARIO_MAX_PHASES];
-    for (size_t k = 0; k < sc->n_phases; k++)
+    double weight[SCENARIO_MAX_PHASES];
+    link_usage host_links;
+    for (size_t k = 0; k < sc->n_phases; k++) {
         step_host_load_of(&tr[k], &ph[k].o, &load[k]);
-    if (host_embedding_time(p, (network_model)sc->network, load, (int)sc->n_phases, t, err) != TT_OK)
+        weight[k] = sc->phases[k].fraction * ph[k].o.accumulation;
+    }
+    if (host_embedding_time(p, (network_model)sc->network, load, (int)sc->n_phases, weight, t,
+                            links ? &host_links : NULL, err) != TT_OK)
         return tt_error_prefix(err, "%s: $.workload.embeddings: ", sc->path);
+    if (links)
+        link_usage_add(links, &host_links, 1.0);
     for (size_t k = 0; k < sc->n_phases; k++) {
         ph[k].o.host_forward_s = t[k].forward_s;
         ph[k].o.host_backward_s = t[k].backward_s;
@@ -257,6 +274,8 @@ static void note_assumptions(run_ctx *x, const platform *p, const run_point *bas
     run_result *r = x->res;
     if (r->n_assumptions)
         return;
+    for (int i = 0; i < platform_note_count(p) && r->n_notes < 4; i++)
+        snprintf(r->notes[r->n_notes++], sizeof r->notes[0], "%s", platform_note(p, i));
     for (int i = 0; i < platform_assumption_count(p) && r->n_assumptions < RUN_MAX_ASSUMPTIONS; i++) {
         const char *name, *value, *note;
         platform_assumption(p, i, &name, &value, &note);
@@ -294,10 +313,11 @@ static void note_assumptions(run_ctx *x, const platform *p, const run_point *bas
             "embedding.row_wise = row ids hashed evenly over the ranks' row blocks (each rank 1/R of the lookups)");
     if (base->plan == SHARD_HOST && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
         r->assumptions[r->n_assumptions++] = strdup(
-            "host_embedding.placement = table t on CPU socket t mod S of every node, tables replicated per node "
-            "(the trace merges its tables into one layer: each socket serves 1/S of every sample's rows; "
-            "DRAM lookups and updates at the socket's mem_Bps x mem_efficiency, pipelined with the PCIe/UPI "
-            "transfers, which run all at once on SimGrid)");
+            "host_embedding.placement = table t on CPU socket t mod NS of the N nodes' S sockets each, tables "
+            "sharded over every node (the trace merges its tables into one layer: each socket serves 1/NS of "
+            "every sample's rows, the other nodes' over the NICs and the fabric; DRAM lookups and updates at the "
+            "socket's mem_Bps x mem_efficiency, pipelined with the UPI/PCIe/NIC transfers, which run all at once "
+            "on SimGrid)");
     note_ownership(x->sc, p, r);
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
@@ -497,6 +517,9 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
     step_coll *c = calloc(total_coll + 1, sizeof *c);
     double *coll_s = calloc(total_coll + 1, sizeof *coll_s);
     double *upi_bytes = pt->cpu_ranks ? calloc(total_coll + 1, sizeof *upi_bytes) : NULL;
+    double *per_step = calloc(total_coll + 1, sizeof *per_step); /* times per step, phases weighted */
+    if (rc == TT_OK && (!c || !coll_s || !per_step || (pt->cpu_ranks && !upi_bytes)))
+        rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
     size_t nc = 0;
     int fits = 1;
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
@@ -536,6 +559,8 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         fits &= m.total_bytes <= d.mem_bytes;
         pp->first_coll = nc;
         pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
+        for (size_t i = nc; i < nc + pp->n_coll; i++) /* alltoalls run every micro-step */
+            per_step[i] = sp->fraction * (c[i].op == STEP_ALLTOALL ? pp->accumulation : 1);
         nc += pp->n_coll;
     }
     if (rc == TT_OK && probe && !fits) {
@@ -543,13 +568,17 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         free(c);
         free(coll_s);
         free(upi_bytes);
+        free(per_step);
         platform_free(p);
         return TT_OK;
     }
+    link_usage *links = note && x->links ? &x->res->links : NULL;
+    if (links) /* the point's own step only, however often it is planned */
+        memset(links, 0, sizeof *links);
     if (rc == TT_OK)
-        rc = time_collectives(sc, p, c, nc, coll_s, upi_bytes, x->res, err);
+        rc = time_collectives(sc, p, c, nc, per_step, coll_s, upi_bytes, x->res, links, err);
     if (rc == TT_OK && plan == SHARD_HOST)
-        rc = time_host_embeddings(sc, p, x->tr, ph, err);
+        rc = time_host_embeddings(sc, p, x->tr, ph, links, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
         rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
     if (rc == TT_OK) {
@@ -577,6 +606,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
     free(c);
     free(coll_s);
     free(upi_bytes);
+    free(per_step);
     platform_free(p);
     return rc;
 }
@@ -991,7 +1021,8 @@ int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt
     memset(out, 0, sizeof *out);
     snprintf(out->allreduce, sizeof out->allreduce, "none");
     snprintf(out->alltoall, sizeof out->alltoall, "none");
-    run_ctx x = {.sc = sc, .res = out};
+    run_ctx x = {.sc = sc, .res = out, .links = opt->links};
+    out->links_shown = opt->links;
     int swept = run_sweep_points(sc) > 0;
     int rc = load_workload(&x, err);
     if (rc == TT_OK)

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "sim/replay/cost.h"
+#include "platforms/link_usage.h"
 #include "sim/engine/host_embedding.h"
 #include "sim/replay/scenario.h"
 #include "sim/replay/step.h"
@@ -58,6 +59,10 @@ typedef struct run_result {
     run_point *points;
     size_t n_records; /* a shard's run: every sweep point's record (run_record_bytes), its own filled */
     void *records;
+    int n_notes;
+    char notes[4][512]; /* a value that has no effect because another overrides it (platform_note) */
+    int links_shown;  /* run_options.links: N of `--links N` (0: no link report) */
+    link_usage links; /* then: the scenario's own point's links over one step */
 } run_result;
 
 /* How run_scenario runs the sweep. */
@@ -66,6 +71,7 @@ typedef struct run_options {
     int shard, shards;   /* shards > 1: run only points i with i mod shards == shard, into records */
     const void *records; /* merge: every point's record from the shards, instead of running them */
     void (*progress)(size_t done, size_t total);
+    int links;           /* count the link loads of the scenario's own point (run_result.links) */
 } run_options;
 
 /* Runs the scenario, then its sweep points as `opt` says; the result is the

@@ -8,3 +8,4 @@ libsim_a_SOURCES += sim/report/coll_report.c sim/report/coll_report.h
 libsim_a_SOURCES += sim/report/human.c sim/report/human.h
 libsim_a_SOURCES += sim/report/plot.c sim/report/plot.h
 libsim_a_SOURCES += sim/report/compare.c sim/report/compare.h
+libsim_a_SOURCES += sim/report/links.c sim/report/links.h

@@ -6,6 +6,7 @@
 #include "common/jsonx.h"
 #include "common/outfile.h"
 #include "sim/report/human.h"
+#include "sim/report/links.h"
 
 static json_t *num(double x)
 {
@@ -143,6 +144,12 @@ json_t *report_json(const scenario *sc, const run_result *r)
     for (size_t i = 0; i < r->n_assumptions; i++)
         json_array_append_new(as, json_string(r->assumptions[i]));
     json_object_set_new(doc, "assumptions", as);
+    json_t *notes = json_array();
+    for (int i = 0; i < r->n_notes; i++)
+        json_array_append_new(notes, json_string(r->notes[i]));
+    json_object_set_new(doc, "notes", notes);
+    if (r->links_shown)
+        json_object_set_new(doc, "links", links_report_json(&r->links, r->base.step.time_s, "step", r->links_shown));
     if (r->n_points) {
         json_t *pts = json_array();
         for (size_t i = 0; i < r->n_points; i++)
@@ -344,7 +351,15 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
                     human_duration(b->time_to_accuracy_s, t, sizeof t),
                     human_duration(sc->ref_time_s, (char[32]){0}, 32), b->time_to_accuracy_s / sc->ref_time_s);
     }
+    if (r->links_shown) {
+        fprintf(out, "\nlinks of one step\n");
+        links_report_text(out, &r->links, r->base.step.time_s, "step", r->links_shown);
+    }
     report_sweep(out, r);
+    if (r->n_notes)
+        fprintf(out, "\nnotes\n");
+    for (int i = 0; i < r->n_notes; i++)
+        fprintf(out, "  - %s\n", r->notes[i]);
     if (r->n_assumptions) {
         fprintf(out, "\nassumptions\n");
         for (size_t i = 0; i < r->n_assumptions; i++)
