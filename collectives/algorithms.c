@@ -468,3 +468,52 @@ size_t gen_alltoall(const sched_part *p, int t, xfer *out, size_t k)
 #undef EMIT
     return k;
 }
+
+/* Mirrors gen_alltoall: the shape of its steps without generating them. */
+static step_pattern alltoall_pattern(const sched_part *p, int t, size_t *flow_elems)
+{
+    int n = p->gsize, g = p->per_node, nodes = n / g, L = ilog2_ceil(n);
+    size_t b = p->block;
+    if (b == 0 || n < 2)
+        return STEP_LOCAL;
+    switch (p->kind) {
+    case P_A2A_PAIRWISE:
+        *flow_elems = b;
+        return STEP_PERMUTATION;
+    case P_A2A_DIRECT:
+        *flow_elems = b;
+        return STEP_ALL_PAIRS;
+    case P_A2A_BRUCK: {
+        if (t == 0 || t == L + 1)
+            return STEP_LOCAL;
+        size_t moved = 0; /* slots j with bit t-1 set, the same for every rank */
+        for (int j = 0; j < n; j++)
+            moved += (size_t)((j >> (t - 1)) & 1);
+        *flow_elems = moved * b;
+        return STEP_PERMUTATION;
+    }
+    case P_A2A_HIER:
+        /* Step 0 within nodes, step 1 across them: all pairs when the other level is trivial. */
+        if ((t == 0 && g == 1) || (t == 1 && nodes == 1))
+            return STEP_LOCAL;
+        if ((t == 0 && nodes == 1) || (t == 1 && g == 1)) {
+            *flow_elems = b;
+            return STEP_ALL_PAIRS;
+        }
+        return STEP_GENERAL;
+    default:
+        return STEP_GENERAL;
+    }
+}
+
+step_pattern schedule_step_pattern(const schedule *s, int stage, int step, double *flow_bytes)
+{
+    const sched_stage *st = &s->stages[stage];
+    const sched_part *p = &s->parts[st->first_part];
+    size_t elems = 0;
+    if (st->parts != 1 || s->params.op != OP_ALLTOALL)
+        return STEP_GENERAL;
+    step_pattern k = alltoall_pattern(p, st->first_step + step, &elems);
+    *flow_bytes = (double)elems * s->unit_bytes;
+    return k;
+}
