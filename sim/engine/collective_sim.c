@@ -464,7 +464,8 @@ typedef struct batch {
 /* auto ranks the candidates by their contention-free estimate, then
  * simulates the AUTO_SIMULATED best whose simulation cost (coll_estimate_s)
  * is at most AUTO_SIM_COST: trees and recursive doubling over thousands of
- * ranks of a torus would take minutes. With none affordable, the cheapest. */
+ * ranks of a torus would take minutes. With none affordable, the cheapest.
+ * A candidate whose estimate exceeds the best simulated time is not run. */
 #define AUTO_SIMULATED 3
 #define AUTO_SIM_COST 300000L
 
@@ -524,6 +525,10 @@ static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
         double best_s = INFINITY;
         g->sync_only = 1;
         for (int i = 0; i < nc && i < AUTO_SIMULATED && isfinite(est[order[i]]); i++) {
+            /* The estimate bounds a synchronous simulation from below: past the
+             * best simulated time no later candidate can win. */
+            if (est[order[i]] > best_s * (1 + 1e-9))
+                break;
             schedule s;
             if ((built = build_for(rq, cand[order[i]], &s)) != 0) {
                 *oom |= built < 0;
