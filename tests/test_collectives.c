@@ -468,6 +468,116 @@ START_TEST(cli_collective)
 }
 END_TEST
 
+/* The step patterns alltoall schedules announce (schedule_step_pattern) are
+ * what their steps generate: no flow for a local step, one flow out of and
+ * into every rank for a permutation, every ordered pair for all pairs, each
+ * flow of the announced bytes and no reduction. */
+START_TEST(step_patterns_match_steps)
+{
+    coll_algo algos[8];
+    int na = coll_algos_for(OP_ALLTOALL, algos, 8), classed[ALGO_COUNT] = {0};
+    for (int a = 0; a < na; a++)
+        for (int n = 2; n <= 40; n++)
+            for (int v = 0; v < 3; v++) {
+                int rpn = v == 0 ? 1 : v == 1 ? n : ranks_per_node_for(n);
+                size_t count = (size_t)(3 * n);
+                coll_params p = {.op = OP_ALLTOALL, .algo = algos[a], .ranks = n, .bytes = (double)count,
+                                 .ranks_per_node = rpn};
+                schedule s;
+                tt_error err = {0};
+                ck_assert_int_eq(schedule_build(&p, count, 8, &s, &err), TT_OK);
+                xfer *xs = malloc(sizeof *xs * (s.max_step_xfers + 1));
+                coll_flow *fl = malloc(sizeof *fl * (s.max_step_xfers + 1));
+                int *out = calloc((size_t)n, sizeof *out), *in = calloc((size_t)n, sizeof *in);
+                for (int st = 0; st < s.nstages; st++)
+                    for (int t = 0; t < s.stages[st].steps; t++) {
+                        double fb = -1;
+                        step_pattern k = schedule_step_pattern(&s, st, t, &fb);
+                        size_t nx = schedule_step(&s, st, t, xs), nf = schedule_merge_flows(&s, xs, nx, fl);
+                        if (k == STEP_GENERAL)
+                            continue;
+                        classed[algos[a]]++;
+                        memset(out, 0, sizeof *out * (size_t)n);
+                        memset(in, 0, sizeof *in * (size_t)n);
+                        for (size_t x = 0; x < nx; x++)
+                            ck_assert_int_eq(xs[x].op, XFER_COPY);
+                        for (size_t f = 0; f < nf; f++) {
+                            out[fl[f].src]++;
+                            in[fl[f].dst]++;
+                            ck_assert_msg(fl[f].bytes == fb, "%s n=%d rpn=%d step %d: %g bytes, announced %g",
+                                          coll_algo_name(algos[a]), n, rpn, t, fl[f].bytes, fb);
+                        }
+                        int want = k == STEP_LOCAL ? 0 : k == STEP_PERMUTATION ? 1 : n - 1;
+                        for (int r = 0; r < n; r++)
+                            ck_assert_msg(out[r] == want && in[r] == want, "%s n=%d rpn=%d step %d: rank %d "
+                                          "sends %d and receives %d flows, pattern %d wants %d",
+                                          coll_algo_name(algos[a]), n, rpn, t, r, out[r], in[r], k, want);
+                    }
+                free(out);
+                free(in);
+                free(xs);
+                free(fl);
+                schedule_free(&s);
+            }
+    ck_assert_int_gt(classed[ALGO_PAIRWISE], 0);
+    ck_assert_int_gt(classed[ALGO_DIRECT], 0);
+    ck_assert_int_gt(classed[ALGO_BRUCK], 0);
+    ck_assert_int_gt(classed[ALGO_HIER], 0);
+}
+END_TEST
+
+/* Only a flat single switch is a symmetric crossbar: fat trees, tori and
+ * nodes of several accelerators behind NICs refuse the class shortcut. */
+START_TEST(symmetric_crossbar_only_flat_switch)
+{
+    platform *p = star(24), *f = fattree64(1);
+    ck_assert_int_eq(coll_symmetric_crossbar(p), 1);
+    ck_assert_int_eq(coll_symmetric_crossbar(f), 0);
+    platform_free(p);
+    platform_free(f);
+    static const char *const OTHERS[] = {"torus2d", "ring", "fattree", "dgx1-v100", "dgx-a100"};
+    for (int i = 0; i < 5; i++) {
+        platform_options o = {.nodes = 4};
+        tt_error err = {0};
+        platform *q = platform_load(OTHERS[i], &o, &err);
+        ck_assert_msg(q != NULL, "%s", err.msg);
+        ck_assert_msg(coll_symmetric_crossbar(q) == 0, "%s", OTHERS[i]);
+        platform_free(q);
+    }
+}
+END_TEST
+
+/* On a 24-rank switch (calibrated network: cross-traffic, bandwidth factor)
+ * the rounds executor's classes (a permutation as one shift round, all pairs
+ * on 16 ranks) give the message-level executor's time, which simulates every
+ * flow, within 1 %; auto is never slower than the algorithm it could pick. */
+START_TEST(alltoall_classes_match_messages)
+{
+    static const coll_algo ALG[] = {ALGO_PAIRWISE, ALGO_DIRECT, ALGO_BRUCK, ALGO_HIER};
+    static const double SIZES[] = {24e6, 24e3};
+    int n = 24;
+    platform *p = star(n);
+    coll_request rq[18];
+    coll_result res[18];
+    for (int k = 0; k < 18; k++) {
+        coll_params prm = {.op = OP_ALLTOALL, .algo = k < 16 ? ALG[k / 4] : ALGO_AUTO, .ranks = n,
+                           .bytes = SIZES[k < 16 ? k / 2 % 2 : k - 16]};
+        rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, k < 16 ? k % 2 : 0};
+    }
+    tt_error err = {0};
+    ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, 18, res, &err) == TT_OK, "%s", err.msg);
+    for (int k = 0; k < 16; k += 2)
+        ck_assert_msg(fabs(res[k].time_s / res[k + 1].time_s - 1) < 0.01, "%s, %g bytes: rounds %.9g s, messages %.9g s",
+                      coll_algo_name(rq[k].params.algo), rq[k].params.bytes, res[k].time_s, res[k + 1].time_s);
+    for (int z = 0; z < 2; z++)
+        for (int a = 0; a < 4; a++)
+            ck_assert_msg(res[16 + z].time_s <= res[a * 4 + z * 2].time_s * (1 + 1e-9), "auto %.9g s (%s), %s %.9g s",
+                          res[16 + z].time_s, coll_algo_name(res[16 + z].algo), coll_algo_name(ALG[a]),
+                          res[a * 4 + z * 2].time_s);
+    platform_free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("collectives");
@@ -478,6 +588,8 @@ static Suite *suite(void)
     tcase_add_test(t, functional_torus_grids);
     tcase_add_test(t, functional_channel_rings);
     tcase_add_test(t, names_and_factors);
+    tcase_add_test(t, step_patterns_match_steps);
+    tcase_add_test(t, symmetric_crossbar_only_flat_switch);
     suite_add_tcase(s, t);
     t = tcase_create("simgrid");
     tcase_set_timeout(t, 120);
@@ -490,6 +602,7 @@ static Suite *suite(void)
     tcase_add_test(t, cli_collective);
     tcase_add_test(t, rounds_match_messages_calibrated_fattree);
     tcase_add_test(t, builtins_run_auto);
+    tcase_add_test(t, alltoall_classes_match_messages);
     suite_add_tcase(s, t);
     return s;
 }
