@@ -468,6 +468,38 @@ START_TEST(cli_collective)
 }
 END_TEST
 
+/* The torus schedule adds no per-step overhead on a torus: on 4 x 4 and
+ * 4 x 4 x 4 grids, whose sides exceed 2, the ideal-network time is the closed
+ * form with both directions of a dimension's links (beta = 2 links), one
+ * link latency per step and the reductions, to 0.1 %. A side of 2 has one
+ * neighbour: the fabric routes both opposite rings over the same link, so
+ * that dimension runs at one link's rate (the 4 x 2 grid's extra time). */
+START_TEST(torus_schedule_matches_closed_form)
+{
+    static const struct { const char *fabric; int nodes, dims[3]; } GRIDS[] = {
+        {"torus2d", 16, {4, 4, 1}}, {"torus3d", 64, {4, 4, 4}}, {"torus2d", 8, {4, 2, 1}}};
+    const double lat_s = 500e-9, link_Bps = 50.0 * 1073741824.0, bytes = 1048576;
+    for (int k = 0; k < 3; k++) {
+        platform_options o = {.nodes = GRIDS[k].nodes, .link_bw_Bps = link_Bps, .link_latency_s = lat_s};
+        tt_error err = {0};
+        platform *p = platform_load(GRIDS[k].fabric, &o, &err);
+        ck_assert_msg(p != NULL, "%s", err.msg);
+        coll_request rq = {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = GRIDS[k].nodes, .bytes = bytes},
+                           GAMMA_S_PER_BYTE, 0};
+        ck_assert_int_ge(platform_torus_dims(p, rq.params.dims), 2);
+        ck_assert_mem_eq(rq.params.dims, GRIDS[k].dims, sizeof rq.params.dims);
+        coll_result r;
+        ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, &rq, 1, &r, &err) == TT_OK, "%s", err.msg);
+        double cf = coll_closed_form_s(&rq.params, lat_s, 2 * link_Bps, GAMMA_S_PER_BYTE);
+        if (k == 2) /* the side of 2 works on a quarter of the vector at half the rate: one more beta term */
+            cf += 2 * (bytes / 4 / 2) / (2 * link_Bps);
+        ck_assert_msg(fabs(r.time_s / cf - 1) < 1e-3, "%s %d nodes: simulated %.9g s, closed form %.9g s",
+                      GRIDS[k].fabric, GRIDS[k].nodes, r.time_s, cf);
+        platform_free(p);
+    }
+}
+END_TEST
+
 /* The step patterns alltoall schedules announce (schedule_step_pattern) are
  * what their steps generate: no flow for a local step, one flow out of and
  * into every rank for a permutation, every ordered pair for all pairs, each
@@ -603,6 +635,7 @@ static Suite *suite(void)
     tcase_add_test(t, rounds_match_messages_calibrated_fattree);
     tcase_add_test(t, builtins_run_auto);
     tcase_add_test(t, alltoall_classes_match_messages);
+    tcase_add_test(t, torus_schedule_matches_closed_form);
     suite_add_tcase(s, t);
     return s;
 }
