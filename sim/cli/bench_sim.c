@@ -66,10 +66,10 @@ void bench_sim_help(FILE *out)
             "alltoall on a 1,024-rank switch, direct and pairwise, 64 MiB (<= 3 s, 400 MB),\n"
             "direct, pairwise and bruck at 4,096 (<= 30 s), auto at 4,096 (<= 2x the wall\n"
             "time of the case it picked, 300 MB), ResNet-50 on 2,048 DGX A100 nodes\n"
-            "(<= 10 s, 1 GB), and building a\n"
-            "65,536-GPU DGX A100 platform in SimGrid (<= 30 s, 4 GB). Peak memory is the\n"
-            "largest resident set of the case and its simulation processes; a case past\n"
-            "its stop time (a few times its goal) is killed and reported as stopped.\n"
+            "(<= 10 s, 1 GB), and building a 65,536-GPU DGX A100 platform in SimGrid\n"
+            "(<= 30 s, 4 GB). Peak memory is the largest resident set of the case and its\n"
+            "simulation processes; a case past its stop time (a few times its goal) is\n"
+            "killed and reported as stopped.\n"
             "--only WORD runs only the cases whose name contains WORD (\"alltoall\").\n");
 }
 
