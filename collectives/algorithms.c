@@ -506,12 +506,25 @@ static step_pattern alltoall_pattern(const sched_part *p, int t, size_t *flow_el
     }
 }
 
-step_pattern schedule_step_pattern(const schedule *s, int stage, int step, double *flow_bytes)
+step_pattern schedule_step_pattern(const schedule *s, int stage, int step, double *flow_bytes,
+                                   double *reduce_bytes)
 {
     const sched_stage *st = &s->stages[stage];
     const sched_part *p = &s->parts[st->first_part];
     size_t elems = 0;
-    if (st->parts != 1 || s->params.op != OP_ALLTOALL)
+    *reduce_bytes = 0;
+    if (st->parts != 1)
+        return STEP_GENERAL;
+    if (p->kind == P_DIRECT_RS || p->kind == P_DIRECT_AG) {
+        /* Every pair exchanges a block: all pairs when the blocks are equal. */
+        if (p->groups != 1 || p->gsize < 2 || p->len % (size_t)p->gsize || p->len == 0)
+            return STEP_GENERAL;
+        *flow_bytes = (double)(p->len / (size_t)p->gsize) * s->unit_bytes;
+        if (p->kind == P_DIRECT_RS)
+            *reduce_bytes = (p->gsize - 1) * *flow_bytes;
+        return STEP_ALL_PAIRS;
+    }
+    if (s->params.op != OP_ALLTOALL)
         return STEP_GENERAL;
     step_pattern k = alltoall_pattern(p, st->first_step + step, &elems);
     *flow_bytes = (double)elems * s->unit_bytes;

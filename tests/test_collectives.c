@@ -500,20 +500,25 @@ START_TEST(torus_schedule_matches_closed_form)
 }
 END_TEST
 
-/* The step patterns alltoall schedules announce (schedule_step_pattern) are
- * what their steps generate: no flow for a local step, one flow out of and
- * into every rank for a permutation, every ordered pair for all pairs, each
- * flow of the announced bytes and no reduction. */
+/* The step patterns schedules announce (schedule_step_pattern) are what
+ * their steps generate: no flow for a local step, one flow out of and into
+ * every rank for a permutation, every ordered pair for all pairs, each flow
+ * of the announced bytes, each rank reducing the announced bytes. Alltoall
+ * (three node sizes) and direct allreduce, reduce-scatter and allgather
+ * (blocks equal or not), 2..40 ranks. */
 START_TEST(step_patterns_match_steps)
 {
-    coll_algo algos[8];
-    int na = coll_algos_for(OP_ALLTOALL, algos, 8), classed[ALGO_COUNT] = {0};
-    for (int a = 0; a < na; a++)
+    static const struct { coll_op op; coll_algo algo; } CASES[] = {
+        {OP_ALLTOALL, ALGO_PAIRWISE}, {OP_ALLTOALL, ALGO_DIRECT}, {OP_ALLTOALL, ALGO_BRUCK},
+        {OP_ALLTOALL, ALGO_HIER}, {OP_ALLREDUCE, ALGO_DIRECT}, {OP_REDUCE_SCATTER, ALGO_DIRECT},
+        {OP_ALLGATHER, ALGO_DIRECT}};
+    int classed[7] = {0};
+    for (int a = 0; a < 7; a++)
         for (int n = 2; n <= 40; n++)
             for (int v = 0; v < 3; v++) {
                 int rpn = v == 0 ? 1 : v == 1 ? n : ranks_per_node_for(n);
-                size_t count = (size_t)(3 * n);
-                coll_params p = {.op = OP_ALLTOALL, .algo = algos[a], .ranks = n, .bytes = (double)count,
+                size_t count = (size_t)(3 * n) + (CASES[a].op != OP_ALLTOALL && v == 2); /* v 2: unequal blocks */
+                coll_params p = {.op = CASES[a].op, .algo = CASES[a].algo, .ranks = n, .bytes = (double)count,
                                  .ranks_per_node = rpn};
                 schedule s;
                 tt_error err = {0};
@@ -521,40 +526,49 @@ START_TEST(step_patterns_match_steps)
                 xfer *xs = malloc(sizeof *xs * (s.max_step_xfers + 1));
                 coll_flow *fl = malloc(sizeof *fl * (s.max_step_xfers + 1));
                 int *out = calloc((size_t)n, sizeof *out), *in = calloc((size_t)n, sizeof *in);
+                double *red = calloc((size_t)n, sizeof *red);
                 for (int st = 0; st < s.nstages; st++)
                     for (int t = 0; t < s.stages[st].steps; t++) {
-                        double fb = -1;
-                        step_pattern k = schedule_step_pattern(&s, st, t, &fb);
+                        double fb = -1, fr = -1;
+                        step_pattern k = schedule_step_pattern(&s, st, t, &fb, &fr);
                         size_t nx = schedule_step(&s, st, t, xs), nf = schedule_merge_flows(&s, xs, nx, fl);
                         if (k == STEP_GENERAL)
                             continue;
-                        classed[algos[a]]++;
+                        classed[a]++;
                         memset(out, 0, sizeof *out * (size_t)n);
                         memset(in, 0, sizeof *in * (size_t)n);
+                        memset(red, 0, sizeof *red * (size_t)n);
                         for (size_t x = 0; x < nx; x++)
-                            ck_assert_int_eq(xs[x].op, XFER_COPY);
+                            if (xs[x].op == XFER_REDUCE)
+                                red[xs[x].dst] += (double)xs[x].len * 8;
                         for (size_t f = 0; f < nf; f++) {
                             out[fl[f].src]++;
                             in[fl[f].dst]++;
-                            ck_assert_msg(fl[f].bytes == fb, "%s n=%d rpn=%d step %d: %g bytes, announced %g",
-                                          coll_algo_name(algos[a]), n, rpn, t, fl[f].bytes, fb);
+                            ck_assert_msg(fl[f].bytes == fb, "%s/%s n=%d rpn=%d step %d: %g bytes, announced %g",
+                                          coll_op_name(CASES[a].op), coll_algo_name(CASES[a].algo), n, rpn, t,
+                                          fl[f].bytes, fb);
                         }
                         int want = k == STEP_LOCAL ? 0 : k == STEP_PERMUTATION ? 1 : n - 1;
-                        for (int r = 0; r < n; r++)
-                            ck_assert_msg(out[r] == want && in[r] == want, "%s n=%d rpn=%d step %d: rank %d "
+                        for (int r = 0; r < n; r++) {
+                            ck_assert_msg(out[r] == want && in[r] == want, "%s/%s n=%d rpn=%d step %d: rank %d "
                                           "sends %d and receives %d flows, pattern %d wants %d",
-                                          coll_algo_name(algos[a]), n, rpn, t, r, out[r], in[r], k, want);
+                                          coll_op_name(CASES[a].op), coll_algo_name(CASES[a].algo), n, rpn, t, r,
+                                          out[r], in[r], k, want);
+                            ck_assert_msg(red[r] == fr, "%s/%s n=%d step %d: rank %d reduces %g bytes, announced %g",
+                                          coll_op_name(CASES[a].op), coll_algo_name(CASES[a].algo), n, t, r, red[r],
+                                          fr);
+                        }
                     }
                 free(out);
                 free(in);
+                free(red);
                 free(xs);
                 free(fl);
                 schedule_free(&s);
             }
-    ck_assert_int_gt(classed[ALGO_PAIRWISE], 0);
-    ck_assert_int_gt(classed[ALGO_DIRECT], 0);
-    ck_assert_int_gt(classed[ALGO_BRUCK], 0);
-    ck_assert_int_gt(classed[ALGO_HIER], 0);
+    for (int a = 0; a < 7; a++)
+        ck_assert_msg(classed[a] > 0, "%s/%s: no step announced", coll_op_name(CASES[a].op),
+                      coll_algo_name(CASES[a].algo));
 }
 END_TEST
 
@@ -582,7 +596,8 @@ END_TEST
 /* On a 24-rank switch (calibrated network: cross-traffic, bandwidth factor)
  * the rounds executor's classes (a permutation as one shift round, all pairs
  * on 16 ranks) give the message-level executor's time, which simulates every
- * flow, within 1 %; auto is never slower than the algorithm it could pick. */
+ * flow, within 1 % (alltoall, and direct allreduce with its reductions);
+ * auto is never slower than the algorithm it could pick. */
 START_TEST(alltoall_classes_match_messages)
 {
     static const coll_algo ALG[] = {ALGO_PAIRWISE, ALGO_DIRECT, ALGO_BRUCK, ALGO_HIER};
@@ -598,6 +613,12 @@ START_TEST(alltoall_classes_match_messages)
     }
     tt_error err = {0};
     ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, 18, res, &err) == TT_OK, "%s", err.msg);
+    coll_request ar[2] = {{{.op = OP_ALLREDUCE, .algo = ALGO_DIRECT, .ranks = n, .bytes = 24e6}, GAMMA_S_PER_BYTE, 0},
+                          {{.op = OP_ALLREDUCE, .algo = ALGO_DIRECT, .ranks = n, .bytes = 24e6}, GAMMA_S_PER_BYTE, 1}};
+    coll_result arr[2];
+    ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, ar, 2, arr, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(fabs(arr[0].time_s / arr[1].time_s - 1) < 0.01, "direct allreduce: rounds %.9g s, messages %.9g s",
+                  arr[0].time_s, arr[1].time_s);
     for (int k = 0; k < 16; k += 2)
         ck_assert_msg(fabs(res[k].time_s / res[k + 1].time_s - 1) < 0.01, "%s, %g bytes: rounds %.9g s, messages %.9g s",
                       coll_algo_name(rq[k].params.algo), rq[k].params.bytes, res[k].time_s, res[k + 1].time_s);

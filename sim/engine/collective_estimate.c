@@ -42,14 +42,15 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
         step_pattern prev = STEP_GENERAL;
         double prev_bytes = -1;
         for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
-            double fb = 0;
-            step_pattern pat = classes ? schedule_step_pattern(s, st, t, &fb) : STEP_GENERAL;
+            double fb = 0, fr = 0;
+            step_pattern pat = classes ? schedule_step_pattern(s, st, t, &fb, &fr) : STEP_GENERAL;
             if (pat == STEP_LOCAL)
                 continue;
             if (pat != STEP_GENERAL) { /* a run of equal steps is simulated once */
                 long flows;
                 int h;
-                total += class_step_s(p, ranks, s, pat, fb, &flows, &h) * (stg->identical ? stg->steps : 1);
+                double step_s = class_step_s(p, ranks, s, pat, fb, &flows, &h) + fr * reduce_s_per_byte;
+                total += step_s * (stg->identical ? stg->steps : 1);
                 if (pat != prev || fb != prev_bytes)
                     lf += flows * h;
                 prev = pat;

@@ -343,12 +343,13 @@ static void execute_identical(coll_group *g, const sched_stage *stg, const step_
 static int execute_classes(coll_group *g, const schedule *s, int st, int t)
 {
     const sched_stage *stg = &s->stages[st];
-    double fb = 0, next = 0;
-    step_pattern k = schedule_step_pattern(s, st, t, &fb);
+    double fb = 0, red = 0, next = 0, next_red = 0;
+    step_pattern k = schedule_step_pattern(s, st, t, &fb, &red);
     if (k == STEP_GENERAL)
         return 0;
     int run = stg->identical ? stg->steps - t : 1;
-    while (!stg->identical && t + run < stg->steps && schedule_step_pattern(s, st, t + run, &next) == k && next == fb)
+    while (!stg->identical && t + run < stg->steps &&
+           schedule_step_pattern(s, st, t + run, &next, &next_red) == k && next == fb && next_red == red)
         run++;
     if (k == STEP_LOCAL)
         return run;
@@ -356,17 +357,21 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
     size_t w = k == STEP_PERMUTATION ? (size_t)n : (size_t)m * (size_t)(m - 1), f = 0;
     coll_flow *fl = malloc(sizeof *fl * w);
     step_round rd = {.reduce_bytes = calloc((size_t)n, sizeof *rd.reduce_bytes)};
-    if (!fl) {
+    if (!fl || !rd.reduce_bytes) {
+        free(fl);
         free(rd.reduce_bytes);
         return -1;
     }
-    for (int i = 0; i < m; i++) /* sorted by src, as round_index wants */
+    for (int i = 0; i < m; i++) { /* sorted by src, as round_index wants */
+        rd.reduce_bytes[i] = red; /* every rank reduces alike: the representatives stand for all */
+        rd.busy |= red > 0;
         if (k == STEP_PERMUTATION)
             fl[f++] = (coll_flow){i, (i + 1) % n, fb};
         else
             for (int j = 0; j < m; j++)
                 if (j != i)
                     fl[f++] = (coll_flow){i, j, fb * (n - 1) / (m - 1)};
+    }
     int rc = round_index(&rd, g, fl, w);
     free(fl);
     if (rc)
