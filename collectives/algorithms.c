@@ -524,6 +524,16 @@ step_pattern schedule_step_pattern(const schedule *s, int stage, int step, doubl
             *reduce_bytes = (p->gsize - 1) * *flow_bytes;
         return STEP_ALL_PAIRS;
     }
+    if ((p->kind == P_RH_RS || p->kind == P_RD_AG || p->kind == P_RD_AR) && p->groups == 1 && !p->fold &&
+        p->gsize == s->ranks && p->len % (size_t)p->gsize == 0 && p->len > 0) {
+        /* Partners differ in one bit: a permutation, every rank moving as many equal blocks. */
+        int t = st->first_step + step, k = p->gsize;
+        size_t blocks = p->kind == P_RH_RS ? (size_t)(k >> (t + 1)) : p->kind == P_RD_AG ? (size_t)1 << t : (size_t)k;
+        *flow_bytes = (double)(blocks * (p->len / (size_t)k)) * s->unit_bytes;
+        if (p->kind != P_RD_AG)
+            *reduce_bytes = *flow_bytes;
+        return STEP_PERMUTATION;
+    }
     if (s->params.op != OP_ALLTOALL)
         return STEP_GENERAL;
     step_pattern k = alltoall_pattern(p, st->first_step + step, &elems);

@@ -118,13 +118,13 @@ size_t schedule_merge_flows(const schedule *s, const xfer *xs, size_t nx, coll_f
 typedef enum {
     STEP_GENERAL,     /* anything: generate the step */
     STEP_LOCAL,       /* local copies only: no flow, no reduction */
-    STEP_PERMUTATION, /* every rank sends flow_bytes to one other rank and receives from one; no reduction */
-    STEP_ALL_PAIRS,   /* every rank sends flow_bytes to every other rank, then reduces reduce_bytes */
+    STEP_PERMUTATION, /* every rank sends flow_bytes to one other rank and receives from one */
+    STEP_ALL_PAIRS,   /* every rank sends flow_bytes to every other rank */
 } step_pattern;
 
 /* The pattern of step `step` of stage `stage`; flow_bytes receives the
  * bytes of each flow of a permutation or all-pairs step, reduce_bytes what
- * every rank reduces after an all-pairs step (0: a copy). */
+ * every rank then reduces (0: copies). */
 step_pattern schedule_step_pattern(const schedule *s, int stage, int step, double *flow_bytes,
                                    double *reduce_bytes);
 

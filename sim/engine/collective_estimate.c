@@ -21,7 +21,7 @@ static double class_step_s(const platform *p, const int *ranks, const schedule *
     double lat, bw;
     int n = s->ranks, m = n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS;
     *hops = platform_path(p, ranks ? ranks[0] : 0, ranks ? ranks[1] : 1, &lat, &bw);
-    *flows = k == STEP_PERMUTATION ? n : (long)m * (m - 1);
+    *flows = k == STEP_PERMUTATION ? 2 : (long)m * (m - 1);
     return lat + (bw > 0 ? flow_bytes / bw : 0);
 }
 

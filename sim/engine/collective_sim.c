@@ -335,11 +335,11 @@ static void execute_identical(coll_group *g, const sched_stage *stg, const step_
 
 /* On a symmetric crossbar (coll_symmetric_crossbar), a permutation or
  * all-pairs step by representatives of its one class of flows: a permutation
- * as the shift i -> i + 1 (any permutation loads every link alike), all pairs
- * among the first COLL_CLASS_RANKS ranks, each flow carrying what n - 1 flows
- * carry per link. A run of equal steps is one identical stage. Returns the
- * steps from t it accounted for (0: step t is not such a step), -1 when out
- * of memory. */
+ * as two ranks swapping (any permutation puts one flow and one flow's
+ * cross-traffic on every link, as a swap does), all pairs among the first
+ * COLL_CLASS_RANKS ranks, each flow carrying what n - 1 flows carry per link.
+ * A run of equal steps is one identical stage. Returns the steps from t it
+ * accounted for (0: step t is not such a step), -1 when out of memory. */
 static int execute_classes(coll_group *g, const schedule *s, int st, int t)
 {
     const sched_stage *stg = &s->stages[st];
@@ -353,8 +353,8 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
         run++;
     if (k == STEP_LOCAL)
         return run;
-    int n = g->n, m = k == STEP_PERMUTATION || n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS;
-    size_t w = k == STEP_PERMUTATION ? (size_t)n : (size_t)m * (size_t)(m - 1), f = 0;
+    int n = g->n, m = k == STEP_PERMUTATION ? 2 : n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS;
+    size_t w = (size_t)m * (size_t)(m - 1), f = 0;
     coll_flow *fl = malloc(sizeof *fl * w);
     step_round rd = {.reduce_bytes = calloc((size_t)n, sizeof *rd.reduce_bytes)};
     if (!fl || !rd.reduce_bytes) {
@@ -365,12 +365,9 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
     for (int i = 0; i < m; i++) { /* sorted by src, as round_index wants */
         rd.reduce_bytes[i] = red; /* every rank reduces alike: the representatives stand for all */
         rd.busy |= red > 0;
-        if (k == STEP_PERMUTATION)
-            fl[f++] = (coll_flow){i, (i + 1) % n, fb};
-        else
-            for (int j = 0; j < m; j++)
-                if (j != i)
-                    fl[f++] = (coll_flow){i, j, fb * (n - 1) / (m - 1)};
+        for (int j = 0; j < m; j++)
+            if (j != i)
+                fl[f++] = (coll_flow){i, j, k == STEP_PERMUTATION ? fb : fb * (n - 1) / (m - 1)};
     }
     int rc = round_index(&rd, g, fl, w);
     free(fl);
