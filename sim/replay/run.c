@@ -654,8 +654,12 @@ static int path_point(const scenario *sc, size_t combo, scenario *out, char *lab
         combo /= n;
     }
     for (size_t k = 0; k < sc->n_sweep_paths; k++) {
-        char *text = json_dumps(vals[k], JSON_ENCODE_ANY | JSON_COMPACT);
+        char *text = json_dumps(vals[k], JSON_ENCODE_ANY | JSON_COMPACT), real[32];
         const char *shown = json_is_string(vals[k]) ? json_string_value(vals[k]) : text;
+        if (json_is_real(vals[k])) { /* 0.8, not Jansson's 0.80000000000000004 */
+            snprintf(real, sizeof real, "%.6g", json_real_value(vals[k]));
+            shown = real;
+        }
         used += (size_t)snprintf(label + used, used < label_bytes ? label_bytes - used : 0, "%s%s=%s",
                                  k ? ", " : "", sc->sweep_path[k], shown ? shown : "?");
         free(text);
