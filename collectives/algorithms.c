@@ -468,3 +468,75 @@ size_t gen_alltoall(const sched_part *p, int t, xfer *out, size_t k)
 #undef EMIT
     return k;
 }
+
+/* Mirrors gen_alltoall: the shape of its steps without generating them. */
+static step_pattern alltoall_pattern(const sched_part *p, int t, size_t *flow_elems)
+{
+    int n = p->gsize, g = p->per_node, nodes = n / g, L = ilog2_ceil(n);
+    size_t b = p->block;
+    if (b == 0 || n < 2)
+        return STEP_LOCAL;
+    switch (p->kind) {
+    case P_A2A_PAIRWISE:
+        *flow_elems = b;
+        return STEP_PERMUTATION;
+    case P_A2A_DIRECT:
+        *flow_elems = b;
+        return STEP_ALL_PAIRS;
+    case P_A2A_BRUCK: {
+        if (t == 0 || t == L + 1)
+            return STEP_LOCAL;
+        size_t moved = 0; /* slots j with bit t-1 set, the same for every rank */
+        for (int j = 0; j < n; j++)
+            moved += (size_t)((j >> (t - 1)) & 1);
+        *flow_elems = moved * b;
+        return STEP_PERMUTATION;
+    }
+    case P_A2A_HIER:
+        /* Step 0 within nodes, step 1 across them: all pairs when the other level is trivial. */
+        if ((t == 0 && g == 1) || (t == 1 && nodes == 1))
+            return STEP_LOCAL;
+        if ((t == 0 && nodes == 1) || (t == 1 && g == 1)) {
+            *flow_elems = b;
+            return STEP_ALL_PAIRS;
+        }
+        return STEP_GENERAL;
+    default:
+        return STEP_GENERAL;
+    }
+}
+
+step_pattern schedule_step_pattern(const schedule *s, int stage, int step, double *flow_bytes,
+                                   double *reduce_bytes)
+{
+    const sched_stage *st = &s->stages[stage];
+    const sched_part *p = &s->parts[st->first_part];
+    size_t elems = 0;
+    *reduce_bytes = 0;
+    if (st->parts != 1)
+        return STEP_GENERAL;
+    if (p->kind == P_DIRECT_RS || p->kind == P_DIRECT_AG) {
+        /* Every pair exchanges a block: all pairs when the blocks are equal. */
+        if (p->groups != 1 || p->gsize < 2 || p->len % (size_t)p->gsize || p->len == 0)
+            return STEP_GENERAL;
+        *flow_bytes = (double)(p->len / (size_t)p->gsize) * s->unit_bytes;
+        if (p->kind == P_DIRECT_RS)
+            *reduce_bytes = (p->gsize - 1) * *flow_bytes;
+        return STEP_ALL_PAIRS;
+    }
+    if ((p->kind == P_RH_RS || p->kind == P_RD_AG || p->kind == P_RD_AR) && p->groups == 1 && !p->fold &&
+        p->gsize == s->ranks && p->len % (size_t)p->gsize == 0 && p->len > 0) {
+        /* Partners differ in one bit: a permutation, every rank moving as many equal blocks. */
+        int t = st->first_step + step, k = p->gsize;
+        size_t blocks = p->kind == P_RH_RS ? (size_t)(k >> (t + 1)) : p->kind == P_RD_AG ? (size_t)1 << t : (size_t)k;
+        *flow_bytes = (double)(blocks * (p->len / (size_t)k)) * s->unit_bytes;
+        if (p->kind != P_RD_AG)
+            *reduce_bytes = *flow_bytes;
+        return STEP_PERMUTATION;
+    }
+    if (s->params.op != OP_ALLTOALL)
+        return STEP_GENERAL;
+    step_pattern k = alltoall_pattern(p, st->first_step + step, &elems);
+    *flow_bytes = (double)elems * s->unit_bytes;
+    return k;
+}

@@ -112,6 +112,22 @@ typedef struct coll_flow {
  * local copies dropped. out holds nx entries. Returns how many flows. */
 size_t schedule_merge_flows(const schedule *s, const xfer *xs, size_t nx, coll_flow *out);
 
+/* The network shape of a step, known without generating it, so a timing
+ * executor on a symmetric fabric can stand a class of identical flows by a
+ * few representatives (sim/engine/collective_sim.c). */
+typedef enum {
+    STEP_GENERAL,     /* anything: generate the step */
+    STEP_LOCAL,       /* local copies only: no flow, no reduction */
+    STEP_PERMUTATION, /* every rank sends flow_bytes to one other rank and receives from one */
+    STEP_ALL_PAIRS,   /* every rank sends flow_bytes to every other rank */
+} step_pattern;
+
+/* The pattern of step `step` of stage `stage`; flow_bytes receives the
+ * bytes of each flow of a permutation or all-pairs step, reduce_bytes what
+ * every rank then reduces (0: copies). */
+step_pattern schedule_step_pattern(const schedule *s, int stage, int step, double *flow_bytes,
+                                   double *reduce_bytes);
+
 /* Names: "allreduce", "ring", ... Parse returns -1 for an unknown word. */
 const char *coll_op_name(coll_op op);
 const char *coll_algo_name(coll_algo a);

@@ -468,6 +468,179 @@ START_TEST(cli_collective)
 }
 END_TEST
 
+/* The torus schedule adds no per-step overhead on a torus: on 4 x 4 and
+ * 4 x 4 x 4 grids, whose sides exceed 2, the ideal-network time is the closed
+ * form with both directions of a dimension's links (beta = 2 links), one
+ * link latency per step and the reductions, to 0.1 %. A side of 2 has one
+ * neighbour: the fabric routes both opposite rings over the same link, so
+ * that dimension runs at one link's rate (the 4 x 2 grid's extra time). */
+START_TEST(torus_schedule_matches_closed_form)
+{
+    static const struct { const char *fabric; int nodes, dims[3]; } GRIDS[] = {
+        {"torus2d", 16, {4, 4, 1}}, {"torus3d", 64, {4, 4, 4}}, {"torus2d", 8, {4, 2, 1}}};
+    const double lat_s = 500e-9, link_Bps = 50.0 * 1073741824.0, bytes = 1048576;
+    for (int k = 0; k < 3; k++) {
+        platform_options o = {.nodes = GRIDS[k].nodes, .link_bw_Bps = link_Bps, .link_latency_s = lat_s};
+        tt_error err = {0};
+        platform *p = platform_load(GRIDS[k].fabric, &o, &err);
+        ck_assert_msg(p != NULL, "%s", err.msg);
+        coll_request rq = {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = GRIDS[k].nodes, .bytes = bytes},
+                           GAMMA_S_PER_BYTE, 0};
+        ck_assert_int_ge(platform_torus_dims(p, rq.params.dims), 2);
+        ck_assert_mem_eq(rq.params.dims, GRIDS[k].dims, sizeof rq.params.dims);
+        coll_result r;
+        ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, &rq, 1, &r, &err) == TT_OK, "%s", err.msg);
+        double cf = coll_closed_form_s(&rq.params, lat_s, 2 * link_Bps, GAMMA_S_PER_BYTE);
+        if (k == 2) /* the side of 2 works on a quarter of the vector at half the rate: one more beta term */
+            cf += 2 * (bytes / 4 / 2) / (2 * link_Bps);
+        ck_assert_msg(fabs(r.time_s / cf - 1) < 1e-3, "%s %d nodes: simulated %.9g s, closed form %.9g s",
+                      GRIDS[k].fabric, GRIDS[k].nodes, r.time_s, cf);
+        platform_free(p);
+    }
+}
+END_TEST
+
+/* The step patterns schedules announce (schedule_step_pattern) are what
+ * their steps generate: no flow for a local step, one flow out of and into
+ * every rank for a permutation, every ordered pair for all pairs, each flow
+ * of the announced bytes, each rank reducing the announced bytes. Alltoall
+ * (three node sizes), direct allreduce, reduce-scatter and allgather
+ * (blocks equal or not), recursive halving and doubling, 2..40 ranks. */
+START_TEST(step_patterns_match_steps)
+{
+    static const struct { coll_op op; coll_algo algo; } CASES[] = {
+        {OP_ALLTOALL, ALGO_PAIRWISE}, {OP_ALLTOALL, ALGO_DIRECT}, {OP_ALLTOALL, ALGO_BRUCK},
+        {OP_ALLTOALL, ALGO_HIER}, {OP_ALLREDUCE, ALGO_DIRECT}, {OP_REDUCE_SCATTER, ALGO_DIRECT},
+        {OP_ALLGATHER, ALGO_DIRECT}, {OP_ALLREDUCE, ALGO_RHD}, {OP_ALLREDUCE, ALGO_RD},
+        {OP_REDUCE_SCATTER, ALGO_RHD}, {OP_ALLGATHER, ALGO_RD}};
+    enum { NCASES = sizeof CASES / sizeof CASES[0] };
+    int classed[NCASES] = {0};
+    for (int a = 0; a < NCASES; a++)
+        for (int n = 2; n <= 40; n++)
+            for (int v = 0; v < 3; v++) {
+                int rpn = v == 0 ? 1 : v == 1 ? n : ranks_per_node_for(n);
+                size_t count = (size_t)(3 * n) + (CASES[a].op != OP_ALLTOALL && v == 2); /* v 2: unequal blocks */
+                coll_params p = {.op = CASES[a].op, .algo = CASES[a].algo, .ranks = n, .bytes = (double)count,
+                                 .ranks_per_node = rpn};
+                schedule s;
+                tt_error err = {0};
+                const char *why;
+                if (!coll_algo_applies(&p, &why))
+                    continue;
+                ck_assert_int_eq(schedule_build(&p, count, 8, &s, &err), TT_OK);
+                xfer *xs = malloc(sizeof *xs * (s.max_step_xfers + 1));
+                coll_flow *fl = malloc(sizeof *fl * (s.max_step_xfers + 1));
+                int *out = calloc((size_t)n, sizeof *out), *in = calloc((size_t)n, sizeof *in);
+                double *red = calloc((size_t)n, sizeof *red);
+                for (int st = 0; st < s.nstages; st++)
+                    for (int t = 0; t < s.stages[st].steps; t++) {
+                        double fb = -1, fr = -1;
+                        step_pattern k = schedule_step_pattern(&s, st, t, &fb, &fr);
+                        size_t nx = schedule_step(&s, st, t, xs), nf = schedule_merge_flows(&s, xs, nx, fl);
+                        if (k == STEP_GENERAL)
+                            continue;
+                        classed[a]++;
+                        memset(out, 0, sizeof *out * (size_t)n);
+                        memset(in, 0, sizeof *in * (size_t)n);
+                        memset(red, 0, sizeof *red * (size_t)n);
+                        for (size_t x = 0; x < nx; x++)
+                            if (xs[x].op == XFER_REDUCE)
+                                red[xs[x].dst] += (double)xs[x].len * 8;
+                        for (size_t f = 0; f < nf; f++) {
+                            out[fl[f].src]++;
+                            in[fl[f].dst]++;
+                            ck_assert_msg(fl[f].bytes == fb, "%s/%s n=%d rpn=%d step %d: %g bytes, announced %g",
+                                          coll_op_name(CASES[a].op), coll_algo_name(CASES[a].algo), n, rpn, t,
+                                          fl[f].bytes, fb);
+                        }
+                        int want = k == STEP_LOCAL ? 0 : k == STEP_PERMUTATION ? 1 : n - 1;
+                        for (int r = 0; r < n; r++) {
+                            ck_assert_msg(out[r] == want && in[r] == want, "%s/%s n=%d rpn=%d step %d: rank %d "
+                                          "sends %d and receives %d flows, pattern %d wants %d",
+                                          coll_op_name(CASES[a].op), coll_algo_name(CASES[a].algo), n, rpn, t, r,
+                                          out[r], in[r], k, want);
+                            ck_assert_msg(red[r] == fr, "%s/%s n=%d step %d: rank %d reduces %g bytes, announced %g",
+                                          coll_op_name(CASES[a].op), coll_algo_name(CASES[a].algo), n, t, r, red[r],
+                                          fr);
+                        }
+                    }
+                free(out);
+                free(in);
+                free(red);
+                free(xs);
+                free(fl);
+                schedule_free(&s);
+            }
+    for (int a = 0; a < NCASES; a++)
+        ck_assert_msg(classed[a] > 0, "%s/%s: no step announced", coll_op_name(CASES[a].op),
+                      coll_algo_name(CASES[a].algo));
+}
+END_TEST
+
+/* Only a flat single switch is a symmetric crossbar: fat trees, tori and
+ * nodes of several accelerators behind NICs refuse the class shortcut. */
+START_TEST(symmetric_crossbar_only_flat_switch)
+{
+    platform *p = star(24), *f = fattree64(1);
+    ck_assert_int_eq(coll_symmetric_crossbar(p), 1);
+    ck_assert_int_eq(coll_symmetric_crossbar(f), 0);
+    platform_free(p);
+    platform_free(f);
+    static const char *const OTHERS[] = {"torus2d", "ring", "fattree", "dgx1-v100", "dgx-a100"};
+    for (int i = 0; i < 5; i++) {
+        platform_options o = {.nodes = 4};
+        tt_error err = {0};
+        platform *q = platform_load(OTHERS[i], &o, &err);
+        ck_assert_msg(q != NULL, "%s", err.msg);
+        ck_assert_msg(coll_symmetric_crossbar(q) == 0, "%s", OTHERS[i]);
+        platform_free(q);
+    }
+}
+END_TEST
+
+/* On a 24-rank switch (calibrated network: cross-traffic, bandwidth factor)
+ * the rounds executor's classes (a permutation as one swap, all pairs on 16
+ * ranks) give the message-level executor's time, which simulates every
+ * flow, within 1 % (alltoall; direct, rhd and rd allreduce with their reductions);
+ * auto is never slower than the algorithm it could pick. */
+START_TEST(alltoall_classes_match_messages)
+{
+    static const coll_algo ALG[] = {ALGO_PAIRWISE, ALGO_DIRECT, ALGO_BRUCK, ALGO_HIER};
+    static const double SIZES[] = {24e6, 24e3};
+    int n = 24;
+    platform *p = star(n);
+    coll_request rq[18];
+    coll_result res[18];
+    for (int k = 0; k < 18; k++) {
+        coll_params prm = {.op = OP_ALLTOALL, .algo = k < 16 ? ALG[k / 4] : ALGO_AUTO, .ranks = n,
+                           .bytes = SIZES[k < 16 ? k / 2 % 2 : k - 16]};
+        rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, k < 16 ? k % 2 : 0};
+    }
+    tt_error err = {0};
+    ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, 18, res, &err) == TT_OK, "%s", err.msg);
+    /* Allreduce with reductions: direct on 24 ranks, recursive halving-doubling and doubling on 16. */
+    static const coll_algo AR[] = {ALGO_DIRECT, ALGO_RHD, ALGO_RD};
+    coll_request ar[6];
+    coll_result arr[6];
+    for (int k = 0; k < 6; k++)
+        ar[k] = (coll_request){{.op = OP_ALLREDUCE, .algo = AR[k / 2], .ranks = k < 2 ? n : 16, .bytes = 24e6},
+                               GAMMA_S_PER_BYTE, k % 2};
+    ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, ar, 6, arr, &err) == TT_OK, "%s", err.msg);
+    for (int k = 0; k < 6; k += 2)
+        ck_assert_msg(fabs(arr[k].time_s / arr[k + 1].time_s - 1) < 0.01, "%s allreduce: rounds %.9g s, messages %.9g s",
+                      coll_algo_name(AR[k / 2]), arr[k].time_s, arr[k + 1].time_s);
+    for (int k = 0; k < 16; k += 2)
+        ck_assert_msg(fabs(res[k].time_s / res[k + 1].time_s - 1) < 0.01, "%s, %g bytes: rounds %.9g s, messages %.9g s",
+                      coll_algo_name(rq[k].params.algo), rq[k].params.bytes, res[k].time_s, res[k + 1].time_s);
+    for (int z = 0; z < 2; z++)
+        for (int a = 0; a < 4; a++)
+            ck_assert_msg(res[16 + z].time_s <= res[a * 4 + z * 2].time_s * (1 + 1e-9), "auto %.9g s (%s), %s %.9g s",
+                          res[16 + z].time_s, coll_algo_name(res[16 + z].algo), coll_algo_name(ALG[a]),
+                          res[a * 4 + z * 2].time_s);
+    platform_free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("collectives");
@@ -478,6 +651,8 @@ static Suite *suite(void)
     tcase_add_test(t, functional_torus_grids);
     tcase_add_test(t, functional_channel_rings);
     tcase_add_test(t, names_and_factors);
+    tcase_add_test(t, step_patterns_match_steps);
+    tcase_add_test(t, symmetric_crossbar_only_flat_switch);
     suite_add_tcase(s, t);
     t = tcase_create("simgrid");
     tcase_set_timeout(t, 120);
@@ -490,6 +665,8 @@ static Suite *suite(void)
     tcase_add_test(t, cli_collective);
     tcase_add_test(t, rounds_match_messages_calibrated_fattree);
     tcase_add_test(t, builtins_run_auto);
+    tcase_add_test(t, alltoall_classes_match_messages);
+    tcase_add_test(t, torus_schedule_matches_closed_form);
     suite_add_tcase(s, t);
     return s;
 }

@@ -26,27 +26,33 @@ typedef struct scale_case {
     const char *name;
     const char *args[16]; /* after "ttasim"; "@SWEEP" and "@RUN" are the scenarios written here */
     double goal_s, goal_bytes, stop_s;
+    int vs_pick; /* goal: at most twice the wall time of the case "alltoall PICK 4096" of auto's pick */
 } scale_case;
 
 static const scale_case CASES[] = {
-    {"sweep 64 points -j 1", {"run", "@SWEEP", "-j", "1", "--json"}, 0, 0, 1200},
-    {"sweep 64 points -j 2", {"run", "@SWEEP", "-j", "2", "--json"}, 0, 0, 1200},
+    {"sweep 64 points -j 1", {"run", "@SWEEP", "-j", "1", "--json"}, 0, 0, 1200, 0},
+    {"sweep 64 points -j 2", {"run", "@SWEEP", "-j", "2", "--json"}, 0, 0, 1200, 0},
     {"alltoall direct 1024", {"collective", "--platform", "star", "--nodes", "1024", "--op", "alltoall", "--algo",
-                              "direct", "--bytes", "64Mi", "--json"}, 3, 400e6, 90},
+                              "direct", "--bytes", "64Mi", "--json"}, 3, 400e6, 90, 0},
     {"alltoall pairwise 1024", {"collective", "--platform", "star", "--nodes", "1024", "--op", "alltoall",
-                                "--algo", "pairwise", "--bytes", "64Mi", "--json"}, 3, 400e6, 90},
+                                "--algo", "pairwise", "--bytes", "64Mi", "--json"}, 3, 400e6, 90, 0},
+    {"alltoall direct 4096", {"collective", "--platform", "star", "--nodes", "4096", "--op", "alltoall", "--algo",
+                              "direct", "--bytes", "64Mi", "--json"}, 30, 0, 180, 0},
     {"alltoall pairwise 4096", {"collective", "--platform", "star", "--nodes", "4096", "--op", "alltoall",
-                                "--algo", "pairwise", "--bytes", "64Mi", "--json"}, 30, 0, 180},
+                                "--algo", "pairwise", "--bytes", "64Mi", "--json"}, 30, 0, 180, 0},
+    {"alltoall bruck 4096", {"collective", "--platform", "star", "--nodes", "4096", "--op", "alltoall", "--algo",
+                             "bruck", "--bytes", "64Mi", "--json"}, 30, 0, 180, 0},
     {"alltoall auto 4096", {"collective", "--platform", "star", "--nodes", "4096", "--op", "alltoall", "--algo",
-                            "auto", "--bytes", "64Mi", "--json"}, 60, 300e6, 240},
-    {"resnet50 on 16384 GPUs", {"run", "@RUN", "--json"}, 10, 1e9, 240},
-    {"platform of 65536 GPUs", {"platform", "check", "dgx-a100", "--nodes", "8192"}, 30, 4e9, 240},
+                            "auto", "--bytes", "64Mi", "--json"}, 0, 300e6, 240, 1},
+    {"resnet50 on 16384 GPUs", {"run", "@RUN", "--json"}, 10, 1e9, 240, 0},
+    {"platform of 65536 GPUs", {"platform", "check", "dgx-a100", "--nodes", "8192"}, 30, 4e9, 240, 0},
 };
 #define N_CASES (sizeof CASES / sizeof *CASES)
 
 typedef struct scale_row {
     double wall_s, peak_bytes;
     int stopped, exit_code;
+    int skipped; /* not selected by --only */
 } scale_row;
 
 /* Runs `ttasim ARGS...` with stdout to out_path; kills it past stop_s. */
@@ -129,21 +135,48 @@ static int same_file(const char *a, const char *b)
     return same;
 }
 
-/* A case's verdict against its goals; the -j 2 sweep against the -j 1 one. */
-static const char *verdict(size_t i, const scale_row *rows, int identical)
+/* The case that ran what auto picked (out_path: auto's --json output), or -1. */
+static int picked_case(const char *out_path)
+{
+    json_t *doc = json_load_file(out_path, 0, NULL);
+    const char *algo = json_string_value(json_object_get(json_array_get(json_object_get(doc, "results"), 0), "algo"));
+    char name[64];
+    int k = -1;
+    snprintf(name, sizeof name, "alltoall %s 4096", algo ? algo : "?");
+    for (size_t i = 0; i < N_CASES && k < 0; i++)
+        if (strcmp(CASES[i].name, name) == 0)
+            k = (int)i;
+    json_decref(doc);
+    return k;
+}
+
+/* The wall-time goal of case i (0: none). */
+static double goal_s(size_t i, const scale_row *rows, int pick)
+{
+    if (!CASES[i].vs_pick)
+        return CASES[i].goal_s;
+    return pick >= 0 ? 2 * rows[pick].wall_s : 0;
+}
+
+/* A case's verdict against its goals; the -j 2 sweep against the -j 1 one,
+ * auto against the algorithm it picked (pick: that case, or -1). */
+static const char *verdict(size_t i, const scale_row *rows, int identical, int pick)
 {
     const scale_case *c = &CASES[i];
     const scale_row *r = &rows[i];
-    if (r->stopped || r->exit_code != 0)
+    double g = goal_s(i, rows, pick);
+    if (r->skipped)
+        return "skipped";
+    if (r->stopped || r->exit_code != 0 || (c->vs_pick && (pick < 0 || rows[pick].skipped)))
         return "MISSED";
     if (i == 1)
         return identical && r->wall_s <= 0.6 * rows[0].wall_s ? "met" : "MISSED";
-    if ((c->goal_s > 0 && r->wall_s > c->goal_s) || (c->goal_bytes > 0 && r->peak_bytes > c->goal_bytes))
+    if ((g > 0 && r->wall_s > g) || (c->goal_bytes > 0 && r->peak_bytes > c->goal_bytes))
         return "MISSED";
     return "met";
 }
 
-int bench_scale_run(int as_json)
+int bench_scale_run(int as_json, const char *only)
 {
     char dir[] = "/tmp/ttasim-bench-scale-XXXXXX";
     tt_error err = {0};
@@ -153,10 +186,15 @@ int bench_scale_run(int as_json)
     scale_row rows[N_CASES];
     memset(rows, 0, sizeof rows);
     char out[N_CASES][4200] = {{0}};
+    int pick[N_CASES];
     if (!as_json && rc == TT_OK)
         printf("# %-24s %10s %10s %10s %10s  %s\n", "case", "wall(s)", "peak(MB)", "goal(s)", "goal(MB)", "verdict");
     for (size_t i = 0; rc == TT_OK && i < N_CASES; i++) {
         char *argv[20], scen[2][4200];
+        pick[i] = -1;
+        rows[i].skipped = only && !strstr(CASES[i].name, only);
+        if (rows[i].skipped)
+            continue;
         int n = 0;
         argv[n++] = "ttasim";
         for (int k = 0; CASES[i].args[k]; k++) {
@@ -173,15 +211,18 @@ int bench_scale_run(int as_json)
         rc = run_case(argv, out[i], CASES[i].stop_s, &rows[i], &err);
         if (rc)
             break;
-        const char *v = verdict(i, rows, i == 1 && same_file(out[0], out[1]));
-        missed |= strcmp(v, "met") != 0;
+        pick[i] = CASES[i].vs_pick ? picked_case(out[i]) : -1;
+        const char *v = verdict(i, rows, i == 1 && same_file(out[0], out[1]), pick[i]);
+        missed |= strcmp(v, "met") != 0 && strcmp(v, "skipped") != 0;
         if (!as_json) {
             printf("  %-24s %10.2f %10.1f %10.3g %10.4g  %s%s", CASES[i].name, rows[i].wall_s,
-                   rows[i].peak_bytes / 1e6, CASES[i].goal_s, CASES[i].goal_bytes / 1e6, v,
+                   rows[i].peak_bytes / 1e6, goal_s(i, rows, pick[i]), CASES[i].goal_bytes / 1e6, v,
                    rows[i].stopped ? " (stopped)" : "");
             if (i == 1)
                 printf(" (%.2fx of -j 1, output %s)", rows[1].wall_s / rows[0].wall_s,
                        same_file(out[0], out[1]) ? "identical" : "DIFFERS");
+            if (CASES[i].vs_pick)
+                printf(" (picked %s)", pick[i] >= 0 ? CASES[pick[i]].name : "an algorithm without a case");
             if (!rows[i].stopped && rows[i].exit_code)
                 printf(" (exit %d)", rows[i].exit_code);
             printf("\n");
@@ -194,7 +235,7 @@ int bench_scale_run(int as_json)
             json_array_append_new(list, json_pack("{s:s, s:f, s:f, s:b, s:i, s:s}", "case", CASES[i].name, "wall_s",
                                                   rows[i].wall_s, "peak_rss_bytes", rows[i].peak_bytes, "stopped",
                                                   rows[i].stopped, "exit_code", rows[i].exit_code, "verdict",
-                                                  verdict(i, rows, same_file(out[0], out[1]))));
+                                                  verdict(i, rows, same_file(out[0], out[1]), pick[i])));
         json_t *doc = json_pack("{s:o, s:b}", "scale", list, "goals_met", !missed);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
         fputc('\n', stdout);

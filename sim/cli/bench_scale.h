@@ -2,7 +2,8 @@
 #ifndef TT_BENCH_SCALE_H
 #define TT_BENCH_SCALE_H
 
-/* Prints a table (or JSON) of every case; returns an exit code (1: a goal missed). */
-int bench_scale_run(int as_json);
+/* Prints a table (or JSON) of every case (only: those whose name contains
+ * it; NULL: all); returns an exit code (1: a goal missed). */
+int bench_scale_run(int as_json, const char *only);
 
 #endif

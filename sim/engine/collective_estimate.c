@@ -1,23 +1,70 @@
 /* collective_estimate.c: the contention-free time of a schedule on a
  * platform's paths, without SimGrid (auto's screening, a cheap fallback). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/engine/collective_sim.h"
+
+int coll_symmetric_crossbar(const platform *p)
+{
+    /* Flat platforms have no node template; a flat single switch is one
+     * SimGrid cluster of private links without a backbone. */
+    return !platform_user_xml(p) && strcmp(platform_fabric_name(p), "single_switch") == 0 &&
+           platform_ranks_per_node(p) == 1 && platform_node_components(p, DEVICE_ACCELERATOR, NULL, NULL, 0) == 0;
+}
+
+/* A permutation or all-pairs step on a symmetric crossbar: one path stands
+ * for all; *flows receives what the rounds executor simulates for it. */
+static double class_step_s(const platform *p, const int *ranks, const schedule *s, step_pattern k,
+                           double flow_bytes, long *flows, int *hops)
+{
+    double lat, bw;
+    int n = s->ranks, m = n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS;
+    *hops = platform_path(p, ranks ? ranks[0] : 0, ranks ? ranks[1] : 1, &lat, &bw);
+    *flows = k == STEP_PERMUTATION ? 2 : (long)m * (m - 1);
+    return lat + (bw > 0 ? flow_bytes / bw : 0);
+}
 
 double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, double reduce_s_per_byte,
                        long *sim_cost)
 {
     long lf = 0;
-    xfer *xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
-    coll_flow *fl = malloc(sizeof *fl * (s->max_step_xfers + 1));
+    int classes = coll_symmetric_crossbar(p) && s->ranks > 1;
+    xfer *xs = NULL;
+    coll_flow *fl = NULL;
     double *reduce_bytes = calloc((size_t)s->ranks + 1, sizeof *reduce_bytes), total = 0;
-    if (!xs || !fl || !reduce_bytes) {
+    if (!reduce_bytes) {
         total = -1;
         goto done;
     }
     for (int st = 0; st < s->nstages; st++) {
         const sched_stage *stg = &s->stages[st];
+        step_pattern prev = STEP_GENERAL;
+        double prev_bytes = -1;
         for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
+            double fb = 0, fr = 0;
+            step_pattern pat = classes ? schedule_step_pattern(s, st, t, &fb, &fr) : STEP_GENERAL;
+            if (pat == STEP_LOCAL)
+                continue;
+            if (pat != STEP_GENERAL) { /* a run of equal steps is simulated once */
+                long flows;
+                int h;
+                double step_s = class_step_s(p, ranks, s, pat, fb, &flows, &h) + fr * reduce_s_per_byte;
+                total += step_s * (stg->identical ? stg->steps : 1);
+                if (pat != prev || fb != prev_bytes)
+                    lf += flows * h;
+                prev = pat;
+                prev_bytes = fb;
+                continue;
+            }
+            if (!xs) { /* generated steps only: an all-pairs step of 4,096 ranks would take 0.7 GB */
+                xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
+                fl = malloc(sizeof *fl * (s->max_step_xfers + 1));
+                if (!xs || !fl) {
+                    total = -1;
+                    goto done;
+                }
+            }
             size_t nx = schedule_step(s, st, t, xs), nf = schedule_merge_flows(s, xs, nx, fl);
             double comm = 0, red = 0;
             int max_hops = 0;
@@ -40,6 +87,7 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
             }
             total += (comm + red) * (stg->identical ? stg->steps : 1);
             lf += (long)nf * max_hops;
+            prev = STEP_GENERAL;
         }
     }
 done:

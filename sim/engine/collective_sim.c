@@ -59,6 +59,7 @@ struct coll_group {
     double *speed_flops;
     double *finish_s; /* each worker's last step end */
     int sync_only;    /* rounds without free-running windows (auto's screening) */
+    int classes;      /* a symmetric crossbar: steps by classes of identical flows (execute_classes) */
     worker_arg *args;
     sg_actor_t *workers;
     sg_comm_t **comms; /* per worker, comm_cap[r] entries: grown by the controller, never by workers */
@@ -155,15 +156,11 @@ static size_t relay_cross_rail(const coll_group *g, xfer *xs, size_t nx)
     return m;
 }
 
-/* Merges a step's transfers into flows; local copies cost nothing here.
- * Returns -1 when out of memory (rd is then freed). */
-static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *xs, size_t nx, coll_flow *scratch)
+/* Indexes a round's flows (sorted by src) both ways; rd->reduce_bytes must
+ * be allocated. Returns -1 when out of memory (rd is then freed). */
+static int round_index(step_round *rd, coll_group *g, const coll_flow *flows, size_t w)
 {
     int n = g->n;
-    memset(rd, 0, sizeof *rd);
-    nx = relay_cross_rail(g, xs, nx);
-    size_t w = schedule_merge_flows(s, xs, nx, scratch);
-    rd->reduce_bytes = calloc((size_t)n, sizeof *rd->reduce_bytes);
     rd->send_off = calloc((size_t)n + 1, sizeof *rd->send_off);
     rd->recv_off = calloc((size_t)n + 1, sizeof *rd->recv_off);
     rd->send_bytes = malloc(sizeof *rd->send_bytes * (w + 1));
@@ -173,17 +170,12 @@ static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *x
     if (!rd->reduce_bytes || !rd->send_off || !rd->recv_off || !rd->send_bytes || !rd->mailbox ||
         !rd->recv_mailbox || !fill)
         goto oom;
-    for (size_t k = 0; k < nx; k++)
-        if (xs[k].op == XFER_REDUCE) {
-            rd->reduce_bytes[xs[k].dst] += (double)xs[k].len * s->unit_bytes;
-            rd->busy = 1;
-        }
     rd->busy |= w > 0;
     for (size_t k = 0; k < w; k++) {
-        rd->send_off[scratch[k].src + 1]++;
-        rd->recv_off[scratch[k].dst + 1]++;
-        rd->send_bytes[k] = scratch[k].bytes;
-        if (!(rd->mailbox[k] = pair_mailbox(g, scratch[k].src, scratch[k].dst)))
+        rd->send_off[flows[k].src + 1]++;
+        rd->recv_off[flows[k].dst + 1]++;
+        rd->send_bytes[k] = flows[k].bytes;
+        if (!(rd->mailbox[k] = pair_mailbox(g, flows[k].src, flows[k].dst)))
             goto oom;
     }
     for (int r = 0; r < n; r++) {
@@ -195,13 +187,29 @@ static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *x
             goto oom;
     memcpy(fill, rd->recv_off, sizeof *fill * (size_t)n);
     for (size_t k = 0; k < w; k++) /* sorted by src, so each receiver's list is too */
-        rd->recv_mailbox[fill[scratch[k].dst]++] = rd->mailbox[k];
+        rd->recv_mailbox[fill[flows[k].dst]++] = rd->mailbox[k];
     free(fill);
     return 0;
 oom:
     free(fill);
     round_free(rd);
     return -1;
+}
+
+/* Merges a step's transfers into flows; local copies cost nothing here.
+ * Returns -1 when out of memory (rd is then freed). */
+static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *xs, size_t nx, coll_flow *scratch)
+{
+    memset(rd, 0, sizeof *rd);
+    nx = relay_cross_rail(g, xs, nx);
+    size_t w = schedule_merge_flows(s, xs, nx, scratch);
+    rd->reduce_bytes = calloc((size_t)g->n, sizeof *rd->reduce_bytes);
+    for (size_t k = 0; rd->reduce_bytes && k < nx; k++)
+        if (xs[k].op == XFER_REDUCE) {
+            rd->reduce_bytes[xs[k].dst] += (double)xs[k].len * s->unit_bytes;
+            rd->busy = 1;
+        }
+    return round_index(rd, g, scratch, w);
 }
 
 /* A worker's part of one step: its sends and receives at once, then its reduction. */
@@ -283,6 +291,7 @@ static coll_group *group_create(const platform *p, const int *ranks, int n, long
         return NULL;
     }
     memcpy(g->ranks, ranks, sizeof *g->ranks * (size_t)n);
+    g->classes = coll_symmetric_crossbar(p);
     g->start = sg_barrier_init((unsigned)n + 1);
     g->end = sg_barrier_init((unsigned)n + 1);
     char name[16], host[64];
@@ -361,11 +370,65 @@ static int tally_round(coll_group *g, const step_round *rd, const coll_flow *scr
     return 0;
 }
 
+/* On a symmetric crossbar (coll_symmetric_crossbar), a permutation or
+ * all-pairs step by representatives of its one class of flows: a permutation
+ * as two ranks swapping (any permutation puts one flow and one flow's
+ * cross-traffic on every link, as a swap does), all pairs among the first
+ * COLL_CLASS_RANKS ranks, each flow carrying what n - 1 flows carry per link.
+ * A run of equal steps is one identical stage. Returns the steps from t it
+ * accounted for (0: step t is not such a step), -1 when out of memory. */
+static int execute_classes(coll_group *g, const schedule *s, int st, int t)
+{
+    const sched_stage *stg = &s->stages[st];
+    double fb = 0, red = 0, next = 0, next_red = 0;
+    step_pattern k = schedule_step_pattern(s, st, t, &fb, &red);
+    if (k == STEP_GENERAL)
+        return 0;
+    int run = stg->identical ? stg->steps - t : 1;
+    while (!stg->identical && t + run < stg->steps &&
+           schedule_step_pattern(s, st, t + run, &next, &next_red) == k && next == fb && next_red == red)
+        run++;
+    if (k == STEP_LOCAL)
+        return run;
+    int n = g->n, m = k == STEP_PERMUTATION ? 2 : n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS;
+    size_t w = (size_t)m * (size_t)(m - 1), f = 0;
+    coll_flow *fl = malloc(sizeof *fl * w);
+    step_round rd = {.reduce_bytes = calloc((size_t)n, sizeof *rd.reduce_bytes)};
+    if (!fl || !rd.reduce_bytes) {
+        free(fl);
+        free(rd.reduce_bytes);
+        return -1;
+    }
+    for (int i = 0; i < m; i++) { /* sorted by src, as round_index wants */
+        rd.reduce_bytes[i] = red; /* every rank reduces alike: the representatives stand for all */
+        rd.busy |= red > 0;
+        for (int j = 0; j < m; j++)
+            if (j != i)
+                fl[f++] = (coll_flow){i, j, k == STEP_PERMUTATION ? fb : fb * (n - 1) / (m - 1)};
+    }
+    int rc = round_index(&rd, g, fl, w);
+    free(fl);
+    if (rc)
+        return -1;
+    sched_stage same = {.steps = run, .identical = 1};
+    execute_identical(g, &same, &rd);
+    round_free(&rd);
+    return run;
+}
+
 static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
 {
     for (int st = 0; st < s->nstages; st++) {
         const sched_stage *stg = &s->stages[st];
         for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
+            /* representatives do not put every flow on its links: a link count runs them all */
+            int done = g->classes && !g->tally ? execute_classes(g, s, st, t) : 0;
+            if (done < 0)
+                return -1;
+            if (done > 0) {
+                t += done - 1;
+                continue;
+            }
             step_round rd;
             if (round_build(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch))
                 return -1;
@@ -447,7 +510,8 @@ typedef struct batch {
 /* auto ranks the candidates by their contention-free estimate, then
  * simulates the AUTO_SIMULATED best whose simulation cost (coll_estimate_s)
  * is at most AUTO_SIM_COST: trees and recursive doubling over thousands of
- * ranks of a torus would take minutes. With none affordable, the cheapest. */
+ * ranks of a torus would take minutes. With none affordable, the cheapest.
+ * A candidate whose estimate exceeds the best simulated time is not run. */
 #define AUTO_SIMULATED 3
 #define AUTO_SIM_COST 300000L
 
@@ -507,6 +571,10 @@ static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
         double best_s = INFINITY;
         g->sync_only = 1;
         for (int i = 0; i < nc && i < AUTO_SIMULATED && isfinite(est[order[i]]); i++) {
+            /* The estimate bounds a synchronous simulation from below: past the
+             * best simulated time no later candidate can win. */
+            if (est[order[i]] > best_s * (1 + 1e-9))
+                break;
             schedule s;
             if ((built = build_for(rq, cand[order[i]], &s)) != 0) {
                 *oom |= built < 0;

@@ -33,6 +33,18 @@
 double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, double reduce_s_per_byte,
                        long *sim_cost);
 
+/* Whether every rank pair of p is joined the same way with nothing shared
+ * but the two ranks' own links: a flat single switch (one accelerator per
+ * node, one private link each, no backbone). There any permutation of ranks
+ * maps the platform onto itself, so flows fall into classes of identical
+ * ones (schedule_step_pattern) that a few representatives stand for. */
+int coll_symmetric_crossbar(const platform *p);
+
+/* Ranks an all-pairs step is simulated on, on a symmetric crossbar: each of
+ * their links carries COLL_CLASS_RANKS - 1 flows holding what n - 1 flows
+ * carry, so every link sees the same load and sharing as with n ranks. */
+#define COLL_CLASS_RANKS 16
+
 /* ---- From the parent process: a whole simulation of a batch ---- */
 
 typedef struct coll_request {
