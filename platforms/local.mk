@@ -4,6 +4,7 @@ libplatforms_a_SOURCES = \
 	platforms/network.c \
 	platforms/platform.c platforms/platform.h platforms/platform_impl.h \
 	platforms/platform_json.c \
+	platforms/platform_estimate.c \
 	platforms/platform_load.c \
 	platforms/platform_xml.c
 

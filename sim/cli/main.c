@@ -8,19 +8,25 @@
 #include "common/jsonx.h"
 #include "common/outfile.h"
 #include "common/parallel.h"
+#include "common/units.h"
 #include "config.h"
 #include "sim/cli/cli.h"
+#include "sim/engine/engine.h"
 
 static void global_help(FILE *out)
 {
     fprintf(out,
-            "usage: ttasim [--help] [--version] COMMAND [ARGS]\n\n"
+            "usage: ttasim [--help] [--version] COMMAND [ARGS] [--max-memory SIZE]\n\n"
             "Predicts per-step cost and time-to-accuracy of data-parallel training on\n"
             "simulated clusters (SimGrid), with a real training core (OpenBLAS).\n\n"
             "Commands:\n");
     for (int i = 0; CLI_COMMANDS[i]; i++)
         fprintf(out, "  %-12s %s\n", CLI_COMMANDS[i]->name, CLI_COMMANDS[i]->summary);
-    fprintf(out, "\nRun 'ttasim COMMAND --help' for a command's options.\n"
+    fprintf(out, "\nEvery command that simulates estimates a platform's memory before building it and\n"
+                 "refuses one that will not fit (exit 2, with the estimate and what to change):\n"
+                 "  --max-memory SIZE  the memory a simulation may use (\"4G\", \"512Mi\"); default the\n"
+                 "                     least of MemAvailable, the cgroup's room and ulimit -v\n"
+                 "\nRun 'ttasim COMMAND --help' for a command's options.\n"
                  "Exit status: 0 success, 1 an expectation or target not met, 2 usage or input error.\n");
 }
 
@@ -34,6 +40,35 @@ static void on_terminate(int sig)
 }
 
 static int dispatch(int argc, char **argv);
+
+/* --max-memory SIZE (or =SIZE) anywhere on the line applies to every
+ * command's simulations: taken out of argv before the command parses it. */
+static int take_max_memory(int *argc, char **argv)
+{
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *v = NULL;
+        if (strcmp(argv[i], "--max-memory") == 0) {
+            if (i + 1 >= *argc)
+                return fprintf(stderr, "ttasim: --max-memory needs a size (\"4G\")\n"), TT_EINPUT;
+            v = argv[++i];
+        } else if (strncmp(argv[i], "--max-memory=", 13) == 0) {
+            v = argv[i] + 13;
+        } else {
+            argv[out++] = argv[i];
+            continue;
+        }
+        double bytes;
+        const char *why = NULL;
+        if (units_parse_bytes(v, &bytes, &why) != 0 || bytes <= 0)
+            return fprintf(stderr, "ttasim: --max-memory %s: expected a positive size in bytes (\"4G\", \"512Mi\")%s%s\n",
+                           v, why ? ": " : "", why ? why : ""), TT_EINPUT;
+        sim_set_max_memory(bytes);
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return TT_OK;
+}
 
 /* Under mpirun every rank runs the command, sharing its points or scenarios;
  * rank 0 alone prints and writes, so the bytes are a serial run's. */
@@ -58,6 +93,8 @@ static int dispatch(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    if (take_max_memory(&argc, argv) != TT_OK)
+        return TT_EINPUT;
     if (argc < 2) {
         global_help(stderr);
         return TT_EINPUT;

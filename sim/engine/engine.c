@@ -5,12 +5,14 @@
 #include "common/fdio.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,10 +166,80 @@ static int child_failure(const sim_job *job, const child_progress *pr, int statu
                         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), platform_name(p));
 }
 
+static int no_actors(void *arg, tt_error *err);
+
+static double max_memory_bytes; /* 0: what the machine lets this process have */
+
+void sim_set_max_memory(double bytes)
+{
+    max_memory_bytes = bytes;
+}
+
+/* A number read from a one-line file (cgroup limits); -1 if absent or "max". */
+static double read_number(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    double v = -1;
+    if (f && fscanf(f, "%lf", &v) != 1)
+        v = -1;
+    if (f)
+        fclose(f);
+    return v;
+}
+
+double sim_memory_limit(const char **source)
+{
+    if (max_memory_bytes > 0)
+        return *source = "--max-memory", max_memory_bytes;
+    double limit = INFINITY, kib;
+    *source = "no limit found";
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1 && kib * 1024 < limit)
+            limit = kib * 1024, *source = "MemAvailable in /proc/meminfo";
+    if (f)
+        fclose(f);
+    double max = read_number("/sys/fs/cgroup/memory.max"), used = read_number("/sys/fs/cgroup/memory.current");
+    if (max > 0 && max - (used > 0 ? used : 0) < limit)
+        limit = max - (used > 0 ? used : 0), *source = "the cgroup's memory.max less memory.current";
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < limit)
+        limit = (double)rl.rlim_cur, *source = "RLIMIT_AS (ulimit -v)";
+    return limit;
+}
+
+/* Refuses, before anything is written, a platform whose load estimate does
+ * not fit: the estimate, the limit and what to change. */
+static int check_estimate(const sim_job *job, tt_error *err)
+{
+    const platform *p = job->platform;
+    platform_load_cost c;
+    double actors = job->setup == no_actors ? 0 : 1;
+    platform_estimate(p, platform_nodes(p), actors, &c);
+    const char *source;
+    double limit = sim_memory_limit(&source);
+    if (c.memory_bytes <= limit)
+        return TT_OK;
+    int fit = platform_estimate_max_nodes(p, actors, limit);
+    char fewer[96] = "";
+    if (fit > 0)
+        snprintf(fewer, sizeof fewer, "at most %d nodes (--nodes or platform.nodes), ", fit);
+    return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes (%d accelerators) needs an estimated %.3g GB "
+                        "to load into SimGrid (%.0f hosts, %.0f links, %.0f routes, %.0f zones; about %.3g CPU "
+                        "seconds), more than the %.3g GB this process may use (%s); use %sfewer ranks, or set "
+                        "--max-memory SIZE if the estimate is too high for your machine (platforms/README.md, "
+                        "\"Load estimate\")", platform_name(p), platform_nodes(p), platform_ranks(p),
+                        c.memory_bytes / 1e9, c.hosts, c.links, c.routes, c.zones, c.cpu_s, limit / 1e9, source,
+                        fewer);
+}
+
 int sim_run(const sim_job *job, tt_error *err)
 {
     const char *user = platform_user_xml(job->platform);
     int xfd = -1;
+    if (check_estimate(job, err) != TT_OK)
+        return err->code;
     char xml_path[64];
     if (!user) {
         if ((xfd = write_platform_xml(job->platform, err)) < 0)
@@ -233,12 +305,20 @@ static int no_actors(void *arg, tt_error *err)
 static int count_hosts(void *arg, void *result, tt_error *err)
 {
     (void)arg;
-    *(long *)result = (long)sg_host_count();
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double *out = result;
+    out[0] = (double)sg_host_count();
+    out[1] = (double)ru.ru_maxrss * 1024.0;
     return TT_OK;
 }
 
-int sim_host_count(const platform *p, long *hosts, tt_error *err)
+int sim_host_count(const platform *p, long *hosts, double *peak_rss_bytes, tt_error *err)
 {
-    sim_job job = {p, NETWORK_IDEAL, no_actors, count_hosts, NULL, hosts, sizeof *hosts};
-    return sim_run(&job, err);
+    double out[2] = {0, 0};
+    sim_job job = {p, NETWORK_IDEAL, no_actors, count_hosts, NULL, out, sizeof out};
+    int rc = sim_run(&job, err);
+    *hosts = (long)out[0];
+    *peak_rss_bytes = out[1];
+    return rc;
 }
