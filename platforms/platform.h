@@ -1,7 +1,7 @@
 /* platform.h: hardware as data (platforms/README.md), turned into a SimGrid platform.
  * A platform is a node template (devices and the links among them) repeated
  * `nodes` times and joined by a cluster fabric. Ranks are the accelerators,
- * numbered node-major; every accelerator, CPU socket and NIC is a SimGrid host. */
+ * numbered node-major; every accelerator and CPU socket is a SimGrid host. */
 #ifndef TT_PLATFORM_H
 #define TT_PLATFORM_H
 

@@ -71,14 +71,11 @@ static void write_cluster(const platform *p, FILE *out, const char *id, const ch
     fprintf(out, "/>\n");
 }
 
+/* Routes start and end at accelerators and CPU sockets, the only hosts:
+ * NICs and switches are routers, since routes list their links and nothing
+ * runs on them (SimGrid 3.32 seals every zone by scanning every host, so
+ * each host costs load time in proportion to the node count). */
 static int is_host(const platform *p, int c)
-{
-    return p->comp[c].dev->kind != DEVICE_SWITCH;
-}
-
-/* Routes start and end at accelerators and CPU sockets: nothing runs on a
- * NIC, which is a host only to carry traffic (a third of the routes). */
-static int is_endpoint(const platform *p, int c)
 {
     device_kind k = p->comp[c].dev->kind;
     return k == DEVICE_ACCELERATOR || k == DEVICE_CPU;
@@ -87,7 +84,7 @@ static int is_endpoint(const platform *p, int c)
 static double host_speed(const platform *p, int c)
 {
     double f = p->comp[c].dev->peak_flops[DTYPE_FP32];
-    return f > 0 ? f : 1; /* NICs compute nothing; SimGrid wants a speed */
+    return f > 0 ? f : 1; /* a device without a figure; SimGrid wants a speed */
 }
 
 /* The links from u to v along u's routing tree, in travel order. */
@@ -138,10 +135,10 @@ static void write_node(const platform *p, int k, FILE *out)
     else
         write_node_links(p, k, out);
     for (int u = 0; u < n; u++) {
-        if (!is_endpoint(p, u))
+        if (!is_host(p, u))
             continue;
         for (int v = 0; v < n; v++)
-            if (v != u && is_endpoint(p, v)) {
+            if (v != u && is_host(p, v)) {
                 fprintf(out, " <route src=\"n%d-%s\" dst=\"n%d-%s\" symmetrical=\"NO\">", k, p->comp[u].name, k,
                         p->comp[v].name);
                 write_path(p, k, u, v, out);
@@ -309,11 +306,11 @@ void plat_xml_count(const platform *p, int nodes, plat_xml_counts *c)
     double hosts = 0, ends = 0, route_links = 0;
     for (int u = 0; u < n; u++) {
         hosts += is_host(p, u);
-        if (!is_endpoint(p, u))
+        if (!is_host(p, u))
             continue;
         ends++;
         for (int v = 0; v < n; v++)
-            route_links += v != u && is_endpoint(p, v) ? p->nhops[(size_t)u * n + v] : 0;
+            route_links += v != u && is_host(p, v) ? p->nhops[(size_t)u * n + v] : 0;
         if (gw)
             route_links += 2.0 * (p->nhops[(size_t)u * n + p->att[p->comp_att[u]]] + 1);
     }

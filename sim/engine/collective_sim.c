@@ -259,10 +259,9 @@ static coll_group *group_create(const platform *p, const int *ranks, int n, long
     memcpy(g->ranks, ranks, sizeof *g->ranks * (size_t)n);
     g->start = sg_barrier_init((unsigned)n + 1);
     g->end = sg_barrier_init((unsigned)n + 1);
-    char name[16], host[64];
+    char name[16];
     for (int i = 0; i < n; i++) {
-        platform_rank_host(p, ranks[i], host, sizeof host);
-        sg_host_t h = sg_host_by_name(host); /* engine.c checked every rank's host */
+        sg_host_t h = sim_rank_host(ranks[i]);
         g->speed_flops[i] = sg_host_get_speed(h);
         g->args[i] = (worker_arg){g, i};
         snprintf(name, sizeof name, "%d", i);

@@ -44,23 +44,53 @@ static int no_route(const platform *p, const char *xml, int a, int b, tt_error *
                         platform_rank_host(p, a, ha, sizeof ha), a, platform_rank_host(p, b, hb, sizeof hb), b);
 }
 
+static sg_host_t *rank_host; /* the child's rank -> host, filled by check_rank_hosts */
+
+sg_host_t sim_rank_host(int rank)
+{
+    return rank_host[rank];
+}
+
+static int by_host_name(const void *a, const void *b)
+{
+    return strcmp(sg_host_get_name(*(const sg_host_t *)a), sg_host_get_name(*(const sg_host_t *)b));
+}
+
 /* Every rank's host must be in the loaded platform (a user's rank_hosts file
  * may name one their XML lacks); with a user's XML, every route between two
- * ranks must have a link (SimGrid would abort the run on an empty one). */
+ * ranks must have a link (SimGrid would abort the run on an empty one). The
+ * hosts are found by bisection in one sorted list: sg_host_by_name searches
+ * zone by zone, which over thousands of nodes' zones was quadratic. */
 static int check_rank_hosts(const platform *p, const char *xml, child_progress *pr, tt_error *err)
 {
     int n = platform_ranks(p);
-    sg_host_t *h = malloc(sizeof *h * (size_t)n);
+    size_t nh = sg_host_count();
+    sg_host_t *all = sg_host_list(), *h = rank_host = malloc(sizeof *h * (size_t)n);
     char name[256];
-    if (!h)
+    if (!h || !all) {
+        free(all);
         return tt_error_set(err, TT_EINTERNAL, "out of memory in the simulation process");
-    for (int r = 0; r < n; r++)
-        if (!(h[r] = sg_host_by_name(platform_rank_host(p, r, name, sizeof name)))) {
-            free(h);
+    }
+    qsort(all, nh, sizeof *all, by_host_name);
+    for (int r = 0; r < n; r++) {
+        size_t lo = 0, hi = nh;
+        platform_rank_host(p, r, name, sizeof name);
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(sg_host_get_name(all[mid]), name) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == nh || strcmp(sg_host_get_name(all[lo]), name) != 0) {
+            free(all);
             return tt_error_set(err, TT_EINPUT, "%s: rank %d's host \"%s\" (platform %s's rank_hosts) is not a host of "
                                 "this SimGrid XML; fix the rank_hosts file or add the host to the XML",
                                 xml, r, name, platform_name(p));
         }
+        h[r] = all[lo];
+    }
+    free(all);
     pr->stage = STAGE_ROUTE;
     if (platform_user_xml(p))
         simgrid_run_until(0.0); /* seals the platform: Floyd and others compute their routes then */
@@ -77,8 +107,7 @@ static int check_rank_hosts(const platform *p, const char *xml, child_progress *
                     rc = no_route(p, xml, a, b, err);
             }
     xbt_dynar_free(&links);
-    free(h);
-    return rc;
+    return rc; /* rank_host lives as long as the child */
 }
 
 /* Sends the parent a tt_error, then on success the result. The network

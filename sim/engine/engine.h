@@ -31,6 +31,10 @@ int sim_run(const sim_job *job, tt_error *err);
  * else the least of MemAvailable, the cgroup's room and RLIMIT_AS; source
  * names where the limit came from. */
 void sim_set_max_memory(double bytes);
+
+/* In the simulation process, from a job's setup on: rank's SimGrid host
+ * (sg_host_t), looked up once for every rank when the platform loaded. */
+struct s4u_Host *sim_rank_host(int rank);
 double sim_memory_limit(const char **source);
 
 /* Loads the platform into SimGrid (in a child) and counts its hosts; the
