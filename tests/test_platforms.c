@@ -600,6 +600,41 @@ START_TEST(upper_levels_route_as_path_says)
 }
 END_TEST
 
+/* The load estimate counts what SimGrid loads (its host count, for each
+ * kind of platform the writer makes), and a platform past --max-memory is
+ * refused before anything is written, with the estimate and what fits. */
+START_TEST(load_estimate_and_refusal)
+{
+    static const char *const cases[] = {"dgx-a100 --nodes 4", "dgx1-v100 --nodes 40", "zion", "star --nodes 8",
+                                        "torus2d --nodes 16", "fattree --nodes 64", "dgx-h100 --nodes 1"};
+    char out[16384], cmd[128];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(cmd, sizeof cmd, "platform check %s --json", cases[i]);
+        ck_assert_int_eq(tu_run_ttasim(cmd, out, sizeof out), 0);
+        json_t *doc = json_loads(out, 0, NULL);
+        ck_assert_ptr_nonnull(doc);
+        ck_assert_msg(json_number_value(json_object_get(doc, "estimated_hosts")) ==
+                          json_number_value(json_object_get(doc, "simgrid_hosts")),
+                      "%s: %s", cases[i], out);
+        ck_assert_double_gt(json_number_value(json_object_get(doc, "estimated_memory_bytes")), 0);
+        json_decref(doc);
+    }
+    /* 64 DGX A100 nodes: 6.009 MB (644 hosts, 7,176 routes...); 1 MB fits 11 nodes */
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 64 --max-memory 1M", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "platform dgx-a100 with 64 nodes (512 accelerators) needs an estimated 6.009MB "
+                                      "to load into SimGrid (644 hosts, 2600 links, 7176 routes, 75 zones;"));
+    ck_assert_ptr_nonnull(strstr(out, "more than the 1MB this process may use (--max-memory); use at most 11 nodes"));
+    ck_assert_int_eq(tu_run_ttasim("--max-memory=1K run " TTASIM_SRCDIR "/scenarios/quickstart.json", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "needs an estimated"));
+    ck_assert_int_eq(tu_run_ttasim("collective --platform star --nodes 64 --bytes 1M --max-memory 100K", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "use at most 6 nodes"));
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 4 --max-memory 1G", out, sizeof out), 0);
+    ck_assert_int_eq(tu_run_ttasim("platform check star --max-memory 0", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--max-memory 0: expected a positive size"));
+    ck_assert_int_eq(tu_run_ttasim("platform check star --max-memory", out, sizeof out), 2);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("platforms");
@@ -630,6 +665,7 @@ static Suite *suite(void)
     tcase_add_test(t, cli_show_export);
     tcase_add_test(t, user_simgrid_xml);
     tcase_add_test(t, upper_levels_route_as_path_says);
+    tcase_add_test(t, load_estimate_and_refusal);
     suite_add_tcase(s, t);
     return s;
 }

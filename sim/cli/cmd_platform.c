@@ -146,9 +146,9 @@ static int check_platform(const char *name, const platform_options *o, int as_js
     double t2 = clock_monotonic_s();
     if (rc == TT_OK && as_json)
         printf("{\"platform\": \"%s\", \"accelerators\": %d, \"simgrid_hosts\": %ld, \"build_s\": %.6f, "
-               "\"write_and_load_s\": %.6f, \"estimated_memory_bytes\": %.0f, \"estimated_cpu_s\": %.3f, "
-               "\"peak_rss_bytes\": %.0f}\n", platform_name(p), platform_ranks(p), hosts, t1 - t0, t2 - t1,
-               est.memory_bytes, est.cpu_s, peak_bytes);
+               "\"write_and_load_s\": %.6f, \"estimated_hosts\": %.0f, \"estimated_memory_bytes\": %.0f, "
+               "\"estimated_cpu_s\": %.3f, \"peak_rss_bytes\": %.0f}\n", platform_name(p), platform_ranks(p), hosts,
+               t1 - t0, t2 - t1, est.hosts, est.memory_bytes, est.cpu_s, peak_bytes);
     else if (rc == TT_OK)
         printf("%s: %d accelerators, %ld SimGrid hosts; built in %.3f s, written and loaded by SimGrid in %.3f s\n"
                "  load estimate %.1f MB and %.3g CPU s; the simulation process peaked at %.1f MB resident\n",

@@ -21,6 +21,7 @@
 #include <xbt/dynar.h>
 
 #include "common/scratch.h"
+#include "common/units.h"
 
 #ifdef TT_COVERAGE
 void __gcov_dump(void); /* libgcov: _exit skips the atexit writer of the counters */
@@ -251,15 +252,16 @@ static int check_estimate(const sim_job *job, tt_error *err)
     if (c.memory_bytes <= limit)
         return TT_OK;
     int fit = platform_estimate_max_nodes(p, actors, limit);
-    char fewer[96] = "";
+    char fewer[96] = "", need[32], have[32];
     if (fit > 0)
         snprintf(fewer, sizeof fewer, "at most %d nodes (--nodes or platform.nodes), ", fit);
-    return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes (%d accelerators) needs an estimated %.3g GB "
+    return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes (%d accelerators) needs an estimated %sB "
                         "to load into SimGrid (%.0f hosts, %.0f links, %.0f routes, %.0f zones; about %.3g CPU "
-                        "seconds), more than the %.3g GB this process may use (%s); use %sfewer ranks, or set "
+                        "seconds), more than the %sB this process may use (%s); use %sfewer ranks, or set "
                         "--max-memory SIZE if the estimate is too high for your machine (platforms/README.md, "
                         "\"Load estimate\")", platform_name(p), platform_nodes(p), platform_ranks(p),
-                        c.memory_bytes / 1e9, c.hosts, c.links, c.routes, c.zones, c.cpu_s, limit / 1e9, source,
+                        units_format_bytes(c.memory_bytes, need, sizeof need), c.hosts, c.links, c.routes, c.zones,
+                        c.cpu_s, units_format_bytes(limit, have, sizeof have), source,
                         fewer);
 }
 
