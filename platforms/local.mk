@@ -30,3 +30,4 @@ dist_platforms_DATA = platforms/README.md \
 # The calibration set and what 'ttasim calibrate' fits from it (platforms/README.md).
 calibrationdir = $(pkgdatadir)/platforms/calibration
 dist_calibration_DATA = platforms/calibration/gpus.json platforms/calibration/calibrated.json
+EXTRA_DIST += platforms/calibration/measure-load.sh
