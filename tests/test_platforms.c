@@ -632,6 +632,13 @@ START_TEST(load_estimate_and_refusal)
     ck_assert_int_eq(tu_run_ttasim("platform check star --max-memory 0", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "--max-memory 0: expected a positive size"));
     ck_assert_int_eq(tu_run_ttasim("platform check star --max-memory", out, sizeof out), 2);
+    /* 524,288 GPUs: past the default hour of load time (1.13e4 CPU s), refused before anything is written */
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 65536", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "would take about 1.13e+04 CPU seconds to load into SimGrid (658637 hosts in "
+                                      "72093 zones"));
+    ck_assert_ptr_nonnull(strstr(out, "more than --max-time 3600; use fewer nodes"));
+    ck_assert_int_eq(tu_run_ttasim("--max-time 0.01 platform check dgx-a100 --nodes 64", out, sizeof out), 2);
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 64 --max-time=x", out, sizeof out), 2);
 }
 END_TEST
 

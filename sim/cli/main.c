@@ -16,16 +16,17 @@
 static void global_help(FILE *out)
 {
     fprintf(out,
-            "usage: ttasim [--help] [--version] COMMAND [ARGS] [--max-memory SIZE]\n\n"
+            "usage: ttasim [--help] [--version] COMMAND [ARGS] [--max-memory SIZE] [--max-time S]\n\n"
             "Predicts per-step cost and time-to-accuracy of data-parallel training on\n"
             "simulated clusters (SimGrid), with a real training core (OpenBLAS).\n\n"
             "Commands:\n");
     for (int i = 0; CLI_COMMANDS[i]; i++)
         fprintf(out, "  %-12s %s\n", CLI_COMMANDS[i]->name, CLI_COMMANDS[i]->summary);
     fprintf(out, "\nEvery command that simulates estimates a platform's memory before building it and\n"
-                 "refuses one that will not fit (exit 2, with the estimate and what to change):\n"
+                 "refuses one that will not fit or load in time (exit 2, with the estimate and what to change):\n"
                  "  --max-memory SIZE  the memory a simulation may use (\"4G\", \"512Mi\"); default the\n"
                  "                     least of MemAvailable, the cgroup's room and ulimit -v\n"
+                 "  --max-time S       the CPU seconds loading a platform may take (default 3600)\n"
                  "\nRun 'ttasim COMMAND --help' for a command's options.\n"
                  "Exit status: 0 success, 1 an expectation or target not met, 2 usage or input error.\n");
 }
@@ -41,29 +42,43 @@ static void on_terminate(int sig)
 
 static int dispatch(int argc, char **argv);
 
-/* --max-memory SIZE (or =SIZE) anywhere on the line applies to every
- * command's simulations: taken out of argv before the command parses it. */
-static int take_max_memory(int *argc, char **argv)
+/* --max-memory SIZE and --max-time SECONDS (or =VALUE) anywhere on the line
+ * apply to every command's simulations: taken out of argv before the
+ * command parses it. */
+static int take_limits(int *argc, char **argv)
 {
+    static const char *const opt[2] = {"--max-memory", "--max-time"};
     int out = 1;
     for (int i = 1; i < *argc; i++) {
         const char *v = NULL;
-        if (strcmp(argv[i], "--max-memory") == 0) {
-            if (i + 1 >= *argc)
-                return fprintf(stderr, "ttasim: --max-memory needs a size (\"4G\")\n"), TT_EINPUT;
-            v = argv[++i];
-        } else if (strncmp(argv[i], "--max-memory=", 13) == 0) {
-            v = argv[i] + 13;
-        } else {
+        int which = -1;
+        for (int k = 0; k < 2 && which < 0; k++) {
+            size_t len = strlen(opt[k]);
+            if (strcmp(argv[i], opt[k]) == 0) {
+                if (i + 1 >= *argc)
+                    return fprintf(stderr, "ttasim: %s needs a value (\"%s\")\n", opt[k], k ? "600" : "4G"), TT_EINPUT;
+                which = k;
+                v = argv[++i];
+            } else if (strncmp(argv[i], opt[k], len) == 0 && argv[i][len] == '=') {
+                which = k;
+                v = argv[i] + len + 1;
+            }
+        }
+        if (which < 0) {
             argv[out++] = argv[i];
             continue;
         }
-        double bytes;
+        double x;
         const char *why = NULL;
-        if (units_parse_bytes(v, &bytes, &why) != 0 || bytes <= 0)
-            return fprintf(stderr, "ttasim: --max-memory %s: expected a positive size in bytes (\"4G\", \"512Mi\")%s%s\n",
-                           v, why ? ": " : "", why ? why : ""), TT_EINPUT;
-        sim_set_max_memory(bytes);
+        int bad = (which ? units_parse_seconds(v, &x, &why) : units_parse_bytes(v, &x, &why)) != 0 || x <= 0;
+        if (bad)
+            return fprintf(stderr, "ttasim: %s %s: expected a positive %s%s%s\n", opt[which], v,
+                           which ? "number of seconds (\"600\", \"1.5\")" : "size in bytes (\"4G\", \"512Mi\")",
+                           why ? ": " : "", why ? why : ""), TT_EINPUT;
+        if (which)
+            sim_set_max_load_time(x);
+        else
+            sim_set_max_memory(x);
     }
     argv[out] = NULL;
     *argc = out;
@@ -93,7 +108,7 @@ static int dispatch(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    if (take_max_memory(&argc, argv) != TT_OK)
+    if (take_limits(&argc, argv) != TT_OK)
         return TT_EINPUT;
     if (argc < 2) {
         global_help(stderr);

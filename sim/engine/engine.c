@@ -199,10 +199,16 @@ static int child_failure(const sim_job *job, const child_progress *pr, int statu
 static int no_actors(void *arg, tt_error *err);
 
 static double max_memory_bytes; /* 0: what the machine lets this process have */
+static double max_load_s = 3600;
 
 void sim_set_max_memory(double bytes)
 {
     max_memory_bytes = bytes;
+}
+
+void sim_set_max_load_time(double seconds)
+{
+    max_load_s = seconds;
 }
 
 /* A number read from a one-line file (cgroup limits); -1 if absent or "max". */
@@ -249,8 +255,14 @@ static int check_estimate(const sim_job *job, tt_error *err)
     platform_estimate(p, platform_nodes(p), actors, &c);
     const char *source;
     double limit = sim_memory_limit(&source);
-    if (c.memory_bytes <= limit)
+    if (c.memory_bytes <= limit && c.cpu_s <= max_load_s)
         return TT_OK;
+    if (c.memory_bytes <= limit)
+        return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes (%d accelerators) would take about %.3g CPU "
+                            "seconds to load into SimGrid (%.0f hosts in %.0f zones: SimGrid 3.32's load grows with "
+                            "their product), more than --max-time %g; use fewer nodes, or set --max-time SECONDS "
+                            "(platforms/README.md, \"Load estimate\")", platform_name(p), platform_nodes(p),
+                            platform_ranks(p), c.cpu_s, c.hosts, c.zones, max_load_s);
     int fit = platform_estimate_max_nodes(p, actors, limit);
     char fewer[96] = "", need[32], have[32];
     if (fit > 0)
