@@ -34,6 +34,10 @@ dist_published_DATA = scenarios/published/README.md \
 	scenarios/published/bert-lamb-512.json \
 	scenarios/published/bert-lamb-64k.json \
 	scenarios/published/bert-lamb-8k.json \
+	scenarios/published/dlrm-mlperf07-pytorch-dgxa100.json \
+	scenarios/published/dlrm-mlperf10-hugectr-dgxa100.json \
+	scenarios/published/dlrm-ngc-pytorch-amp-8xa100.json \
+	scenarios/published/dlrm-ngc-tf2-amp-8xa100.json \
 	scenarios/published/resnet50-akiba-2017.json \
 	scenarios/published/resnet50-goyal-2017.json \
 	scenarios/published/resnet50-he-2016.json \
@@ -54,10 +58,14 @@ dist_published_DATA = scenarios/published/README.md \
 examplesdir = $(pkgdatadir)/scenarios/examples
 dist_examples_DATA = \
 	scenarios/examples/ci-expect.json \
+	scenarios/examples/dgx-a100-dlrm-auto.json \
+	scenarios/examples/dgx-a100-dlrm-plans.json \
 	scenarios/examples/purchase-fattree.json \
 	scenarios/examples/purchase-torus2d.json \
 	scenarios/examples/tpu-v3-batch-sweep.json \
 	scenarios/examples/zion-dlrm-host.json \
+	scenarios/examples/zion-dlrm-plans-16gb.json \
+	scenarios/examples/zion-dlrm-plans.json \
 	scenarios/examples/zion-dlrm.json
 
 collectivesdir = $(pkgdatadir)/scenarios/collectives

@@ -65,6 +65,17 @@ tests_test_coll_request_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_coll_request_LDADD = $(TEST_LIBS)
 TESTS += tests/test_coll_request
 
+check_PROGRAMS += tests/test_sharding
+tests_test_sharding_SOURCES = tests/test_sharding.c
+tests_test_sharding_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_sharding_LDADD = $(TEST_LIBS)
+TESTS += tests/test_sharding
+
+check_PROGRAMS += tests/test_dlrm
+tests_test_dlrm_SOURCES = tests/test_dlrm.c
+tests_test_dlrm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_dlrm_LDADD = $(TEST_LIBS)
+TESTS += tests/test_dlrm
 # ttasim calibrate reproduces platforms/calibration/calibrated.json byte for byte.
 TESTS += tests/test_calibrate.sh
 EXTRA_DIST += tests/test_calibrate.sh

@@ -121,11 +121,11 @@ START_TEST(timeline_overlap)
     workload t;
     load_tiny("", &t);
     step_options o = opts(8);
-    step_coll c[2];
-    ck_assert_int_eq((int)step_collectives(&t, &o, c), 2);
+    step_coll c[3];
+    ck_assert_int_eq((int)step_collectives(&t, &o, c), 3);
     ck_assert_int_eq(c[0].op, STEP_ALLREDUCE);
     ck_assert_double_eq(c[0].bytes, 4e8);
-    double coll_s[] = {0.5, 0.1};
+    double coll_s[] = {0.5, 0.1, 0};
     step_result r;
     tt_error err = {0};
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
@@ -149,7 +149,7 @@ START_TEST(timeline_overlap)
     ck_assert_double_eq_tol(r.time_s, 1.352 + 0.2 + 0.004, 1e-12);
     /* fp32 gradients of an fp16 step: buckets keep their fp32 size. */
     o.dtype_bytes = 2;
-    step_coll c32[2];
+    step_coll c32[3];
     step_collectives(&t, &o, c32);
     ck_assert_double_eq(c32[0].bytes, 4e8);
     workload_free(&t);
@@ -165,10 +165,10 @@ START_TEST(scaling_and_accumulation)
     step_options o = opts(16);
     o.dtype_bytes = 2;
     o.grad_dtype_bytes = 2;
-    step_coll c[2];
+    step_coll c[3];
     step_collectives(&t, &o, c);
     ck_assert_double_eq(c[0].bytes, 2e8);
-    double coll_s[] = {0, 0};
+    double coll_s[] = {0, 0, 0};
     step_result r;
     tt_error err = {0};
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
@@ -197,7 +197,7 @@ START_TEST(memory_does_not_fit)
     device_model small = DEV;
     small.mem_bytes = 2e9;
     step_options o = opts(8);
-    double coll_s[] = {0, 0};
+    double coll_s[] = {0, 0, 0};
     step_result r;
     tt_error err = {0};
     ck_assert_int_eq(step_replay(&t, &small, &o, coll_s, &r, &err), TT_EINPUT);
@@ -215,10 +215,10 @@ START_TEST(alltoall_and_host_embeddings)
     load_tiny(", \"comm\": [{\"op\": \"alltoall\", \"phase\": \"forward\", \"after_layer\": 1,"
               " \"bytes_per_rank\": 1e8}]", &t);
     step_options o = opts(8);
-    step_coll c[3];
-    ck_assert_int_eq((int)step_collectives(&t, &o, c), 3);
+    step_coll c[4];
+    ck_assert_int_eq((int)step_collectives(&t, &o, c), 4);
     ck_assert_int_eq(c[2].op, STEP_ALLTOALL);
-    double coll_s[] = {0, 0, 0.3};
+    double coll_s[] = {0, 0, 0.3, 0};
     step_result r;
     tt_error err = {0};
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
@@ -239,7 +239,7 @@ START_TEST(alltoall_and_host_embeddings)
     o.embeddings = EMB_HOST;
     o.host_forward_s = 0.11;
     o.host_backward_s = 0.12;
-    ck_assert_int_eq((int)step_collectives(&t, &o, c), 2);
+    ck_assert_int_eq((int)step_collectives(&t, &o, c), 3);
     ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
     /* conv1 waits 0.11 for its rows; fc 0.25 + loss 0.001 + 0.001 + fc 0.5 = 0.862, then the
      * gradient rows leave: host busy until 0.982; the optimizer ends at 0.866 and waits 0.116 */

@@ -99,6 +99,43 @@ long synth_zipf(double u, long n, double s)
     return k < 0 ? 0 : k >= n ? n - 1 : k;
 }
 
+double synth_zipf_cdf(double h, long n, double s)
+{
+    if (h <= 0)
+        return 0;
+    if (h >= n)
+        return 1;
+    /* synth_zipf draws v with density ~ v^-s on [1, n+1) and returns floor(v) - 1 */
+    if (fabs(s - 1.0) < 1e-9)
+        return log(h + 1.0) / log((double)n + 1.0);
+    return (pow(h + 1.0, 1.0 - s) - 1.0) / (pow((double)n + 1.0, 1.0 - s) - 1.0);
+}
+
+/* Sum over ranks of P(drawn at least once) = 1 - (1 - p)^draws: exact for the
+ * hot head, then over geometric blocks of ranks whose probabilities differ by
+ * under 1 % (the cold tail, where 1 - (1-p)^N is nearly linear in p). */
+double synth_zipf_unique(long n, double s, double draws, long below)
+{
+    if (n <= 0 || draws <= 0)
+        return 0;
+    long last = below < n ? below : n;
+    double u = 0;
+    long k = 0;
+    for (; k < last && k < 4096; k++) {
+        double p = synth_zipf_cdf((double)k + 1, n, s) - synth_zipf_cdf((double)k, n, s);
+        u += -expm1(draws * log1p(-p));
+    }
+    while (k < last) {
+        long end = k + (long)ceil((double)k * 0.004);
+        end = end > last ? last : end;
+        double w = (double)(end - k);
+        double p = (synth_zipf_cdf((double)end, n, s) - synth_zipf_cdf((double)k, n, s)) / w;
+        u += w * -expm1(draws * log1p(-p));
+        k = end;
+    }
+    return u;
+}
+
 /* BERT: Zipf tokens above the special ids, [CLS] first, two segments, a
  * random length in [T/2, T], npred distinct masked positions in [1, length). */
 static void fill_tokens(model_inputs *in, uint64_t seed, uint64_t first)
@@ -149,7 +186,7 @@ static void fill_clicks(model_inputs *in, uint64_t seed, uint64_t first)
         int *ids = in->sparse + (long)b * F * L;
         for (int f = 0; f < F; f++)
             for (int l = 0; l < L; l++) {
-                long id = synth_zipf(rng_uniform(&r), in->table_rows[f], 1.05);
+                long id = synth_zipf(rng_uniform(&r), in->table_rows[f], SYNTH_CLICK_ZIPF_S);
                 ids[f * L + l] = (int)id;
                 z += (double)((rng_mix(seed ^ ((uint64_t)f << 40) ^ (uint64_t)id) >> 40) /
                               16777216.0 - 0.5);

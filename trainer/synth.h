@@ -30,6 +30,17 @@ void synth_images(uint64_t seed, uint64_t first, int B, int C, int H, int W, int
 /* A Zipf(s) rank in [0, n) from a uniform u in [0, 1) (continuous inverse CDF). */
 long synth_zipf(double u, long n, double s);
 
+/* The Zipf exponent of the synthetic click logs' categorical ids (every table). */
+#define SYNTH_CLICK_ZIPF_S 1.05
+
+/* The share of synth_zipf(., n, s) draws below rank h (the h hottest rows). */
+double synth_zipf_cdf(double h, long n, double s);
+
+/* Expected distinct ranks below `below` among `draws` independent
+ * synth_zipf(., n, s) draws (below = n: the rows a batch's lookups touch in
+ * an n-row table). */
+double synth_zipf_unique(long n, double s, double draws, long below);
+
 /* Fills every input of the model for samples first..first+B-1 (B = in->batch):
  * images or teacher-free random features with labels, BERT token sequences
  * (Zipf tokens, random lengths, 15% masked positions with their labels), or

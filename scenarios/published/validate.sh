@@ -55,6 +55,20 @@ cat <<'MID'
 
 MID
 "$ttasim" check --markdown "$here"/vit-*.json || true
+cat <<'DLRM'
+
+## DLRM on one DGX A100 (embedding sharding plans)
+
+Steps of the MLPerf rows are the logs' steady state (training time between two evaluations over
+the steps between them); the DeepLearningExamples rows are one epoch's time to train over its
+steps (evaluation included). Each scenario names its plan under `workload.embedding.sharding`
+(`embedding.plan` in `ttasim run --json`): the v0.7 PyTorch and DeepLearningExamples code keeps
+whole tables per GPU (table-wise), HugeCTR's v1.0 hybrid embedding replicates the frequent rows
+(hybrid). No row is used for calibration. The TensorFlow 2 row runs the same model, batch and
+GPUs as the PyTorch one 1.43 x slower: framework overhead ttasim does not model.
+
+DLRM
+"$ttasim" check --markdown "$here"/dlrm-*.json || true
 } > "$tmp"
 mv "$tmp" "$out"
 echo "wrote $out"

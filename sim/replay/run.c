@@ -89,22 +89,25 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
                             size_t n, double *coll_s, run_result *res, tt_error *err)
 {
     int ranks = platform_ranks(p);
-    coll_algo algo[2] = {[STEP_ALLREDUCE] = sc->allreduce_algo, [STEP_ALLTOALL] = sc->alltoall_algo};
+    static const coll_op OPS[STEP_OPS] = {OP_ALLREDUCE, OP_ALLTOALL, OP_REDUCE_SCATTER, OP_ALLGATHER};
+    coll_algo algo[STEP_OPS] = {sc->allreduce_algo, sc->alltoall_algo, ALGO_AUTO, ALGO_AUTO};
+    for (size_t i = 0; i < n; i++)
+        coll_s[i] = 0;
     if (ranks == 1) {
-        for (size_t i = 0; i < n; i++)
-            coll_s[i] = 0;
         snprintf(res->allreduce, sizeof res->allreduce, "none (1 rank)");
         return TT_OK;
     }
-    double lo[2] = {0, 0}, hi[2] = {0, 0};
+    double lo[STEP_OPS] = {0}, hi[STEP_OPS] = {0};
     for (size_t i = 0; i < n; i++) {
         int op = c[i].op;
+        if (c[i].bytes <= 0) /* nothing to move (a plan without this collective) */
+            continue;
         lo[op] = lo[op] == 0 || c[i].bytes < lo[op] ? c[i].bytes : lo[op];
         hi[op] = c[i].bytes > hi[op] ? c[i].bytes : hi[op];
     }
-    coll_request req[4];
-    int nreq = 0, req_lo[2] = {-1, -1}, req_hi[2] = {-1, -1};
-    for (int op = 0; op < 2; op++) {
+    coll_request req[2 * STEP_OPS];
+    int nreq = 0, req_lo[STEP_OPS] = {-1, -1, -1, -1}, req_hi[STEP_OPS] = {-1, -1, -1, -1};
+    for (int op = 0; op < STEP_OPS; op++) {
         if (hi[op] <= 0)
             continue;
         for (int end = 0; end < 2; end++) {
@@ -112,21 +115,22 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
                 req_hi[op] = req_lo[op];
                 continue;
             }
-            coll_params asked = {.op = op == STEP_ALLREDUCE ? OP_ALLREDUCE : OP_ALLTOALL,
-                                 .algo = algo[op], .bytes = end ? hi[op] : lo[op]};
+            coll_params asked = {.op = OPS[op], .algo = algo[op], .bytes = end ? hi[op] : lo[op]};
             req[nreq] = coll_request_build(p, &asked);
             *(end ? &req_hi[op] : &req_lo[op]) = nreq++;
         }
     }
-    coll_result out[4];
+    coll_result out[2 * STEP_OPS];
     int rc = nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
     for (size_t i = 0; rc == TT_OK && i < n; i++) {
         int op = c[i].op;
+        if (c[i].bytes <= 0)
+            continue;
         double t_lo = out[req_lo[op]].time_s, t_hi = out[req_hi[op]].time_s;
         double u = hi[op] > lo[op] ? (c[i].bytes - lo[op]) / (hi[op] - lo[op]) : 0;
         coll_s[i] = t_lo + u * (t_hi - t_lo);
     }
-    for (int op = 0; rc == TT_OK && op < 2; op++)
+    for (int op = 0; rc == TT_OK && op <= STEP_ALLTOALL; op++)
         if (req_hi[op] >= 0) {
             char *dst = op == STEP_ALLREDUCE ? res->allreduce : res->alltoall;
             const coll_result *o = &out[req_hi[op]];
@@ -154,6 +158,7 @@ typedef struct phase_plan {
     step_options o;
     size_t first_coll, n_coll; /* its collectives in the point's list */
     host_emb_time host;        /* EMB_HOST: per micro-step */
+    sharding_cost tables;      /* model-parallel tables on the accelerators */
     step_result r;
 } phase_plan;
 
@@ -179,6 +184,16 @@ static int time_host_embeddings(const scenario *sc, const platform *p, const wor
 }
 
 /* ---- stages 4 and 5: step cost, then steps and time to the target ---- */
+
+/* Whether the workload has model-parallel tables a plan applies to. */
+static int has_tables(const run_ctx *x)
+{
+    for (size_t k = 0; k < x->sc->n_phases; k++)
+        if (x->tr[k].emb.n_tables > 0)
+            return 1;
+    return 0;
+}
+
 
 static void add_assumption(run_result *r, const char *text)
 {
@@ -210,7 +225,7 @@ static void note_ownership(const scenario *sc, const platform *p, run_result *r)
     add_assumption(r, buf);
 }
 
-static void note_assumptions(run_ctx *x, const platform *p)
+static void note_assumptions(run_ctx *x, const platform *p, const run_point *base)
 {
     run_result *r = x->res;
     if (r->n_assumptions)
@@ -238,7 +253,19 @@ static void note_assumptions(run_ctx *x, const platform *p)
                  x->tr[0].optimizer, r->optimizer, r->optimizer);
         r->assumptions[r->n_assumptions++] = strdup(buf);
     }
-    if (x->sc->embeddings == EMB_HOST && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
+    if (has_tables(x) && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "embedding.plan = %s%s (lookups %s: each row id Zipf(%g), rank 0 the hottest; "
+                 "sparse update of the distinct rows a micro-step touches, fused into the backward)",
+                 SHARDING_NAMES[base->plan], x->sc->sharding == SHARD_AUTO ? ", the fastest that fits" : "",
+                 x->sc->index_zipf_s > 0 ? "as the scenario gives" : "as the synthetic click logs draw them",
+                 x->sc->index_zipf_s > 0 ? x->sc->index_zipf_s : x->tr[0].emb.zipf_s);
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
+    if (has_tables(x) && base->plan == SHARD_ROW_WISE && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
+        r->assumptions[r->n_assumptions++] = strdup(
+            "embedding.row_wise = row ids hashed evenly over the ranks' row blocks (each rank 1/R of the lookups)");
+    if (base->plan == SHARD_HOST && r->n_assumptions < RUN_MAX_ASSUMPTIONS)
         r->assumptions[r->n_assumptions++] = strdup(
             "host_embedding.placement = table t on CPU socket t mod S of every node, tables replicated per node "
             "(the trace merges its tables into one layer: each socket serves 1/S of every sample's rows; "
@@ -340,12 +367,50 @@ static void time_to_target(run_ctx *x, const device_info *dev, const device_mode
         pt->tco_usd = pt->bill.total_usd + pt->per_step.energy_usd / pt->step.time_s * lifetime_s;
 }
 
-/* `note`: the scenario's own point lists the run's assumptions; sweep points,
- * which may run in other processes, leave them to the caller. */
-static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_point *pt, tt_error *err)
+/* The model-parallel tables of a phase under a plan: on the accelerators, or,
+ * in host memory, the traffic of each accelerator's share of its node's. */
+static int plan_tables(const run_ctx *x, size_t k, const char *precision, sharding_kind plan, int node_ranks,
+                       phase_plan *pp, tt_error *err)
+{
+    const scenario *sc = x->sc;
+    const workload *t = &x->tr[k];
+    tt_dtype dt;
+    int rc = dtype_parse(sc->table_precision ? sc->table_precision : precision, &dt, err);
+    if (rc || t->emb.n_tables == 0)
+        return rc;
+    sharding_options so = {.ranks = pp->o.ranks, .micro_batch = pp->micro_batch, .table_dtype_bytes = dtype_bytes(dt),
+                           .act_dtype_bytes = pp->o.dtype_bytes, .grad_dtype_bytes = pp->o.grad_dtype_bytes,
+                           .master_weights = sc->master_weights, .optimizer = (embedding_optimizer)sc->table_optimizer,
+                           .zipf_s = sc->index_zipf_s > 0 ? sc->index_zipf_s : t->emb.zipf_s};
+    if (plan != SHARD_HOST) {
+        sharding_cost_of(&t->emb, plan, &so, &pp->tables);
+    } else {
+        /* a node's sockets hold every table and serve its accelerators' samples: the
+         * node's lookups and updates as one replica, each accelerator's share of them */
+        double a = (double)node_ranks;
+        so.ranks = 1;
+        so.micro_batch = pp->micro_batch * node_ranks;
+        sharding_cost c;
+        sharding_cost_of(&t->emb, SHARD_DATA_PARALLEL, &so, &c);
+        pp->tables = (sharding_cost){.kind = SHARD_HOST, .lookup_bytes = c.lookup_bytes / a,
+                                     .lookup_flops = c.lookup_flops / a, .update_bytes = c.update_bytes / a,
+                                     .update_flops = c.update_flops / a, .lookups = c.lookups / a,
+                                     .unique_rows = c.unique_rows / a};
+    }
+    pp->o.tables = &pp->tables;
+    return TT_OK;
+}
+
+/* The point under one sharding plan. probe (auto): a plan whose memory does
+ * not fit gives time_s = +inf instead of an error. `note`: the scenario's own
+ * point lists the run's assumptions; sweep points, which may run in other
+ * processes, and auto's probes leave them to the caller. */
+static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kind plan, int probe, int note,
+                          run_point *pt, tt_error *err)
 {
     const scenario *sc = x->sc;
     memset(pt, 0, sizeof *pt);
+    pt->plan = plan;
     platform *p = load_platform(sc, nodes, err);
     if (!p)
         return err->code;
@@ -360,10 +425,11 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_
     memset(ph, 0, sizeof ph);
     size_t total_coll = 0;
     for (size_t k = 0; k < sc->n_phases; k++)
-        total_coll += x->tr[k].n_buckets + x->tr[k].n_comm;
+        total_coll += x->tr[k].n_buckets + x->tr[k].n_comm + 1;
     step_coll *c = calloc(total_coll + 1, sizeof *c);
     double *coll_s = calloc(total_coll + 1, sizeof *coll_s);
     size_t nc = 0;
+    int fits = 1;
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
         const scenario_phase *sp = &sc->phases[k];
         phase_plan *pp = &ph[k];
@@ -384,20 +450,34 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_
         o->overlap = sc->overlap;
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
-        o->embeddings = (embedding_placement)sc->embeddings;
+        o->embeddings = plan == SHARD_HOST ? EMB_HOST : EMB_ACCELERATORS;
+        if ((rc = plan_tables(x, k, precision, plan, platform_ranks_per_node(p), pp, err)))
+            break;
         o->recompute = sc->recompute;
         if (!sp->micro_batch && !sc->micro_batch && pp->global_batch) {
             fit_micro_batch(&x->tr[k], &d, o, x->tr[k].n_buckets + x->tr[k].n_comm);
             pp->micro_batch = o->micro_batch;
             pp->accumulation = o->accumulation;
+            if ((rc = plan_tables(x, k, precision, plan, platform_ranks_per_node(p), pp, err))) /* at the fitted micro-batch */
+                break;
         }
+        step_memory m;
+        step_memory_of(&x->tr[k], o, &m);
+        fits &= m.total_bytes <= d.mem_bytes;
         pp->first_coll = nc;
         pp->n_coll = step_collectives(&x->tr[k], o, c + nc);
         nc += pp->n_coll;
     }
+    if (rc == TT_OK && probe && !fits) {
+        pt->step.time_s = INFINITY;
+        free(c);
+        free(coll_s);
+        platform_free(p);
+        return TT_OK;
+    }
     if (rc == TT_OK)
         rc = time_collectives(sc, p, c, nc, coll_s, x->res, err);
-    if (rc == TT_OK && sc->embeddings == EMB_HOST)
+    if (rc == TT_OK && plan == SHARD_HOST)
         rc = time_host_embeddings(sc, p, x->tr, ph, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
         rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
@@ -414,15 +494,53 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_
             snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
         }
         combine_phases(sc, ph, d.peak_flops, pt);
+        pt->tables = ph[0].tables;
+        pt->n_tables = x->tr[0].emb.n_tables;
         cost_bill_of(p, &pt->bill);
         time_to_target(x, dev, &d, ph, pt);
         if (note)
-            note_assumptions(x, p);
+            note_assumptions(x, p, pt);
     }
     free(c);
     free(coll_s);
     platform_free(p);
     return rc;
+}
+
+/* The point under the scenario's plan, or under each plan for "auto": the
+ * fastest that fits (host memory only on platforms with CPU sockets). */
+static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_point *pt, tt_error *err)
+{
+    const scenario *sc = x->sc;
+    if (sc->sharding != SHARD_AUTO || !has_tables(x))
+        return run_point_plan(x, nodes, global_batch, sc->sharding == SHARD_AUTO ? SHARD_TABLE_WISE : (sharding_kind)sc->sharding,
+                              0, note, pt, err);
+    platform *p = load_platform(sc, nodes, err);
+    if (!p)
+        return err->code;
+    platform_summary sum;
+    platform_summarize(p, &sum);
+    platform_free(p);
+    run_point cand;
+    pt->step.time_s = INFINITY;
+    for (int k = 0; k < SHARD_COUNT; k++) {
+        if (k == SHARD_HOST && sum.cpu_sockets == 0)
+            continue;
+        int rc = run_point_plan(x, nodes, global_batch, (sharding_kind)k, 1, 0, &cand, err);
+        if (rc)
+            return rc;
+        if (cand.step.time_s < pt->step.time_s)
+            *pt = cand;
+    }
+    if (isinf(pt->step.time_s))
+        return run_point_plan(x, nodes, global_batch, SHARD_TABLE_WISE, 0, note, pt, err); /* names what does not fit */
+    if (!note)
+        return TT_OK;
+    if (!(p = load_platform(sc, nodes, err)))
+        return err->code;
+    note_assumptions(x, p, pt);
+    platform_free(p);
+    return TT_OK;
 }
 
 static int load_workload(run_ctx *x, tt_error *err)
@@ -432,6 +550,16 @@ static int load_workload(run_ctx *x, tt_error *err)
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
         const scenario_phase *sp = &sc->phases[k];
         int mb = sp->micro_batch ? sp->micro_batch : sc->micro_batch;
+        long gb = sp->global_batch ? sp->global_batch : sc->global_batch;
+        if (!sp->trace_path && mb == 0 && gb > 0) {
+            /* a trace made at the scenario's samples per rank replays them unscaled */
+            platform *p = load_platform(sc, sc->nodes, err);
+            if (!p)
+                return err->code;
+            int ranks = platform_ranks(p);
+            platform_free(p);
+            mb = gb % ranks == 0 && gb / ranks <= (1 << 24) ? (int)(gb / ranks) : 0;
+        }
         rc = sp->trace_path ? workload_load(sp->trace_path, &x->tr[k], err)
                             : workload_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
     }
@@ -693,7 +821,7 @@ static int note_first_point(const sweep *s, const point_outcome *o, size_t n, tt
         rc = p ? TT_OK : err->code;
     }
     if (p)
-        note_assumptions(&pc.x, p);
+        note_assumptions(&pc.x, p, &o[i].pt);
     platform_free(p);
     point_close(&pc);
     return rc;

@@ -23,6 +23,9 @@ typedef struct run_point {
     int micro_batch, accumulation;
     step_result step;
     host_emb_time host; /* embeddings in host memory: per micro-step, phases weighted */
+    size_t n_tables;      /* model-parallel tables of the workload (0: none, no plan) */
+    sharding_kind plan;   /* of the model-parallel tables (the fastest that fits for "auto") */
+    sharding_cost tables; /* the first phase's, on the accelerators (zero in host memory) */
     double samples_per_s;
     double steps_to_target; /* median */
     double steps_p10, steps_p90; /* the band: 10th and 90th percentiles (convergence.h) */

@@ -12,6 +12,8 @@
 #include "common/vocab.h"
 #include "sim/replay/cost.h"
 #include "sim/replay/override.h"
+#include "sim/replay/sharding.h"
+#include "sim/replay/step.h"
 
 static const char *const NETWORKS[] = {"ideal", "calibrated", NULL};
 static const char *const PLACEMENTS[] = {"accelerators", "host", NULL};
@@ -147,6 +149,33 @@ static int load_phases(const jx_obj *w, scenario *s)
     return TT_OK;
 }
 
+/* workload.embedding: how model-parallel tables are sharded, stored and
+ * updated. "sharding": "host" is "embeddings": "host". */
+static int load_embedding(const jx_obj *w, scenario *s)
+{
+    static const char *const keys[] = {"sharding", "precision", "optimizer", "master_weights", "index_zipf_s", NULL};
+    jx_obj e;
+    int prec = -1, rc;
+    if (s->embeddings == EMB_HOST)
+        s->sharding = SHARD_HOST;
+    if (!jx_has(w, "embedding"))
+        return TT_OK;
+    if ((rc = jx_child(w, "embedding", 1, &e)) || (rc = jx_check_keys(&e, keys)) ||
+        (rc = jx_enum(&e, "sharding", 0, SHARDING_NAMES, &s->sharding)) ||
+        (rc = jx_enum(&e, "precision", 0, DTYPE_NAMES, &prec)) ||
+        (rc = jx_enum(&e, "optimizer", 0, EMBEDDING_OPTIMIZER_NAMES, &s->table_optimizer)) ||
+        (rc = jx_bool(&e, "master_weights", 0, &s->master_weights)) ||
+        (rc = jx_number(&e, "index_zipf_s", 0, 0.01, 10, &s->index_zipf_s)))
+        return rc;
+    s->table_precision = prec >= 0 ? strdup(DTYPE_NAMES[prec]) : NULL;
+    if (s->sharding == SHARD_HOST && jx_has(w, "embeddings") && s->embeddings != EMB_HOST)
+        return tt_error_set(e.err, TT_EINPUT, "%s: %s.sharding: \"host\" puts the tables in host memory but "
+                            "%s.embeddings says \"accelerators\"; drop one of them", e.file, e.path, w->path);
+    if (s->sharding == SHARD_HOST)
+        s->embeddings = EMB_HOST;
+    return TT_OK;
+}
+
 static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_algo *out);
 
 /* "collective": {"op", "algo", "bytes", "ranks"}: one collective timed like
@@ -181,7 +210,7 @@ static int load_workload(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
                                        "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
-                                       "embeddings", "fusion", "recompute", NULL};
+                                       "embeddings", "embedding", "fusion", "recompute", NULL};
     jx_obj w;
     long mb = 0, gb = 0;
     int prec = -1, gprec = -1, rc;
@@ -194,7 +223,7 @@ static int load_workload(const jx_obj *r, scenario *s)
         (rc = jx_enum(&w, "gradient_precision", 0, DTYPE_NAMES, &gprec)) ||
         (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
-        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)) ||
+        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)) || (rc = load_embedding(&w, s)) ||
         (rc = jx_bool(&w, "fusion", 0, &s->fusion)) || (rc = jx_bool(&w, "recompute", 0, &s->recompute)))
         return rc;
     s->micro_batch = (int)mb;
@@ -384,8 +413,8 @@ static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_a
 static int load_evaluation(const jx_obj *e, scenario *s)
 {
     int typed = jx_has(e, "every_steps") || jx_has(e, "time_s");
-    int workload = jx_has(e, "every_epochs") || jx_has(e, "examples");
-    if (typed == workload)
+    int modelled = jx_has(e, "every_epochs") || jx_has(e, "examples");
+    if (typed == modelled)
         return tt_error_set(e->err, TT_EINPUT, "%s: %s: expected either \"every_epochs\" and \"examples\" "
                             "(forward passes timed by the model) or \"every_steps\" and \"time_s\" (a "
                             "measured evaluation time), not %s", e->file, e->path, typed ? "both" : "neither");
@@ -593,7 +622,8 @@ void scenario_free(scenario *s)
     char **strs[] = {&s->path, &s->name, &s->description, &s->platform, &s->accelerator, &s->mesh,
                      &s->precision, &s->gradient_precision, &s->optimizer, &s->allreduce,
                      &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
-                     &s->ref_source, &s->ref_calibrated, &s->target_dataset, &s->target_metric};
+                     &s->ref_source, &s->ref_calibrated, &s->target_dataset, &s->target_metric,
+                     &s->table_precision};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         free(*strs[i]);
     for (size_t i = 0; s->assumptions && s->assumptions[i]; i++)

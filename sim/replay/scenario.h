@@ -75,6 +75,11 @@ typedef struct scenario {
     double bucket_bytes; /* for traces made on the fly */
     double dataset_examples; /* 0: unknown (no epochs) */
     int embeddings;   /* embedding_placement */
+    int sharding;     /* sharding_kind of model-parallel tables (table_wise; host with embeddings "host") */
+    char *table_precision; /* the tables as stored (NULL: precision's) */
+    int table_optimizer;   /* embedding_optimizer */
+    int master_weights;    /* an fp32 master copy of low-precision tables */
+    double index_zipf_s;   /* the lookups' Zipf exponent (0: the trace's) */
     int fusion;       /* norm/elementwise ops fused into their producer: 1, 0, or -1 for the device's default */
     int recompute;    /* activation recomputation (checkpointing at normalisation layers) */
 

@@ -49,12 +49,22 @@ static int fused_into_producer(const workload *t, size_t layer, const device_mod
     return d->fusion && layer > 0 && (c == OPCLASS_NORM || c == OPCLASS_ELEMENTWISE);
 }
 
+/* The layer that holds a trace's described tables, costed by the plan. */
+static int plan_layer(const workload *t, size_t layer, const step_options *o)
+{
+    return o->tables && t->emb.n_tables > 0 && layer == (size_t)t->emb.layer;
+}
+
 double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
 {
     scaling k = scaling_of(t, o);
     const workload_layer *l = &t->layers[layer];
     double flops = (backward ? l->backward_flops : l->forward_flops) * k.samples;
     double bytes = scaled_bytes(&k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
+    if (plan_layer(t, layer, o)) { /* the sharding plan's lookups or sparse update, distinct rows */
+        flops = backward ? o->tables->update_flops : o->tables->lookup_flops;
+        bytes = backward ? o->tables->update_bytes : o->tables->lookup_bytes;
+    }
     if (fused_into_producer(t, layer, d))
         return fmax(0.0, bytes - l->activation_bytes * k.samples * k.dtype) / d->mem_Bps;
     int kernels = kernels_of(l, backward);
@@ -77,6 +87,16 @@ static int model_parallel_embeddings(const workload *t, const step_options *o)
     return o->embeddings == EMB_ACCELERATORS && t->n_comm > 0;
 }
 
+/* The plan's collective at a trace comm point: forward alltoall or
+ * reduce-scatter, backward alltoall or all-gather. */
+static step_coll plan_coll(const sharding_cost *p, comm_phase phase)
+{
+    if (p->reduce_scatter_bytes > 0)
+        return phase == COMM_FORWARD ? (step_coll){STEP_REDUCE_SCATTER, p->reduce_scatter_bytes}
+                                     : (step_coll){STEP_ALLGATHER, p->allgather_bytes};
+    return (step_coll){STEP_ALLTOALL, p->alltoall_bytes};
+}
+
 size_t step_collectives(const workload *t, const step_options *o, step_coll *out)
 {
     scaling k = scaling_of(t, o);
@@ -84,16 +104,14 @@ size_t step_collectives(const workload *t, const step_options *o, step_coll *out
     double grad = (double)o->grad_dtype_bytes / t->dtype_bytes;
     for (size_t b = 0; b < t->n_buckets; b++)
         out[n++] = (step_coll){STEP_ALLREDUCE, t->buckets[b].bytes * grad};
-    if (o->embeddings == EMB_ACCELERATORS)
-        for (size_t c = 0; c < t->n_comm; c++)
-            out[n++] = (step_coll){STEP_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
+    for (size_t c = 0; c < t->n_comm; c++)
+        out[n++] = o->embeddings != EMB_ACCELERATORS ? (step_coll){STEP_ALLTOALL, 0}
+                   : o->tables ? plan_coll(o->tables, t->comm[c].phase)
+                               : (step_coll){STEP_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
+    out[n++] = (step_coll){STEP_ALLREDUCE, o->tables && o->embeddings == EMB_ACCELERATORS ? o->tables->allreduce_bytes : 0};
     return n;
 }
 
-/* Parameters, fp32 master weights plus a low-precision copy, gradients at
- * their precision, optimizer state in fp32, activations of one micro-batch.
- * Model-parallel embedding tables (DLRM) get sparse gradients, the rows a
- * batch looked up; replicated ones (BERT's) keep a dense gradient buffer. */
 /* Activations kept for the backward. With recomputation (activation
  * checkpointing) only the outputs of the normalisation layers, which bound
  * the segments (a transformer sublayer, a convolution block), are kept, plus
@@ -115,8 +133,14 @@ static double kept_activation_bytes(const workload *t, const step_options *o)
     return o->recompute ? kept + fmax(widest, segment) : all;
 }
 
-static void memory_of(const workload *t, const step_options *o, const scaling *k, step_memory *m)
+/* Parameters, fp32 master weights plus a low-precision copy, gradients at
+ * their precision, optimizer state in fp32, activations of one micro-batch.
+ * Model-parallel embedding tables (DLRM) get sparse gradients, the rows a
+ * batch looked up; replicated ones (BERT's) keep a dense gradient buffer. */
+void step_memory_of(const workload *t, const step_options *o, step_memory *m)
 {
+    scaling sk = scaling_of(t, o);
+    const scaling *k = &sk;
     double dense = 0, emb = 0, emb_rows = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
         const workload_layer *l = &t->layers[i];
@@ -131,6 +155,8 @@ static void memory_of(const workload *t, const step_options *o, const scaling *k
     double act = kept_activation_bytes(t, o);
     if (o->embeddings == EMB_HOST)
         emb = emb_rows = 0;
+    else if (o->tables)
+        emb = emb_rows = 0; /* the plan's, below */
     else if (model_parallel_embeddings(t, o))
         emb /= o->ranks;
     else
@@ -140,6 +166,11 @@ static void memory_of(const workload *t, const step_options *o, const scaling *k
     m->gradients_bytes = (dense + (emb_rows < emb ? emb_rows : emb)) * o->grad_dtype_bytes;
     m->optimizer_bytes = count * 4 * o->optimizer_state_words;
     m->activations_bytes = act * k->samples * k->dtype;
+    if (o->tables && o->embeddings == EMB_ACCELERATORS) {
+        m->params_bytes += o->tables->params_bytes;
+        m->gradients_bytes += o->tables->gradient_bytes;
+        m->optimizer_bytes += o->tables->optimizer_bytes;
+    }
     m->total_bytes = m->params_bytes + m->gradients_bytes + m->optimizer_bytes + m->activations_bytes;
 }
 
@@ -155,6 +186,10 @@ void step_host_load_of(const workload *t, const step_options *o, step_host_load 
         out->rows_bytes += l->activation_bytes * k.samples * k.dtype;
         out->lookup_bytes += scaled_bytes(&k, l, l->forward_bytes, 1);
         out->update_bytes += scaled_bytes(&k, l, l->backward_bytes, 2);
+    }
+    if (o->tables) { /* the tables' own costs: distinct rows at the node's batch */
+        out->lookup_bytes = o->tables->lookup_bytes;
+        out->update_bytes = o->tables->update_bytes;
     }
     out->grad_rows_bytes = out->rows_bytes * grad;
 }
@@ -229,21 +264,28 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
 {
     memset(out, 0, sizeof *out);
     scaling k = scaling_of(t, o);
-    memory_of(t, o, &k, &out->memory);
+    step_memory_of(t, o, &out->memory);
     const step_memory *m = &out->memory;
     if (m->total_bytes > d->mem_bytes)
         return tt_error_set(err, TT_EINPUT,
                             "%s at micro-batch %d does not fit in the %.3g GB of a %s: parameters %.3g GB, "
                             "gradients %.3g GB, optimizer state %.3g GB, activations %.3g GB (total %.3g GB); "
-                            "use a smaller micro-batch (more accumulation or more ranks)",
+                            "use a smaller micro-batch (more accumulation or more ranks)%s",
                             t->model, o->micro_batch, d->mem_bytes / 1e9, d->name, m->params_bytes / 1e9,
                             m->gradients_bytes / 1e9, m->optimizer_bytes / 1e9, m->activations_bytes / 1e9,
-                            m->total_bytes / 1e9);
+                            m->total_bytes / 1e9,
+                            o->tables ? ", or, for the embedding tables (parameters include the busiest rank's), "
+                                        "another $.workload.embedding: sharding row_wise or column_wise (every table "
+                                        "split over the ranks) or auto, precision fp16, no master_weights"
+                                      : "");
     timeline tl = {0, 0, 0, 0, out};
     const double *a2a_s = coll_s + t->n_buckets;
+    double replicated_rows_s = o->tables && o->embeddings == EMB_ACCELERATORS ? coll_s[t->n_buckets + t->n_comm] : 0;
     size_t first_table = 0;
     while (first_table < t->n_layers && t->layers[first_table].cls != OPCLASS_EMBEDDING)
         first_table++;
+    if (t->emb.n_tables > 0)
+        first_table = (size_t)t->emb.layer;
     for (int micro = 0; micro < o->accumulation; micro++) {
         int last = micro == o->accumulation - 1;
         /* The batch's indices are known when the micro-step starts: the host
@@ -258,6 +300,8 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
         for (size_t i = t->n_layers; i-- > 0;) {
             layer_pass(&tl, t, i, d, o, 1, i == first_table);
             comms_after(&tl, t, o, a2a_s, i, COMM_BACKWARD);
+            if (last && i == first_table && replicated_rows_s > 0) /* the plan's replicated rows */
+                background_coll(&tl, replicated_rows_s);
             /* Gradients are reduced once per optimizer step, after the last micro-batch. */
             for (; o->overlap && last && b < t->n_buckets && (size_t)t->buckets[b].ready_after_layer == i; b++)
                 background_coll(&tl, coll_s[b]);

@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "sim/engine/host_embedding.h"
+#include "sim/replay/sharding.h"
 #include "sim/replay/device_model.h"
 #include "sim/replay/workload.h"
 
@@ -29,14 +30,19 @@ typedef struct step_options {
     embedding_placement embeddings;
     double host_forward_s;  /* EMB_HOST, per micro-step: the rows' lookup and trip (host_embedding.h) */
     double host_backward_s; /* EMB_HOST, per micro-step: gradient rows back and the sparse update */
+    /* EMB_ACCELERATORS with a trace that describes its tables: the sharding
+     * plan's lookups, updates, collectives and memory replace the trace's
+     * own figures for the embedding layer (NULL: the trace's, scaled) */
+    const sharding_cost *tables;
     int recompute;          /* activation recomputation: keep segment boundaries, rebuild them in backward */
 } step_options;
 
-typedef enum { STEP_ALLREDUCE = 0, STEP_ALLTOALL = 1 } step_coll_op;
+typedef enum { STEP_ALLREDUCE = 0, STEP_ALLTOALL, STEP_REDUCE_SCATTER, STEP_ALLGATHER, STEP_OPS } step_coll_op;
 
 typedef struct step_coll {
     step_coll_op op;
-    double bytes; /* allreduce: buffer size; alltoall: bytes each rank sends in all */
+    double bytes; /* nccl-tests size: allreduce buffer, alltoall bytes each rank sends in all,
+                     reduce-scatter input, all-gather output; 0: nothing to do */
 } step_coll;
 
 typedef struct step_memory {
@@ -58,13 +64,18 @@ typedef struct step_result {
 } step_result;
 
 /* The collectives the step needs, in the order step_replay expects their
- * durations: one allreduce per gradient bucket, then the trace's alltoalls
- * (none when embeddings live in host memory). Returns how many; out holds
- * t->n_buckets + t->n_comm entries. */
+ * durations: one allreduce per gradient bucket, then one per trace comm
+ * entry (the trace's alltoall, or the plan's collective in its place; 0 bytes
+ * when embeddings live in host memory), then the allreduce of the plan's
+ * replicated rows. Returns how many: t->n_buckets + t->n_comm + 1. */
 size_t step_collectives(const workload *t, const step_options *o, step_coll *out);
 
-/* The embedding traffic of one micro-step of a trace at the options' batch and precision. */
+/* The embedding traffic of one micro-step of a trace at the options' batch and
+ * precision (with o->tables, the host's lookups and updates are the tables'). */
 void step_host_load_of(const workload *t, const step_options *o, step_host_load *out);
+
+/* Memory of one rank: parameters, gradients, optimizer state, activations. */
+void step_memory_of(const workload *t, const step_options *o, step_memory *out);
 
 /* Replays the step with coll_s[i] the duration of collective i. Fails with
  * TT_EINPUT, naming the device and the breakdown, when memory does not fit. */

@@ -41,6 +41,31 @@ static int layer_index(const jx_obj *o, const char *key, size_t n_layers, int *o
     return rc;
 }
 
+/* The optional "embedding" block: the layer must be an embedding layer. */
+static int load_embedding(const jx_obj *r, workload *t, tt_error *err)
+{
+    jx_obj e, o;
+    size_t n;
+    int rc;
+    if (!jx_has(r, "embedding"))
+        return TT_OK;
+    if ((rc = jx_child(r, "embedding", 1, &e)) || (rc = layer_index(&e, "layer", t->n_layers, &t->emb.layer)) ||
+        (rc = jx_number(&e, "index_zipf_s", 1, 0, 10, &t->emb.zipf_s)) || (rc = jx_array(&e, "tables", 1, &n)))
+        return rc;
+    if (t->layers[t->emb.layer].cls != OPCLASS_EMBEDDING)
+        return tt_error_set(err, TT_EINPUT, "%s: %s.layer: layer %d (%s) is not an embedding layer",
+                            t->path, e.path, t->emb.layer, t->layers[t->emb.layer].name);
+    t->emb.tables = calloc(n ? n : 1, sizeof *t->emb.tables);
+    for (size_t i = 0; i < n; i++, t->emb.n_tables++) {
+        workload_table *tb = &t->emb.tables[i];
+        if ((rc = jx_elem(&e, "tables", i, &o)) || (rc = jx_number(&o, "rows", 1, 1, 1e13, &tb->rows)) ||
+            (rc = jx_number(&o, "dim", 1, 1, 1e6, &tb->dim)) ||
+            (rc = jx_number(&o, "lookups", 1, 0, 1e6, &tb->lookups)))
+            return rc;
+    }
+    return TT_OK;
+}
+
 static int load_body(const jx_obj *r, workload *t, tt_error *err)
 {
     const char *model, *precision, *format, *opt;
@@ -129,7 +154,7 @@ static int load_body(const jx_obj *r, workload *t, tt_error *err)
                                 t->path, o.path, op);
         c->phase = (comm_phase)phase;
     }
-    return TT_OK;
+    return load_embedding(r, t, err);
 }
 
 int workload_load(const char *path, workload *out, tt_error *err)
@@ -156,6 +181,7 @@ void workload_free(workload *t)
     free(t->layers);
     free(t->buckets);
     free(t->comm);
+    free(t->emb.tables);
     free(t->path);
     free(t->model);
     free(t->precision);

@@ -31,6 +31,21 @@ typedef struct workload_comm {
     double bytes_per_rank;
 } workload_comm;
 
+/* A model-parallel embedding table (DLRM) and how a sample uses it. */
+typedef struct workload_table {
+    double rows, dim;
+    double lookups; /* rows one sample looks up (pooled into one vector) */
+} workload_table;
+
+/* The trace's model-parallel tables (n_tables 0: none): their layer and the
+ * Zipf exponent of the lookups' row ids (rank 0 the hottest row). */
+typedef struct workload_embedding {
+    int layer;
+    double zipf_s;
+    size_t n_tables;
+    workload_table *tables;
+} workload_embedding;
+
 typedef struct workload {
     char *path;
     char *model;
@@ -45,7 +60,8 @@ typedef struct workload {
     workload_comm *comm;
     double gradient_bytes; /* sum of the gradient tensors' bytes */
     char *optimizer;
-    double optimizer_flops, optimizer_bytes;
+    double optimizer_flops, optimizer_bytes; /* dense parameters (tables: see emb) */
+    workload_embedding emb;
 } workload;
 
 #define WORKLOAD_VERSION 1

@@ -72,6 +72,18 @@ static json_t *point_json(const run_point *p)
                             json_pack("{s:o, s:o, s:o, s:o}", "forward_transfer_s", num(p->host.forward_transfer_s),
                                       "lookup_s", num(p->host.lookup_s), "backward_transfer_s",
                                       num(p->host.backward_transfer_s), "update_s", num(p->host.update_s)));
+    if (p->n_tables > 0) {
+        const sharding_cost *c = &p->tables;
+        json_object_set_new(o, "embedding",
+                            json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "plan",
+                                      SHARDING_NAMES[p->plan], "tables", (json_int_t)p->n_tables, "lookups",
+                                      num(c->lookups), "unique_rows", num(c->unique_rows), "hot_rows",
+                                      num(c->hot_rows), "hot_lookup_share", num(c->hot_lookup_share),
+                                      "alltoall_bytes", num(c->alltoall_bytes), "reduce_scatter_bytes",
+                                      num(c->reduce_scatter_bytes), "allgather_bytes", num(c->allgather_bytes),
+                                      "allreduce_bytes", num(c->allreduce_bytes), "params_bytes",
+                                      num(c->params_bytes), "optimizer_bytes", num(c->optimizer_bytes)));
+    }
     if (p->scaling_efficiency > 0)
         json_object_set_new(o, "scaling_efficiency", num(p->scaling_efficiency));
     json_object_set_new(o, "ownership", ownership_json(p));
@@ -254,6 +266,19 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     fprintf(out, "collectives   allreduce %s (%s gradients, %s), alltoall %s\n", r->allreduce,
             sc->gradient_precision ? sc->gradient_precision : r->precision,
             sc->overlap ? "overlapping the backward" : "after the backward", r->alltoall);
+    if (b->n_tables > 0 && b->plan == SHARD_HOST)
+        fprintf(out, "embeddings    %zu tables host%s: in the CPU sockets' memory (per micro-step below)\n", b->n_tables,
+                sc->sharding == SHARD_AUTO ? " (auto: the fastest that fits)" : "");
+    else if (b->n_tables > 0)
+        fprintf(out, "embeddings    %zu tables %s%s: per rank per micro-step %.4g lookups, %.4g distinct rows "
+                     "updated; alltoall %.4g MB, reduce-scatter %.4g MB, all-gather %.4g MB, "
+                     "replicated rows' allreduce %.4g MB\n",
+                b->n_tables, SHARDING_NAMES[b->plan], sc->sharding == SHARD_AUTO ? " (auto: the fastest that fits)" : "",
+                b->tables.lookups, b->tables.unique_rows, b->tables.alltoall_bytes / 1e6,
+                b->tables.reduce_scatter_bytes / 1e6, b->tables.allgather_bytes / 1e6, b->tables.allreduce_bytes / 1e6);
+    if (b->n_tables > 0 && b->plan == SHARD_HYBRID)
+        fprintf(out, "              hybrid: %.4g hottest rows replicated, %.1f %% of the lookups\n", b->tables.hot_rows,
+                100 * b->tables.hot_lookup_share);
     fprintf(out, "convergence   %s; target %s\n", r->convergence, r->target);
     if (r->has_recipe)
         fprintf(out, "recipe        %s: %s; schedule %s; warm-up %s; %s; %s\n", r->recipe.optimizer,

@@ -1,0 +1,230 @@
+#include "sim/replay/sharding.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trainer/synth.h"
+
+const char *const SHARDING_NAMES[] = {"table_wise", "row_wise", "column_wise", "data_parallel",
+                                      "hybrid",     "host",     "auto",        NULL};
+const char *const EMBEDDING_OPTIMIZER_NAMES[] = {"sgd", "rowwise_adagrad", NULL};
+
+/* What one rank does with a part of one table in a micro-step. */
+typedef struct part_work {
+    double lookups, unique, pooled; /* rows read, distinct rows updated, pooled vectors written */
+    double cols;                    /* columns of each row this rank holds */
+} part_work;
+
+/* `samples` samples look up table t; the rank holds rows [lo, hi) and
+ * `cols` columns of them, and writes `pooled` vectors. */
+static part_work part_of(const workload_table *t, double zipf_s, double samples, double lo, double hi,
+                         double cols, double pooled)
+{
+    long n = (long)t->rows;
+    double draws = samples * t->lookups;
+    double share = synth_zipf_cdf(hi, n, zipf_s) - synth_zipf_cdf(lo, n, zipf_s);
+    double unique = synth_zipf_unique(n, zipf_s, draws, (long)hi) - synth_zipf_unique(n, zipf_s, draws, (long)lo);
+    return (part_work){draws * share, unique, pooled, cols};
+}
+
+/* Forward reads every looked-up row and writes the pooled vectors; backward
+ * reads the pooled gradients, expands them per lookup, coalesces them per
+ * distinct row and updates those rows in place (fused, as TorchRec's FBGEMM
+ * kernels do: no dense gradient), with row-wise Adagrad's one fp32 word per
+ * row and an fp32 master row when asked for. */
+static void add_work(sharding_cost *c, const part_work *w, const sharding_options *o)
+{
+    double e = o->table_dtype_bytes, a = o->act_dtype_bytes, d = w->cols;
+    double master = o->master_weights && e < 4 ? 8 : 0;
+    double state = o->optimizer == EMB_ROWWISE_ADAGRAD ? 8 : 0;
+    c->lookups += w->lookups;
+    c->unique_rows += w->unique;
+    c->lookup_bytes += w->lookups * d * e + w->pooled * d * a;
+    c->lookup_flops += w->lookups * d;
+    c->update_bytes += w->pooled * d * a + w->lookups * d * a + w->unique * (d * (a + 2 * e + master) + state);
+    c->update_flops += w->lookups * d + w->unique * d * (o->optimizer == EMB_ROWWISE_ADAGRAD ? 4 : 2);
+    c->gradient_bytes += w->unique * d * a;
+}
+
+/* Memory of rows x cols of a table on one rank: the weights, an fp32 master
+ * copy when asked, row-wise Adagrad's word per row. */
+static void add_memory(sharding_cost *c, double rows, double cols, const sharding_options *o)
+{
+    c->params_bytes += rows * cols * (o->table_dtype_bytes + (o->master_weights && o->table_dtype_bytes < 4 ? 4 : 0));
+    c->optimizer_bytes += o->optimizer == EMB_ROWWISE_ADAGRAD ? rows * 4 : 0;
+}
+
+/* Hybrid: the replicated head of a table. A replicated row costs its gradient
+ * in the allreduce (h x dim x grad bytes, sent about twice by a ring); a
+ * pooled vector leaves the alltoall when all its lookups hit replicated rows
+ * (F(h)^lookups of them). The head minimises the bytes a rank sends, over h
+ * in 0 and the powers of two (HugeCTR's frequent-category split by counts). */
+static double hot_rows_of(const workload_table *t, const sharding_options *o)
+{
+    double best_h = 0, best = 2.0 * o->micro_batch * t->dim * o->act_dtype_bytes;
+    for (double h = 1; h <= t->rows; h *= 2) {
+        double cold = 1 - pow(synth_zipf_cdf(h, (long)t->rows, o->zipf_s), t->lookups);
+        double bytes = 2.0 * o->micro_batch * t->dim * o->act_dtype_bytes * cold + 2.0 * h * t->dim * o->grad_dtype_bytes;
+        if (bytes < best) {
+            best = bytes;
+            best_h = h;
+        }
+    }
+    return best_h;
+}
+
+typedef struct rank_load {
+    sharding_cost work; /* lookups and updates */
+    sharding_cost mem;  /* memory */
+} rank_load;
+
+static double load_bytes(const sharding_cost *c)
+{
+    return c->lookup_bytes + c->update_bytes;
+}
+
+static void add_traffic(sharding_cost *into, const sharding_cost *w)
+{
+    into->lookup_bytes += w->lookup_bytes;
+    into->lookup_flops += w->lookup_flops;
+    into->update_bytes += w->update_bytes;
+    into->update_flops += w->update_flops;
+    into->lookups += w->lookups;
+    into->unique_rows += w->unique_rows;
+    into->gradient_bytes += w->gradient_bytes;
+}
+
+/* A table (or, for hybrid, its cold tail) as one rank serves it. */
+typedef struct placed {
+    const workload_table *t;
+    double hot;
+    sharding_cost work;
+} placed;
+
+static int by_traffic_desc(const void *a, const void *b)
+{
+    double x = load_bytes(&((const placed *)a)->work), y = load_bytes(&((const placed *)b)->work);
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Whole tables (or, for hybrid, their cold tails) placed greedily, the most
+ * traffic first, on the rank with the least lookup and update traffic so far
+ * (TorchRec's greedy partitioner by cost); the busiest rank's traffic and the
+ * largest rank's memory are the plan's. */
+static void place_tables(const workload_embedding *e, const sharding_options *o, const double *hot, sharding_cost *out)
+{
+    int R = o->ranks;
+    size_t n = e->n_tables;
+    rank_load *ranks = calloc((size_t)R, sizeof *ranks);
+    placed *order = calloc(n ? n : 1, sizeof *order);
+    double G = (double)o->micro_batch * R;
+    for (size_t i = 0; i < n; i++) {
+        const workload_table *t = &e->tables[i];
+        double h = hot ? hot[i] : 0;
+        /* pooled vectors of the cold rows' lookups: every sample with one */
+        double cold_share = 1 - pow(synth_zipf_cdf(h, (long)t->rows, o->zipf_s), t->lookups);
+        part_work w = part_of(t, o->zipf_s, G, h, t->rows, t->dim, G * cold_share);
+        order[i] = (placed){t, h, {0}};
+        add_work(&order[i].work, &w, o);
+    }
+    qsort(order, n, sizeof *order, by_traffic_desc);
+    for (size_t i = 0; i < n; i++) {
+        int r = 0;
+        for (int k = 1; k < R; k++)
+            if (load_bytes(&ranks[k].work) < load_bytes(&ranks[r].work))
+                r = k;
+        add_traffic(&ranks[r].work, &order[i].work);
+        add_memory(&ranks[r].mem, order[i].t->rows - order[i].hot, order[i].t->dim, o);
+    }
+    int busiest = 0;
+    for (int k = 1; k < R; k++)
+        if (load_bytes(&ranks[k].work) > load_bytes(&ranks[busiest].work))
+            busiest = k;
+    add_traffic(out, &ranks[busiest].work);
+    double pm = 0, om = 0;
+    for (int k = 0; k < R; k++)
+        if (ranks[k].mem.params_bytes + ranks[k].mem.optimizer_bytes > pm + om) {
+            pm = ranks[k].mem.params_bytes;
+            om = ranks[k].mem.optimizer_bytes;
+        }
+    out->params_bytes += pm;
+    out->optimizer_bytes += om;
+    free(ranks);
+    free(order);
+}
+
+void sharding_cost_of(const workload_embedding *e, sharding_kind k, const sharding_options *o,
+                      sharding_cost *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = k;
+    int R = o->ranks;
+    double B = o->micro_batch, G = B * R, a = o->act_dtype_bytes, pooled_dims = 0;
+    for (size_t i = 0; i < e->n_tables; i++)
+        pooled_dims += e->tables[i].dim;
+    switch (k) {
+    case SHARD_TABLE_WISE:
+        place_tables(e, o, NULL, out);
+        out->alltoall_bytes = B * pooled_dims * a;
+        break;
+    case SHARD_COLUMN_WISE:
+        /* every rank: all tables for the whole micro-step's samples, 1/R of the columns */
+        for (size_t i = 0; i < e->n_tables; i++) {
+            const workload_table *t = &e->tables[i];
+            part_work w = part_of(t, o->zipf_s, G, 0, t->rows, t->dim / R, G);
+            add_work(out, &w, o);
+            add_memory(out, t->rows, t->dim / R, o);
+        }
+        out->alltoall_bytes = B * pooled_dims * a;
+        break;
+    case SHARD_ROW_WISE:
+        /* every rank: 1/R of every table's rows (ids hashed over the row
+         * blocks), partial pooled vectors for all the micro-step's samples */
+        for (size_t i = 0; i < e->n_tables; i++) {
+            const workload_table *t = &e->tables[i];
+            part_work w = part_of(t, o->zipf_s, G, 0, t->rows, t->dim, G);
+            w.lookups /= R;
+            w.unique /= R;
+            add_work(out, &w, o);
+            add_memory(out, t->rows / R, t->dim, o);
+        }
+        out->reduce_scatter_bytes = out->allgather_bytes = G * pooled_dims * a;
+        break;
+    case SHARD_DATA_PARALLEL:
+        for (size_t i = 0; i < e->n_tables; i++) {
+            const workload_table *t = &e->tables[i];
+            part_work w = part_of(t, o->zipf_s, B, 0, t->rows, t->dim, B);
+            add_work(out, &w, o);
+            add_memory(out, t->rows, t->dim, o);
+            out->allreduce_bytes += t->rows * t->dim * o->grad_dtype_bytes;
+        }
+        out->gradient_bytes = out->allreduce_bytes; /* a dense gradient per table */
+        out->hot_lookup_share = 1;
+        break;
+    case SHARD_HYBRID: {
+        double *hot = calloc(e->n_tables ? e->n_tables : 1, sizeof *hot), lookups = 0, hot_lookups = 0;
+        for (size_t i = 0; i < e->n_tables; i++) {
+            const workload_table *t = &e->tables[i];
+            hot[i] = hot_rows_of(t, o);
+            part_work w = part_of(t, o->zipf_s, B, 0, hot[i], t->dim, 0);
+            add_work(out, &w, o);
+            add_memory(out, hot[i], t->dim, o);
+            double cold = 1 - pow(synth_zipf_cdf(hot[i], (long)t->rows, o->zipf_s), t->lookups);
+            out->alltoall_bytes += B * t->dim * a * cold;
+            out->allreduce_bytes += hot[i] * t->dim * o->grad_dtype_bytes;
+            out->hot_rows += hot[i];
+            lookups += B * t->lookups;
+            hot_lookups += w.lookups;
+        }
+        out->gradient_bytes += out->allreduce_bytes;
+        out->hot_lookup_share = lookups > 0 ? hot_lookups / lookups : 0;
+        place_tables(e, o, hot, out);
+        free(hot);
+        break;
+    }
+    case SHARD_HOST:
+    case SHARD_COUNT:
+        break;
+    }
+}

@@ -1,0 +1,62 @@
+/* sharding.h: how a DLRM's model-parallel embedding tables are spread over
+ * the ranks (the plans of TorchRec and HugeCTR), and what one micro-step of a
+ * plan costs the busiest rank: memory traffic of the lookups and of the sparse
+ * update (by the rows a batch touches, from the index distribution), the
+ * collectives the plan needs, and the tables' memory with their optimizer
+ * state. No simulator: run.c times the collectives, step.c the timeline. */
+#ifndef TT_SHARDING_H
+#define TT_SHARDING_H
+
+#include "sim/replay/workload.h"
+
+typedef enum {
+    SHARD_TABLE_WISE,    /* whole tables on ranks; alltoall of pooled vectors fwd and bwd */
+    SHARD_ROW_WISE,      /* every table's rows split over the ranks; reduce-scatter fwd, all-gather bwd */
+    SHARD_COLUMN_WISE,   /* every table's columns split over the ranks; alltoall fwd and bwd */
+    SHARD_DATA_PARALLEL, /* every table on every rank; allreduce of the tables' gradients */
+    SHARD_HYBRID,        /* hottest rows on every rank (allreduced), the rest table-wise */
+    SHARD_HOST,          /* tables in the CPU sockets' memory (host_embedding.h) */
+    SHARD_COUNT,
+    SHARD_AUTO = SHARD_COUNT /* the fastest plan that fits (run.c) */
+} sharding_kind;
+
+/* "table_wise", ..., "host", "auto", NULL: the scenario's choices. */
+extern const char *const SHARDING_NAMES[];
+
+typedef enum { EMB_SGD = 0, EMB_ROWWISE_ADAGRAD = 1 } embedding_optimizer;
+extern const char *const EMBEDDING_OPTIMIZER_NAMES[]; /* "sgd", "rowwise_adagrad", NULL */
+
+typedef struct sharding_options {
+    int ranks;
+    int micro_batch;         /* samples per rank per micro-step */
+    int table_dtype_bytes;   /* the tables as stored */
+    int act_dtype_bytes;     /* pooled vectors and their gradients (the scenario's precision) */
+    int grad_dtype_bytes;    /* replicated rows' gradients as allreduced */
+    int master_weights;      /* an fp32 master copy of low-precision tables */
+    embedding_optimizer optimizer;
+    double zipf_s;           /* the lookups' Zipf exponent */
+} sharding_options;
+
+/* Per micro-step on the busiest rank unless said otherwise; bytes per rank. */
+typedef struct sharding_cost {
+    sharding_kind kind;
+    double lookup_bytes;   /* forward: rows read, pooled vectors written */
+    double lookup_flops;   /* the pooling adds */
+    double update_bytes;   /* backward: pooled gradients, their expansion per lookup, the sparse update */
+    double update_flops;
+    double lookups;        /* rows looked up */
+    double unique_rows;    /* distinct rows updated */
+    double alltoall_bytes; /* each direction (0: none) */
+    double reduce_scatter_bytes, allgather_bytes; /* row-wise: forward, backward */
+    double allreduce_bytes; /* replicated rows' gradients, once per optimizer step */
+    double hot_rows;        /* hybrid: rows replicated on every rank (all tables) */
+    double hot_lookup_share; /* hybrid: of the lookups, the share hitting replicated rows */
+    double params_bytes, optimizer_bytes, gradient_bytes; /* the tables' memory on the busiest rank */
+} sharding_cost;
+
+/* The cost of plan k (not SHARD_AUTO; SHARD_HOST: the memory on the
+ * accelerator is none and the traffic is the host's, see step_host_load_of). */
+void sharding_cost_of(const workload_embedding *e, sharding_kind k, const sharding_options *o,
+                      sharding_cost *out);
+
+#endif

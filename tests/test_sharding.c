@@ -1,0 +1,182 @@
+/* Embedding tables at the scenario's batch: distinct rows of Zipf lookups
+ * (against counting real draws and the exact sum), and each sharding plan's
+ * traffic, collectives and memory against hand-computed values. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/replay/sharding.h"
+#include "tests/testutil.h"
+#include "trainer/rng.h"
+#include "trainer/synth.h"
+
+/* Two rows, s = 1: P(row 0) = ln 2 / ln 3. */
+START_TEST(zipf_unique_by_hand)
+{
+    double p0 = log(2.0) / log(3.0), p1 = 1 - p0;
+    ck_assert_double_eq_tol(synth_zipf_cdf(1, 2, 1.0), p0, 1e-15);
+    ck_assert_double_eq_tol(synth_zipf_unique(2, 1.0, 2, 2), (1 - p1 * p1) + (1 - p0 * p0), 1e-12);
+    ck_assert_double_eq_tol(synth_zipf_unique(2, 1.0, 2, 1), 1 - p1 * p1, 1e-12);
+    ck_assert_double_eq(synth_zipf_unique(2, 1.0, 0, 2), 0);
+}
+END_TEST
+
+/* The geometric blocks of the cold tail against the exact per-row sum. */
+START_TEST(zipf_unique_tail_blocks)
+{
+    long n = 300000;
+    double draws = 50000, s = 1.05, exact = 0;
+    for (long k = 0; k < n; k++) {
+        double p = synth_zipf_cdf((double)k + 1, n, s) - synth_zipf_cdf((double)k, n, s);
+        exact += -expm1(draws * log1p(-p));
+    }
+    ck_assert_double_eq_tol(synth_zipf_unique(n, s, draws, n), exact, 1e-4 * exact);
+}
+END_TEST
+
+/* What the synthetic click logs really draw: 40,000 ids of a 4M-row table. */
+START_TEST(zipf_unique_matches_draws)
+{
+    long n = 4000000;
+    int draws = 40000;
+    char *seen = calloc((size_t)n, 1);
+    rng r = rng_at(7, 3);
+    long distinct = 0;
+    for (int i = 0; i < draws; i++) {
+        long k = synth_zipf(rng_uniform(&r), n, SYNTH_CLICK_ZIPF_S);
+        distinct += !seen[k];
+        seen[k] = 1;
+    }
+    free(seen);
+    double u = synth_zipf_unique(n, SYNTH_CLICK_ZIPF_S, draws, n);
+    ck_assert_msg(fabs(u - distinct) < 0.02 * distinct, "expected %.0f distinct rows, drew %ld", u, distinct);
+    /* fewer distinct rows per lookup as the batch grows: the hot rows repeat */
+    ck_assert_double_lt(synth_zipf_unique(n, 1.05, 4 * draws, n), 4 * u);
+}
+END_TEST
+
+static workload_table TABLES[2] = {{4, 8, 1}, {4, 8, 1}};
+static const workload_embedding EMB = {0, 1.0, 2, TABLES};
+
+static sharding_options options(int micro_batch)
+{
+    sharding_options o = {.ranks = 2, .micro_batch = micro_batch, .table_dtype_bytes = 2, .act_dtype_bytes = 2,
+                          .grad_dtype_bytes = 2, .master_weights = 0, .optimizer = EMB_SGD, .zipf_s = 1.0};
+    return o;
+}
+
+/* Two 4-row, 8-wide tables on two ranks, fp16, 4 samples per rank: table-wise
+ * puts one table on each; it serves the 8 samples of the micro-step. */
+START_TEST(table_wise_by_hand)
+{
+    sharding_options o = options(4);
+    sharding_cost c;
+    sharding_cost_of(&EMB, SHARD_TABLE_WISE, &o, &c);
+    double u = synth_zipf_unique(4, 1.0, 8, 4);
+    ck_assert_double_eq_tol(c.lookups, 8, 1e-12);
+    ck_assert_double_eq_tol(c.unique_rows, u, 1e-12);
+    ck_assert_double_eq_tol(c.lookup_bytes, 8 * 8 * 2 + 8 * 8 * 2, 1e-9);
+    /* pooled gradients, expanded per lookup, then per distinct row: gradient, row read, row written */
+    ck_assert_double_eq_tol(c.update_bytes, 8 * 8 * 2 + 8 * 8 * 2 + u * 8 * (2 + 2 * 2), 1e-9);
+    ck_assert_double_eq_tol(c.update_flops, 8 * 8 + u * 8 * 2, 1e-9);
+    ck_assert_double_eq_tol(c.alltoall_bytes, 4 * 16 * 2, 1e-12);
+    ck_assert_double_eq(c.reduce_scatter_bytes, 0);
+    ck_assert_double_eq(c.allreduce_bytes, 0);
+    ck_assert_double_eq_tol(c.params_bytes, 4 * 8 * 2, 1e-12); /* no fp32 master unless asked */
+    ck_assert_double_eq(c.optimizer_bytes, 0);
+    /* row-wise Adagrad: one fp32 word per row, read and written per distinct row; a master copy */
+    o.optimizer = EMB_ROWWISE_ADAGRAD;
+    o.master_weights = 1;
+    sharding_cost_of(&EMB, SHARD_TABLE_WISE, &o, &c);
+    ck_assert_double_eq_tol(c.optimizer_bytes, 4 * 4, 1e-12);
+    ck_assert_double_eq_tol(c.params_bytes, 4 * 8 * (2 + 4), 1e-12);
+    ck_assert_double_eq_tol(c.update_bytes, 8 * 8 * 2 + 8 * 8 * 2 + u * (8 * (2 + 2 * 2 + 8) + 8), 1e-9);
+    ck_assert_double_eq_tol(c.update_flops, 8 * 8 + u * 8 * 4, 1e-9);
+}
+END_TEST
+
+START_TEST(row_column_data_parallel_by_hand)
+{
+    sharding_options o = options(4);
+    sharding_cost c;
+    double u = synth_zipf_unique(4, 1.0, 8, 4);
+    /* row-wise: half of each table's rows; partial sums of all 8 samples reduce-scattered */
+    sharding_cost_of(&EMB, SHARD_ROW_WISE, &o, &c);
+    ck_assert_double_eq_tol(c.lookups, 2 * 8 / 2.0, 1e-12);
+    ck_assert_double_eq_tol(c.unique_rows, 2 * u / 2, 1e-12);
+    ck_assert_double_eq_tol(c.reduce_scatter_bytes, 8 * 16 * 2, 1e-12);
+    ck_assert_double_eq_tol(c.allgather_bytes, 8 * 16 * 2, 1e-12);
+    ck_assert_double_eq(c.alltoall_bytes, 0);
+    ck_assert_double_eq_tol(c.params_bytes, 2 * 2 * 8 * 2, 1e-12);
+    /* column-wise: 4 of the 8 columns of both tables, all 8 samples */
+    sharding_cost_of(&EMB, SHARD_COLUMN_WISE, &o, &c);
+    ck_assert_double_eq_tol(c.lookup_bytes, 2 * (8 * 4 * 2 + 8 * 4 * 2), 1e-9);
+    ck_assert_double_eq_tol(c.alltoall_bytes, 4 * 16 * 2, 1e-12);
+    ck_assert_double_eq_tol(c.params_bytes, 2 * 4 * 4 * 2, 1e-12);
+    /* data-parallel: own 4 samples, both whole tables, their dense gradients allreduced */
+    sharding_cost_of(&EMB, SHARD_DATA_PARALLEL, &o, &c);
+    ck_assert_double_eq_tol(c.lookups, 2 * 4, 1e-12);
+    ck_assert_double_eq_tol(c.unique_rows, 2 * synth_zipf_unique(4, 1.0, 4, 4), 1e-12);
+    ck_assert_double_eq_tol(c.allreduce_bytes, 2 * 4 * 8 * 2, 1e-12);
+    ck_assert_double_eq(c.alltoall_bytes, 0);
+    ck_assert_double_eq_tol(c.params_bytes, 2 * 4 * 8 * 2, 1e-12);
+}
+END_TEST
+
+/* Hybrid: at 64 samples per rank, sending pooled vectors (2 x 64 x 8 x 2 B per
+ * table) costs more than allreducing all 4 rows (2 x 4 x 8 x 2 B): every row
+ * is replicated and the alltoall disappears; at 1 sample, none is (32 B of
+ * alltoall against 64 B for one replicated row). */
+START_TEST(hybrid_replicates_hot_rows)
+{
+    sharding_options o = options(64);
+    sharding_cost c;
+    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &c);
+    ck_assert_double_eq_tol(c.hot_rows, 8, 1e-12);
+    ck_assert_double_eq_tol(c.hot_lookup_share, 1, 1e-12);
+    ck_assert_double_eq_tol(c.alltoall_bytes, 0, 1e-12);
+    ck_assert_double_eq_tol(c.allreduce_bytes, 2 * 4 * 8 * 2, 1e-12);
+    o = options(1);
+    sharding_cost hyb, tw;
+    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &hyb);
+    sharding_cost_of(&EMB, SHARD_TABLE_WISE, &o, &tw);
+    ck_assert_double_eq(hyb.hot_rows, 0);
+    ck_assert_double_eq_tol(hyb.alltoall_bytes, tw.alltoall_bytes, 1e-12);
+    ck_assert_double_eq_tol(hyb.update_bytes, tw.update_bytes, 1e-9);
+}
+END_TEST
+
+/* Table-wise balances by traffic: three equal tables on two ranks leave
+ * two on the busiest rank (its lookups, updates and memory); four put two on each. */
+START_TEST(table_wise_balances)
+{
+    workload_table t[4] = {{1000, 8, 1}, {1000, 8, 1}, {1000, 8, 1}, {1000, 8, 1}};
+    workload_embedding three = {0, 1.0, 3, t}, four = {0, 1.0, 4, t};
+    sharding_options o = options(4);
+    sharding_cost c3, c4;
+    sharding_cost_of(&three, SHARD_TABLE_WISE, &o, &c3);
+    sharding_cost_of(&four, SHARD_TABLE_WISE, &o, &c4);
+    ck_assert_double_eq_tol(c3.lookups, 2 * 8, 1e-12);
+    ck_assert_double_eq_tol(c3.unique_rows, 2 * synth_zipf_unique(1000, 1.0, 8, 1000), 1e-9);
+    ck_assert_double_eq_tol(c3.params_bytes, 2 * 1000 * 8 * 2, 1e-12);
+    ck_assert_double_eq_tol(c4.update_bytes, c3.update_bytes, 1e-9);
+    ck_assert_double_eq_tol(c4.alltoall_bytes, 4 * 32 * 2, 1e-12);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sharding");
+    TCase *tc = tcase_create("plans");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, zipf_unique_by_hand);
+    tcase_add_test(tc, zipf_unique_tail_blocks);
+    tcase_add_test(tc, zipf_unique_matches_draws);
+    tcase_add_test(tc, table_wise_by_hand);
+    tcase_add_test(tc, row_column_data_parallel_by_hand);
+    tcase_add_test(tc, hybrid_replicates_hot_rows);
+    tcase_add_test(tc, table_wise_balances);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s) ? 1 : 0;
+}
