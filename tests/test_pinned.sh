@@ -48,5 +48,9 @@ if [ -z "$PINNED_WRITE" ] && [ "${scenario_set:-all}" != small ]; then
         [ -f "$s" ] || { echo "FAIL $p: pins $s, which is no longer shipped; run 'make pinned'"; status=1; }
     done
 fi
-[ $status = 0 ] && echo "test_pinned: $(echo "$scenarios" | wc -w) scenarios match their pins"
+if [ $status = 0 ] && [ -n "$PINNED_WRITE" ]; then
+    echo "make pinned: wrote $(echo "$scenarios" | wc -w) pins in tests/pinned/; review 'git diff tests/pinned' and commit"
+elif [ $status = 0 ]; then
+    echo "test_pinned: $(echo "$scenarios" | wc -w) scenarios match their pins"
+fi
 exit $status
