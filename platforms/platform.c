@@ -308,11 +308,18 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
     }
     for (int c = 0; c < n; c++) {
         p->comp_att[c] = -1;
-        if (p->comp[c].dev->kind == DEVICE_ACCELERATOR)
+        if (p->comp[c].dev->kind == p->rank_kind)
             p->acc[p->nacc++] = c;
     }
+    if (p->nacc == 0 && p->rank_kind == DEVICE_CPU)
+        return free(queue), tt_error_set(err, TT_EINPUT, "%s: ranks \"cpu\": the node has no CPU socket (a component whose "
+                                         "device has \"kind\": \"cpu\"); train on the accelerators (drop \"ranks\") or "
+                                         "use a platform with CPU sockets (zion, dgx-a100)", where);
     if (p->nacc == 0)
         return free(queue), tt_error_set(err, TT_EINPUT, "%s: the node has no accelerator (a device of kind \"accelerator\")", where);
+    if (p->rank_kind == DEVICE_CPU && p->fabric == FABRIC_TORUS)
+        return free(queue), tt_error_set(err, TT_EINPUT, "%s: ranks \"cpu\": the torus joins the accelerators themselves, "
+                                         "so the sockets have no path between nodes; drop \"ranks\"", where);
     for (int s = 0; s < n; s++)
         route_from(p, s, queue);
     free(queue);
@@ -340,11 +347,11 @@ int plat_finish(platform *p, const char *attach_group, const char *where, tt_err
     } else if (p->nodes != 1) {
         return tt_error_set(err, TT_EINPUT, "%s: %d nodes need a fabric (\"fabric\": {\"topology\": ...})", where, p->nodes);
     }
-    /* One accelerator whose only companions are its NICs: the node is one
+    /* One rank whose only companions are its NICs: the node is one
      * host of a SimGrid cluster (its NIC folded into the host's link). */
     int others = 0;
     for (int c = 0; c < n; c++)
-        others += p->comp[c].dev->kind != DEVICE_ACCELERATOR && (p->comp[c].dev->kind != DEVICE_NIC || p->comp_att[c] < 0 || p->att[p->comp_att[c]] != c);
+        others += p->comp[c].dev->kind != p->rank_kind && (p->comp[c].dev->kind != DEVICE_NIC || p->comp_att[c] < 0 || p->att[p->comp_att[c]] != c);
     p->flat = p->fabric == FABRIC_TORUS || (p->nacc == 1 && others == 0 && p->fabric != FABRIC_NONE);
     /* Hosts of one node must reach each other inside it. */
     if (!p->flat)
@@ -480,6 +487,11 @@ const device_info *platform_device(const platform *p, int rank)
     return p->comp[p->acc[rank % p->nacc]].dev;
 }
 
+device_kind platform_rank_kind(const platform *p)
+{
+    return p->rank_kind;
+}
+
 const char *platform_rank_exit(const platform *p, int rank)
 {
     if (p->fabric == FABRIC_NONE || p->flat)
@@ -569,6 +581,27 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
     }
     *bw_Bps = bw;
     return hops;
+}
+
+/* Links of class cls on the node route from component u to component v. */
+static int route_class_links(const platform *p, int u, int v, const char *cls)
+{
+    int n = p->ncomp, links = 0;
+    while (v >= 0 && v != u) { /* back along u's routing tree */
+        links += strcmp(p->link[p->nvia[(size_t)u * n + v]].cls, cls) == 0;
+        v = p->nnext[(size_t)u * n + v];
+    }
+    return links;
+}
+
+int platform_path_class_links(const platform *p, int a, int b, const char *cls)
+{
+    if (p->flat || p->user_xml || a == b)
+        return 0;
+    int ca = p->acc[a % p->nacc], cb = p->acc[b % p->nacc];
+    if (a / p->nacc == b / p->nacc)
+        return route_class_links(p, ca, cb, cls);
+    return route_class_links(p, ca, p->att[p->comp_att[ca]], cls) + route_class_links(p, p->att[p->comp_att[cb]], cb, cls);
 }
 
 int platform_rank_links(const platform *p, int a, int b, const char **cls)
@@ -895,7 +928,6 @@ void platform_summarize(const platform *p, platform_summary *s)
 {
     memset(s, 0, sizeof *s);
     s->nodes = p->nodes;
-    s->accelerators = platform_ranks(p);
     for (int c = 0; c < p->ncomp; c++) {
         device_kind k = p->comp[c].dev->kind;
         int i = 0;
@@ -907,6 +939,7 @@ void platform_summarize(const platform *p, platform_summary *s)
             if (i == s->n_devices)
                 s->n_devices++;
         }
+        s->accelerators += (k == DEVICE_ACCELERATOR) * p->nodes;
         s->cpu_sockets += (k == DEVICE_CPU) * p->nodes;
         s->nics += (k == DEVICE_NIC) * p->nodes;
         s->switches += (k == DEVICE_SWITCH) * p->comp[c].planes * p->nodes;

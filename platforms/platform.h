@@ -1,7 +1,8 @@
 /* platform.h: hardware as data (platforms/README.md), turned into a SimGrid platform.
  * A platform is a node template (devices and the links among them) repeated
- * `nodes` times and joined by a cluster fabric. Ranks are the accelerators,
- * numbered node-major; every accelerator and CPU socket is a SimGrid host. */
+ * `nodes` times and joined by a cluster fabric. Ranks are the accelerators
+ * (or the CPU sockets, platform_options.rank_kind), numbered node-major;
+ * every accelerator and CPU socket is a SimGrid host (NICs are routers). */
 #ifndef TT_PLATFORM_H
 #define TT_PLATFORM_H
 
@@ -28,6 +29,9 @@ typedef struct platform_options {
     const json_t *devices;    /* definitions by name; a partial one is merged over the device it names */
     const char *overlay_file; /* where fabric and devices come from, for messages */
     int shape[3];             /* torus grid of the slice, shape[0] fastest (0: published or most square) */
+    /* What the ranks are: the node's accelerators (the default, 0) or its
+     * CPU sockets (DEVICE_CPU: CPU-only training, Zion's 8 sockets). */
+    device_kind rank_kind;
 } platform_options;
 
 /* Parses a torus grid "16x32" or "8x8x12" into shape (unused sizes 0). */
@@ -55,8 +59,10 @@ int platform_nodes(const platform *p);
 int platform_ranks_per_node(const platform *p);
 /* The SimGrid host name of rank i. */
 const char *platform_rank_host(const platform *p, int rank, char *buf, size_t buf_bytes);
-/* The accelerator of a rank. */
+/* The device of a rank (an accelerator, or a CPU socket with rank_kind DEVICE_CPU). */
 const device_info *platform_device(const platform *p, int rank);
+/* What the ranks are: DEVICE_ACCELERATOR or DEVICE_CPU. */
+device_kind platform_rank_kind(const platform *p);
 
 /* Route from rank a to rank b: summed latency, bottleneck bandwidth (per
  * direction, bundles counted as their sum); returns the physical links crossed. */
@@ -68,6 +74,10 @@ int platform_torus_dims(const platform *p, int dims[3]);
  * oversubscription (down:up); returns 0 for other fabrics. */
 int platform_fattree_shape(const platform *p, int *nodes_per_leaf, int *levels, int *oversubscription);
 int platform_hops(const platform *p, int a, int b);
+/* How many links of class cls ("upi") a message from rank a to rank b
+ * crosses inside nodes (to and from the NICs across nodes); 0 for flat and
+ * user-XML platforms, which have no node template. */
+int platform_path_class_links(const platform *p, int a, int b, const char *cls);
 /* The first link from rank a toward rank b of the same node: its link units
  * (an NVLink bundle counts its links) and class ("nvlink3"); 0 and NULL for
  * ranks of different nodes and flat platforms. NCCL runs a channel per link. */
@@ -120,7 +130,7 @@ typedef struct platform_summary {
     platform_link_class link_classes[16];
     double bisection_Bps;   /* per direction, across the worst balanced cut of ranks */
     int diameter_hops;      /* between accelerators */
-    double peak_flops[DTYPE_COUNT]; /* accelerators, whole platform */
+    double peak_flops[DTYPE_COUNT]; /* the ranks (accelerators or sockets), whole platform */
 } platform_summary;
 void platform_summarize(const platform *p, platform_summary *out);
 

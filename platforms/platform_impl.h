@@ -39,7 +39,8 @@ struct platform {
     int ncomp, nlink;
     pcomp *comp;
     plink *link;
-    int nacc, *acc;          /* accelerators in rank order (component indices) */
+    device_kind rank_kind;   /* DEVICE_ACCELERATOR, or DEVICE_CPU: the sockets are the ranks */
+    int nacc, *acc;          /* ranks of a node in order (component indices): accelerators or sockets */
     int natt, *att;          /* components attached to the fabric */
     double *att_uplink_Bps;  /* per attachment: NIC bandwidth, else the fabric link's */
     int *comp_att;           /* per component: index into att it leaves the node by */

@@ -201,6 +201,9 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
         }
         if (dev->kind == DEVICE_ACCELERATOR && opt && opt->accelerator) {
             dev = device_table_find(&p->devices, opt->accelerator);
+            if (dev && dev->kind == DEVICE_CPU)
+                return tt_error_set(c.err, TT_EINPUT, "--accelerator %s: a CPU, not an accelerator; to train on the "
+                                    "node's CPU sockets set the scenario's platform.ranks to \"cpu\"", opt->accelerator);
             if (!dev || dev->kind != DEVICE_ACCELERATOR)
                 return tt_error_set(c.err, TT_EINPUT, "--accelerator %s: not an accelerator in platforms/devices.json",
                                     opt->accelerator);
@@ -532,13 +535,15 @@ platform *plat_load_json(const char *path, const platform_options *opt, tt_error
     }
     if ((rc = load_meta(p, &r)))
         goto done;
+    p->rank_kind = opt ? opt->rank_kind : DEVICE_ACCELERATOR;
     if (jx_has(&r, "simgrid")) {
         if (jx_has(&r, "node") || jx_has(&r, "fabric")) {
             rc = tt_error_set(err, TT_EINPUT, "%s: \"simgrid\" (your own platform XML) replaces \"node\" and \"fabric\": keep one", path);
             goto done;
         }
-        if (opt && (opt->nodes || opt->link_bw_Bps > 0 || opt->accelerator || opt->mesh)) {
-            rc = tt_error_set(err, TT_EINPUT, "%s: a SimGrid XML platform takes no --nodes, --link-bw, --accelerator or --mesh", path);
+        if (opt && (opt->nodes || opt->link_bw_Bps > 0 || opt->accelerator || opt->mesh || opt->rank_kind == DEVICE_CPU)) {
+            rc = tt_error_set(err, TT_EINPUT, "%s: a SimGrid XML platform takes no --nodes, --link-bw, --accelerator, "
+                              "--mesh or ranks \"cpu\" (its rank_hosts file names the ranks)", path);
             goto done;
         }
         if ((rc = load_user_simgrid(p, &r)))

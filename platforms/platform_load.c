@@ -37,6 +37,7 @@ static platform *generic(int kind, const platform_options *opt, tt_error *err)
         platform_free(p);
         return NULL;
     }
+    p->rank_kind = opt ? opt->rank_kind : DEVICE_ACCELERATOR;
     p->nodes = opt && opt->nodes > 0 ? opt->nodes : GENERIC_NODES;
     p->fab_bw_Bps = opt && opt->link_bw_Bps > 0 ? opt->link_bw_Bps : GENERIC_LINK_BPS;
     p->fab_lat_s = opt && opt->link_latency_s > 0 ? opt->link_latency_s : GENERIC_LINK_S;

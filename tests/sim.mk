@@ -101,3 +101,8 @@ pinned: ttasim tests/pin_diff
 	rm -f $(top_srcdir)/tests/pinned/*.json
 	PINNED_WRITE=1 top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)' $(SHELL) $(top_srcdir)/tests/test_pinned.sh
 .PHONY: pinned
+check_PROGRAMS += tests/test_cpu_ranks
+tests_test_cpu_ranks_SOURCES = tests/test_cpu_ranks.c
+tests_test_cpu_ranks_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_cpu_ranks_LDADD = $(TEST_LIBS)
+TESTS += tests/test_cpu_ranks

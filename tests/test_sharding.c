@@ -148,7 +148,9 @@ START_TEST(hybrid_replicates_hot_rows)
 END_TEST
 
 /* Table-wise balances by traffic: three equal tables on two ranks leave
- * two on the busiest rank (its lookups, updates and memory); four put two on each. */
+ * two on the busiest rank (its lookups, updates and memory, and the alltoall's
+ * largest sender: both tables' vectors for all 8 samples, more than the 4 x 3
+ * tables' vectors each rank receives); four put two on each. */
 START_TEST(table_wise_balances)
 {
     workload_table t[4] = {{1000, 8, 1}, {1000, 8, 1}, {1000, 8, 1}, {1000, 8, 1}};
@@ -160,6 +162,7 @@ START_TEST(table_wise_balances)
     ck_assert_double_eq_tol(c3.lookups, 2 * 8, 1e-12);
     ck_assert_double_eq_tol(c3.unique_rows, 2 * synth_zipf_unique(1000, 1.0, 8, 1000), 1e-9);
     ck_assert_double_eq_tol(c3.params_bytes, 2 * 1000 * 8 * 2, 1e-12);
+    ck_assert_double_eq_tol(c3.alltoall_bytes, 8 * 2 * 8 * 2, 1e-12);
     ck_assert_double_eq_tol(c4.update_bytes, c3.update_bytes, 1e-9);
     ck_assert_double_eq_tol(c4.alltoall_bytes, 4 * 32 * 2, 1e-12);
 }

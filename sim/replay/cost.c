@@ -29,6 +29,7 @@ void cost_bill_of(const platform *p, cost_bill *b)
     memset(b, 0, sizeof *b);
     platform_summary s;
     platform_summarize(p, &s);
+    device_kind ranks = platform_rank_kind(p);
     for (int i = 0; i < s.n_devices; i++) {
         const device_info *d = s.devices[i].dev;
         double n = (double)s.devices[i].count;
@@ -39,8 +40,9 @@ void cost_bill_of(const platform *p, cost_bill *b)
         case DEVICE_NIC: b->nics_usd += n * d->price_usd; break;
         default: b->servers_usd += n * d->price_usd; break; /* CPUs with their server share, node switches */
         }
-        if (d->kind != DEVICE_ACCELERATOR)
-            b->other_w += n * d->power_w;
+        /* the ranks draw through cost_rates; accelerators beside CPU ranks idle */
+        if (d->kind != ranks)
+            b->other_w += n * (d->kind == DEVICE_ACCELERATOR ? d->idle_w : d->power_w);
     }
     platform_fabric_bom bom;
     platform_fabric_bom_of(p, 0, &bom);

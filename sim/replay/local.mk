@@ -4,6 +4,7 @@ libsim_a_SOURCES += sim/replay/device_model.c sim/replay/device_model.h
 libsim_a_SOURCES += sim/replay/workload.c sim/replay/workload.h
 libsim_a_SOURCES += sim/replay/step.c sim/replay/step.h
 libsim_a_SOURCES += sim/replay/sharding.c sim/replay/sharding.h
+libsim_a_SOURCES += sim/replay/traffic.c sim/replay/traffic.h
 libsim_a_SOURCES += sim/replay/convergence.c sim/replay/convergence.h
 libsim_a_SOURCES += sim/replay/cost.c sim/replay/cost.h
 libsim_a_SOURCES += sim/replay/run.c sim/replay/run.h

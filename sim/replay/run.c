@@ -10,6 +10,7 @@
 #include "platforms/platform.h"
 #include "sim/engine/collective_sim.h"
 #include "sim/replay/convergence.h"
+#include "sim/replay/traffic.h"
 #include "sim/replay/workload.h"
 
 /* ---- stage 1: the scenario's platform at a node count ---- */
@@ -80,19 +81,43 @@ static int optimizer_state_words(const char *name)
 
 /* ---- stage 3: the step's collectives on SimGrid, one simulation ---- */
 
+/* Intel's socket-to-socket links in platform files ("class": "upi"). */
+#define UPI_CLASS "upi"
+
+/* Collective i's bytes over UPI (upi_bytes non-NULL: CPU ranks), from the
+ * schedule of the algorithm that ran at the upper request's parameters. */
+static int upi_traffic(const platform *p, const step_coll *c, size_t n, const coll_request *req,
+                       const int *req_hi, const coll_result *out, double *upi_bytes, tt_error *err)
+{
+    int rc = TT_OK;
+    for (size_t i = 0; rc == TT_OK && i < n; i++) {
+        upi_bytes[i] = 0;
+        if (c[i].bytes <= 0)
+            continue;
+        coll_params cp = req[req_hi[c[i].op]].params;
+        cp.algo = out[req_hi[c[i].op]].algo;
+        cp.bytes = c[i].bytes;
+        rc = traffic_class_bytes(p, &cp, UPI_CLASS, &upi_bytes[i], err);
+    }
+    return rc;
+}
+
 /* A collective's time on a fixed platform and algorithm is affine in its
  * size (each round costs latency plus bytes over its bandwidth share, and
  * the reductions are linear), so per operation only the smallest and largest
  * sizes are simulated and the other buckets interpolated between them: two
  * SimGrid runs per operation however many bucket sizes the trace has. */
 static int time_collectives(const scenario *sc, const platform *p, const step_coll *c,
-                            size_t n, double *coll_s, run_result *res, tt_error *err)
+                            size_t n, double *coll_s, double *upi_bytes, run_result *res, tt_error *err)
 {
     int ranks = platform_ranks(p);
     static const coll_op OPS[STEP_OPS] = {OP_ALLREDUCE, OP_ALLTOALL, OP_REDUCE_SCATTER, OP_ALLGATHER};
     coll_algo algo[STEP_OPS] = {sc->allreduce_algo, sc->alltoall_algo, ALGO_AUTO, ALGO_AUTO};
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         coll_s[i] = 0;
+        if (upi_bytes)
+            upi_bytes[i] = 0;
+    }
     if (ranks == 1) {
         snprintf(res->allreduce, sizeof res->allreduce, "none (1 rank)");
         return TT_OK;
@@ -130,6 +155,8 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
         double u = hi[op] > lo[op] ? (c[i].bytes - lo[op]) / (hi[op] - lo[op]) : 0;
         coll_s[i] = t_lo + u * (t_hi - t_lo);
     }
+    if (rc == TT_OK && upi_bytes)
+        rc = upi_traffic(p, c, n, req, req_hi, out, upi_bytes, err);
     for (int op = 0; rc == TT_OK && op <= STEP_ALLTOALL; op++)
         if (req_hi[op] >= 0) {
             char *dst = op == STEP_ALLREDUCE ? res->allreduce : res->alltoall;
@@ -302,6 +329,7 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
         pt->host.lookup_s += f * ph[k].host.lookup_s;
         pt->host.update_s += f * ph[k].host.update_s;
         s->model_flops += f * r->model_flops;
+        s->compute_bytes += f * r->compute_bytes;
         samples += f * ph[k].global_batch;
         if (r->memory.total_bytes > s->memory.total_bytes)
             s->memory = r->memory;
@@ -401,6 +429,43 @@ static int plan_tables(const run_ctx *x, size_t k, const char *precision, shardi
     return TT_OK;
 }
 
+/* CPU sockets as ranks: a socket without math at the precision would emulate
+ * it, slower than fp32, so it is refused; and the tables already live in the
+ * ranks' own memory, so "host" has nothing to move. */
+static int check_cpu_ranks(const scenario *sc, const platform *p, const char *precision, sharding_kind plan,
+                           tt_error *err)
+{
+    if (platform_rank_kind(p) != DEVICE_CPU)
+        return TT_OK;
+    const device_info *dev = platform_device(p, 0);
+    tt_dtype dt;
+    int rc = dtype_parse(precision, &dt, err);
+    if (rc)
+        return rc;
+    if (dev->peak_flops[dt] <= 0)
+        return tt_error_set(err, TT_EINPUT, "%s: $.workload.precision: %s (%s), but the CPU socket %s has no %s "
+                            "peak in its device definition (\"peak_flops\"): use fp32, or a CPU with %s math "
+                            "(cooper-lake-8s has bf16)", sc->path, precision, sc->precision ? "the scenario's" : "the trace's",
+                            dev->name, precision, precision);
+    if (plan == SHARD_HOST)
+        return tt_error_set(err, TT_EINPUT, "%s: $.workload.embeddings: \"host\" moves the tables to the CPU sockets, "
+                            "but with $.platform.ranks \"cpu\" the sockets are the ranks and the tables are in their "
+                            "memory already: use a sharding plan over the ranks ($.workload.embedding.sharding: "
+                            "table_wise, row_wise, column_wise, hybrid or auto)", sc->path);
+    return TT_OK;
+}
+
+/* A phase's UPI bytes per step: its gradient buckets and replicated rows once,
+ * its embedding collectives every micro-step. */
+static double phase_upi_bytes(const workload *t, const phase_plan *pp, const double *upi_bytes)
+{
+    const double *b = upi_bytes + pp->first_coll;
+    double s = 0;
+    for (size_t i = 0; i < pp->n_coll; i++)
+        s += b[i] * (i >= t->n_buckets && i < t->n_buckets + t->n_comm ? pp->accumulation : 1);
+    return s;
+}
+
 /* The point under one sharding plan. probe (auto): a plan whose memory does
  * not fit gives time_s = +inf instead of an error. `note`: the scenario's own
  * point lists the run's assumptions; sweep points, which may run in other
@@ -417,10 +482,13 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
     const char *precision = sc->precision ? sc->precision : x->tr[0].precision;
     device_model d;
     int rc = device_model_of(platform_device(p, 0), precision, &d, err);
+    if (rc == TT_OK)
+        rc = check_cpu_ranks(sc, p, precision, plan, err);
     if (sc->fusion >= 0)
         d.fusion = sc->fusion;
     pt->nodes = platform_nodes(p);
     pt->ranks = platform_ranks(p);
+    pt->cpu_ranks = platform_rank_kind(p) == DEVICE_CPU;
     phase_plan ph[SCENARIO_MAX_PHASES];
     memset(ph, 0, sizeof ph);
     size_t total_coll = 0;
@@ -428,6 +496,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         total_coll += x->tr[k].n_buckets + x->tr[k].n_comm + 1;
     step_coll *c = calloc(total_coll + 1, sizeof *c);
     double *coll_s = calloc(total_coll + 1, sizeof *coll_s);
+    double *upi_bytes = pt->cpu_ranks ? calloc(total_coll + 1, sizeof *upi_bytes) : NULL;
     size_t nc = 0;
     int fits = 1;
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
@@ -472,11 +541,12 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         pt->step.time_s = INFINITY;
         free(c);
         free(coll_s);
+        free(upi_bytes);
         platform_free(p);
         return TT_OK;
     }
     if (rc == TT_OK)
-        rc = time_collectives(sc, p, c, nc, coll_s, x->res, err);
+        rc = time_collectives(sc, p, c, nc, coll_s, upi_bytes, x->res, err);
     if (rc == TT_OK && plan == SHARD_HOST)
         rc = time_host_embeddings(sc, p, x->tr, ph, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
@@ -494,6 +564,8 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
             snprintf(r->platform, sizeof r->platform, "%s", platform_name(p));
         }
         combine_phases(sc, ph, d.peak_flops, pt);
+        for (size_t k = 0; upi_bytes && k < sc->n_phases; k++)
+            pt->upi_bytes += sc->phases[k].fraction * phase_upi_bytes(&x->tr[k], &ph[k], upi_bytes);
         pt->tables = ph[0].tables;
         pt->n_tables = x->tr[0].emb.n_tables;
         cost_bill_of(p, &pt->bill);
@@ -503,6 +575,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
     }
     free(c);
     free(coll_s);
+    free(upi_bytes);
     platform_free(p);
     return rc;
 }
@@ -524,7 +597,7 @@ static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_
     run_point cand;
     pt->step.time_s = INFINITY;
     for (int k = 0; k < SHARD_COUNT; k++) {
-        if (k == SHARD_HOST && sum.cpu_sockets == 0)
+        if (k == SHARD_HOST && (sum.cpu_sockets == 0 || sc->cpu_ranks)) /* no sockets, or they are the ranks */
             continue;
         int rc = run_point_plan(x, nodes, global_batch, (sharding_kind)k, 1, 0, &cand, err);
         if (rc)
@@ -654,8 +727,12 @@ static int path_point(const scenario *sc, size_t combo, scenario *out, char *lab
         combo /= n;
     }
     for (size_t k = 0; k < sc->n_sweep_paths; k++) {
-        char *text = json_dumps(vals[k], JSON_ENCODE_ANY | JSON_COMPACT);
+        char *text = json_dumps(vals[k], JSON_ENCODE_ANY | JSON_COMPACT), real[32];
         const char *shown = json_is_string(vals[k]) ? json_string_value(vals[k]) : text;
+        if (json_is_real(vals[k])) { /* 0.8, not Jansson's 0.80000000000000004 */
+            snprintf(real, sizeof real, "%.6g", json_real_value(vals[k]));
+            shown = real;
+        }
         used += (size_t)snprintf(label + used, used < label_bytes ? label_bytes - used : 0, "%s%s=%s",
                                  k ? ", " : "", sc->sweep_path[k], shown ? shown : "?");
         free(text);

@@ -19,6 +19,8 @@ typedef struct run_point {
     char error[1024];   /* why the point could not run (does not fit, batch does not split): its row says so */
     char platform[64];
     int nodes, ranks;
+    int cpu_ranks;        /* the ranks are CPU sockets (platform.ranks "cpu") */
+    double upi_bytes;     /* CPU ranks: bytes the step's collectives put on UPI links, per link crossed */
     long global_batch;
     int micro_batch, accumulation;
     step_result step;

@@ -17,6 +17,7 @@
 
 static const char *const NETWORKS[] = {"ideal", "calibrated", NULL};
 static const char *const PLACEMENTS[] = {"accelerators", "host", NULL};
+static const char *const RANK_KINDS[] = {"accelerators", "cpu", NULL};
 
 static char *dup_or_null(const char *s)
 {
@@ -67,7 +68,7 @@ static int load_strings(const jx_obj *o, const char *key, char ***out)
 static int load_platform(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"name", "nodes", "link_bw_Bps", "link_latency_s", "accelerator",
-                                       "mesh", "shape", "fabric", NULL};
+                                       "mesh", "shape", "fabric", "ranks", NULL};
     jx_obj p;
     const char *name = NULL, *acc = NULL, *mesh = NULL;
     long nodes = 0;
@@ -76,7 +77,8 @@ static int load_platform(const jx_obj *r, scenario *s)
         (rc = jx_string(&p, "name", 1, &name)) || (rc = jx_int(&p, "nodes", 0, 1, 100000, &nodes)) ||
         (rc = jx_rate(&p, "link_bw_Bps", 0, 1e3, 1e15, &s->link_bw_Bps)) ||
         (rc = jx_seconds(&p, "link_latency_s", 0, 0, 10, &s->link_latency_s)) ||
-        (rc = jx_string(&p, "accelerator", 0, &acc)) || (rc = jx_string(&p, "mesh", 0, &mesh)))
+        (rc = jx_string(&p, "accelerator", 0, &acc)) || (rc = jx_string(&p, "mesh", 0, &mesh)) ||
+        (rc = jx_enum(&p, "ranks", 0, RANK_KINDS, &s->cpu_ranks)))
         return rc;
     size_t nshape = 0;
     if ((rc = jx_array(&p, "shape", 0, &nshape)))
@@ -599,7 +601,8 @@ platform_options scenario_platform_options(const scenario *s, int nodes)
 {
     platform_options o = {.nodes = nodes ? nodes : s->nodes, .link_bw_Bps = s->link_bw_Bps,
                           .link_latency_s = s->link_latency_s, .accelerator = s->accelerator, .mesh = s->mesh,
-                          .fabric = s->fabric, .devices = s->devices, .overlay_file = s->path};
+                          .fabric = s->fabric, .devices = s->devices, .overlay_file = s->path,
+                          .rank_kind = s->cpu_ranks ? DEVICE_CPU : DEVICE_ACCELERATOR};
     memcpy(o.shape, s->shape, sizeof o.shape);
     return o;
 }

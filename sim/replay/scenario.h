@@ -52,6 +52,7 @@ typedef struct scenario {
     double link_bw_Bps, link_latency_s; /* 0: the platform's default */
     char *accelerator; /* NULL: the platform's */
     char *mesh;        /* NULL: the platform's */
+    int cpu_ranks;     /* "ranks": "cpu": the nodes' CPU sockets train, not their accelerators */
     int shape[3];      /* torus grid of the slice (0: the platform's choice) */
     int network;       /* network_model: 0 ideal, 1 calibrated */
     json_t *fabric;    /* "platform.fabric": merged over the platform file's fabric (in doc) */

@@ -77,6 +77,7 @@ static double hot_rows_of(const workload_table *t, const sharding_options *o)
 typedef struct rank_load {
     sharding_cost work; /* lookups and updates */
     sharding_cost mem;  /* memory */
+    double send_bytes;  /* pooled vectors of its tables, every sample of the micro-step */
 } rank_load;
 
 static double load_bytes(const sharding_cost *c)
@@ -100,6 +101,7 @@ typedef struct placed {
     const workload_table *t;
     double hot;
     sharding_cost work;
+    double send_bytes; /* its pooled vectors in the alltoall */
 } placed;
 
 static int by_traffic_desc(const void *a, const void *b)
@@ -111,7 +113,9 @@ static int by_traffic_desc(const void *a, const void *b)
 /* Whole tables (or, for hybrid, their cold tails) placed greedily, the most
  * traffic first, on the rank with the least lookup and update traffic so far
  * (TorchRec's greedy partitioner by cost); the busiest rank's traffic and the
- * largest rank's memory are the plan's. */
+ * largest rank's memory are the plan's. The alltoall is uneven (alltoallv):
+ * it lasts as long as its largest sender, the rank whose tables produce the
+ * most pooled vectors, so the plan's alltoall is at least that rank's. */
 static void place_tables(const workload_embedding *e, const sharding_options *o, const double *hot, sharding_cost *out)
 {
     int R = o->ranks;
@@ -125,7 +129,7 @@ static void place_tables(const workload_embedding *e, const sharding_options *o,
         /* pooled vectors of the cold rows' lookups: every sample with one */
         double cold_share = 1 - pow(synth_zipf_cdf(h, (long)t->rows, o->zipf_s), t->lookups);
         part_work w = part_of(t, o->zipf_s, G, h, t->rows, t->dim, G * cold_share);
-        order[i] = (placed){t, h, {0}};
+        order[i] = (placed){t, h, {0}, G * t->dim * o->act_dtype_bytes * cold_share};
         add_work(&order[i].work, &w, o);
     }
     qsort(order, n, sizeof *order, by_traffic_desc);
@@ -136,11 +140,14 @@ static void place_tables(const workload_embedding *e, const sharding_options *o,
                 r = k;
         add_traffic(&ranks[r].work, &order[i].work);
         add_memory(&ranks[r].mem, order[i].t->rows - order[i].hot, order[i].t->dim, o);
+        ranks[r].send_bytes += order[i].send_bytes;
     }
     int busiest = 0;
-    for (int k = 1; k < R; k++)
+    for (int k = 0; k < R; k++) {
         if (load_bytes(&ranks[k].work) > load_bytes(&ranks[busiest].work))
             busiest = k;
+        out->alltoall_bytes = fmax(out->alltoall_bytes, ranks[k].send_bytes);
+    }
     add_traffic(out, &ranks[busiest].work);
     double pm = 0, om = 0;
     for (int k = 0; k < R; k++)
@@ -165,8 +172,8 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
         pooled_dims += e->tables[i].dim;
     switch (k) {
     case SHARD_TABLE_WISE:
+        out->alltoall_bytes = B * pooled_dims * a; /* what each rank receives; place_tables: its largest sender */
         place_tables(e, o, NULL, out);
-        out->alltoall_bytes = B * pooled_dims * a;
         break;
     case SHARD_COLUMN_WISE:
         /* every rank: all tables for the whole micro-step's samples, 1/R of the columns */

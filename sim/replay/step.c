@@ -55,18 +55,31 @@ static int plan_layer(const workload *t, size_t layer, const step_options *o)
     return o->tables && t->emb.n_tables > 0 && layer == (size_t)t->emb.layer;
 }
 
-double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
+/* The FLOPs and device-memory bytes one pass of a layer charges (a fused op:
+ * no kernel, only its traffic beyond the producer's output); returns whether it is fused. */
+static int layer_work(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward,
+                      double *flops, double *bytes)
 {
     scaling k = scaling_of(t, o);
     const workload_layer *l = &t->layers[layer];
-    double flops = (backward ? l->backward_flops : l->forward_flops) * k.samples;
-    double bytes = scaled_bytes(&k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
+    *flops = (backward ? l->backward_flops : l->forward_flops) * k.samples;
+    *bytes = scaled_bytes(&k, l, backward ? l->backward_bytes : l->forward_bytes, backward ? 2 : 1);
     if (plan_layer(t, layer, o)) { /* the sharding plan's lookups or sparse update, distinct rows */
-        flops = backward ? o->tables->update_flops : o->tables->lookup_flops;
-        bytes = backward ? o->tables->update_bytes : o->tables->lookup_bytes;
+        *flops = backward ? o->tables->update_flops : o->tables->lookup_flops;
+        *bytes = backward ? o->tables->update_bytes : o->tables->lookup_bytes;
     }
-    if (fused_into_producer(t, layer, d))
-        return fmax(0.0, bytes - l->activation_bytes * k.samples * k.dtype) / d->mem_Bps;
+    if (!fused_into_producer(t, layer, d))
+        return 0;
+    *bytes = fmax(0.0, *bytes - l->activation_bytes * k.samples * k.dtype);
+    return 1;
+}
+
+double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
+{
+    const workload_layer *l = &t->layers[layer];
+    double flops, bytes;
+    if (layer_work(t, layer, d, o, backward, &flops, &bytes))
+        return bytes / d->mem_Bps;
     int kernels = kernels_of(l, backward);
     double work = flops / kernels;
     double saturation = work > 0 ? work / (work + d->half_work_flops) : 1;
@@ -241,12 +254,18 @@ static void layer_pass(timeline *tl, const workload *t, size_t layer, const devi
             tl->host_free = fmax(tl->t, tl->host_free) + o->host_backward_s;
         return;
     }
-    double dt = step_layer_s(t, layer, d, o, backward);
+    double dt = step_layer_s(t, layer, d, o, backward), flops, bytes;
+    layer_work(t, layer, d, o, backward, &flops, &bytes);
     /* recomputation runs a segment's forward again before its backward */
-    if (backward && o->recompute && t->layers[layer].cls != OPCLASS_NORM)
+    if (backward && o->recompute && t->layers[layer].cls != OPCLASS_NORM) {
+        double f2, b2;
         dt += step_layer_s(t, layer, d, o, 0);
+        layer_work(t, layer, d, o, 0, &f2, &b2);
+        bytes += b2;
+    }
     tl->t += dt;
     tl->r->compute_s += dt;
+    tl->r->compute_bytes += bytes;
 }
 
 static void comms_after(timeline *tl, const workload *t, const step_options *o, const double *a2a_s,

@@ -59,6 +59,7 @@ typedef struct step_result {
     double idle_s;         /* accelerator doing no work: time - compute - optimizer
                               (exposed communication and host waits included) */
     double model_flops;    /* forward + backward FLOPs per rank per step */
+    double compute_bytes;  /* device-memory traffic the forward and backward kernels charge, per rank per step */
     double mfu;            /* model_flops / (time x peak) */
     step_memory memory;
 } step_result;

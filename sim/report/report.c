@@ -72,6 +72,12 @@ static json_t *point_json(const run_point *p)
                             json_pack("{s:o, s:o, s:o, s:o}", "forward_transfer_s", num(p->host.forward_transfer_s),
                                       "lookup_s", num(p->host.lookup_s), "backward_transfer_s",
                                       num(p->host.backward_transfer_s), "update_s", num(p->host.update_s)));
+    json_object_set_new(step, "compute_bytes", num(s->compute_bytes));
+    if (p->cpu_ranks) /* each socket's step and what the collectives put on UPI */
+        json_object_set_new(o, "cpu_ranks",
+                            json_pack("{s:{s:o, s:o, s:o}, s:o}", "per_socket", "compute_s", num(s->compute_s),
+                                      "flops", num(s->model_flops), "bytes", num(s->compute_bytes),
+                                      "upi_bytes_per_step", num(p->upi_bytes)));
     if (p->n_tables > 0) {
         const sharding_cost *c = &p->tables;
         json_object_set_new(o, "embedding",
@@ -305,6 +311,10 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
         fprintf(out, "    per micro-step: rows to the accelerators %.4g s over PCIe/UPI (DRAM lookups %.4g s), "
                      "gradient rows back %.4g s (sparse update in DRAM %.4g s)\n",
                 b->host.forward_transfer_s, b->host.lookup_s, b->host.backward_transfer_s, b->host.update_s);
+    if (b->cpu_ranks)
+        fprintf(out, "    per socket: compute %s, %.4g FLOPs, %.4g bytes of DRAM traffic; UPI: %.4g bytes per step "
+                     "(the collectives' messages, once per UPI link crossed)\n",
+                human_duration(b->step.compute_s, t, sizeof t), b->step.model_flops, b->step.compute_bytes, b->upi_bytes);
     fprintf(out, "  MFU %.1f %%, %.4g samples/s, memory %.3g GB per device "
                  "(params %.3g, grads %.3g, optimizer %.3g, activations %.3g)\n\n",
             100 * b->step.mfu, b->samples_per_s, b->step.memory.total_bytes / 1e9,
