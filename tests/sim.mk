@@ -98,7 +98,6 @@ tests_pin_diff_LDADD = $(JANSSON_LIBS) -lm
 TESTS += tests/test_pinned.sh
 EXTRA_DIST += tests/test_pinned.sh tests/pinned
 pinned: ttasim tests/pin_diff
-	rm -f $(top_srcdir)/tests/pinned/*.json
 	PINNED_WRITE=1 top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)' $(SHELL) $(top_srcdir)/tests/test_pinned.sh
 .PHONY: pinned
 check_PROGRAMS += tests/test_cpu_ranks

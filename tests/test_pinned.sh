@@ -34,7 +34,7 @@ for s in $scenarios; do
         echo "FAIL $s: ttasim run $s --json exited $(cat "$work/$n.rc"):"; cat "$work/$n.err"; status=1; continue
     fi
     if [ -n "$PINNED_WRITE" ]; then
-        "$pin_diff" --strip "$work/$n" "$pins/$n" || status=1
+        mkdir -p "$work/pins" && "$pin_diff" --strip "$work/$n" "$work/pins/$n" || status=1
     elif [ ! -f "$pins/$n" ]; then
         echo "FAIL $s: no pin $pins/$n; run 'make pinned' and commit it"; status=1
     elif ! "$pin_diff" "$pins/$n" "$work/$n" "$s"; then
@@ -49,6 +49,8 @@ if [ -z "$PINNED_WRITE" ] && [ "${scenario_set:-all}" != small ]; then
     done
 fi
 if [ $status = 0 ] && [ -n "$PINNED_WRITE" ]; then
+    # replaced only once every scenario ran: an interrupted `make pinned` keeps the old pins
+    rm -f "$pins"/*.json && mv "$work/pins"/*.json "$pins"/ || status=1
     echo "make pinned: wrote $(echo "$scenarios" | wc -w) pins in tests/pinned/; review 'git diff tests/pinned' and commit"
 elif [ $status = 0 ]; then
     echo "test_pinned: $(echo "$scenarios" | wc -w) scenarios match their pins"
