@@ -5,6 +5,7 @@ libplatforms_a_SOURCES = \
 	platforms/network.c \
 	platforms/platform.c platforms/platform.h platforms/platform_impl.h \
 	platforms/platform_json.c \
+	platforms/platform_estimate.c \
 	platforms/platform_load.c \
 	platforms/platform_xml.c
 
@@ -31,3 +32,4 @@ dist_platforms_DATA = platforms/README.md \
 # The calibration set and what 'ttasim calibrate' fits from it (platforms/README.md).
 calibrationdir = $(pkgdatadir)/platforms/calibration
 dist_calibration_DATA = platforms/calibration/gpus.json platforms/calibration/calibrated.json
+EXTRA_DIST += platforms/calibration/measure-load.sh

@@ -2,7 +2,7 @@
  * A platform is a node template (devices and the links among them) repeated
  * `nodes` times and joined by a cluster fabric. Ranks are the accelerators
  * (or the CPU sockets, platform_options.rank_kind), numbered node-major;
- * every accelerator, CPU socket and NIC is a SimGrid host. */
+ * every accelerator and CPU socket is a SimGrid host (NICs are routers). */
 #ifndef TT_PLATFORM_H
 #define TT_PLATFORM_H
 
@@ -103,6 +103,20 @@ int platform_rail_relay(const platform *p, int a, int b);
  * (c <= 8, ranks_per_node <= 16); returns how many rings use links of their
  * own (0 behind a switch). */
 int platform_ring_orders(const platform *p, int c, int orders[][16]);
+
+/* What loading the platform into SimGrid will cost, estimated before it is
+ * written from what its XML will declare and per-object costs measured on
+ * SimGrid 3.32 (platform_estimate.c, platforms/README.md "Load estimate"):
+ * memory beyond the process's own, and CPU seconds to parse and seal it.
+ * `nodes` may differ from the platform's (what fewer nodes would cost);
+ * actors_per_rank counts the simulation's actors (a collective: 1). */
+typedef struct platform_load_cost {
+    double hosts, links, routes, zones;
+    double memory_bytes, cpu_s;
+} platform_load_cost;
+void platform_estimate(const platform *p, int nodes, double actors_per_rank, platform_load_cost *out);
+/* The most nodes (below the platform's) whose estimate fits budget_bytes; 0 if none. */
+int platform_estimate_max_nodes(const platform *p, double actors_per_rank, double budget_bytes);
 
 /* Summary for `ttasim platform show`. */
 typedef struct platform_link_class {

@@ -99,6 +99,23 @@ int plat_fabric_hops(const platform *p, int x, int y);
 /* The bandwidth of one fabric link, per direction. */
 double plat_fabric_link_Bps(const platform *p);
 
+/* The SimGrid writer's shapes (platform_xml.c), which the load estimate
+ * counts: a cluster's hosts for `members` (a fat tree has all its ports) and
+ * the nodes of one group zone (a leaf, or 32 of a single switch). */
+long plat_cluster_hosts(const platform *p, int members);
+int plat_group_nodes(const platform *p);
+
+/* What platform_write_xml writes for this platform with `nodes` nodes, for
+ * the load estimate (platform_estimate.c). Routes include zoneRoutes; a
+ * Full zone of V netpoints holds a V x V table, a Floyd zone three. */
+typedef struct plat_xml_counts {
+    double hosts, routers, links, routes, route_links, zones;
+    double cluster_members; /* a <cluster>'s hosts, each with its private link */
+    double full_cells, floyd_cells;
+    double floyd_steps; /* sum of V^3 over the Floyd zones */
+} plat_xml_counts;
+void plat_xml_count(const platform *p, int nodes, plat_xml_counts *out);
+
 /* Loading a platform JSON file (platform_json.c). */
 platform *plat_load_json(const char *path, const platform_options *opt, tt_error *err);
 

@@ -12,6 +12,9 @@
 
 #include "platforms/platform_impl.h"
 
+#include <math.h>
+#include <string.h>
+
 /* SimGrid's FAT_TREE topology of the tree's levels from `first` up:
  * levels;down per level;up per level;parallel links per level. */
 static void write_fattree(const platform *p, int first, FILE *out)
@@ -50,7 +53,7 @@ static void cluster_topology(const platform *p, FILE *out)
 }
 
 /* Hosts in the cluster: a fat tree has all its ports, used or not. */
-static long cluster_hosts(const platform *p, int members)
+long plat_cluster_hosts(const platform *p, int members)
 {
     if ((p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) && p->levels > 1) {
         long m = 1;
@@ -66,19 +69,16 @@ static void write_cluster(const platform *p, FILE *out, const char *id, const ch
 {
     fprintf(out, "<cluster id=\"%s\" prefix=\"%s\" suffix=\"\" radical=\"0-%ld\" speed=\"%.17gf\" "
                  "bw=\"%.17gBps\" lat=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"",
-            id, prefix, cluster_hosts(p, members) - 1, speed_flops, bw_Bps, p->fab_lat_s);
+            id, prefix, plat_cluster_hosts(p, members) - 1, speed_flops, bw_Bps, p->fab_lat_s);
     cluster_topology(p, out);
     fprintf(out, "/>\n");
 }
 
+/* Routes start and end at accelerators and CPU sockets, the only hosts:
+ * NICs and switches are routers, since routes list their links and nothing
+ * runs on them (SimGrid 3.32 seals every zone by scanning every host, so
+ * each host costs load time in proportion to the node count). */
 static int is_host(const platform *p, int c)
-{
-    return p->comp[c].dev->kind != DEVICE_SWITCH;
-}
-
-/* Routes start and end at accelerators and CPU sockets: nothing runs on a
- * NIC, which is a host only to carry traffic (a third of the routes). */
-static int is_endpoint(const platform *p, int c)
 {
     device_kind k = p->comp[c].dev->kind;
     return k == DEVICE_ACCELERATOR || k == DEVICE_CPU;
@@ -87,7 +87,7 @@ static int is_endpoint(const platform *p, int c)
 static double host_speed(const platform *p, int c)
 {
     double f = p->comp[c].dev->peak_flops[DTYPE_FP32];
-    return f > 0 ? f : 1; /* NICs compute nothing; SimGrid wants a speed */
+    return f > 0 ? f : 1; /* a device without a figure; SimGrid wants a speed */
 }
 
 /* The links from u to v along u's routing tree, in travel order. */
@@ -140,10 +140,10 @@ static void write_node(const platform *p, int k, const double eff[2], FILE *out)
     else
         write_node_links(p, k, eff, out);
     for (int u = 0; u < n; u++) {
-        if (!is_endpoint(p, u))
+        if (!is_host(p, u))
             continue;
         for (int v = 0; v < n; v++)
-            if (v != u && is_endpoint(p, v)) {
+            if (v != u && is_host(p, v)) {
                 fprintf(out, " <route src=\"n%d-%s\" dst=\"n%d-%s\" symmetrical=\"NO\">", k, p->comp[u].name, k,
                         p->comp[v].name);
                 write_path(p, k, u, v, out);
@@ -168,14 +168,14 @@ static void write_node(const platform *p, int k, const double eff[2], FILE *out)
  * single switch is cut into groups of 32 joined by a zero-latency crossbar. */
 #define SWITCH_GROUP 32
 
-static int group_nodes(const platform *p)
+int plat_group_nodes(const platform *p)
 {
     return p->fabric == FABRIC_SWITCH ? SWITCH_GROUP : p->down[0];
 }
 
 static void write_group(const platform *p, int g, const double eff[2], FILE *out)
 {
-    int per = group_nodes(p), first = g * per, last = first + per < p->nodes ? first + per : p->nodes;
+    int per = plat_group_nodes(p), first = g * per, last = first + per < p->nodes ? first + per : p->nodes;
     fprintf(out, "<zone id=\"g%d\" routing=\"Floyd\">\n", g);
     for (int k = first; k < last; k++)
         write_node(p, k, eff, out);
@@ -246,7 +246,7 @@ int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error
                  "<!-- ttasim platform %s: %d nodes, %d accelerators -->\n"
                  "<platform version=\"4.1\">\n",
             p->name, p->nodes, platform_ranks(p));
-    int groups = p->nodes > 1 && !p->flat ? (p->nodes + group_nodes(p) - 1) / group_nodes(p) : 0;
+    int groups = p->nodes > 1 && !p->flat ? (p->nodes + plat_group_nodes(p) - 1) / plat_group_nodes(p) : 0;
     if (p->flat) {
         write_cluster(p, out, "fabric", "acc-", platform_ranks(p), platform_device(p, 0)->peak_flops[DTYPE_FP32],
                       eff[1] * plat_fabric_link_Bps(p));
@@ -310,7 +310,7 @@ void platform_link_describe(const platform *p, const char *sg_name, platform_lin
         snprintf(out->cls, sizeof out->cls, p->fabric == FABRIC_RAIL ? "rail-leaves" : "node-leaf");
         snprintf(ends[0], sizeof ends[0], "n%d", k);
         snprintf(ends[1], sizeof ends[1], p->fabric == FABRIC_SWITCH ? "switch" : p->fabric == FABRIC_RAIL ? "rails %d" : "leaf %d",
-                 k / group_nodes(p));
+                 k / plat_group_nodes(p));
     } else if (sscanf(sg_name, "g%d-up", &k) == 1) {
         snprintf(out->cls, sizeof out->cls, p->fabric == FABRIC_SWITCH ? "switch" : "leaf-spine");
         snprintf(ends[0], sizeof ends[0], "leaf %d", k);
@@ -334,4 +334,73 @@ void platform_link_describe(const platform *p, const char *sg_name, platform_lin
     }
     snprintf(out->from, sizeof out->from, "%s", ends[down]);
     snprintf(out->to, sizeof out->to, "%s", ends[!down]);
+}
+
+/* The cluster of `members` as write_cluster declares it: a torus gives each
+ * host a link per dimension; a fat tree adds its switches and their links. */
+static void count_cluster(const platform *p, long members, plat_xml_counts *c)
+{
+    c->cluster_members += (double)members;
+    c->zones += 1;
+    if (p->fabric == FABRIC_TORUS)
+        for (int d = 0; d < p->ndims; d++)
+            c->links += (double)members * (p->dims[d] > 1);
+    if ((p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) && p->levels > 1)
+        for (int l = 1; l <= p->levels; l++) {
+            double sw = 1;
+            for (int i = l; i < p->levels; i++)
+                sw *= p->down[i];
+            for (int i = 0; i < l; i++)
+                sw *= p->up[i];
+            c->routers += sw;
+            c->links += sw * p->down[l - 1];
+        }
+}
+
+void plat_xml_count(const platform *p, int nodes, plat_xml_counts *c)
+{
+    memset(c, 0, sizeof *c);
+    if (p->user_xml)
+        return;
+    if (p->flat) {
+        count_cluster(p, plat_cluster_hosts(p, nodes * p->nacc), c);
+        return;
+    }
+    int n = p->ncomp, gw = nodes > 1;
+    double hosts = 0, ends = 0, route_links = 0;
+    for (int u = 0; u < n; u++) {
+        hosts += is_host(p, u);
+        if (!is_host(p, u))
+            continue;
+        ends++;
+        for (int v = 0; v < n; v++)
+            route_links += v != u && is_host(p, v) ? p->nhops[(size_t)u * n + v] : 0;
+        if (gw)
+            route_links += 2.0 * (p->nhops[(size_t)u * n + p->att[p->comp_att[u]]] + 1);
+    }
+    double v = n + gw;
+    c->hosts = hosts * nodes;
+    c->routers = (n - hosts + gw) * nodes;
+    c->links = (p->nlink + (gw ? p->natt + 1 : 0)) * (double)nodes;
+    c->routes = (ends * (ends - 1) + (gw ? 2 * ends + 2 : 0)) * nodes; /* + the node's two zoneRoutes */
+    c->route_links = (route_links + 2 * gw) * nodes;
+    c->zones = nodes;
+    c->full_cells = v * v * nodes;
+    if (!gw)
+        return;
+    int per = plat_group_nodes(p);
+    double groups = (nodes + per - 1) / per;
+    c->zones += 2 * groups + 2; /* a group and its switch zone; the world and its links */
+    c->routers += groups;
+    c->floyd_cells = 3 * (groups * (per + 1) * (per + 1) + (groups + 2) * (groups + 2));
+    c->floyd_steps = groups * pow(per + 1, 3) + pow(groups + 2, 3);
+    if (groups > 1) {
+        long spine = 1;
+        for (int l = 1; l < p->levels; l++)
+            spine *= p->down[l];
+        count_cluster(p, p->fabric == FABRIC_SWITCH || p->levels <= 2 ? (long)groups : spine, c);
+        c->links += groups;
+        c->routes += 2 * groups;
+        c->route_links += 2 * groups;
+    }
 }

@@ -90,6 +90,16 @@ tests_test_mpi_tasks_LDADD = $(TT_LIBS)
 TESTS += tests/test_mpi.sh
 EXTRA_DIST += tests/test_mpi.sh
 
+# Pinned predictions of every shipped scenario (tests/pinned/, relative 1e-6);
+# `make pinned` rewrites them after a deliberate change.
+check_PROGRAMS += tests/pin_diff
+tests_pin_diff_SOURCES = tests/pin_diff.c
+tests_pin_diff_LDADD = $(JANSSON_LIBS) -lm
+TESTS += tests/test_pinned.sh
+EXTRA_DIST += tests/test_pinned.sh tests/pinned
+pinned: ttasim tests/pin_diff
+	PINNED_WRITE=1 top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)' $(SHELL) $(top_srcdir)/tests/test_pinned.sh
+.PHONY: pinned
 check_PROGRAMS += tests/test_cpu_ranks
 tests_test_cpu_ranks_SOURCES = tests/test_cpu_ranks.c
 tests_test_cpu_ranks_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -514,9 +514,9 @@ START_TEST(cli_show_export)
     ck_assert_int_eq(tu_run_ttasim("platform export dgx-a100", out, sizeof out), 2);
     ck_assert_int_eq(tu_run_ttasim("platform export fattree --nodes 64 --xml -", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "topology=\"FAT_TREE\" topo_parameters=\"2;16,4;1,16;1,1\""));
-    /* SimGrid loads the export: 2 DGX-1 = 2 x (8 GPUs + 2 CPUs + 4 NICs) hosts. */
+    /* SimGrid loads the export: 2 DGX-1 = 2 x (8 GPUs + 2 CPUs) hosts (NICs are routers). */
     ck_assert_int_eq(tu_run_ttasim("platform check dgx1-v100 --nodes 2 --json", out, sizeof out), 0);
-    ck_assert_ptr_nonnull(strstr(out, "\"simgrid_hosts\": 28,"));
+    ck_assert_ptr_nonnull(strstr(out, "\"simgrid_hosts\": 20,"));
 }
 END_TEST
 
@@ -603,6 +603,48 @@ START_TEST(upper_levels_route_as_path_says)
 }
 END_TEST
 
+/* The load estimate counts what SimGrid loads (its host count, for each
+ * kind of platform the writer makes), and a platform past --max-memory is
+ * refused before anything is written, with the estimate and what fits. */
+START_TEST(load_estimate_and_refusal)
+{
+    static const char *const cases[] = {"dgx-a100 --nodes 4", "dgx1-v100 --nodes 40", "zion", "star --nodes 8",
+                                        "torus2d --nodes 16", "fattree --nodes 64", "dgx-h100 --nodes 1"};
+    char out[16384], cmd[128];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(cmd, sizeof cmd, "platform check %s --json", cases[i]);
+        ck_assert_int_eq(tu_run_ttasim(cmd, out, sizeof out), 0);
+        json_t *doc = json_loads(out, 0, NULL);
+        ck_assert_ptr_nonnull(doc);
+        ck_assert_msg(json_number_value(json_object_get(doc, "estimated_hosts")) ==
+                          json_number_value(json_object_get(doc, "simgrid_hosts")),
+                      "%s: %s", cases[i], out);
+        ck_assert_double_gt(json_number_value(json_object_get(doc, "estimated_memory_bytes")), 0);
+        json_decref(doc);
+    }
+    /* 64 DGX A100 nodes: 6.009 MB (644 hosts, 7,176 routes...); 1 MB fits 11 nodes */
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 64 --max-memory 1M", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "platform dgx-a100 with 64 nodes (512 accelerators) needs an estimated 6.009MB "
+                                      "to load into SimGrid (644 hosts, 2600 links, 7176 routes, 75 zones;"));
+    ck_assert_ptr_nonnull(strstr(out, "more than the 1MB this process may use (--max-memory); use at most 11 nodes"));
+    ck_assert_int_eq(tu_run_ttasim("--max-memory=1K run " TTASIM_SRCDIR "/scenarios/quickstart.json", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "needs an estimated"));
+    ck_assert_int_eq(tu_run_ttasim("collective --platform star --nodes 64 --bytes 1M --max-memory 100K", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "use at most 6 nodes"));
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 4 --max-memory 1G", out, sizeof out), 0);
+    ck_assert_int_eq(tu_run_ttasim("platform check star --max-memory 0", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--max-memory 0: expected a positive size"));
+    ck_assert_int_eq(tu_run_ttasim("platform check star --max-memory", out, sizeof out), 2);
+    /* 524,288 GPUs: past the default hour of load time (1.13e4 CPU s), refused before anything is written */
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 65536", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "would take about 1.13e+04 CPU seconds to load into SimGrid (658637 hosts in "
+                                      "72093 zones"));
+    ck_assert_ptr_nonnull(strstr(out, "more than --max-time 3600; use fewer nodes"));
+    ck_assert_int_eq(tu_run_ttasim("--max-time 0.01 platform check dgx-a100 --nodes 64", out, sizeof out), 2);
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 64 --max-time=x", out, sizeof out), 2);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("platforms");
@@ -633,6 +675,7 @@ static Suite *suite(void)
     tcase_add_test(t, cli_show_export);
     tcase_add_test(t, user_simgrid_xml);
     tcase_add_test(t, upper_levels_route_as_path_says);
+    tcase_add_test(t, load_estimate_and_refusal);
     suite_add_tcase(s, t);
     return s;
 }

@@ -26,7 +26,10 @@ static void platform_help(FILE *out)
             "  export NAME|FILE --xml OUT   a SimGrid 4.1 platform file, links at line rate (ranks are acc-R\n"
             "                               or nN-COMPONENT)\n"
             "  check NAME|FILE        builds the platform, loads it in SimGrid, prints the host\n"
-            "                         count and the wall seconds of each (a benchmark)\n\n"
+            "                         count, the wall seconds of each (a benchmark), the load\n"
+            "                         estimate and the simulation process's peak resident set\n"
+            "  --max-memory SIZE      refuse (exit 2) a platform whose load estimate exceeds SIZE\n"
+            "                         (default: MemAvailable, the cgroup's room, ulimit -v)\n\n"
             "  --nodes N              number of nodes (TPU pods: slices of 4N chips)\n"
             "  --link-bw B/S          fabric link bandwidth per direction (\"12.5G\")\n"
             "  --link-latency S       fabric link latency (\"1us\")\n"
@@ -152,14 +155,21 @@ static int check_platform(const char *name, const platform_options *o, int as_js
         return cli_report_error(err.code, err.msg);
     double t1 = clock_monotonic_s();
     long hosts = 0;
-    int rc = sim_host_count(p, &hosts, &err);
+    double peak_bytes = 0;
+    platform_load_cost est;
+    platform_estimate(p, platform_nodes(p), 0, &est);
+    int rc = sim_host_count(p, &hosts, &peak_bytes, &err);
     double t2 = clock_monotonic_s();
     if (rc == TT_OK && as_json)
         printf("{\"platform\": \"%s\", \"accelerators\": %d, \"simgrid_hosts\": %ld, \"build_s\": %.6f, "
-               "\"write_and_load_s\": %.6f}\n", platform_name(p), platform_ranks(p), hosts, t1 - t0, t2 - t1);
+               "\"write_and_load_s\": %.6f, \"estimated_hosts\": %.0f, \"estimated_memory_bytes\": %.0f, "
+               "\"estimated_cpu_s\": %.3f, \"peak_rss_bytes\": %.0f}\n", platform_name(p), platform_ranks(p), hosts,
+               t1 - t0, t2 - t1, est.hosts, est.memory_bytes, est.cpu_s, peak_bytes);
     else if (rc == TT_OK)
-        printf("%s: %d accelerators, %ld SimGrid hosts; built in %.3f s, written and loaded by SimGrid in %.3f s\n",
-               platform_name(p), platform_ranks(p), hosts, t1 - t0, t2 - t1);
+        printf("%s: %d accelerators, %ld SimGrid hosts; built in %.3f s, written and loaded by SimGrid in %.3f s\n"
+               "  load estimate %.1f MB and %.3g CPU s; the simulation process peaked at %.1f MB resident\n",
+               platform_name(p), platform_ranks(p), hosts, t1 - t0, t2 - t1, est.memory_bytes / 1e6, est.cpu_s,
+               peak_bytes / 1e6);
     else
         rc = cli_report_error(rc, err.msg);
     platform_free(p);

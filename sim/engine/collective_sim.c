@@ -294,10 +294,9 @@ static coll_group *group_create(const platform *p, const int *ranks, int n, long
     g->classes = coll_symmetric_crossbar(p);
     g->start = sg_barrier_init((unsigned)n + 1);
     g->end = sg_barrier_init((unsigned)n + 1);
-    char name[16], host[64];
+    char name[16];
     for (int i = 0; i < n; i++) {
-        platform_rank_host(p, ranks[i], host, sizeof host);
-        sg_host_t h = sg_host_by_name(host); /* engine.c checked every rank's host */
+        sg_host_t h = sim_rank_host(ranks[i]);
         g->hosts[i] = h;
         g->speed_flops[i] = sg_host_get_speed(h);
         g->args[i] = (worker_arg){g, i};

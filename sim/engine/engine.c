@@ -5,12 +5,14 @@
 #include "common/fdio.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #include <xbt/dynar.h>
 
 #include "common/scratch.h"
+#include "common/units.h"
 
 #ifdef TT_COVERAGE
 void __gcov_dump(void); /* libgcov: _exit skips the atexit writer of the counters */
@@ -42,23 +45,53 @@ static int no_route(const platform *p, const char *xml, int a, int b, tt_error *
                         platform_rank_host(p, a, ha, sizeof ha), a, platform_rank_host(p, b, hb, sizeof hb), b);
 }
 
+static sg_host_t *rank_host; /* the child's rank -> host, filled by check_rank_hosts */
+
+sg_host_t sim_rank_host(int rank)
+{
+    return rank_host[rank];
+}
+
+static int by_host_name(const void *a, const void *b)
+{
+    return strcmp(sg_host_get_name(*(const sg_host_t *)a), sg_host_get_name(*(const sg_host_t *)b));
+}
+
 /* Every rank's host must be in the loaded platform (a user's rank_hosts file
  * may name one their XML lacks); with a user's XML, every route between two
- * ranks must have a link (SimGrid would abort the run on an empty one). */
+ * ranks must have a link (SimGrid would abort the run on an empty one). The
+ * hosts are found by bisection in one sorted list: sg_host_by_name searches
+ * zone by zone, which over thousands of nodes' zones was quadratic. */
 static int check_rank_hosts(const platform *p, const char *xml, child_progress *pr, tt_error *err)
 {
     int n = platform_ranks(p);
-    sg_host_t *h = malloc(sizeof *h * (size_t)n);
+    size_t nh = sg_host_count();
+    sg_host_t *all = sg_host_list(), *h = rank_host = malloc(sizeof *h * (size_t)n);
     char name[256];
-    if (!h)
+    if (!h || !all) {
+        free(all);
         return tt_error_set(err, TT_EINTERNAL, "out of memory in the simulation process");
-    for (int r = 0; r < n; r++)
-        if (!(h[r] = sg_host_by_name(platform_rank_host(p, r, name, sizeof name)))) {
-            free(h);
+    }
+    qsort(all, nh, sizeof *all, by_host_name);
+    for (int r = 0; r < n; r++) {
+        size_t lo = 0, hi = nh;
+        platform_rank_host(p, r, name, sizeof name);
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(sg_host_get_name(all[mid]), name) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == nh || strcmp(sg_host_get_name(all[lo]), name) != 0) {
+            free(all);
             return tt_error_set(err, TT_EINPUT, "%s: rank %d's host \"%s\" (platform %s's rank_hosts) is not a host of "
                                 "this SimGrid XML; fix the rank_hosts file or add the host to the XML",
                                 xml, r, name, platform_name(p));
         }
+        h[r] = all[lo];
+    }
+    free(all);
     pr->stage = STAGE_ROUTE;
     if (platform_user_xml(p))
         simgrid_run_until(0.0); /* seals the platform: Floyd and others compute their routes then */
@@ -75,8 +108,7 @@ static int check_rank_hosts(const platform *p, const char *xml, child_progress *
                     rc = no_route(p, xml, a, b, err);
             }
     xbt_dynar_free(&links);
-    free(h);
-    return rc;
+    return rc; /* rank_host lives as long as the child */
 }
 
 /* Sends the parent a tt_error, then on success the result. The network
@@ -164,10 +196,93 @@ static int child_failure(const sim_job *job, const child_progress *pr, int statu
                         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), platform_name(p));
 }
 
+static int no_actors(void *arg, tt_error *err);
+
+static double max_memory_bytes; /* 0: what the machine lets this process have */
+static double max_load_s = 3600;
+
+void sim_set_max_memory(double bytes)
+{
+    max_memory_bytes = bytes;
+}
+
+void sim_set_max_load_time(double seconds)
+{
+    max_load_s = seconds;
+}
+
+/* A number read from a one-line file (cgroup limits); -1 if absent or "max". */
+static double read_number(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    double v = -1;
+    if (f && fscanf(f, "%lf", &v) != 1)
+        v = -1;
+    if (f)
+        fclose(f);
+    return v;
+}
+
+double sim_memory_limit(const char **source)
+{
+    if (max_memory_bytes > 0)
+        return *source = "--max-memory", max_memory_bytes;
+    double limit = INFINITY, kib;
+    *source = "no limit found";
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1 && kib * 1024 < limit)
+            limit = kib * 1024, *source = "MemAvailable in /proc/meminfo";
+    if (f)
+        fclose(f);
+    double max = read_number("/sys/fs/cgroup/memory.max"), used = read_number("/sys/fs/cgroup/memory.current");
+    if (max > 0 && max - (used > 0 ? used : 0) < limit)
+        limit = max - (used > 0 ? used : 0), *source = "the cgroup's memory.max less memory.current";
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < limit)
+        limit = (double)rl.rlim_cur, *source = "RLIMIT_AS (ulimit -v)";
+    return limit;
+}
+
+/* Refuses, before anything is written, a platform whose load estimate does
+ * not fit: the estimate, the limit and what to change. */
+static int check_estimate(const sim_job *job, tt_error *err)
+{
+    const platform *p = job->platform;
+    platform_load_cost c;
+    double actors = job->setup == no_actors ? 0 : 1;
+    platform_estimate(p, platform_nodes(p), actors, &c);
+    const char *source;
+    double limit = sim_memory_limit(&source);
+    if (c.memory_bytes <= limit && c.cpu_s <= max_load_s)
+        return TT_OK;
+    if (c.memory_bytes <= limit)
+        return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes (%d accelerators) would take about %.3g CPU "
+                            "seconds to load into SimGrid (%.0f hosts in %.0f zones: SimGrid 3.32's load grows with "
+                            "their product), more than --max-time %g; use fewer nodes, or set --max-time SECONDS "
+                            "(platforms/README.md, \"Load estimate\")", platform_name(p), platform_nodes(p),
+                            platform_ranks(p), c.cpu_s, c.hosts, c.zones, max_load_s);
+    int fit = platform_estimate_max_nodes(p, actors, limit);
+    char fewer[96] = "", need[32], have[32];
+    if (fit > 0)
+        snprintf(fewer, sizeof fewer, "at most %d nodes (--nodes or platform.nodes), ", fit);
+    return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes (%d accelerators) needs an estimated %sB "
+                        "to load into SimGrid (%.0f hosts, %.0f links, %.0f routes, %.0f zones; about %.3g CPU "
+                        "seconds), more than the %sB this process may use (%s); use %sfewer ranks, or set "
+                        "--max-memory SIZE if the estimate is too high for your machine (platforms/README.md, "
+                        "\"Load estimate\")", platform_name(p), platform_nodes(p), platform_ranks(p),
+                        units_format_bytes(c.memory_bytes, need, sizeof need), c.hosts, c.links, c.routes, c.zones,
+                        c.cpu_s, units_format_bytes(limit, have, sizeof have), source,
+                        fewer);
+}
+
 int sim_run(const sim_job *job, tt_error *err)
 {
     const char *user = platform_user_xml(job->platform);
     int xfd = -1;
+    if (check_estimate(job, err) != TT_OK)
+        return err->code;
     char xml_path[64];
     if (!user) {
         if ((xfd = write_platform_xml(job->platform, job->network, err)) < 0)
@@ -233,12 +348,20 @@ static int no_actors(void *arg, tt_error *err)
 static int count_hosts(void *arg, void *result, tt_error *err)
 {
     (void)arg;
-    *(long *)result = (long)sg_host_count();
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double *out = result;
+    out[0] = (double)sg_host_count();
+    out[1] = (double)ru.ru_maxrss * 1024.0;
     return TT_OK;
 }
 
-int sim_host_count(const platform *p, long *hosts, tt_error *err)
+int sim_host_count(const platform *p, long *hosts, double *peak_rss_bytes, tt_error *err)
 {
-    sim_job job = {p, NETWORK_IDEAL, no_actors, count_hosts, NULL, hosts, sizeof *hosts};
-    return sim_run(&job, err);
+    double out[2] = {0, 0};
+    sim_job job = {p, NETWORK_IDEAL, no_actors, count_hosts, NULL, out, sizeof out};
+    int rc = sim_run(&job, err);
+    *hosts = (long)out[0];
+    *peak_rss_bytes = out[1];
+    return rc;
 }

@@ -23,9 +23,24 @@ typedef struct sim_job {
     size_t result_bytes;
 } sim_job;
 
+/* Refuses (TT_EINPUT, before the platform is written) a platform whose load
+ * estimate (platform_estimate) exceeds sim_memory_limit or the load time. */
 int sim_run(const sim_job *job, tt_error *err);
 
-/* Loads the platform into SimGrid (in a child) and counts its hosts. */
-int sim_host_count(const platform *p, long *hosts, tt_error *err);
+/* The memory a simulation may take: bytes set by --max-memory (0: unset),
+ * else the least of MemAvailable, the cgroup's room and RLIMIT_AS; source
+ * names where the limit came from. */
+void sim_set_max_memory(double bytes);
+/* The estimated CPU seconds a platform's load may take (default 3600). */
+void sim_set_max_load_time(double seconds);
+
+/* In the simulation process, from a job's setup on: rank's SimGrid host
+ * (sg_host_t), looked up once for every rank when the platform loaded. */
+struct s4u_Host *sim_rank_host(int rank);
+double sim_memory_limit(const char **source);
+
+/* Loads the platform into SimGrid (in a child) and counts its hosts; the
+ * child's peak resident set is what the load estimate is checked against. */
+int sim_host_count(const platform *p, long *hosts, double *peak_rss_bytes, tt_error *err);
 
 #endif
