@@ -484,8 +484,8 @@ START_TEST(torus_schedule_matches_closed_form)
         tt_error err = {0};
         platform *p = platform_load(GRIDS[k].fabric, &o, &err);
         ck_assert_msg(p != NULL, "%s", err.msg);
-        coll_request rq = {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = GRIDS[k].nodes, .bytes = bytes},
-                           GAMMA_S_PER_BYTE, 0};
+        coll_request rq = {.params = {.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = GRIDS[k].nodes, .bytes = bytes},
+                           .reduce_s_per_byte = GAMMA_S_PER_BYTE};
         ck_assert_int_ge(platform_torus_dims(p, rq.params.dims), 2);
         ck_assert_mem_eq(rq.params.dims, GRIDS[k].dims, sizeof rq.params.dims);
         coll_result r;
@@ -614,7 +614,7 @@ START_TEST(alltoall_classes_match_messages)
     for (int k = 0; k < 18; k++) {
         coll_params prm = {.op = OP_ALLTOALL, .algo = k < 16 ? ALG[k / 4] : ALGO_AUTO, .ranks = n,
                            .bytes = SIZES[k < 16 ? k / 2 % 2 : k - 16]};
-        rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, k < 16 ? k % 2 : 0};
+        rq[k] = (coll_request){.params = prm, .reduce_s_per_byte = GAMMA_S_PER_BYTE, .messages = k < 16 ? k % 2 : 0};
     }
     tt_error err = {0};
     ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, 18, res, &err) == TT_OK, "%s", err.msg);
@@ -623,8 +623,8 @@ START_TEST(alltoall_classes_match_messages)
     coll_request ar[6];
     coll_result arr[6];
     for (int k = 0; k < 6; k++)
-        ar[k] = (coll_request){{.op = OP_ALLREDUCE, .algo = AR[k / 2], .ranks = k < 2 ? n : 16, .bytes = 24e6},
-                               GAMMA_S_PER_BYTE, k % 2};
+        ar[k] = (coll_request){.params = {.op = OP_ALLREDUCE, .algo = AR[k / 2], .ranks = k < 2 ? n : 16, .bytes = 24e6},
+                               .reduce_s_per_byte = GAMMA_S_PER_BYTE, .messages = k % 2};
     ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, ar, 6, arr, &err) == TT_OK, "%s", err.msg);
     for (int k = 0; k < 6; k += 2)
         ck_assert_msg(fabs(arr[k].time_s / arr[k + 1].time_s - 1) < 0.01, "%s allreduce: rounds %.9g s, messages %.9g s",

@@ -33,7 +33,7 @@ static void fixture_init(fixture *f)
     f->views[1].is_bias_or_norm = 1;
     strcpy(f->views[2].name, "z");
     f->views[2].ndim = 1, f->views[2].shape[0] = 2, f->views[2].offset = 3, f->views[2].numel = 2;
-    f->ps = (param_set){f->params, f->grads, 5, f->views, 3};
+    f->ps = (param_set){.params = f->params, .grads = f->grads, .numel = 5, .views = f->views, .nviews = 3};
 }
 
 static optimizer *make(const optim_config *c, fixture *f)

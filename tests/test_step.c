@@ -48,7 +48,8 @@ static void load_tiny(const char *extra, workload *t)
 
 static step_options opts(int micro_batch)
 {
-    step_options o = {micro_batch, 1, 4, 4, 1, 8, 1, EMB_ACCELERATORS, 0, 0, 0};
+    step_options o = {.micro_batch = micro_batch, .accumulation = 1, .dtype_bytes = 4, .grad_dtype_bytes = 4,
+                       .overlap = 1, .ranks = 8, .optimizer_state_words = 1, .embeddings = EMB_ACCELERATORS};
     return o;
 }
 
@@ -414,7 +415,8 @@ START_TEST(bert_large_36x512_fits_v100_with_recompute)
     ck_assert_int_eq(workload_load(TTASIM_SRCDIR "/scenarios/traces/bert-large-seq512.json", &t, &err), TT_OK);
     device_model v100 = DEV;
     v100.mem_bytes = 16.0 * 1024 * 1024 * 1024;
-    step_options o = {36, 1, 2, 2, 1, 8, 2, EMB_ACCELERATORS, 0, 0, 0};
+    step_options o = {.micro_batch = 36, .accumulation = 1, .dtype_bytes = 2, .grad_dtype_bytes = 2,
+                      .overlap = 1, .ranks = 8, .optimizer_state_words = 2, .embeddings = EMB_ACCELERATORS};
     double *coll_s = calloc(t.n_buckets + 1, sizeof *coll_s);
     step_result r;
     ck_assert_int_eq(step_replay(&t, &v100, &o, coll_s, &r, &err), TT_EINPUT);
