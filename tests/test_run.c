@@ -122,6 +122,33 @@ START_TEST(run_sweep_outputs)
 }
 END_TEST
 
+/* A sweep over the node count and a second path: one series per value of
+ * the second path (a line across the nodes axis), and a title too wide for
+ * the figure goes on to a second line. */
+START_TEST(run_sweep_svg_series_follow_the_other_path)
+{
+    char path[64], out[65536], args[512];
+    const char *svg = "/tmp/ttasim-test-series.svg";
+    write_scenario(path, sizeof path,
+                   "a scenario whose name is long enough to need a second line in the figure's title, as sweeps often do",
+                   64, ", \"sweep\": {\"platform.nodes\": [2, 4], \"collectives.allreduce\": [\"ring\", \"direct\"]}");
+    snprintf(args, sizeof args, "run --quiet %s --svg %s", path, svg);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
+    unlink(path);
+    FILE *f = fopen(svg, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    unlink(svg);
+    ck_assert_ptr_nonnull(strstr(out, ">A  collectives.allreduce=ring<"));
+    ck_assert_ptr_nonnull(strstr(out, ">B  collectives.allreduce=direct<"));
+    ck_assert_ptr_null(strstr(out, ">C  "));
+    ck_assert_ptr_null(strstr(out, "platform.nodes="));
+    ck_assert_ptr_nonnull(strstr(out, "<text x=\"24\" y=\"52\" font-size=\"17\" font-weight=\"bold\">"));
+}
+END_TEST
+
 START_TEST(run_expect_and_errors)
 {
     char path[64], out[32768], args[512];
@@ -414,6 +441,7 @@ static Suite *suite(void)
     tcase_add_test(t, run_accumulation_and_tta);
     tcase_add_test(t, run_evaluation_from_workload);
     tcase_add_test(t, run_sweep_outputs);
+    tcase_add_test(t, run_sweep_svg_series_follow_the_other_path);
     tcase_add_test(t, run_expect_and_errors);
     tcase_add_test(t, check_dir_junit);
     tcase_add_test(t, run_phases);

@@ -17,6 +17,7 @@
 #define LEFT_X 80
 #define MAX_SERIES 24
 #define MAX_SLOTS 64
+#define TITLE_FONT 17
 
 typedef enum { X_BATCH, X_NODES, X_SERIES } x_kind;
 
@@ -58,13 +59,29 @@ static void count_label(double v, char *buf, size_t n)
         snprintf(buf, n, "%ld", x);
 }
 
-static void add_point(figure *fig, const char *run, const run_point *p, int several_runs)
+/* A sweep point's label ("a=1, b=x") without the part the x axis shows:
+ * points that differ only there are one series (one line across the axis). */
+static void series_label(const char *label, const char *drop, char *out, size_t n)
 {
-    char name[200];
+    size_t used = 0, dl = drop ? strlen(drop) : 0;
+    out[0] = '\0';
+    while (*label) {
+        const char *end = strstr(label, ", ");
+        size_t len = end ? (size_t)(end - label) : strlen(label);
+        if (!(dl && len > dl && strncmp(label, drop, dl) == 0 && label[dl] == '='))
+            used += (size_t)snprintf(out + used, used < n ? n - used : 0, "%s%.*s", used ? ", " : "", (int)len, label);
+        label += len + (end ? 2 : 0);
+    }
+}
+
+static void add_point(figure *fig, const char *run, const run_point *p, int several_runs, const char *drop)
+{
+    char name[200], label[sizeof p->label];
+    series_label(p->label, drop, label, sizeof label);
     if (several_runs)
-        snprintf(name, sizeof name, "%s%s%s", run, p->label[0] ? ": " : "", p->label);
+        snprintf(name, sizeof name, "%s%s%s", run, label[0] ? ": " : "", label);
     else
-        snprintf(name, sizeof name, "%s", p->label[0] ? p->label : run);
+        snprintf(name, sizeof name, "%s", label[0] ? label : run);
     size_t i = 0;
     while (i < fig->n_series && strcmp(fig->s[i].name, name) != 0)
         i++;
@@ -93,7 +110,6 @@ static void build(figure *fig, const svg_run *runs, size_t n)
         const run_point *pts;
         size_t np = run_points(runs[k].r, &pts);
         for (size_t i = 0; i < np; i++) {
-            add_point(fig, runs[k].name, &pts[i], n > 1);
             batch_varies |= b0 >= 0 && pts[i].global_batch != b0;
             nodes_varies |= n0 >= 0 && pts[i].nodes != n0;
             b0 = (double)pts[i].global_batch;
@@ -101,6 +117,13 @@ static void build(figure *fig, const svg_run *runs, size_t n)
         }
     }
     fig->x = batch_varies ? X_BATCH : nodes_varies ? X_NODES : X_SERIES;
+    const char *drop = fig->x == X_BATCH ? "workload.global_batch" : fig->x == X_NODES ? "platform.nodes" : NULL;
+    for (size_t k = 0; k < n; k++) {
+        const run_point *pts;
+        size_t np = run_points(runs[k].r, &pts);
+        for (size_t i = 0; i < np; i++)
+            add_point(fig, runs[k].name, &pts[i], n > 1, drop);
+    }
     fig->owned = 1;
     for (size_t i = 0; i < fig->n_series; i++)
         for (size_t j = 0; j < fig->s[i].n; j++) {
@@ -235,6 +258,19 @@ static void bars_panel(FILE *f, const figure *fig, double x0, double y0)
     plot_legend(f, x0, y0 + PLOT_H + 62, PLOT_W, 4, parts_names, parts_colors, 0);
 }
 
+/* Where a title too wide for w pixels goes on to a second line (after the
+ * last ", ", ": " or space that fits), 0 when it fits. Bold text runs wider. */
+static size_t title_wrap(const char *title, double w)
+{
+    size_t n = strlen(title), cut = 0;
+    if (1.1 * plot_text_w(n, TITLE_FONT) <= w)
+        return 0;
+    for (size_t i = 1; i < n && 1.1 * plot_text_w(i, TITLE_FONT) <= w; i++)
+        if (title[i - 1] == ' ')
+            cut = i;
+    return cut;
+}
+
 int svg_write_runs(const char *path, const char *title, const svg_run *runs, size_t n, tt_error *err)
 {
     figure *fig = calloc(1, sizeof *fig);
@@ -259,7 +295,8 @@ int svg_write_runs(const char *path, const char *title, const svg_run *runs, siz
         names[i] = named[i];
         colors[i] = PLOT_COLORS[i % PLOT_N_COLORS];
     }
-    double y = 56;
+    size_t wrap = title_wrap(title, FIG_W - 48);
+    double y = wrap ? 78 : 56;
     y += plot_legend(lf, 24, y, FIG_W - 48, fig->n_series, names, colors, 1);
     if (fig->extrapolated) {
         fprintf(lf, "<circle cx=\"32\" cy=\"%.1f\" r=\"4\" fill=\"white\" stroke=\"#555\" stroke-width=\"2\"/>"
@@ -272,8 +309,14 @@ int svg_write_runs(const char *path, const char *title, const svg_run *runs, siz
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" font-family=\"sans-serif\" "
                "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             FIG_W, height);
-    fprintf(f, "<text x=\"24\" y=\"30\" font-size=\"17\" font-weight=\"bold\">");
-    xml_write_text(f, title);
+    fprintf(f, "<text x=\"24\" y=\"30\" font-size=\"%d\" font-weight=\"bold\">", TITLE_FONT);
+    char first[512];
+    snprintf(first, sizeof first, "%.*s", (int)(wrap ? wrap : strlen(title)), title);
+    xml_write_text(f, first);
+    if (wrap) {
+        fprintf(f, "</text>\n<text x=\"24\" y=\"52\" font-size=\"%d\" font-weight=\"bold\">", TITLE_FONT);
+        xml_write_text(f, title + wrap);
+    }
     fprintf(f, "</text>\n");
     fwrite(legend_buf, 1, legend_len, f);
     free(legend_buf);
