@@ -23,9 +23,9 @@ ttasim=$top_builddir/ttasim
 case $ttasim in /*) ;; *) ttasim=$OLDPWD/$ttasim ;; esac
 pin_diff=$top_builddir/tests/pin_diff
 case $pin_diff in /*) ;; *) pin_diff=$OLDPWD/$pin_diff ;; esac
-# two at a time: the runs are independent
+# two at a time: the runs are independent (one per line: xargs -I takes lines)
 export ttasim work
-echo "$scenarios" | xargs -P 2 -I{} sh -c 'n=$(echo {} | sed "s|^scenarios/||; s|/|__|g");
+printf '%s\n' $scenarios | xargs -P 2 -I{} sh -c 'n=$(echo {} | sed "s|^scenarios/||; s|/|__|g");
     "$ttasim" run {} --json >"$work/$n" 2>"$work/$n.err"; echo $? >"$work/$n.rc"'
 status=0
 for s in $scenarios; do
