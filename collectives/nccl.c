@@ -81,18 +81,26 @@ int nccl_predict(const nccl_comm *c, coll_op op, double bytes, nccl_algo a, nccl
 
     int intra_hw = c->intra_nvlink ? HW_NVLINK : HW_PCI;
     double intra = HW_LAT_US[intra_hw][a][p], inter = HW_LAT_US[HW_NET][a][p], lat = BASE_LAT_US[a][p];
+    double base = lat;
+    int steps = 0, net = 0;
     if (a == NCCL_RING) {
-        int steps = ring_steps(op, n), net = ring_net_steps(op, nodes);
         if (op == OP_BROADCAST || op == OP_REDUCE) {
             /* A chain pipelines: one step's latency (NCCL's sameChannels case). */
             lat += nodes == 1 ? intra : inter;
         } else {
+            steps = ring_steps(op, n);
+            net = ring_net_steps(op, nodes);
             if (nodes > 1) /* every step of an inter-node ring posts network work */
                 intra = fmax(intra, (c->cpu_amd ? 2.0 : 1.0) * (p == NCCL_SIMPLE ? 3 : 1));
             lat += (steps - net) * intra + net * inter;
         }
-        if (p == NCCL_SIMPLE && nodes > 1 && op == OP_ALLREDUCE && bytes / (ch * n) >= 64)
-            lat *= c->arch == NCCL_VOLTA ? 1.9 : 1.4; /* the ring's plateau */
+        if (p == NCCL_SIMPLE && nodes > 1 && op == OP_ALLREDUCE && bytes / (ch * n) >= 64) {
+            double plateau = c->arch == NCCL_VOLTA ? 1.9 : 1.4; /* the ring's plateau */
+            lat *= plateau;
+            base *= plateau;
+            intra *= plateau;
+            inter *= plateau;
+        }
     } else if (a == NCCL_TREE) {
         lat += 2 * ((ppn - 1) * intra + ilog2_floor(nodes) * inter);
     } else {
@@ -111,6 +119,11 @@ int nccl_predict(const nccl_comm *c, coll_op op, double bytes, nccl_algo a, nccl
     out->latency_s = lat * 1e-6;
     out->algbw_Bps = algbw * 1e9;
     out->time_s = out->latency_s + bytes / out->algbw_Bps;
+    out->steps = steps;
+    out->inter_steps = net;
+    out->launch_s = steps ? base * 1e-6 : out->latency_s;
+    out->step_intra_s = steps ? intra * 1e-6 : 0;
+    out->step_inter_s = steps ? inter * 1e-6 : 0;
     return 0;
 }
 
@@ -132,6 +145,11 @@ int nccl_choose(const nccl_comm *c, coll_op op, double bytes, nccl_choice *out)
 double nccl_wire_factor(nccl_proto p)
 {
     return p == NCCL_LL ? 2.0 : p == NCCL_LL128 ? 128.0 / 120.0 : 1.0;
+}
+
+int nccl_ring_slices(nccl_proto p)
+{
+    return p == NCCL_SIMPLE ? NCCL_RING_SLICES : 1;
 }
 
 coll_algo nccl_schedule_algo(nccl_algo a)

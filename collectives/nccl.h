@@ -33,6 +33,11 @@ typedef struct nccl_choice {
     double latency_s; /* NCCL's modelled latency: launch + per-step software and hardware */
     double algbw_Bps; /* its modelled algorithm bandwidth */
     double time_s;    /* latency_s + bytes / algbw_Bps */
+    /* latency_s in its parts (ring allreduce, reduce_scatter, allgather; else
+     * steps = 0): launch_s + (steps - inter_steps) x step_intra_s + inter_steps
+     * x step_inter_s, each with NCCL's plateau factor when it applies. */
+    double launch_s, step_intra_s, step_inter_s;
+    int steps, inter_steps;
 } nccl_choice;
 
 /* The fastest enabled algorithm x protocol for op on bytes (nccl-tests size);
@@ -45,6 +50,15 @@ int nccl_predict(const nccl_comm *c, coll_op op, double bytes, nccl_algo a, nccl
 /* Bytes on the wire per payload byte: LL sends a 4-byte flag with every 4
  * bytes of data, LL128 8 bytes of flag per 128-byte line, Simple none. */
 double nccl_wire_factor(nccl_proto p);
+
+/* NCCL's ring pipeline (src/device/prims_simple.h, all_reduce.h): with Simple a
+ * rank's block of a step is cut into chunks of at most NCCL_RING_CHUNK_BYTES
+ * (4 MiB buffer / 8 FIFO steps x 4 chunk steps), each sent as
+ * NCCL_RING_SLICES slices that the next rank reduces and forwards as they
+ * arrive; LL and LL128 move flagged lines and count here as one slice per step. */
+#define NCCL_RING_CHUNK_BYTES (2.0 * 1024 * 1024)
+#define NCCL_RING_SLICES 2
+int nccl_ring_slices(nccl_proto p);
 
 /* The ttasim schedule that moves data as algo does (ring -> ring, tree ->
  * double binary tree); NVLS has none (ALGO_AUTO): its reduction is in the switch. */

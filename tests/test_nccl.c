@@ -147,7 +147,7 @@ START_TEST(plans)
     ck_assert_int_eq(plan.params.algo, ALGO_RING);
     ck_assert_double_eq(plan.params.bytes, 16); /* LL: a flag per 4 bytes */
     /* 15 us of NCCL latency, of which the 14 ring steps over GPU-switch-GPU (1 us each) are simulated. */
-    ck_assert_double_eq_tol(plan.overhead_s, 15e-6 - 14 * 1e-6, 1e-9);
+    ck_assert_double_eq_tol(nccl_timing_total_s(&plan.timing, 14e-6) - 14e-6, 15e-6 - 14 * 1e-6, 1e-9);
     coll_params big = {.op = OP_ALLREDUCE, .ranks = 8, .bytes = 8e9};
     ck_assert_int_eq(nccl_plan_make(p, &big, &plan), 0);
     ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "ring/Simple");
@@ -206,16 +206,45 @@ START_TEST(plans)
 END_TEST
 
 /* What a request for nccl becomes: NCCL's plan on GPUs, the torus schedule on a TPU slice, auto elsewhere. */
+/* NCCL's ring latency in the simulated time: a step's latency is paid where
+ * a slice waits for it, hidden under the later slices of a large block;
+ * the launch is always paid; the links' latency is replaced, not added to. */
+START_TEST(ring_latency_pipelines)
+{
+    /* 3 nodes of 8: 46 steps, 6 across the network (NCCL's plateau x 1.4). */
+    nccl_timing t = {.on = 1, .latency_s = 1.4 * (8.4 + 40 * 3.4 + 6 * 14) * 1e-6, .hw_s = 26e-6,
+                     .launch_s = 1.4 * 8.4e-6, .step_intra_s = 1.4 * 3.4e-6, .step_inter_s = 1.4 * 14e-6,
+                     .steps = 46, .inter_steps = 6, .chunks = 1, .slices = 2};
+    /* Large: 60 us per step, a slice of 30 us hides 19.6 us: launch only. */
+    ck_assert_double_eq_tol(nccl_timing_total_s(&t, 26e-6 + 46 * 60e-6), 46 * 60e-6 + 1.4 * 8.4e-6, 1e-12);
+    /* Small: every step's latency shows, NCCL's whole figure in place of the links'. */
+    ck_assert_double_eq_tol(nccl_timing_total_s(&t, 26e-6 + 46e-9), 46e-9 + t.latency_s, 1e-7);
+    /* In between: an inter-node step of 20 us hides 10 us of its 19.6. */
+    double got = nccl_timing_total_s(&t, 26e-6 + 46 * 20e-6);
+    ck_assert_double_eq_tol(got, 46 * 20e-6 + 1.4 * 8.4e-6 + 6 * (19.6e-6 - 10e-6), 1e-12);
+    /* One slice per step (LL): NCCL's model, latency + transfers. */
+    t.slices = 1;
+    ck_assert_double_eq_tol(nccl_timing_total_s(&t, 26e-6 + 46 * 60e-6), 46 * 60e-6 + t.latency_s, 1e-12);
+    /* The links' latency is a floor: NCCL's smaller figure does not undercut it. */
+    t.latency_s = t.launch_s = t.step_intra_s = t.step_inter_s = 0;
+    ck_assert_double_eq_tol(nccl_timing_total_s(&t, 26e-6 + 46e-9), 26e-6 + 46e-9, 1e-12);
+    /* Not a ring (tree, NVLS, chains): NCCL's latency beyond the links'. */
+    nccl_timing tree = {.on = 1, .latency_s = 25e-6, .hw_s = 5e-6};
+    ck_assert_double_eq_tol(nccl_timing_total_s(&tree, 1e-3), 1e-3 + 20e-6, 1e-12);
+}
+END_TEST
+
 START_TEST(resolve_requests)
 {
     platform *p = load("dgx-a100", 1);
     coll_params prm = {.op = OP_ALLREDUCE, .algo = ALGO_NCCL, .ranks = 8, .bytes = 8};
-    double gamma = 3 / 1555e9, overhead;
+    double gamma = 3 / 1555e9;
+    nccl_timing overhead;
     char name[24];
     nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
     ck_assert_str_eq(name, "ring/LL");
     ck_assert_int_eq(prm.algo, ALGO_RING);
-    ck_assert_double_eq_tol(overhead, 1e-6, 1e-9);
+    ck_assert_double_eq_tol(nccl_timing_total_s(&overhead, 14e-6), 15e-6, 1e-9); /* 14 steps of 1 us simulated */
     ck_assert_double_eq(gamma, 0);
     platform_free(p);
     p = load("tpu-v3-pod", 8);
@@ -223,7 +252,7 @@ START_TEST(resolve_requests)
     nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
     ck_assert_int_eq(prm.algo, ALGO_TORUS);
     ck_assert_str_eq(name, "");
-    ck_assert_double_eq(overhead, 0);
+    ck_assert_int_eq(overhead.on, 0);
     prm = (coll_params){.op = OP_ALLGATHER, .algo = ALGO_NCCL, .ranks = 32, .bytes = 1e6};
     nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
     ck_assert_int_eq(prm.algo, ALGO_AUTO);
@@ -286,6 +315,7 @@ int main(void)
     tcase_add_test(t, wire_and_schedules);
     tcase_add_test(t, communicators_of_platforms);
     tcase_add_test(t, plans);
+    tcase_add_test(t, ring_latency_pipelines);
     tcase_add_test(t, resolve_requests);
     tcase_add_test(t, cli_default_is_nccl);
     suite_add_tcase(s, t);

@@ -678,30 +678,30 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
     }
     coll_result *res = calloc((size_t)nreq + 1, sizeof *res);
     coll_request *run = malloc(sizeof *run * ((size_t)nreq + 1));
-    double *overhead_s = calloc((size_t)nreq + 1, sizeof *overhead_s);
+    nccl_timing *timing = calloc((size_t)nreq + 1, sizeof *timing);
     char (*names)[24] = calloc((size_t)nreq + 1, sizeof *names);
-    if (!res || !run || !overhead_s || !names) {
+    if (!res || !run || !timing || !names) {
         free(res);
         free(run);
-        free(overhead_s);
+        free(timing);
         free(names);
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
     }
     for (int i = 0; i < nreq; i++) { /* nccl: what NCCL runs, or the fabric's native schedule */
         run[i] = reqs[i];
-        nccl_resolve(p, &run[i].params, &run[i].reduce_s_per_byte, &overhead_s[i], names[i], sizeof names[i]);
+        nccl_resolve(p, &run[i].params, &run[i].reduce_s_per_byte, &timing[i], names[i], sizeof names[i]);
         res[i].time_s = NAN;
     }
     batch b = {p, run, nreq, res, 0};
     sim_job job = {p, net, batch_setup, batch_collect, &b, out, sizeof *out * (size_t)nreq};
     int rc = sim_run(&job, err);
     for (int i = 0; rc == TT_OK && i < nreq; i++) {
-        out[i].time_s += overhead_s[i];
+        out[i].time_s = nccl_timing_total_s(&timing[i], out[i].time_s);
         memcpy(out[i].nccl, names[i], sizeof out[i].nccl);
     }
     free(res);
     free(run);
-    free(overhead_s);
+    free(timing);
     free(names);
     for (int i = 0; rc == TT_OK && i < nreq; i++)
         if (isnan(out[i].time_s))

@@ -104,7 +104,24 @@ int nccl_plan_make_reducing(const platform *p, const coll_params *params, double
         hw_s = coll_estimate_s(p, NULL, &s, 0, NULL);
         schedule_free(&s);
     }
-    out->overhead_s = fmax(0, out->choice.latency_s - fmax(0, hw_s));
+    nccl_timing *t = &out->timing;
+    t->on = 1;
+    t->latency_s = out->choice.latency_s;
+    t->hw_s = fmax(0, hw_s);
+    t->launch_s = out->choice.launch_s;
+    t->step_intra_s = out->choice.step_intra_s;
+    t->step_inter_s = out->choice.step_inter_s;
+    t->steps = out->params.algo == ALGO_RING && !out->switch_reduces ? out->choice.steps : 0;
+    t->inter_steps = out->choice.inter_steps;
+    t->slices = nccl_ring_slices(out->choice.proto);
+    /* Simple cuts a block into chunks; LL and LL128 stream lines, one latency per step.
+     * NCCL's channels: one per NVLink inside a node, one per NIC across nodes. */
+    int ch = out->comm.nodes > 1 ? out->comm.nics : out->comm.channels;
+    if (ch < 1)
+        ch = 1;
+    t->chunks = out->choice.proto == NCCL_SIMPLE ? ceil(out->params.bytes / ((double)ch * n * NCCL_RING_CHUNK_BYTES)) : 1;
+    if (t->chunks < 1)
+        t->chunks = 1;
     double wire_Bps = out->comm.nodes > 1 && out->comm.bus_inter_Bps > 0
                           ? fmin(out->comm.bus_intra_Bps, out->comm.bus_inter_Bps / (params->ranks / out->comm.nodes))
                           : out->comm.bus_intra_Bps;
@@ -113,16 +130,32 @@ int nccl_plan_make_reducing(const platform *p, const coll_params *params, double
     return 0;
 }
 
+double nccl_timing_total_s(const nccl_timing *t, double simulated_s)
+{
+    if (!t->on || isnan(simulated_s))
+        return simulated_s;
+    if (t->steps <= 0)
+        return simulated_s + fmax(0, t->latency_s - t->hw_s);
+    double bw_s = fmax(0, simulated_s - t->hw_s); /* the transfers alone */
+    double units = t->chunks * t->steps, unit_s = bw_s / units;
+    double hidden_s = unit_s - unit_s / t->slices; /* a step's latency hides under its later slices */
+    double exposed = t->launch_s + t->chunks * ((t->steps - t->inter_steps) * fmax(0, t->step_intra_s - hidden_s) +
+                                                t->inter_steps * fmax(0, t->step_inter_s - hidden_s));
+    /* The links' latency is a floor under NCCL's, pipelined the same way. */
+    double links = units * fmax(0, t->hw_s / t->steps - hidden_s);
+    return bw_s + fmax(exposed, links);
+}
+
 const char *nccl_plan_name(const nccl_plan *plan, char *buf, size_t buf_bytes)
 {
     snprintf(buf, buf_bytes, "%s/%s", nccl_algo_name(plan->choice.algo), nccl_proto_name(plan->choice.proto));
     return buf;
 }
 
-void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_byte, double *overhead_s,
+void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_byte, nccl_timing *timing,
                   char *name, size_t name_bytes)
 {
-    *overhead_s = 0;
+    memset(timing, 0, sizeof *timing);
     if (name_bytes)
         name[0] = '\0';
     if (params->algo != ALGO_NCCL)
@@ -131,7 +164,7 @@ void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_b
     if (nccl_plan_make_reducing(p, params, *reduce_s_per_byte, &plan) == 0) {
         *params = plan.params;
         *reduce_s_per_byte = plan.reduce_s_per_byte;
-        *overhead_s = plan.overhead_s;
+        *timing = plan.timing;
         nccl_plan_name(&plan, name, name_bytes);
         return;
     }

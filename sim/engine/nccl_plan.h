@@ -2,8 +2,8 @@
  * communicator NCCL's tuner sees is read off the platform (GPU generation,
  * NVLink or PCIe inside a node, links per GPU, NICs per node, in-switch
  * reduction), then collectives/nccl.h picks the algorithm and protocol. The
- * pick runs as a ttasim schedule on SimGrid; NCCL's modelled latency beyond
- * the links' own is added as software overhead. No SimGrid here. */
+ * pick runs as a ttasim schedule on SimGrid, and NCCL's modelled latency
+ * takes the place of the links' own (nccl_timing_total_s). No SimGrid here. */
 #ifndef TT_NCCL_PLAN_H
 #define TT_NCCL_PLAN_H
 
@@ -11,13 +11,35 @@
 #include "collectives/schedule.h"
 #include "platforms/platform.h"
 
+/* How NCCL's latency enters the simulated time. The schedule runs its steps
+ * unchunked, each paying the links' latency (hw_s in all) on top of its
+ * transfer. NCCL's ring (allreduce, reduce_scatter, allgather) cuts a step's
+ * block into chunks and a chunk into slices that the next rank forwards as
+ * they arrive, so a step's latency (NCCL's per-step figure, replacing the
+ * links') shows only where it exceeds what the step's later slices still have
+ * to send: per chunk-step max(transfer, latency + one slice's transfer). Its
+ * launch latency is always paid. Other algorithms (tree, NVLS, chains) add
+ * NCCL's latency beyond the links' own. */
+typedef struct nccl_timing {
+    int on;              /* 0: not NCCL, the simulated time stands */
+    double latency_s;    /* NCCL's modelled latency (nccl_choice.latency_s) */
+    double hw_s;         /* the schedule's simulated time on one byte: its links' latency */
+    double launch_s, step_intra_s, step_inter_s; /* nccl_choice's parts */
+    int steps, inter_steps; /* a pipelined ring's steps (0: not one) */
+    double chunks;       /* chunks per rank's block of a step (NCCL's loops) */
+    int slices;          /* slices per chunk */
+} nccl_timing;
+
+/* The time of the collective from its simulated time. */
+double nccl_timing_total_s(const nccl_timing *t, double simulated_s);
+
 typedef struct nccl_plan {
     nccl_comm comm;
     nccl_choice choice;
     coll_params params;  /* what to simulate: the schedule and the bytes on the wire */
     int switch_reduces;  /* NVLS: the switch reduces, the GPUs do not */
     double reduce_s_per_byte; /* the reduction NCCL's pipelined kernels leave exposed */
-    double overhead_s;   /* NCCL's latency beyond the links' own, added to the simulated time */
+    nccl_timing timing;  /* how NCCL's latency enters the simulated time */
 } nccl_plan;
 
 /* 0, or -1 when the ranks are not NVIDIA GPUs (NCCL does not apply). */
@@ -33,10 +55,10 @@ int nccl_plan_make_reducing(const platform *p, const coll_params *params, double
                             nccl_plan *out);
 
 /* Turns a request for ALGO_NCCL into what runs: NCCL's plan on NVIDIA GPUs
- * (name "ring/Simple", *overhead_s to add to the simulated time), else the
+ * (name "ring/Simple", *timing for nccl_timing_total_s), else the
  * platform's native schedule: the torus allreduce on a torus, else auto
- * (name ""). Other requests are left as they are. */
-void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_byte, double *overhead_s,
+ * (name "", timing->on = 0). Other requests are left as they are. */
+void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_byte, nccl_timing *timing,
                   char *name, size_t name_bytes);
 
 /* "ring/LL128", "nvls/Simple". */
