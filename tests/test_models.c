@@ -424,6 +424,15 @@ START_TEST(synthetic_inputs)
 }
 END_TEST
 
+/* Where a `model list` line's params field ends: past the name, the spaces
+ * and the digits. */
+static size_t params_column_end(const char *line)
+{
+    size_t k = strcspn(line, " ");
+    k += strspn(line + k, " ");
+    return k + strspn(line + k, "0123456789");
+}
+
 START_TEST(model_command)
 {
     static char out[1 << 20];
@@ -445,6 +454,10 @@ START_TEST(model_command)
     ck_assert_ptr_nonnull(strstr(out, "\"params\": 73"));
     ck_assert_int_eq(tu_run_ttasim("model list", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "dlrm-mlperf"));
+    /* the name column fits the longest name: the params end in one column */
+    const char *a = strstr(out, "\nmlp "), *b = strstr(out, "\ndlrm-dcnv2-small ");
+    ck_assert(a && b);
+    ck_assert_int_eq(params_column_end(a + 1), params_column_end(b + 1));
     /* tables as a parameter: 3 tables of 10, 20, 30 rows */
     ck_assert_int_eq(tu_run_ttasim("model show dlrm-mlperf --table-rows 10,20,30 --json", out,
                                    sizeof out), 0);

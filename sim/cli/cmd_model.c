@@ -80,8 +80,11 @@ static int show(const char *name, const model_opts *o, int as_json)
 static int list(int as_json)
 {
     json_t *arr = json_array();
+    int w = (int)strlen("model"); /* the name column fits the longest name */
+    for (int i = 0; model_zoo_name(i); i++)
+        w = (int)strlen(model_zoo_name(i)) > w ? (int)strlen(model_zoo_name(i)) : w;
     if (!as_json)
-        printf("%-12s %16s %16s  %s\n", "model", "params", "fwd FLOPs/sample", "description");
+        printf("%-*s %16s %16s  %s\n", w, "model", "params", "fwd FLOPs/sample", "description");
     model_opts o;
     model_opts_default(&o);
     for (int i = 0; model_zoo_name(i); i++) {
@@ -100,7 +103,7 @@ static int list(int as_json)
                                                  "forward_flops_per_sample", f, "description",
                                                  model_describe(model_zoo_name(i))));
         else
-            printf("%-12s %16zu %16.4g  %s\n", model_zoo_name(i), n, f,
+            printf("%-*s %16zu %16.4g  %s\n", w, model_zoo_name(i), n, f,
                    model_describe(model_zoo_name(i)));
         model_free(m);
     }
