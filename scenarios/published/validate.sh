@@ -61,7 +61,7 @@ How to read the table:
   talk does not say how it loads data), 8 V100 at 128 fp16 images each consume about 11,300
   images/s against the 40 host cores' 9,970: the 16-128-GPU steps become 0.103 s (160 images
   per GPU at 200 GPUs: 0.128 s), the 4-GPU ABCI node (512 images, 51 ms) does not wait. The
-  200-GPU row stays the worst (0.645): its published step grows 1.56x from 128 to 200 GPUs at
+  200-GPU row stays the worst (0.645): its published step grows 1.58x from 128 to 200 GPUs at
   1.25x the images per GPU, more than the host or the allreduce explain.
 
 Regenerate with `make validation-table` (or `scenarios/published/validate.sh [TTASIM]`).
