@@ -99,6 +99,11 @@ START_TEST(big_basin_host_keeps_up_unless_threads_are_few)
     json_decref(none);
     json_decref(jpeg);
     json_decref(two);
+    char out[1 << 15];
+    ck_assert_int_eq(tu_run_ttasim("run " PUB "resnet50-he-2016.json --set workload.input.pipeline=cpu-jpeg "
+                                   "--set workload.input.threads=2", out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "step.input_s") && strstr(out, "(host input pipeline for the node's images; waited"),
+                  "the text report does not show the input pipeline: %s", out);
 }
 END_TEST
 
