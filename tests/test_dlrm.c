@@ -269,6 +269,64 @@ START_TEST(framework_mechanisms_by_hand)
 }
 END_TEST
 
+static const char *group_plan(json_t *doc, size_t g)
+{
+    json_t *groups = json_object_get(json_object_get(doc, "embedding"), "groups");
+    return json_string_value(json_object_get(json_array_get(groups, g), "plan"));
+}
+
+/* Per-group plans: each group's error names its JSON path; an auto group
+ * takes the plan that makes the step fastest with the other group fixed
+ * (here the small tables at data_parallel): none of the other plans for it
+ * gives a faster step, and the one it names gives the same. */
+START_TEST(per_group_plans)
+{
+    static char out[65536];
+    const char *src = "\"trace\": \"" TRACE "\"";
+    static const struct {
+        const char *sharding, *where;
+    } bad[] = {
+        {"[{\"plan\": \"table_wise\"}, {\"plan\": \"hybrid\"}]", "$.workload.embedding.sharding[0]"},
+        {"[{\"max_rows\": 1000, \"plan\": \"hybrid\"}, {\"max_rows\": 10, \"plan\": \"table_wise\"}]",
+         "$.workload.embedding.sharding[1].max_rows"},
+        {"[{\"max_rows\": 1000, \"plan\": \"host\"}, {\"plan\": \"table_wise\"}]", "$.workload.embedding.sharding[0].plan"},
+        {"[{\"max_rows\": 1000, \"plan\": \"row_wise\"}, {\"plan\": \"hybrid\"}]", "$.workload.embedding.sharding"},
+        {"[{\"max_rows\": 1000, \"plan\": \"diagonal\"}, {\"plan\": \"hybrid\"}]", "$.workload.embedding.sharding[0].plan"},
+        {"[]", "$.workload.embedding.sharding"},
+    };
+    char emb[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(emb, sizeof emb, ", \"embedding\": {\"sharding\": %s}", bad[i].sharding);
+        run_dlrm("dgx-a100", src, 65536, emb, 2, out, sizeof out);
+        ck_assert_msg(strstr(out, bad[i].where) != NULL, "%s: %s", bad[i].sharding, out);
+    }
+    json_t *a = run_dlrm("dgx-a100", src, 65536,
+                         ", \"embedding\": {\"sharding\": [{\"max_rows\": 100000, \"plan\": \"data_parallel\"},"
+                         " {\"plan\": \"auto\"}]}",
+                         0, out, sizeof out);
+    ck_assert_str_eq(plan_of(a), "mix");
+    ck_assert_str_eq(group_plan(a, 0), "data_parallel");
+    const char *chosen = group_plan(a, 1);
+    ck_assert_ptr_nonnull(chosen);
+    double t = get(a, "step.time_s");
+    /* data_parallel is left out: 24e9 parameters on every GPU do not fit */
+    static const char *const plans[] = {"table_wise", "row_wise", "column_wise", "hybrid"};
+    int same = 0;
+    for (size_t k = 0; k < sizeof plans / sizeof plans[0]; k++) {
+        snprintf(emb, sizeof emb,
+                 ", \"embedding\": {\"sharding\": [{\"max_rows\": 100000, \"plan\": \"data_parallel\"},"
+                 " {\"plan\": \"%s\"}]}", plans[k]);
+        json_t *b = run_dlrm("dgx-a100", src, 65536, emb, 0, out, sizeof out);
+        ck_assert_str_eq(group_plan(b, 1), plans[k]);
+        ck_assert_double_le(t, get(b, "step.time_s"));
+        same += strcmp(plans[k], chosen) == 0 && get(b, "step.time_s") == t;
+        json_decref(b);
+    }
+    ck_assert_int_eq(same, 1);
+    json_decref(a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dlrm");
@@ -280,6 +338,7 @@ int main(void)
     tcase_add_test(tc, host_update_follows_distinct_rows);
     tcase_add_test(tc, framework_adds_unfused_epilogue);
     tcase_add_test(tc, framework_mechanisms_by_hand);
+    tcase_add_test(tc, per_group_plans);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
