@@ -16,18 +16,25 @@ cat > "$SCEN" <<JSON
  "optimizer": "sgd", "convergence": {"steps": 1000}}
 JSON
 
+# The mix: the 18 small tables data-parallel, the 8 large ones' plan auto.
+MIX='[{"max_rows": 100000, "plan": "data_parallel"}, {"plan": "auto"}]'
+
 # point PLATFORM NODES ZIPF: one row per plan, the fastest marked
 point() {
     best=""; best_s=""
     rows=""
-    for plan in table_wise column_wise hybrid host; do
+    for plan in table_wise column_wise hybrid host mix; do
         extra=""
         [ "$3" = "-" ] || extra="--set workload.embedding.index_zipf_s=$3"
+        sharding=$plan
+        [ "$plan" = mix ] && sharding=$MIX
         out=$("$TTASIM" run "$SCEN" --quiet -j1 --set platform.name="$1" --set platform.nodes="$2" \
-              --set workload.embedding.sharding="$plan" $extra --links 1 2>&1) || {
+              --set workload.embedding.sharding="$sharding" $extra --links 1 2>&1) || {
             rows="$rows$plan|does not fit|-\n"; continue; }
         step=$(printf '%s\n' "$out" | awk '$1 == "step.time_s" {print $2; exit}')
         link=$(printf '%s\n' "$out" | awk '$1 == "bottleneck" {print $2; exit}')
+        [ "$plan" = mix ] && plan="mix: <= 1e5 rows data_parallel, the rest $(printf '%s\n' "$out" |
+            awk '$1 == "group" && $2 == 2 {print $7; exit}')"
         rows="$rows$plan|$step|${link:-none}\n"
         if [ -z "$best_s" ] || awk "BEGIN {exit !($step < $best_s)}"; then best=$plan; best_s=$step; fi
     done
