@@ -62,7 +62,8 @@ static const workload_embedding EMB = {0, 1.0, 2, TABLES};
 static sharding_options options(int micro_batch)
 {
     sharding_options o = {.ranks = 2, .micro_batch = micro_batch, .table_dtype_bytes = 2, .act_dtype_bytes = 2,
-                          .grad_dtype_bytes = 2, .master_weights = 0, .optimizer = EMB_SGD, .zipf_s = 1.0};
+                          .grad_dtype_bytes = 2, .master_weights = 0, .optimizer = EMB_SGD, .zipf_s = 1.0,
+                          .mem_Bps = 1e12, .dispatch_s = 0, .link_latency_s = 0, .link_Bps = 1e9, .node_ranks = 2};
     return o;
 }
 
@@ -147,6 +148,82 @@ START_TEST(hybrid_replicates_hot_rows)
 }
 END_TEST
 
+/* Hybrid's index handling on one node, 64 samples per rank, every row hot
+ * (a table's 2 x 64 x 8 x 2 B of pooled vectors, half of them crossing the
+ * 1e8 B/s link, against its 4 x 8 x 2 B of gradients sent twice by the ring:
+ * 9.6 us saved a table, more than the 2 us of ring latency and the 4 us of the
+ * frequent kernels). 256 global ids,
+ * 128 local, all hot, 8 frequent rows of 64 elements; kernels and their bytes
+ * as hybrid_indices.cu runs them, each at 1e9 B/s and at least 1 us. */
+START_TEST(hybrid_index_by_hand)
+{
+    sharding_options o = options(64);
+    o.mem_Bps = 1e9;
+    o.dispatch_s = 1e-6;
+    o.link_Bps = 1e8;
+    o.link_latency_s = 1e-6;
+    sharding_cost c;
+    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &c);
+    ck_assert_double_eq_tol(c.hot_rows, 8, 1e-12);
+    /* every id hot, so every category entry in L2 (no sector): data_to_unique_categories 256 x 8;
+     * frequent samples 128 x 4 read + 128 x 4 written; model indices 256 x 4 (no cold id to write);
+     * masks zeroed 2 x 8; fused_cache_masks 256 x 4; two selects over 8 flags writing 8 ids (8 x 5 each) */
+    double bytes[] = {2048, 1024, 1024, 16, 1024, 40, 40};
+    double sum = 0, s = 0;
+    for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++) {
+        sum += bytes[k];
+        s += fmax(bytes[k] / 1e9, 1e-6);
+    }
+    ck_assert_double_eq_tol(c.index_bytes, sum, 1e-9);
+    ck_assert_double_eq_tol(c.index_kernels, 19, 1e-12);
+    ck_assert_double_eq_tol(c.index_s, s + 12 * 1e-6, 1e-15); /* 12 kernels of no bytes of their own */
+    ck_assert_double_eq_tol(c.index_s, 2.048e-6 + 3 * 1.024e-6 + 15 * 1e-6, 1e-15);
+
+    /* across nodes: the network indices instead of the cache masks, and the dense passes over the
+     * 64 frequent elements: zeroed (4 B), cast to fp16 (4 + 2), SGD (2 + 8) */
+    o.node_ranks = 1;
+    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &c);
+    ck_assert_double_eq_tol(c.hot_rows, 8, 1e-12);
+    double multi[] = {2048, 1024, 1024, 128 * 6, 128 * 2, 0, 64 * 4, 64 * 6, 64 * 10};
+    sum = 0;
+    for (size_t k = 0; k < sizeof multi / sizeof multi[0]; k++)
+        sum += multi[k];
+    ck_assert_double_eq_tol(c.index_bytes, sum, 1e-9);
+    ck_assert_double_eq_tol(c.index_kernels, 15, 1e-12);
+    ck_assert_double_eq_tol(c.index_s, (2048 + 1024 + 1024) / 1e9 + 12 * 1e-6, 1e-15);
+}
+END_TEST
+
+/* The hot set is worth its fixed costs or is dropped: at 10 us a kernel the
+ * frequent set's 4 kernels and 2 us of allreduce latency (42 us) exceed the
+ * 19.2 us its 8 rows save, so hybrid replicates nothing and sends what
+ * table-wise sends, and still sorts the batch's ids (15 kernels, no
+ * frequent path); at 1 us a kernel (6 us) it keeps them. */
+START_TEST(hybrid_drops_unpaid_hot_set)
+{
+    sharding_options o = options(64);
+    o.mem_Bps = 1e9;
+    o.link_Bps = 1e8;
+    o.link_latency_s = 1e-6;
+    o.dispatch_s = 1e-5;
+    sharding_cost hyb, tw;
+    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &hyb);
+    sharding_cost_of(&EMB, SHARD_TABLE_WISE, &o, &tw);
+    ck_assert_double_eq(hyb.hot_rows, 0);
+    ck_assert_double_eq(hyb.allreduce_bytes, 0);
+    ck_assert_double_eq_tol(hyb.alltoall_bytes, tw.alltoall_bytes, 1e-12);
+    ck_assert_double_eq_tol(hyb.update_bytes, tw.update_bytes, 1e-9);
+    ck_assert_double_eq_tol(hyb.index_kernels, 15, 1e-12);
+    /* every id cold: a 32-byte sector per category look-up. data_to_unique_categories 256 x 8, frequent
+     * samples 128 x 36, model indices 256 x 36 + the rank's 128 cold ids written, fused_cache_masks 256 x 36 */
+    ck_assert_double_eq_tol(hyb.index_bytes, 2048 + 4608 + 9216 + 512 + 9216, 1e-9);
+    ck_assert_double_eq(tw.index_s, 0);
+    o.dispatch_s = 1e-6;
+    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &hyb);
+    ck_assert_double_eq_tol(hyb.hot_rows, 8, 1e-12);
+}
+END_TEST
+
 /* Table-wise balances by traffic: three equal tables on two ranks leave
  * two on the busiest rank (its lookups, updates and memory, and the alltoall's
  * largest sender: both tables' vectors for all 8 samples, more than the 4 x 3
@@ -220,6 +297,8 @@ int main(void)
     tcase_add_test(tc, table_wise_by_hand);
     tcase_add_test(tc, row_column_data_parallel_by_hand);
     tcase_add_test(tc, hybrid_replicates_hot_rows);
+    tcase_add_test(tc, hybrid_index_by_hand);
+    tcase_add_test(tc, hybrid_drops_unpaid_hot_set);
     tcase_add_test(tc, table_wise_balances);
     tcase_add_test(tc, mix_by_hand);
     suite_add_tcase(s, tc);

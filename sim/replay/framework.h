@@ -44,4 +44,9 @@ int framework_epilogue_kernels(framework f, int backward);
  * and backward (step.c). */
 int framework_overlaps_embedding(framework f);
 
+/* The least a small kernel of the framework's costs: HugeCTR replays the
+ * step as one CUDA graph (solver.holistic_cuda_graph), so the device's
+ * launch; the others issue each kernel from the host (dispatch_s). */
+double framework_kernel_s(framework f, double dispatch_s);
+
 #endif

@@ -469,9 +469,10 @@ static void time_to_target(run_ctx *x, const device_info *dev, const device_mode
 
 /* The model-parallel tables of a phase under a plan: on the accelerators, or,
  * in host memory, the traffic of each accelerator's share of its node's. */
-static int plan_tables(const run_ctx *x, size_t k, const char *precision, sharding_kind plan, int node_ranks,
-                       phase_plan *pp, tt_error *err)
+static int plan_tables(const run_ctx *x, size_t k, const char *precision, sharding_kind plan, const platform *p,
+                       const device_model *d, phase_plan *pp, tt_error *err)
 {
+    int node_ranks = platform_ranks_per_node(p);
     const scenario *sc = x->sc;
     const workload *t = &x->tr[k];
     tt_dtype dt;
@@ -481,7 +482,15 @@ static int plan_tables(const run_ctx *x, size_t k, const char *precision, shardi
     sharding_options so = {.ranks = pp->o.ranks, .micro_batch = pp->micro_batch, .table_dtype_bytes = dtype_bytes(dt),
                            .act_dtype_bytes = pp->o.dtype_bytes, .grad_dtype_bytes = pp->o.grad_dtype_bytes,
                            .master_weights = sc->master_weights, .optimizer = (embedding_optimizer)sc->table_optimizer,
-                           .zipf_s = sc->index_zipf_s > 0 ? sc->index_zipf_s : t->emb.zipf_s};
+                           .zipf_s = sc->index_zipf_s > 0 ? sc->index_zipf_s : t->emb.zipf_s,
+                           .mem_Bps = d->mem_Bps, .dispatch_s = framework_kernel_s((framework)sc->framework, d->dispatch_s), .node_ranks = node_ranks};
+    /* the hybrid plan times its hot set on the slowest route from rank 0 */
+    for (int r = 1; r < pp->o.ranks; r++) {
+        double lat_s, bw_Bps;
+        platform_path(p, 0, r, &lat_s, &bw_Bps);
+        so.link_latency_s = fmax(so.link_latency_s, lat_s);
+        so.link_Bps = r == 1 ? bw_Bps : fmin(so.link_Bps, bw_Bps);
+    }
     if (plan != SHARD_HOST && x->mix) {
         sharding_mix_cost_of(&t->emb, x->mix, &so, &pp->tables, pp->groups, pp->group_tables);
     } else if (plan != SHARD_HOST) {
@@ -597,7 +606,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
         o->embeddings = plan == SHARD_HOST ? EMB_HOST : EMB_ACCELERATORS;
-        if ((rc = plan_tables(x, k, precision, plan, platform_ranks_per_node(p), pp, err)))
+        if ((rc = plan_tables(x, k, precision, plan, p, &d, pp, err)))
             break;
         o->recompute = sc->recompute;
         o->framework = (framework)sc->framework;
@@ -605,7 +614,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
             fit_micro_batch(&x->tr[k], &d, o, x->tr[k].n_buckets + x->tr[k].n_comm);
             pp->micro_batch = o->micro_batch;
             pp->accumulation = o->accumulation;
-            if ((rc = plan_tables(x, k, precision, plan, platform_ranks_per_node(p), pp, err))) /* at the fitted micro-batch */
+            if ((rc = plan_tables(x, k, precision, plan, p, &d, pp, err))) /* at the fitted micro-batch */
                 break;
         }
         step_memory m;

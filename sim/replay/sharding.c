@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/closed_form.h"
 #include "trainer/synth.h"
 
 const char *const SHARDING_NAMES[] = {"table_wise", "row_wise", "column_wise", "data_parallel",
@@ -55,23 +56,140 @@ static void add_memory(sharding_cost *c, double rows, double cols, const shardin
     c->optimizer_bytes += o->optimizer == EMB_ROWWISE_ADAGRAD ? rows * 4 : 0;
 }
 
-/* Hybrid: the replicated head of a table. A replicated row costs its gradient
- * in the allreduce (h x dim x grad bytes, sent about twice by a ring); a
- * pooled vector leaves the alltoall when all its lookups hit replicated rows
- * (F(h)^lookups of them). The head minimises the bytes a rank sends, over h
- * in 0 and the powers of two (HugeCTR's frequent-category split by counts). */
-static double hot_rows_of(const workload_table *t, const sharding_options *o)
+/* HugeCTR's hybrid embedding (HugeCTR/src/embeddings/hybrid_embedding/, the
+ * v1.0 MLPerf DLRM) holds ids as uint32 and looks each one up at a random
+ * place of a per-category table (category_frequent_index,
+ * category_location): a 32-byte DRAM sector per look-up of a cold id; a hot
+ * id's entry stays in L2 (U: the hot set's entries, 8 B a row, fit it). */
+#define HYBRID_ID_BYTES 4.0
+#define SECTOR_BYTES 32.0
+
+/* One of the plan's collectives on its slowest route, in closed form: NCCL's
+ * ring allreduce, the alltoall's pairwise exchanges. */
+static double coll_s(const sharding_options *o, coll_op op, double bytes)
 {
-    double best_h = 0, best = 2.0 * o->micro_batch * t->dim * o->act_dtype_bytes;
+    coll_params p = {.op = op, .algo = op == OP_ALLREDUCE ? ALGO_RING : ALGO_PAIRWISE, .ranks = o->ranks,
+                     .bytes = bytes};
+    return coll_closed_form_s(&p, o->link_latency_s, o->link_Bps, 0);
+}
+
+static int multi_node(const sharding_options *o)
+{
+    return o->ranks > o->node_ranks;
+}
+
+/* Bytes per element of the frequent set that HugeCTR's multi-node path
+ * passes over every step whatever the batch touched (frequent_embedding.cu):
+ * local_reduce zeroes the fp32 gradients, convert_array casts them to the
+ * allreduce's type, sgd_global_update reads them and the fp32 rows. The
+ * single-node path updates only the rows the batch touched, through NVLink. */
+static double frequent_dense_bytes(const sharding_options *o)
+{
+    double g = o->grad_dtype_bytes;
+    return multi_node(o) ? 4 + (g < 4 ? 4 + g : 0) + g + 8 : 0;
+}
+
+/* Kernels of the frequent set's own path: forward_model, reset_relevant_gradients,
+ * frequent_local_reduce, update_model_direct (single node); the memset,
+ * frequent_local_reduce, convert_array (low precision), sgd_global_update
+ * (multi-node). */
+static double frequent_kernels(const sharding_options *o)
+{
+    return multi_node(o) && o->grad_dtype_bytes >= 4 ? 3 : 4;
+}
+
+/* Hybrid: the replicated head of a table, by time. A replicated row costs its
+ * gradient in the allreduce of the whole frequent set and the dense passes
+ * over it; a pooled vector leaves the alltoall (forward and backward) when all
+ * its lookups hit replicated rows (F(h)^lookups of them). The head minimises
+ * that time over h in 0 and the powers of two (HugeCTR's frequent-category
+ * split by counts); *saving_s: against no head. */
+static double hot_rows_of(const workload_table *t, const sharding_options *o, double *saving_s)
+{
+    double probe = 1 << 20;
+    double a2a = (coll_s(o, OP_ALLTOALL, probe) - coll_s(o, OP_ALLTOALL, 0)) / probe;
+    double ar = (coll_s(o, OP_ALLREDUCE, probe) - coll_s(o, OP_ALLREDUCE, 0)) / probe;
+    double row_s = t->dim * (o->grad_dtype_bytes * ar + frequent_dense_bytes(o) / o->mem_Bps);
+    double vectors_s = 2.0 * o->micro_batch * t->dim * o->act_dtype_bytes * a2a;
+    double best_h = 0, best = vectors_s;
     for (double h = 1; h <= t->rows; h *= 2) {
         double cold = 1 - pow(synth_zipf_cdf(h, (long)t->rows, o->zipf_s), t->lookups);
-        double bytes = 2.0 * o->micro_batch * t->dim * o->act_dtype_bytes * cold + 2.0 * h * t->dim * o->grad_dtype_bytes;
-        if (bytes < best) {
-            best = bytes;
+        double s = vectors_s * cold + h * row_s;
+        if (s < best) {
+            best = s;
             best_h = h;
         }
     }
+    *saving_s = vectors_s - best;
     return best_h;
+}
+
+/* Every table's head; none at all when the heads together save less than a
+ * frequent set costs by itself: the allreduce's latency and its own kernels. */
+static void hot_set_of(const workload_embedding *e, const sharding_options *o, double *hot)
+{
+    double saving_s = 0;
+    for (size_t i = 0; i < e->n_tables; i++) {
+        double s;
+        hot[i] = hot_rows_of(&e->tables[i], o, &s);
+        saving_s += s;
+    }
+    if (saving_s <= coll_s(o, OP_ALLREDUCE, 0) + frequent_kernels(o) * o->dispatch_s)
+        memset(hot, 0, e->n_tables * sizeof *hot);
+}
+
+/* One kernel of the index handling: its bytes at the device's memory
+ * bandwidth, never faster than the host issues it. */
+static void add_kernel(sharding_cost *c, const sharding_options *o, double bytes)
+{
+    c->index_bytes += bytes;
+    c->index_kernels += 1;
+    c->index_s += fmax(bytes / o->mem_Bps, o->dispatch_s);
+}
+
+/* cub::DeviceSelect: an init kernel, then one sweep over the input. */
+static void add_select(sharding_cost *c, const sharding_options *o, double bytes)
+{
+    add_kernel(c, o, 0);
+    add_kernel(c, o, bytes);
+}
+
+/* What HugeCTR's hybrid embedding does with a micro-step's ids before any
+ * lookup, on every rank (data.cu, hybrid_indices.cu compute_indices): ids =
+ * the global batch's lookups, local = this rank's samples' lookups, hot of
+ * them frequent; frequent = hot rows, elems = their elements. */
+static void hybrid_index_of(const sharding_options *o, double ids, double local, double hot, double frequent,
+                            double elems, sharding_cost *c)
+{
+    double I = HYBRID_ID_BYTES, R = o->ranks, gather = local > 0 ? SECTOR_BYTES * (1 - hot / local) : 0;
+    add_kernel(c, o, ids * 2 * I);                                /* data_to_unique_categories: table offsets */
+    add_select(c, o, local * (I + gather) + hot * I);             /* calculate_frequent_sample_indices */
+    add_select(c, o, ids * (I + gather) + (ids - hot * R) / R * I); /* calculate_model_indices */
+    add_kernel(c, o, 0);                                          /* its offsets_kernel */
+    if (multi_node(o)) {
+        add_kernel(c, o, local * (I + gather + R));               /* calculate_network_indices_mask */
+        add_select(c, o, local * R + (local - hot) * I);          /* DeviceSelect::Flagged over the mask */
+        add_kernel(c, o, 0);                                      /* offsets_kernel */
+        add_kernel(c, o, (local - hot) * 2 * I);                  /* modulo_kernel */
+        if (frequent > 0) {
+            add_kernel(c, o, elems * 4); /* the fp32 gradients zeroed */
+            add_kernel(c, o, 0);         /* frequent_local_reduce: its traffic is the update's */
+            if (o->grad_dtype_bytes < 4)
+                add_kernel(c, o, elems * (4 + o->grad_dtype_bytes)); /* convert_array */
+            add_kernel(c, o, elems * (o->grad_dtype_bytes + 8));     /* sgd_global_update */
+        }
+    } else {
+        add_kernel(c, o, 2 * frequent);                           /* the cache masks zeroed */
+        add_kernel(c, o, ids * (I + gather));                     /* fused_cache_masks */
+        add_select(c, o, frequent * (1 + I));                     /* network cache indices */
+        add_kernel(c, o, 0);                                      /* offsets_kernel */
+        add_select(c, o, frequent * (1 + I));                     /* model cache indices */
+        add_kernel(c, o, 0);                                      /* offsets_kernel */
+        add_kernel(c, o, 0);                                      /* mask_indices_to_buffer_indices */
+        if (frequent > 0)
+            for (int k = 0; k < 4; k++) /* the frequent path's kernels: their traffic is the lookups' and updates' */
+                add_kernel(c, o, 0);
+    }
 }
 
 typedef struct rank_load {
@@ -210,10 +328,10 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
         out->hot_lookup_share = 1;
         break;
     case SHARD_HYBRID: {
-        double *hot = calloc(e->n_tables ? e->n_tables : 1, sizeof *hot), lookups = 0, hot_lookups = 0;
+        double *hot = calloc(e->n_tables ? e->n_tables : 1, sizeof *hot), lookups = 0, hot_lookups = 0, elems = 0;
+        hot_set_of(e, o, hot);
         for (size_t i = 0; i < e->n_tables; i++) {
             const workload_table *t = &e->tables[i];
-            hot[i] = hot_rows_of(t, o);
             part_work w = part_of(t, o->zipf_s, B, 0, hot[i], t->dim, 0);
             add_work(out, &w, o);
             add_memory(out, hot[i], t->dim, o);
@@ -221,11 +339,13 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
             out->alltoall_bytes += B * t->dim * a * cold;
             out->allreduce_bytes += hot[i] * t->dim * o->grad_dtype_bytes;
             out->hot_rows += hot[i];
+            elems += hot[i] * t->dim;
             lookups += B * t->lookups;
             hot_lookups += w.lookups;
         }
         out->gradient_bytes += out->allreduce_bytes;
         out->hot_lookup_share = lookups > 0 ? hot_lookups / lookups : 0;
+        hybrid_index_of(o, lookups * R, lookups, hot_lookups, out->hot_rows, elems, out);
         place_tables(e, o, hot, out);
         free(hot);
         break;
@@ -265,6 +385,9 @@ static void add_cost(sharding_cost *into, const sharding_cost *c)
     into->allgather_bytes += c->allgather_bytes;
     into->allreduce_bytes += c->allreduce_bytes;
     into->hot_rows += c->hot_rows;
+    into->index_bytes += c->index_bytes;
+    into->index_kernels += c->index_kernels;
+    into->index_s += c->index_s;
     into->params_bytes += c->params_bytes;
     into->optimizer_bytes += c->optimizer_bytes;
 }

@@ -35,6 +35,12 @@ typedef struct sharding_options {
     int master_weights;      /* an fp32 master copy of low-precision tables */
     embedding_optimizer optimizer;
     double zipf_s;           /* the lookups' Zipf exponent */
+    /* What the hybrid plan's per-step costs are timed with: the device's
+     * achieved memory bandwidth and per-kernel dispatch, and the slowest
+     * rank-to-rank route (latency, bandwidth) its collectives cross. */
+    double mem_Bps, dispatch_s;
+    double link_latency_s, link_Bps;
+    int node_ranks; /* ranks per node: more ranks than this is HugeCTR's multi-node path */
 } sharding_options;
 
 /* Per micro-step on the busiest rank unless said otherwise; bytes per rank. */
@@ -51,6 +57,11 @@ typedef struct sharding_cost {
     double allreduce_bytes; /* replicated rows' gradients, once per optimizer step */
     double hot_rows;        /* hybrid: rows replicated on every rank (all tables) */
     double hot_lookup_share; /* hybrid: of the lookups, the share hitting replicated rows */
+    /* hybrid: handling the batch's ids before the lookups (sorting each into
+     * frequent or model-parallel, the per-rank index lists and counts) and
+     * the frequent set's dense passes: bytes, kernels, and their device
+     * seconds per micro-step (each kernel at least the dispatch time) */
+    double index_bytes, index_kernels, index_s;
     double params_bytes, optimizer_bytes, gradient_bytes; /* the tables' memory on the busiest rank */
 } sharding_cost;
 

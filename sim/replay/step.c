@@ -102,7 +102,9 @@ double step_layer_s(const workload *t, size_t layer, const device_model *d, cons
     double work = flops / kernels;
     double saturation = work > 0 ? work / (work + d->half_work_flops) : 1;
     double device_s = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls] * saturation, d->mem_Bps);
-    return fmax(device_s, kernels * d->dispatch_s) + epilogue_s(t, layer, d, o, backward);
+    /* the plan's own kernels before the lookups (hybrid: the batch's ids sorted) */
+    double index_s = plan_layer(t, layer, o) && !backward ? o->tables->index_s : 0;
+    return fmax(device_s, kernels * d->dispatch_s) + epilogue_s(t, layer, d, o, backward) + index_s;
 }
 
 double step_forward_s(const workload *t, const device_model *d, const step_options *o)
