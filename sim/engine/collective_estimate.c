@@ -85,7 +85,7 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
                 max_hops = h > max_hops ? h : max_hops;
                 comm = c > comm ? c : comm;
             }
-            total += (comm + red) * (stg->identical ? stg->steps : 1);
+            total += (stg->streamed ? (comm > red ? comm : red) : comm + red) * (stg->identical ? stg->steps : 1);
             lf += (long)nf * max_hops;
             prev = STEP_GENERAL;
         }

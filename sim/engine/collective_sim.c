@@ -11,6 +11,7 @@
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
 #include <simgrid/comm.h>
+#include <simgrid/exec.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
@@ -27,6 +28,7 @@ typedef struct step_round {
     sg_mailbox_t *recv_mailbox;
     double *reduce_bytes; /* ranks: what each rank reduces after receiving */
     int busy;             /* any flow or reduction at all */
+    int streamed;         /* the reduction runs alongside the transfers (sched_stage.streamed) */
 } step_round;
 
 /* Free-running steps measured when a round's ranks do not finish together. */
@@ -212,7 +214,8 @@ static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *x
     return round_index(rd, g, scratch, w);
 }
 
-/* A worker's part of one step: its sends and receives at once, then its reduction. */
+/* A worker's part of one step: its sends and receives at once, then its
+ * reduction, or alongside them when the stage streams. */
 static void worker_step(coll_group *g, const step_round *rd, int r)
 {
     static char token; /* put_async refuses a NULL payload */
@@ -222,14 +225,20 @@ static void worker_step(coll_group *g, const step_round *rd, int r)
     sg_comm_t *comms = g->comms[r];
     void *got = NULL;
     size_t k = 0;
+    double flops = rd->reduce_bytes[r] * g->gamma * g->speed_flops[r];
+    sg_exec_t reduce = rd->streamed && flops > 0 ? sg_actor_exec_init(flops) : NULL;
+    if (reduce)
+        sg_exec_start(reduce);
     for (size_t i = s0; i < s1; i++)
         comms[k++] = sg_mailbox_put_async(rd->mailbox[i], &token, (long)llround(rd->send_bytes[i]));
     for (size_t i = q0; i < q1; i++)
         comms[k++] = sg_mailbox_get_async(rd->recv_mailbox[i], &got);
     if (nc)
         sg_comm_wait_all(comms, nc);
-    if (rd->reduce_bytes[r] > 0 && g->gamma > 0)
-        sg_actor_execute(rd->reduce_bytes[r] * g->gamma * g->speed_flops[r]);
+    if (reduce)
+        sg_exec_wait(reduce);
+    else if (flops > 0)
+        sg_actor_execute(flops);
     g->finish_s[r] = simgrid_get_clock();
 }
 
@@ -431,6 +440,7 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
             step_round rd;
             if (round_build(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch))
                 return -1;
+            rd.streamed = stg->streamed;
             if (tally_round(g, &rd, scratch, stg->identical ? stg->steps : 1)) {
                 round_free(&rd);
                 return -1;
@@ -455,6 +465,7 @@ static int execute_messages(coll_group *g, const schedule *s, xfer *xs, coll_flo
         for (int t = 0; rc == 0 && t < s->stages[st].steps; t++, k++)
             if ((rc = round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch)) == 0) {
                 built++;
+                rounds[k].streamed = s->stages[st].streamed;
                 rc = tally_round(g, &rounds[k], scratch, 1);
             }
     if (rc == 0)
