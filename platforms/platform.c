@@ -565,9 +565,7 @@ double plat_fabric_link_Bps(const platform *p)
     return p->fabric == FABRIC_TORUS ? p->fab_bw_Bps : p->port_bw_Bps;
 }
 
-/* Torus ranks one hop apart along a side of 2: their cable carries its
- * wrap-around twin's share too (platform_paired_link). */
-static int torus_paired(const platform *p, int a, int b)
+int platform_torus_paired(const platform *p, int a, int b)
 {
     if (p->fabric != FABRIC_TORUS || plat_fabric_hops(p, a, b) != 1)
         return 0;
@@ -594,7 +592,7 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
     if (p->flat) {
         int hops = plat_fabric_hops(p, a, b);
         *latency_s = hops * p->fab_lat_s;
-        *bw_Bps = plat_fabric_link_Bps(p) * (torus_paired(p, a, b) ? 2 : 1);
+        *bw_Bps = plat_fabric_link_Bps(p) * (platform_torus_paired(p, a, b) ? 2 : 1);
         return hops;
     }
     int n = p->ncomp, ka = a / p->nacc, kb = b / p->nacc;
