@@ -3,6 +3,7 @@
 #include "sim/engine/nccl_plan.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@
 #include <simgrid/exec.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <simgrid/mailbox.h>
+#include <xbt/dynar.h>
 
 #include "sim/engine/engine.h"
 #include "sim/engine/link_tally.h"
@@ -29,6 +32,7 @@ typedef struct step_round {
     double *reduce_bytes; /* ranks: what each rank reduces after receiving */
     int busy;             /* any flow or reduction at all */
     int streamed;         /* the reduction runs alongside the transfers (sched_stage.streamed) */
+    const coll_flow *flows; /* the round's flows (send order) while it executes, or NULL */
 } step_round;
 
 /* Free-running steps measured when a round's ranks do not finish together. */
@@ -343,6 +347,59 @@ static int round_uniform(const coll_group *g, const step_round *rd, double dt)
     return hi - lo <= 1e-9 * dt;
 }
 
+static int cmp_link(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(const sg_link_t *)a, y = (uintptr_t)*(const sg_link_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether no link carries two of the round's flows (each flow's reverse
+ * route counted too: SimGrid's acknowledgement cross-traffic) and every busy
+ * rank reduces alike (to 1e-4 of the round's dt, which bounds the error:
+ * blocks differ by an element). Then a flow takes its synchronous time whenever it starts, the
+ * slowest flow's two ends alternate at the round's pace, and no rank can run
+ * ahead: free-running steps take the synchronous round's time (a flat ring
+ * on a torus, whose row-crossing flows take two hops). */
+static int round_solo(const coll_group *g, const step_round *rd, double dt)
+{
+    size_t nf = rd->flows ? rd->send_off[g->n] : 0, n = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int r = 0; nf && r < g->n; r++)
+        if (rd->send_off[r + 1] > rd->send_off[r] || rd->recv_off[r + 1] > rd->recv_off[r] ||
+            rd->reduce_bytes[r] > 0) {
+            lo = fmin(lo, rd->reduce_bytes[r] * g->gamma);
+            hi = fmax(hi, rd->reduce_bytes[r] * g->gamma);
+        }
+    if (hi - lo > 1e-4 * dt)
+        return 0;
+    xbt_dynar_t route = nf ? xbt_dynar_new(sizeof(sg_link_t), NULL) : NULL;
+    sg_link_t *all = NULL;
+    size_t cap = 0;
+    int ok = route != NULL;
+    for (size_t k = 0; ok && k < 2 * nf; k++) {
+        const coll_flow *f = &rd->flows[k / 2];
+        xbt_dynar_reset(route);
+        sg_host_get_route(g->hosts[k % 2 ? f->dst : f->src], g->hosts[k % 2 ? f->src : f->dst], route);
+        size_t len = xbt_dynar_length(route);
+        if (n + len > cap) {
+            cap = 2 * (n + len);
+            sg_link_t *grown = realloc(all, sizeof *all * cap);
+            ok = grown != NULL;
+            all = grown ? grown : all;
+        }
+        for (size_t i = 0; ok && i < len; i++)
+            all[n++] = xbt_dynar_get_as(route, i, sg_link_t);
+    }
+    if (ok)
+        qsort(all, n, sizeof *all, cmp_link);
+    for (size_t i = 1; ok && i < n; i++)
+        ok = all[i] != all[i - 1];
+    free(all);
+    if (route)
+        xbt_dynar_free(&route);
+    return ok;
+}
+
 /* An identical stage: one synchronous round; if its ranks finish at
  * different times, ranks ahead would start the next step early, so the
  * remaining steps run free (a few) or the steady-state period is measured on
@@ -354,7 +411,7 @@ static void execute_identical(coll_group *g, const sched_stage *stg, const step_
     int rest = stg->steps - 1;
     if (rest < 1)
         return;
-    if (g->sync_only || round_uniform(g, rd, dt)) {
+    if (g->sync_only || round_uniform(g, rd, dt) || round_solo(g, rd, dt)) {
         sg_actor_sleep_for(dt * rest);
         return;
     }
@@ -441,6 +498,7 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
             if (round_build(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch))
                 return -1;
             rd.streamed = stg->streamed;
+            rd.flows = scratch;
             if (tally_round(g, &rd, scratch, stg->identical ? stg->steps : 1)) {
                 round_free(&rd);
                 return -1;
