@@ -10,6 +10,7 @@
 #include "platforms/platform.h"
 #include "sim/engine/collective_sim.h"
 #include "sim/replay/convergence.h"
+#include "sim/replay/input_pipeline.h"
 #include "sim/replay/traffic.h"
 #include "sim/replay/workload.h"
 
@@ -269,6 +270,18 @@ static void note_ownership(const scenario *sc, const platform *p, run_result *r)
     add_assumption(r, buf);
 }
 
+/* Host cores of one node: its CPU components' cores. */
+static int node_host_cores(const platform *p)
+{
+    platform_summary sum;
+    platform_summarize(p, &sum);
+    long cores = 0;
+    for (int i = 0; i < sum.n_devices; i++)
+        if (sum.devices[i].dev->kind == DEVICE_CPU)
+            cores += sum.devices[i].count * sum.devices[i].dev->cores;
+    return sum.nodes > 0 ? (int)(cores / sum.nodes) : 0;
+}
+
 static void note_assumptions(run_ctx *x, const platform *p, const run_point *base)
 {
     run_result *r = x->res;
@@ -318,6 +331,16 @@ static void note_assumptions(run_ctx *x, const platform *p, const run_point *bas
             "every sample's rows, the other nodes' over the NICs and the fabric; DRAM lookups and updates at the "
             "socket's mem_Bps x mem_efficiency, pipelined with the UPI/PCIe/NIC transfers, which run all at once "
             "on SimGrid)");
+    if (x->sc->input_pipeline == INPUT_CPU_JPEG && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[512];
+        int cores = node_host_cores(p), threads = x->sc->input_threads;
+        snprintf(buf, sizeof buf, "input.host = %d of the node's %d host cores x %.0f images/s per core (JPEG "
+                 "decode, random-resized crop, flip, from single-core benchmarks: platforms/README.md), running "
+                 "ahead of the accelerators: the step is max(their step, the node's images / the host's rate)",
+                 threads > 0 && threads < cores ? threads : cores, cores,
+                 input_pipeline_core_images_per_s(INPUT_CPU_JPEG));
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
     note_ownership(x->sc, p, r);
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
@@ -325,6 +348,23 @@ static void note_assumptions(run_ctx *x, const platform *p, const run_point *bas
                  "cost_usd is 0)", r->accelerator);
         r->assumptions[r->n_assumptions++] = strdup(buf);
     }
+}
+
+/* Each phase's step waits on the host input pipeline when it is the slower
+ * (workload.input): a node's host prepares its ranks' samples of the step. */
+static int wait_for_input(const scenario *sc, const platform *p, phase_plan *ph, tt_error *err)
+{
+    double host_images_per_s;
+    int rc = input_pipeline_host_images_per_s((input_pipeline_kind)sc->input_pipeline, node_host_cores(p),
+                                              sc->input_threads, sc->path, platform_name(p), &host_images_per_s, err);
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases && host_images_per_s > 0; k++) {
+        step_result *r = &ph[k].r;
+        double images = (double)ph[k].o.micro_batch * ph[k].o.accumulation * platform_ranks_per_node(p);
+        input_pipeline_step(r->time_s, images, host_images_per_s, &r->input_s, &r->input_wait_s);
+        r->time_s += r->input_wait_s;
+        r->idle_s += r->input_wait_s;
+    }
+    return rc;
 }
 
 /* The point's step: every phase replayed, weighted by its share of the steps. */
@@ -341,6 +381,8 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
         s->exposed_comm_s += f * r->exposed_comm_s;
         s->optimizer_s += f * r->optimizer_s;
         s->host_embedding_s += f * r->host_embedding_s;
+        s->input_s += f * r->input_s;
+        s->input_wait_s += f * r->input_wait_s;
         s->idle_s += f * r->idle_s;
         pt->host.forward_s += f * ph[k].host.forward_s;
         pt->host.backward_s += f * ph[k].host.backward_s;
@@ -581,6 +623,8 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         rc = time_host_embeddings(sc, p, x->tr, ph, links, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
         rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
+    if (rc == TT_OK)
+        rc = wait_for_input(sc, p, ph, err);
     if (rc == TT_OK) {
         const device_info *dev = platform_device(p, 0);
         run_result *r = x->res;

@@ -10,6 +10,7 @@
 #include "common/datapath.h"
 #include "common/jsonx.h"
 #include "sim/replay/framework.h"
+#include "sim/replay/input_pipeline.h"
 #include "common/vocab.h"
 #include "sim/replay/cost.h"
 #include "sim/replay/override.h"
@@ -179,6 +180,22 @@ static int load_embedding(const jx_obj *w, scenario *s)
     return TT_OK;
 }
 
+/* workload.input: where the images come from (input_pipeline.h). */
+static int load_input(const jx_obj *w, scenario *s)
+{
+    static const char *const keys[] = {"pipeline", "threads", NULL};
+    jx_obj in;
+    long threads = 0;
+    int rc;
+    if ((rc = jx_child(w, "input", 0, &in)) || !in.obj)
+        return rc;
+    if ((rc = jx_check_keys(&in, keys)) || (rc = jx_enum(&in, "pipeline", 1, INPUT_PIPELINE_NAMES, &s->input_pipeline)) ||
+        (rc = jx_int(&in, "threads", 0, 1, 1 << 16, &threads)))
+        return rc;
+    s->input_threads = (int)threads;
+    return TT_OK;
+}
+
 static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_algo *out);
 
 /* "collective": {"op", "algo", "bytes", "ranks"}: one collective timed like
@@ -213,7 +230,7 @@ static int load_workload(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
                                        "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
-                                       "embeddings", "embedding", "fusion", "recompute", "framework", NULL};
+                                       "embeddings", "embedding", "fusion", "recompute", "framework", "input", NULL};
     jx_obj w;
     long mb = 0, gb = 0;
     int prec = -1, gprec = -1, rc;
@@ -228,7 +245,7 @@ static int load_workload(const jx_obj *r, scenario *s)
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
         (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)) || (rc = load_embedding(&w, s)) ||
         (rc = jx_bool(&w, "fusion", 0, &s->fusion)) || (rc = jx_bool(&w, "recompute", 0, &s->recompute)) ||
-        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &s->framework)))
+        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &s->framework)) || (rc = load_input(&w, s)))
         return rc;
     s->micro_batch = (int)mb;
     s->global_batch = gb;

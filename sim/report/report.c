@@ -50,6 +50,10 @@ static json_t *point_json(const run_point *p)
                              num(m->gradients_bytes), "optimizer_bytes", num(m->optimizer_bytes),
                              "activations_bytes", num(m->activations_bytes), "total_bytes",
                              num(m->total_bytes));
+    if (s->input_s > 0) { /* a host input pipeline (workload.input) */
+        json_object_set_new(step, "input_s", num(s->input_s));
+        json_object_set_new(step, "input_wait_s", num(s->input_wait_s));
+    }
     json_t *o = json_pack("{s:i, s:i, s:I, s:i, s:i, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}}",
                           "nodes", p->nodes, "ranks", p->ranks, "global_batch", (json_int_t)p->global_batch,
                           "micro_batch", p->micro_batch, "accumulation", p->accumulation, "step", step,
@@ -314,6 +318,9 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
         fprintf(out, "  %-22s %12.6g  %12s%s\n", rows[i].name, rows[i].s, human_duration(rows[i].s, t, sizeof t),
                 i == 6 ? "   (no compute: exposed comm + host waits)" : "");
+    if (b->step.input_s > 0)
+        fprintf(out, "  %-22s %12.6g  %12s   (host input pipeline for the node's images; waited %.6g s)\n",
+                "step.input_s", b->step.input_s, human_duration(b->step.input_s, t, sizeof t), b->step.input_wait_s);
     if (b->host.forward_s > 0)
         fprintf(out, "    per micro-step: rows to the accelerators %.4g s over PCIe/UPI (DRAM lookups %.4g s), "
                      "gradient rows back %.4g s (sparse update in DRAM %.4g s)\n",
