@@ -285,6 +285,18 @@ START_TEST(auto_picks_fastest)
                 if (best < 0 || res[k].time_s < res[best].time_s)
                     best = k;
             ck_assert_int_ge(best, 0);
+            for (int j = a + 1; j < k; j++) { /* the estimate bounds each simulation from below */
+                schedule sc;
+                ck_assert_int_eq(schedule_build(&rq[j].params, (size_t)rq[j].params.bytes, 1.0, &sc, &err), TT_OK);
+                double est = coll_estimate_s(p, NULL, &sc, GAMMA_S_PER_BYTE, NULL);
+                schedule_free(&sc);
+                ck_assert_msg(est > 0 && est <= res[j].time_s * (1 + 1e-9),
+                              "%s %s, %g bytes: bound %.9g s, simulated %.9g s", platform_name(p),
+                              coll_algo_name(rq[j].params.algo), rq[j].params.bytes, est, res[j].time_s);
+                /* on the switch a tree rank's two chunks per step on its one link put the trees past direct */
+                if (pl == 0 && z == NSIZES - 1 && rq[j].params.algo == ALGO_TREE)
+                    ck_assert_msg(est > res[best].time_s, "tree's bound %.9g s, best %.9g s", est, res[best].time_s);
+            }
             ck_assert_msg(fabs(res[a].time_s / res[best].time_s - 1) < 1e-9,
                           "%s, %g bytes: auto picked %s (%.9g s), simulating all picks %s (%.9g s)", platform_name(p),
                           rq[a].params.bytes, coll_algo_name(res[a].algo), res[a].time_s,
