@@ -153,6 +153,53 @@ static int load_phases(const jx_obj *w, scenario *s)
     return TT_OK;
 }
 
+/* workload.embedding.sharding as an array of table groups:
+ * [{"max_rows": 100000, "plan": "data_parallel"}, {"plan": "auto"}], by
+ * growing max_rows, the last without one (it takes the rest). */
+static int load_sharding_groups(const jx_obj *e, scenario *s)
+{
+    static const char *const keys[] = {"max_rows", "plan", NULL};
+    size_t n;
+    int rc = jx_array(e, "sharding", 1, &n);
+    if (rc)
+        return rc;
+    if (n < 1 || n > SHARD_MAX_GROUPS)
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s.sharding: %zu table groups; give 1 to %d", e->file, e->path, n,
+                            SHARD_MAX_GROUPS);
+    sharding_mix *m = &s->shard_mix;
+    m->n_groups = (int)n;
+    for (size_t g = 0; g < n; g++) {
+        jx_obj o;
+        int plan = -1;
+        double max_rows = 0;
+        if ((rc = jx_elem(e, "sharding", g, &o)) || (rc = jx_check_keys(&o, keys)) ||
+            (rc = jx_enum(&o, "plan", 1, SHARDING_NAMES, &plan)) ||
+            (rc = jx_number(&o, "max_rows", g + 1 < n, 1, 1e15, &max_rows)))
+            return rc;
+        if (g + 1 == n && jx_has(&o, "max_rows"))
+            return tt_error_set(e->err, TT_EINPUT, "%s: %s.max_rows: the last group takes every table the others "
+                                "leave; remove its max_rows", o.file, o.path);
+        if (g > 0 && g + 1 < n && max_rows <= m->max_rows[g - 1])
+            return tt_error_set(e->err, TT_EINPUT, "%s: %s.max_rows: %g is not above the previous group's %g; "
+                                "list the groups by growing max_rows", o.file, o.path, max_rows, m->max_rows[g - 1]);
+        if (plan == SHARD_HOST)
+            return tt_error_set(e->err, TT_EINPUT, "%s: %s.plan: \"host\" keeps every table in the CPU sockets' "
+                                "memory, not a group of them; give \"host\" as the whole sharding or another plan "
+                                "here", o.file, o.path);
+        m->max_rows[g] = max_rows;
+        m->plan[g] = (sharding_kind)plan;
+    }
+    const char *why = sharding_mix_conflict(m);
+    if (why)
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s.sharding: %s; make the row_wise groups data_parallel or the "
+                            "others row_wise or data_parallel (or auto)", e->file, e->path, why);
+    s->sharding = m->plan[0]; /* "auto" when any group's is: resolved per group by run.c */
+    for (int g = 0; g < m->n_groups; g++)
+        if (m->plan[g] == SHARD_AUTO)
+            s->sharding = SHARD_AUTO;
+    return TT_OK;
+}
+
 /* workload.embedding: how model-parallel tables are sharded, stored and
  * updated. "sharding": "host" is "embeddings": "host". */
 static int load_embedding(const jx_obj *w, scenario *s)
@@ -165,7 +212,9 @@ static int load_embedding(const jx_obj *w, scenario *s)
     if (!jx_has(w, "embedding"))
         return TT_OK;
     if ((rc = jx_child(w, "embedding", 1, &e)) || (rc = jx_check_keys(&e, keys)) ||
-        (rc = jx_enum(&e, "sharding", 0, SHARDING_NAMES, &s->sharding)) ||
+        (rc = json_is_array(json_object_get(e.obj, "sharding"))
+                  ? load_sharding_groups(&e, s)
+                  : jx_enum(&e, "sharding", 0, SHARDING_NAMES, &s->sharding)) ||
         (rc = jx_enum(&e, "precision", 0, DTYPE_NAMES, &prec)) ||
         (rc = jx_enum(&e, "optimizer", 0, EMBEDDING_OPTIMIZER_NAMES, &s->table_optimizer)) ||
         (rc = jx_bool(&e, "master_weights", 0, &s->master_weights)) ||
