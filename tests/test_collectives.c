@@ -157,7 +157,6 @@ START_TEST(names_and_factors)
 }
 END_TEST
 
-
 /* An uncontended star: every rank on its own full-duplex link to one switch. */
 static const double LINK_LAT_S = 1e-6, LINK_BW_BPS = 12.5e9;
 static const double GAMMA_S_PER_BYTE = 1.0 / 50e9; /* reduction at 50 GB/s */
@@ -235,32 +234,6 @@ START_TEST(rounds_match_messages)
 }
 END_TEST
 
-/* auto simulates every candidate and keeps the fastest: never slower than ring or rhd. */
-START_TEST(auto_picks_fastest)
-{
-    platform *p = star(8);
-    coll_request rq[6];
-    coll_result res[6];
-    const double sizes[2] = {1e3, 1e8};
-    for (int k = 0; k < 6; k++) {
-        coll_params prm = {.op = OP_ALLREDUCE, .algo = k % 3 == 0 ? ALGO_AUTO : k % 3 == 1 ? ALGO_RING : ALGO_RD,
-                           .ranks = 8, .bytes = sizes[k / 3]};
-        rq[k] = (coll_request){prm, 0, 0, 0};
-    }
-    tt_error err = {0};
-    ck_assert_int_eq(coll_simulate(p, NETWORK_IDEAL, rq, 6, res, &err), TT_OK);
-    for (int k = 0; k < 6; k += 3) {
-        ck_assert(res[k].time_s <= res[k + 1].time_s * (1 + 1e-9));
-        ck_assert(res[k].time_s <= res[k + 2].time_s * (1 + 1e-9));
-        ck_assert_int_ne(res[k].algo, ALGO_AUTO);
-    }
-    /* Small messages favour few steps, large ones bandwidth-optimal schedules. */
-    ck_assert_int_ne(res[0].algo, ALGO_RING);
-    ck_assert_int_ne(res[3].algo, ALGO_RD);
-    platform_free(p);
-}
-END_TEST
-
 /* A 64-rank fat tree of 16-rank leaves, non-blocking or with 4:1 uplinks. */
 static platform *fattree64(int oversubscription)
 {
@@ -280,6 +253,68 @@ static platform *fattree64(int oversubscription)
     ck_assert_msg(p != NULL, "%s", err.msg);
     return p;
 }
+
+/* auto screens its candidates by lower bounds (coll_estimate_s) and
+ * simulates only those that can win: it must pick what simulating every
+ * candidate picks. On a 48-rank switch direct wins (all-pairs classes, folds
+ * and generated tree steps screened); on a 64-rank fat tree with 4:1 uplinks
+ * direct's all-pairs congest them and other schedules win. */
+START_TEST(auto_picks_fastest)
+{
+    enum { NSIZES = 3 };
+    static const double SIZES[NSIZES] = {1e3, 1e6, 1e8};
+    platform *plats[2] = {star(48), fattree64(4)};
+    for (int pl = 0; pl < 2; pl++) {
+        platform *p = plats[pl];
+        int n = platform_ranks(p);
+        coll_algo cand[16];
+        int nc = coll_algos_for(OP_ALLREDUCE, cand, 16), nr = 0;
+        coll_request rq[NSIZES * 17];
+        coll_result res[NSIZES * 17];
+        for (int z = 0; z < NSIZES; z++)
+            for (int c = -1; c < nc; c++) {
+                coll_params prm = {.op = OP_ALLREDUCE, .algo = c < 0 ? ALGO_AUTO : cand[c], .ranks = n,
+                                   .bytes = SIZES[z], .chunk_bytes = 1 << 18};
+                const char *why;
+                if (c < 0 || coll_algo_applies(&prm, &why))
+                    rq[nr++] = (coll_request){prm, GAMMA_S_PER_BYTE, 0, 0};
+            }
+        tt_error err = {0};
+        ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, nr, res, &err) == TT_OK, "%s", err.msg);
+        int picks[NSIZES] = {0};
+        for (int k = 0, z = 0; k < nr; z++) {
+            int a = k++, best = -1;
+            for (; k < nr && rq[k].params.algo != ALGO_AUTO; k++)
+                if (best < 0 || res[k].time_s < res[best].time_s)
+                    best = k;
+            ck_assert_int_ge(best, 0);
+            for (int j = a + 1; j < k; j++) { /* the estimate bounds each simulation from below */
+                schedule sc;
+                ck_assert_int_eq(schedule_build(&rq[j].params, (size_t)rq[j].params.bytes, 1.0, &sc, &err), TT_OK);
+                double est = coll_estimate_s(p, NULL, &sc, GAMMA_S_PER_BYTE, NULL);
+                schedule_free(&sc);
+                ck_assert_msg(est > 0 && est <= res[j].time_s * (1 + 1e-9),
+                              "%s %s, %g bytes: bound %.9g s, simulated %.9g s", platform_name(p),
+                              coll_algo_name(rq[j].params.algo), rq[j].params.bytes, est, res[j].time_s);
+                /* on the switch a tree rank's two chunks per step on its one link put the trees past direct */
+                if (pl == 0 && z == NSIZES - 1 && rq[j].params.algo == ALGO_TREE)
+                    ck_assert_msg(est > res[best].time_s, "tree's bound %.9g s, best %.9g s", est, res[best].time_s);
+            }
+            ck_assert_msg(fabs(res[a].time_s / res[best].time_s - 1) < 1e-9,
+                          "%s, %g bytes: auto picked %s (%.9g s), simulating all picks %s (%.9g s)", platform_name(p),
+                          rq[a].params.bytes, coll_algo_name(res[a].algo), res[a].time_s,
+                          coll_algo_name(res[best].algo), res[best].time_s);
+            picks[z] = res[a].algo;
+        }
+        if (pl == 1) { /* small messages favour few steps, large ones bandwidth-optimal schedules */
+            ck_assert_int_ne(picks[0], ALGO_RING);
+            ck_assert_int_ne(picks[2], ALGO_RD);
+            ck_assert_int_ne(picks[2], ALGO_DIRECT);
+        }
+        platform_free(p);
+    }
+}
+END_TEST
 
 /* Contention: on 4:1 uplinks, alltoall (pairwise and direct), whose flows
  * mostly leave their leaf, slow down about 4x (at least 2.5x); the ring,

@@ -66,6 +66,8 @@ struct coll_group {
     double *finish_s; /* each worker's last step end */
     int sync_only;    /* rounds without free-running windows (auto's screening) */
     int classes;      /* a symmetric crossbar: steps by classes of identical flows (execute_classes) */
+    coll_group *reps; /* those classes' representatives: ranks 0..COLL_CLASS_RANKS-1 alone, so a
+                       * class step does not wake every worker of thousands (created on first use) */
     worker_arg *args;
     sg_actor_t *workers;
     sg_comm_t **comms; /* per worker, comm_cap[r] entries: grown by the controller, never by workers */
@@ -78,6 +80,9 @@ struct coll_group {
     long nrounds;
     long stride; /* 1: rounds in order; 0: rounds[0] nrounds times */
 };
+
+static coll_group *group_create(const platform *p, const int *ranks, int n, long serial);
+static void group_destroy(coll_group *g);
 
 static void round_free(step_round *rd)
 {
@@ -456,9 +461,15 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
     if (k == STEP_LOCAL)
         return run;
     int n = g->n, m = k == STEP_PERMUTATION ? 2 : n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS;
+    if (!g->reps && !(g->reps = group_create(g->p, g->ranks, n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS,
+                                             -1 - g->serial)))
+        return -1;
+    coll_group *h = g->reps;
+    h->gamma = g->gamma;
+    h->sync_only = g->sync_only;
     size_t w = (size_t)m * (size_t)(m - 1), f = 0;
     coll_flow *fl = malloc(sizeof *fl * w);
-    step_round rd = {.reduce_bytes = calloc((size_t)n, sizeof *rd.reduce_bytes)};
+    step_round rd = {.reduce_bytes = calloc((size_t)h->n, sizeof *rd.reduce_bytes)};
     if (!fl || !rd.reduce_bytes) {
         free(fl);
         free(rd.reduce_bytes);
@@ -471,12 +482,12 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
             if (j != i)
                 fl[f++] = (coll_flow){i, j, k == STEP_PERMUTATION ? fb : fb * (n - 1) / (m - 1)};
     }
-    int rc = round_index(&rd, g, fl, w);
+    int rc = round_index(&rd, h, fl, w);
     free(fl);
     if (rc)
         return -1;
     sched_stage same = {.steps = run, .identical = 1};
-    execute_identical(g, &same, &rd);
+    execute_identical(h, &same, &rd);
     round_free(&rd);
     return run;
 }
@@ -554,6 +565,8 @@ static double group_run(coll_group *g, const schedule *s, int messages)
 /* From an actor: stops the workers and frees the group. */
 static void group_destroy(coll_group *g)
 {
+    if (g->reps)
+        group_destroy(g->reps);
     g->quit = 1;
     sg_barrier_wait(g->start);
     for (int i = 0; i < g->n; i++) {
@@ -575,12 +588,13 @@ typedef struct batch {
     int oom; /* a request ran out of memory in the simulation */
 } batch;
 
-/* auto ranks the candidates by their contention-free estimate, then
- * simulates the AUTO_SIMULATED best whose simulation cost (coll_estimate_s)
- * is at most AUTO_SIM_COST: trees and recursive doubling over thousands of
- * ranks of a torus would take minutes. With none affordable, the cheapest.
- * A candidate whose estimate exceeds the best simulated time is not run. */
-#define AUTO_SIMULATED 3
+/* auto ranks the candidates by their estimate, a lower bound on their
+ * simulated time, and simulates them in that order until the next bound
+ * exceeds the best simulated time: no later candidate can win, so it picks
+ * what simulating all would. Those whose simulation cost (coll_estimate_s)
+ * exceeds AUTO_SIM_COST are left out (trees and recursive doubling over
+ * thousands of ranks of a torus would take minutes); with none affordable,
+ * the cheapest. */
 #define AUTO_SIM_COST 300000L
 
 /* 0 built, 1 the algorithm does not apply, -1 out of memory. */
@@ -594,9 +608,9 @@ static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
     return err.code == TT_EINTERNAL ? -1 : 1;
 }
 
-/* The request's algorithm, or auto's choice: the best AUTO_SIMULATED
- * candidates by estimate are screened with synchronous rounds, then the
- * fastest runs with the requested executor. time_s is NaN when no candidate
+/* The request's algorithm, or auto's choice: candidates whose bound can
+ * still win are screened with synchronous rounds, then the fastest runs
+ * with the requested executor. time_s is NaN when no candidate
  * could be simulated; *oom is set when memory ran out. */
 static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
 {
@@ -638,7 +652,7 @@ static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
     } else {
         double best_s = INFINITY;
         g->sync_only = 1;
-        for (int i = 0; i < nc && i < AUTO_SIMULATED && isfinite(est[order[i]]); i++) {
+        for (int i = 0; i < nc && isfinite(est[order[i]]); i++) {
             /* The estimate bounds a synchronous simulation from below: past the
              * best simulated time no later candidate can win. */
             if (est[order[i]] > best_s * (1 + 1e-9))
