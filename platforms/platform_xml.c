@@ -125,20 +125,35 @@ static void write_node_links(const platform *p, int k, const double eff[2], FILE
     }
 }
 
-static void write_node(const platform *p, int k, const double eff[2], FILE *out)
+/* A platform of one node: one Full zone with every component and the
+ * routes between its hosts. */
+static void write_single_node(const platform *p, const double eff[2], FILE *out)
 {
-    int n = p->ncomp, gw = p->nodes > 1;
-    fprintf(out, "<zone id=\"n%d\" routing=\"Full\">\n", k);
+    int n = p->ncomp;
+    fprintf(out, "<zone id=\"n0\" routing=\"Full\">\n");
     for (int c = 0; c < n; c++) {
         if (is_host(p, c))
-            fprintf(out, " <host id=\"n%d-%s\" speed=\"%.17gf\"/>\n", k, p->comp[c].name, host_speed(p, c));
+            fprintf(out, " <host id=\"n0-%s\" speed=\"%.17gf\"/>\n", p->comp[c].name, host_speed(p, c));
         else
-            fprintf(out, " <router id=\"n%d-%s\"/>\n", k, p->comp[c].name);
+            fprintf(out, " <router id=\"n0-%s\"/>\n", p->comp[c].name);
     }
-    if (gw)
-        fprintf(out, " <router id=\"n%d-gw\"/>\n", k);
-    else
-        write_node_links(p, k, eff, out);
+    write_node_links(p, 0, eff, out);
+    for (int u = 0; u < n; u++)
+        for (int v = 0; v < n; v++)
+            if (v != u && is_host(p, u) && is_host(p, v)) {
+                fprintf(out, " <route src=\"n0-%s\" dst=\"n0-%s\" symmetrical=\"NO\">", p->comp[u].name, p->comp[v].name);
+                write_path(p, 0, u, v, out);
+                fprintf(out, "</route>\n");
+            }
+    fprintf(out, "</zone>\n");
+}
+
+/* Node k's routes in its group's zone: among its hosts, and each host's
+ * way to the leaf (its path to its NIC, the NIC's uplink, the node's port)
+ * and back, as edges of the group's graph. */
+static void write_node_routes(const platform *p, int k, int g, FILE *out)
+{
+    int n = p->ncomp;
     for (int u = 0; u < n; u++) {
         if (!is_host(p, u))
             continue;
@@ -149,23 +164,26 @@ static void write_node(const platform *p, int k, const double eff[2], FILE *out)
                 write_path(p, k, u, v, out);
                 fprintf(out, "</route>\n");
             }
-        if (!gw)
-            continue;
         int j = p->comp_att[u], x = p->att[j];
-        fprintf(out, " <route src=\"n%d-%s\" dst=\"n%d-gw\" symmetrical=\"NO\">", k, p->comp[u].name, k);
+        fprintf(out, " <route src=\"n%d-%s\" dst=\"g%d-leaf\" symmetrical=\"NO\">", k, p->comp[u].name, g);
         write_path(p, k, u, x, out);
-        fprintf(out, "<link_ctn id=\"n%d-up%d\" direction=\"UP\"/></route>\n", k, j);
-        fprintf(out, " <route src=\"n%d-gw\" dst=\"n%d-%s\" symmetrical=\"NO\"><link_ctn id=\"n%d-up%d\" direction=\"DOWN\"/>",
-                k, k, p->comp[u].name, k, j);
+        fprintf(out, "<link_ctn id=\"n%d-up%d\" direction=\"UP\"/><link_ctn id=\"n%d-port\" direction=\"UP\"/></route>\n",
+                k, j, k);
+        fprintf(out, " <route src=\"g%d-leaf\" dst=\"n%d-%s\" symmetrical=\"NO\"><link_ctn id=\"n%d-port\" "
+                     "direction=\"DOWN\"/><link_ctn id=\"n%d-up%d\" direction=\"DOWN\"/>", g, k, p->comp[u].name, k, k, j);
         write_path(p, k, x, u, out);
         fprintf(out, "</route>\n");
     }
-    fprintf(out, "</zone>\n");
 }
 
-/* Nodes sharing a leaf switch form a group zone (Floyd over its nodes and
- * the leaf), so Floyd never sees more than a leaf's worth of vertices. A
- * single switch is cut into groups of 32 joined by a zero-latency crossbar. */
+/* Nodes sharing a leaf switch form a group zone; a single switch is cut
+ * into groups of 32 joined by a zero-latency crossbar. The group is one
+ * Dijkstra graph of its hosts and its leaf, not a zone per node: SimGrid
+ * 3.32 seals each zone by scanning every host of the platform and checks
+ * each new host's name zone by zone, so a zone per node made loading
+ * quadratic in nodes. Inside a node the direct route is the shortest path;
+ * between nodes the only one is through the leaf, so the routes are the
+ * ones written, never a search's choice. */
 #define SWITCH_GROUP 32
 
 int plat_group_nodes(const platform *p)
@@ -173,20 +191,16 @@ int plat_group_nodes(const platform *p)
     return p->fabric == FABRIC_SWITCH ? SWITCH_GROUP : p->down[0];
 }
 
-static void write_group(const platform *p, int g, const double eff[2], FILE *out)
+static void write_group(const platform *p, int g, FILE *out)
 {
     int per = plat_group_nodes(p), first = g * per, last = first + per < p->nodes ? first + per : p->nodes;
-    fprintf(out, "<zone id=\"g%d\" routing=\"Floyd\">\n", g);
+    fprintf(out, "<zone id=\"g%d\" routing=\"DijkstraCache\">\n<router id=\"g%d-leaf\"/>\n", g, g);
+    for (int k = first; k < last; k++) /* SimGrid's DTD: a zone's hosts before its routes */
+        for (int c = 0; c < p->ncomp; c++)
+            if (is_host(p, c))
+                fprintf(out, " <host id=\"n%d-%s\" speed=\"%.17gf\"/>\n", k, p->comp[c].name, host_speed(p, c));
     for (int k = first; k < last; k++)
-        write_node(p, k, eff, out);
-    fprintf(out, "<zone id=\"g%d-sw\" routing=\"Full\"><router id=\"g%d-leaf\"/></zone>\n", g, g);
-    for (int k = first; k < last; k++)
-        fprintf(out,
-                "<zoneRoute src=\"n%d\" dst=\"g%d-sw\" gw_src=\"n%d-gw\" gw_dst=\"g%d-leaf\" symmetrical=\"NO\">"
-                "<link_ctn id=\"n%d-port\" direction=\"UP\"/></zoneRoute>\n"
-                "<zoneRoute src=\"g%d-sw\" dst=\"n%d\" gw_src=\"g%d-leaf\" gw_dst=\"n%d-gw\" symmetrical=\"NO\">"
-                "<link_ctn id=\"n%d-port\" direction=\"DOWN\"/></zoneRoute>\n",
-                k, g, k, g, k, g, k, g, k, k);
+        write_node_routes(p, k, g, out);
     fprintf(out, "</zone>\n");
 }
 
@@ -251,7 +265,7 @@ int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error
         write_cluster(p, out, "fabric", "acc-", platform_ranks(p), platform_device(p, 0)->peak_flops[DTYPE_FP32],
                       eff[1] * plat_fabric_link_Bps(p));
     } else if (p->nodes == 1) {
-        write_node(p, 0, eff, out);
+        write_single_node(p, eff, out);
     } else {
         /* SimGrid finds a link by name searching zones depth-first from the
          * root: declared in the first zone, every lookup ends at once
@@ -264,7 +278,7 @@ int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error
                     g, eff[1] * leaf_uplink_Bps(p));
         fprintf(out, "</zone>\n");
         for (int g = 0; g < groups; g++)
-            write_group(p, g, eff, out);
+            write_group(p, g, out);
         if (groups > 1)
             write_spine(p, groups, eff[1], out);
         for (int g = 0; g < groups && groups > 1; g++)
