@@ -148,9 +148,11 @@ static void write_single_node(const platform *p, const double eff[2], FILE *out)
     fprintf(out, "</zone>\n");
 }
 
-/* Node k's routes in its group's zone: among its hosts, and each host's
- * way to the leaf (its path to its NIC, the NIC's uplink, the node's port)
- * and back, as edges of the group's graph. */
+/* Node k's routes in its group's zone: each host's way to the leaf (its
+ * path to its NIC, the NIC's uplink, the node's port) and back, the edges
+ * of the group's star; among its hosts, bypass routes, which SimGrid takes
+ * before searching the graph (a search by link count could prefer a path
+ * through another host to the one platform.c chose). */
 static void write_node_routes(const platform *p, int k, int g, FILE *out)
 {
     int n = p->ncomp;
@@ -159,10 +161,9 @@ static void write_node_routes(const platform *p, int k, int g, FILE *out)
             continue;
         for (int v = 0; v < n; v++)
             if (v != u && is_host(p, v)) {
-                fprintf(out, " <route src=\"n%d-%s\" dst=\"n%d-%s\" symmetrical=\"NO\">", k, p->comp[u].name, k,
-                        p->comp[v].name);
+                fprintf(out, " <bypassRoute src=\"n%d-%s\" dst=\"n%d-%s\">", k, p->comp[u].name, k, p->comp[v].name);
                 write_path(p, k, u, v, out);
-                fprintf(out, "</route>\n");
+                fprintf(out, "</bypassRoute>\n");
             }
         int j = p->comp_att[u], x = p->att[j];
         fprintf(out, " <route src=\"n%d-%s\" dst=\"g%d-leaf\" symmetrical=\"NO\">", k, p->comp[u].name, g);
@@ -178,12 +179,11 @@ static void write_node_routes(const platform *p, int k, int g, FILE *out)
 
 /* Nodes sharing a leaf switch form a group zone; a single switch is cut
  * into groups of 32 joined by a zero-latency crossbar. The group is one
- * Dijkstra graph of its hosts and its leaf, not a zone per node: SimGrid
+ * zone, a star of its hosts around its leaf, not a zone per node: SimGrid
  * 3.32 seals each zone by scanning every host of the platform and checks
  * each new host's name zone by zone, so a zone per node made loading
- * quadratic in nodes. Inside a node the direct route is the shortest path;
- * between nodes the only one is through the leaf, so the routes are the
- * ones written, never a search's choice. */
+ * quadratic in nodes. A star has one path between two hosts, so Dijkstra's
+ * routes are the ones written. */
 #define SWITCH_GROUP 32
 
 int plat_group_nodes(const platform *p)
