@@ -90,8 +90,9 @@ static double host_speed(const platform *p, int c)
     return f > 0 ? f : 1; /* a device without a figure; SimGrid wants a speed */
 }
 
-/* The links from u to v along u's routing tree, in travel order. */
-static void write_path(const platform *p, int k, int u, int v, FILE *out)
+/* The links from u to v along u's routing tree, in travel order, or last
+ * first when `backward` (for a Dijkstra edge: see write_node_routes). */
+static void write_path(const platform *p, int k, int u, int v, int backward, FILE *out)
 {
     int n = p->ncomp, hops = p->nhops[(size_t)u * n + v];
     int seq[256];
@@ -100,11 +101,10 @@ static void write_path(const platform *p, int k, int u, int v, FILE *out)
         seq[i] = x;
         x = p->nnext[(size_t)u * n + x];
     }
-    int from = u;
-    for (int i = 0; i < hops; i++) {
+    for (int j = 0; j < hops; j++) {
+        int i = backward ? hops - 1 - j : j, from = i > 0 ? seq[i - 1] : u;
         int l = p->nvia[(size_t)u * n + seq[i]];
         fprintf(out, "<link_ctn id=\"n%d-l%d\" direction=\"%s\"/>", k, l, p->link[l].a == from ? "UP" : "DOWN");
-        from = seq[i];
     }
 }
 
@@ -142,17 +142,33 @@ static void write_single_node(const platform *p, const double eff[2], FILE *out)
         for (int v = 0; v < n; v++)
             if (v != u && is_host(p, u) && is_host(p, v)) {
                 fprintf(out, " <route src=\"n0-%s\" dst=\"n0-%s\" symmetrical=\"NO\">", p->comp[u].name, p->comp[v].name);
-                write_path(p, 0, u, v, out);
+                write_path(p, 0, u, v, 0, out);
                 fprintf(out, "</route>\n");
             }
     fprintf(out, "</zone>\n");
 }
 
-/* Node k's routes in its group's zone: each host's way to the leaf (its
- * path to its NIC, the NIC's uplink, the node's port) and back, the edges
- * of the group's star; among its hosts, bypass routes, which SimGrid takes
- * before searching the graph (a search by link count could prefer a path
- * through another host to the one platform.c chose). */
+/* The links from the leaf down to host u of node k (NIC j's uplink, then
+ * its path from NIC x), in travel order or last first. */
+static void write_down(const platform *p, int k, int u, int backward, FILE *out)
+{
+    int j = p->comp_att[u], x = p->att[j];
+    if (!backward)
+        fprintf(out, "<link_ctn id=\"n%d-port\" direction=\"DOWN\"/><link_ctn id=\"n%d-up%d\" direction=\"DOWN\"/>", k, k, j);
+    write_path(p, k, x, u, backward, out);
+    if (backward)
+        fprintf(out, "<link_ctn id=\"n%d-up%d\" direction=\"DOWN\"/><link_ctn id=\"n%d-port\" direction=\"DOWN\"/>", k, j, k);
+}
+
+/* Node k's routes in its group's zone. The group is a star: each host's
+ * way up to the leaf (its path to its NIC, the NIC's uplink, the node's
+ * port) and down, as the edges of a Dijkstra graph with one path between
+ * two hosts. SimGrid 3.32's Dijkstra puts each edge's links last first
+ * and its route before the links already found, so edges are written
+ * backwards, and the way down is also a bypass route, which SimGrid
+ * appends in order (a route from another group ends with it). Routes
+ * among a node's hosts are bypass routes too: a search by link count
+ * could prefer a path through another host to the one platform.c chose. */
 static void write_node_routes(const platform *p, int k, int g, FILE *out)
 {
     int n = p->ncomp;
@@ -162,18 +178,19 @@ static void write_node_routes(const platform *p, int k, int g, FILE *out)
         for (int v = 0; v < n; v++)
             if (v != u && is_host(p, v)) {
                 fprintf(out, " <bypassRoute src=\"n%d-%s\" dst=\"n%d-%s\">", k, p->comp[u].name, k, p->comp[v].name);
-                write_path(p, k, u, v, out);
+                write_path(p, k, u, v, 0, out);
                 fprintf(out, "</bypassRoute>\n");
             }
         int j = p->comp_att[u], x = p->att[j];
-        fprintf(out, " <route src=\"n%d-%s\" dst=\"g%d-leaf\" symmetrical=\"NO\">", k, p->comp[u].name, g);
-        write_path(p, k, u, x, out);
-        fprintf(out, "<link_ctn id=\"n%d-up%d\" direction=\"UP\"/><link_ctn id=\"n%d-port\" direction=\"UP\"/></route>\n",
-                k, j, k);
-        fprintf(out, " <route src=\"g%d-leaf\" dst=\"n%d-%s\" symmetrical=\"NO\"><link_ctn id=\"n%d-port\" "
-                     "direction=\"DOWN\"/><link_ctn id=\"n%d-up%d\" direction=\"DOWN\"/>", g, k, p->comp[u].name, k, k, j);
-        write_path(p, k, x, u, out);
-        fprintf(out, "</route>\n");
+        const char *name = p->comp[u].name;
+        fprintf(out, " <route src=\"n%d-%s\" dst=\"g%d-leaf\" symmetrical=\"NO\"><link_ctn id=\"n%d-port\" "
+                     "direction=\"UP\"/><link_ctn id=\"n%d-up%d\" direction=\"UP\"/>", k, name, g, k, k, j);
+        write_path(p, k, u, x, 1, out);
+        fprintf(out, "</route>\n <route src=\"g%d-leaf\" dst=\"n%d-%s\" symmetrical=\"NO\">", g, k, name);
+        write_down(p, k, u, 1, out);
+        fprintf(out, "</route>\n <bypassRoute src=\"g%d-leaf\" dst=\"n%d-%s\">", g, k, name);
+        write_down(p, k, u, 0, out);
+        fprintf(out, "</bypassRoute>\n");
     }
 }
 
