@@ -397,34 +397,38 @@ void plat_xml_count(const platform *p, int nodes, plat_xml_counts *c)
         count_cluster(p, plat_cluster_hosts(p, nodes * p->nacc), c);
         return;
     }
-    int n = p->ncomp, gw = nodes > 1;
-    double hosts = 0, ends = 0, route_links = 0;
+    int n = p->ncomp;
+    double ends = 0, route_links = 0, edge_links = 0;
     for (int u = 0; u < n; u++) {
-        hosts += is_host(p, u);
         if (!is_host(p, u))
             continue;
         ends++;
         for (int v = 0; v < n; v++)
             route_links += v != u && is_host(p, v) ? p->nhops[(size_t)u * n + v] : 0;
-        if (gw)
-            route_links += 2.0 * (p->nhops[(size_t)u * n + p->att[p->comp_att[u]]] + 1);
+        edge_links += p->nhops[(size_t)u * n + p->att[p->comp_att[u]]] + 2;
     }
-    double v = n + gw;
-    c->hosts = hosts * nodes;
-    c->routers = (n - hosts + gw) * nodes;
-    c->links = (p->nlink + (gw ? p->natt + 1 : 0)) * (double)nodes;
-    c->routes = (ends * (ends - 1) + (gw ? 2 * ends + 2 : 0)) * nodes; /* + the node's two zoneRoutes */
-    c->route_links = (route_links + 2 * gw) * nodes;
-    c->zones = nodes;
-    c->full_cells = v * v * nodes;
-    if (!gw)
+    c->hosts = ends * nodes;
+    c->zones = 1;
+    if (nodes == 1) { /* write_single_node: one Full zone of every component */
+        c->routers = n - ends;
+        c->links = p->nlink;
+        c->routes = ends * (ends - 1);
+        c->route_links = route_links;
+        c->full_cells = (double)n * n;
         return;
+    }
+    /* write_group: a star per group, every route within a node and the way
+     * down a bypass route, the ways up and down the graph's edges */
     int per = plat_group_nodes(p);
     double groups = (nodes + per - 1) / per;
-    c->zones += 2 * groups + 2; /* a group and its switch zone; the world and its links */
-    c->routers += groups;
-    c->floyd_cells = 3 * (groups * (per + 1) * (per + 1) + (groups + 2) * (groups + 2));
-    c->floyd_steps = groups * pow(per + 1, 3) + pow(groups + 2, 3);
+    c->links = (p->nlink + p->natt + 1) * (double)nodes;
+    c->edges = 2 * ends * nodes;
+    c->bypass_routes = ends * ends * nodes;
+    c->route_links = (route_links + 3 * edge_links) * nodes;
+    c->routers = groups;
+    c->zones = groups + 2; /* and the world and its links */
+    c->floyd_cells = 3 * (groups + 2) * (groups + 2);
+    c->floyd_steps = pow(groups + 2, 3);
     if (groups > 1) {
         long spine = 1;
         for (int l = 1; l < p->levels; l++)
