@@ -1,9 +1,9 @@
 /* A platform as a SimGrid 4.1 XML document.
  * Flat platforms (tori, one-accelerator nodes) are one <cluster>: SimGrid
  * routes TORUS / FAT_TREE / FLAT clusters in closed form, so 4,096 hosts load
- * in milliseconds. Other platforms have one Full zone per node (explicit
- * routes, computed in platform.c), nodes grouped by leaf switch, and the
- * levels above the leaves as a cluster. Links are SPLITDUPLEX: the two
+ * in milliseconds. Other platforms have one zone per leaf switch holding its
+ * nodes' hosts (explicit routes, computed in platform.c; write_group), and
+ * the levels above the leaves as a cluster. Links are SPLITDUPLEX: the two
  * directions never share. */
 #include "platforms/platform.h"
 
