@@ -105,3 +105,9 @@ tests_test_cpu_ranks_SOURCES = tests/test_cpu_ranks.c
 tests_test_cpu_ranks_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_cpu_ranks_LDADD = $(TEST_LIBS)
 TESTS += tests/test_cpu_ranks
+
+check_PROGRAMS += tests/test_input_pipeline
+tests_test_input_pipeline_SOURCES = tests/test_input_pipeline.c
+tests_test_input_pipeline_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_input_pipeline_LDADD = $(TEST_LIBS)
+TESTS += tests/test_input_pipeline

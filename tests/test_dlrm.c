@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "sim/replay/step.h"
+#include "sim/replay/workload.h"
 #include "sim/report/report.h"
 #include "tests/testutil.h"
 
@@ -189,6 +191,142 @@ START_TEST(host_update_follows_distinct_rows)
 }
 END_TEST
 
+/* A DLRM-shaped trace: bottom MLP gemm -> tables -> interaction (no
+ * parameters) -> top MLP gemm -> loss; fp32, micro-batch 8, a forward
+ * alltoall after the tables and a backward one after the interaction. */
+static const char *SHAPED =
+    "{\"format\": \"ttasim-trace\", \"version\": 1, \"model\": \"shaped\", \"micro_batch\": 8,\n"
+    " \"precision\": \"fp32\", \"dtype_bytes\": 4, \"params\": 1000500000, \"param_bytes\": 4.002e9,\n"
+    " \"forward_flops\": 2.48e12, \"backward_flops\": 4.96e12,\n"
+    " \"layers\": [\n"
+    "  {\"name\": \"bot\", \"class\": \"gemm\", \"forward_flops\": 8e11, \"forward_bytes\": 1e6,\n"
+    "   \"backward_flops\": 1.6e12, \"backward_bytes\": 2e6, \"activation_bytes\": 1e9, \"param_bytes\": 1e6},\n"
+    "  {\"name\": \"emb\", \"class\": \"embedding\", \"forward_flops\": 0, \"forward_bytes\": 5e10,\n"
+    "   \"backward_flops\": 0, \"backward_bytes\": 1e11, \"activation_bytes\": 1e8, \"param_bytes\": 4e9},\n"
+    "  {\"name\": \"interaction\", \"class\": \"gemm\", \"forward_flops\": 8e10, \"forward_bytes\": 1e6,\n"
+    "   \"backward_flops\": 1.6e11, \"backward_bytes\": 2e6, \"activation_bytes\": 1e8, \"param_bytes\": 0},\n"
+    "  {\"name\": \"top\", \"class\": \"gemm\", \"forward_flops\": 1.6e12, \"forward_bytes\": 1e6,\n"
+    "   \"backward_flops\": 3.2e12, \"backward_bytes\": 2e6, \"activation_bytes\": 1e9, \"param_bytes\": 1e6},\n"
+    "  {\"name\": \"loss\", \"class\": \"loss\", \"forward_flops\": 0, \"forward_bytes\": 0,\n"
+    "   \"backward_flops\": 0, \"backward_bytes\": 0, \"activation_bytes\": 0, \"param_bytes\": 0}],\n"
+    " \"gradients\": [{\"name\": \"top.weight\", \"bytes\": 1e6, \"layer\": 3},\n"
+    "                {\"name\": \"bot.weight\", \"bytes\": 1e6, \"layer\": 0}],\n"
+    " \"optimizer\": {\"name\": \"sgd\", \"flops\": 0, \"bytes\": 0},\n"
+    " \"buckets\": [{\"bytes\": 1e6, \"ready_after_layer\": 3}, {\"bytes\": 1e6, \"ready_after_layer\": 0}],\n"
+    " \"comm\": [{\"op\": \"alltoall\", \"phase\": \"forward\", \"after_layer\": 1, \"bytes_per_rank\": 1e8},\n"
+    "          {\"op\": \"alltoall\", \"phase\": \"backward\", \"after_layer\": 2, \"bytes_per_rank\": 1e8}]}\n";
+
+/* A plain roofline (gemm at 8e12 FLOP/s, 1e12 B/s) and no dispatch floor. */
+static const device_model ROOFLINE = {
+    .name = "roofline", .peak_flops = 1e13, .peak_fp32_flops = 1e13, .mem_Bps = 1e12, .mem_bytes = 80e9,
+    .efficiency = {[OPCLASS_CONV] = 0.5, [OPCLASS_GEMM] = 0.8, [OPCLASS_ATTENTION] = 0.5, [OPCLASS_NORM] = 0.5,
+                   [OPCLASS_ELEMENTWISE] = 0.5, [OPCLASS_POOL] = 0.5, [OPCLASS_EMBEDDING] = 0.5,
+                   [OPCLASS_LOSS] = 0.5},
+};
+
+static double shaped_step(framework f, double dispatch_s, step_result *r)
+{
+    char path[64];
+    tu_write_temp(SHAPED, path, sizeof path);
+    workload t;
+    tt_error err = {0};
+    int rc = workload_load(path, &t, &err);
+    unlink(path);
+    ck_assert_msg(rc == TT_OK, "%s", err.msg);
+    device_model d = ROOFLINE;
+    d.dispatch_s = dispatch_s;
+    step_options o = {.micro_batch = 8, .accumulation = 1, .dtype_bytes = 4, .grad_dtype_bytes = 4,
+                      .overlap = 1, .ranks = 8, .optimizer_state_words = 1, .embeddings = EMB_ACCELERATORS,
+                      .framework = f};
+    double coll_s[] = {0, 0, 0.3, 0.3, 0}; /* two buckets, the two alltoalls, no replicated rows */
+    ck_assert_int_eq(step_replay(&t, &d, &o, coll_s, r, &err), TT_OK);
+    workload_free(&t);
+    return r->time_s;
+}
+
+/* By hand. In order: bot 0.1, tables 0.05, alltoall 0.3, interaction 0.01,
+ * top 0.2; backward top 0.4, interaction 0.02, alltoall 0.3, tables 0.1,
+ * bot 0.2: 1.68 s, 0.6 s of it exposed alltoall. HugeCTR's overlap: the
+ * tables first (0.05), the alltoall to 0.35 while bot runs to 0.15, so 0.2
+ * exposed; top ends at 0.56; backward interaction ends at 0.98, the alltoall
+ * to 1.28 while bot's backward runs to 1.18 (0.1 exposed), the tables' update
+ * to 1.38. apex's epilogue: bias+ReLU in one kernel each way, 2 and 3 passes
+ * of bot's and top's 1e9-byte outputs (0.01 s); with a 0.01 s dispatch
+ * floor one kernel each way (0.04 s) where eager pays a floor per pass (0.16 s). */
+START_TEST(framework_mechanisms_by_hand)
+{
+    step_result r;
+    ck_assert_double_eq_tol(shaped_step(FRAMEWORK_NONE, 0, &r), 1.68, 1e-9);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.6, 1e-9);
+    ck_assert_double_eq_tol(shaped_step(FRAMEWORK_HUGECTR, 0, &r), 1.38, 1e-9);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.3, 1e-9);
+    ck_assert_double_eq_tol(r.compute_s, 1.38 - 0.3, 1e-9);
+    ck_assert_double_eq_tol(shaped_step(FRAMEWORK_PYTORCH_APEX, 0, &r), 1.68 + 0.01, 1e-9);
+    ck_assert_double_eq_tol(shaped_step(FRAMEWORK_PYTORCH, 0, &r), 1.68 + 0.016, 1e-9);
+    double floor_none = shaped_step(FRAMEWORK_NONE, 0.01, &r);
+    ck_assert_double_eq_tol(shaped_step(FRAMEWORK_PYTORCH_APEX, 0.01, &r) - floor_none, 0.04, 1e-9);
+    ck_assert_double_eq_tol(shaped_step(FRAMEWORK_PYTORCH, 0.01, &r) - floor_none, 0.16, 1e-9);
+}
+END_TEST
+
+static const char *group_plan(json_t *doc, size_t g)
+{
+    json_t *groups = json_object_get(json_object_get(doc, "embedding"), "groups");
+    return json_string_value(json_object_get(json_array_get(groups, g), "plan"));
+}
+
+/* Per-group plans: each group's error names its JSON path; an auto group
+ * takes the plan that makes the step fastest with the other group fixed
+ * (here the small tables at data_parallel): none of the other plans for it
+ * gives a faster step, and the one it names gives the same. */
+START_TEST(per_group_plans)
+{
+    static char out[65536];
+    const char *src = "\"trace\": \"" TRACE "\"";
+    static const struct {
+        const char *sharding, *where;
+    } bad[] = {
+        {"[{\"plan\": \"table_wise\"}, {\"plan\": \"hybrid\"}]", "$.workload.embedding.sharding[0]"},
+        {"[{\"max_rows\": 1000, \"plan\": \"hybrid\"}, {\"max_rows\": 10, \"plan\": \"table_wise\"}]",
+         "$.workload.embedding.sharding[1].max_rows"},
+        {"[{\"max_rows\": 1000, \"plan\": \"host\"}, {\"plan\": \"table_wise\"}]", "$.workload.embedding.sharding[0].plan"},
+        {"[{\"max_rows\": 1000, \"plan\": \"row_wise\"}, {\"plan\": \"hybrid\"}]", "$.workload.embedding.sharding"},
+        {"[{\"max_rows\": 1000, \"plan\": \"diagonal\"}, {\"plan\": \"hybrid\"}]", "$.workload.embedding.sharding[0].plan"},
+        {"[]", "$.workload.embedding.sharding"},
+    };
+    char emb[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(emb, sizeof emb, ", \"embedding\": {\"sharding\": %s}", bad[i].sharding);
+        run_dlrm("dgx-a100", src, 65536, emb, 2, out, sizeof out);
+        ck_assert_msg(strstr(out, bad[i].where) != NULL, "%s: %s", bad[i].sharding, out);
+    }
+    json_t *a = run_dlrm("dgx-a100", src, 65536,
+                         ", \"embedding\": {\"sharding\": [{\"max_rows\": 100000, \"plan\": \"data_parallel\"},"
+                         " {\"plan\": \"auto\"}]}",
+                         0, out, sizeof out);
+    ck_assert_str_eq(plan_of(a), "mix");
+    ck_assert_str_eq(group_plan(a, 0), "data_parallel");
+    const char *chosen = group_plan(a, 1);
+    ck_assert_ptr_nonnull(chosen);
+    double t = get(a, "step.time_s");
+    /* data_parallel is left out: 24e9 parameters on every GPU do not fit */
+    static const char *const plans[] = {"table_wise", "row_wise", "column_wise", "hybrid"};
+    int same = 0;
+    for (size_t k = 0; k < sizeof plans / sizeof plans[0]; k++) {
+        snprintf(emb, sizeof emb,
+                 ", \"embedding\": {\"sharding\": [{\"max_rows\": 100000, \"plan\": \"data_parallel\"},"
+                 " {\"plan\": \"%s\"}]}", plans[k]);
+        json_t *b = run_dlrm("dgx-a100", src, 65536, emb, 0, out, sizeof out);
+        ck_assert_str_eq(group_plan(b, 1), plans[k]);
+        ck_assert_double_le(t, get(b, "step.time_s"));
+        same += strcmp(plans[k], chosen) == 0 && get(b, "step.time_s") == t;
+        json_decref(b);
+    }
+    ck_assert_int_eq(same, 1);
+    json_decref(a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dlrm");
@@ -199,6 +337,8 @@ int main(void)
     tcase_add_test(tc, auto_picks_fastest_that_fits);
     tcase_add_test(tc, host_update_follows_distinct_rows);
     tcase_add_test(tc, framework_adds_unfused_epilogue);
+    tcase_add_test(tc, framework_mechanisms_by_hand);
+    tcase_add_test(tc, per_group_plans);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

@@ -168,6 +168,47 @@ START_TEST(table_wise_balances)
 }
 END_TEST
 
+/* Per-group plans: two 4-row tables (at most 10 rows: data-parallel) and a
+ * 1000-row one (table-wise) on two ranks, 4 samples per rank, fp16. */
+START_TEST(mix_by_hand)
+{
+    static const workload_table three[] = {{4, 8, 1}, {1000, 8, 1}, {4, 8, 1}};
+    const workload_embedding e = {0, 1.0, 3, (workload_table *)three};
+    sharding_mix m = {2, {10, 0}, {SHARD_DATA_PARALLEL, SHARD_TABLE_WISE}};
+    ck_assert_int_eq(sharding_group_of(&m, 4), 0);
+    ck_assert_int_eq(sharding_group_of(&m, 10), 0);
+    ck_assert_int_eq(sharding_group_of(&m, 11), 1);
+    ck_assert_int_eq(sharding_group_of(&m, 1e9), 1);
+    sharding_options o = options(4);
+    sharding_cost c, g[SHARD_MAX_GROUPS];
+    int tables[SHARD_MAX_GROUPS];
+    sharding_mix_cost_of(&e, &m, &o, &c, g, tables);
+    ck_assert_int_eq(tables[0], 2);
+    ck_assert_int_eq(tables[1], 1);
+    /* data-parallel: each rank its own 4 samples of both small tables, their 2 x 4 x 8 fp16 gradients allreduced */
+    ck_assert_double_eq_tol(g[0].lookups, 2 * 4, 1e-12);
+    ck_assert_double_eq_tol(g[0].allreduce_bytes, 2 * 4 * 8 * 2, 1e-12);
+    ck_assert_double_eq_tol(g[0].params_bytes, 2 * 4 * 8 * 2, 1e-12);
+    ck_assert_double_eq(g[0].alltoall_bytes, 0);
+    /* table-wise: the big table's rank serves the micro-step's 8 samples and sends their 8-wide vectors */
+    ck_assert_double_eq_tol(g[1].lookups, 8, 1e-12);
+    ck_assert_double_eq_tol(g[1].alltoall_bytes, 8 * 8 * 2, 1e-12);
+    ck_assert_double_eq_tol(g[1].params_bytes, 1000 * 8 * 2, 1e-12);
+    ck_assert_double_eq(g[1].allreduce_bytes, 0);
+    ck_assert_double_eq_tol(c.lookups, 16, 1e-12);
+    ck_assert_double_eq_tol(c.alltoall_bytes, 128, 1e-12);
+    ck_assert_double_eq_tol(c.allreduce_bytes, 128, 1e-12);
+    ck_assert_double_eq_tol(c.params_bytes, 128 + 16000, 1e-12);
+    ck_assert_double_eq_tol(c.update_bytes, g[0].update_bytes + g[1].update_bytes, 1e-9);
+    ck_assert_double_eq_tol(c.hot_lookup_share, 0.5, 1e-12); /* the data-parallel half is local */
+    ck_assert_ptr_null(sharding_mix_conflict(&m));
+    m.plan[1] = SHARD_ROW_WISE;
+    ck_assert_ptr_null(sharding_mix_conflict(&m));
+    m.plan[0] = SHARD_HYBRID;
+    ck_assert_ptr_nonnull(sharding_mix_conflict(&m));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sharding");
@@ -180,6 +221,7 @@ int main(void)
     tcase_add_test(tc, row_column_data_parallel_by_hand);
     tcase_add_test(tc, hybrid_replicates_hot_rows);
     tcase_add_test(tc, table_wise_balances);
+    tcase_add_test(tc, mix_by_hand);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

@@ -2,24 +2,46 @@
  * (workload.framework). Eager frameworks (PyTorch, TensorFlow 2 as NVIDIA's
  * DLRM examples run them) apply a linear layer's bias and activation as
  * separate elementwise kernels after the GEMM, each a pass over the layer's
- * output in memory; HugeCTR fuses them into the GEMM epilogue (cuBLASLt),
- * as the per-op model assumes without a framework. The pass counts are
- * counted from the ops, not fitted; platforms/calibration/frameworks.json
- * holds the single-GPU throughputs that check them (tests/test_framework). */
+ * output in memory; apex's fused MLP (NVIDIA's MLPerf v0.7 PyTorch DLRM)
+ * does bias and ReLU in one kernel each way; HugeCTR fuses them into the GEMM
+ * epilogue (cuBLASLt), as the per-op model assumes without a framework, and
+ * overlaps the embedding's communication with the bottom MLP. The pass and
+ * kernel counts are counted from the ops, not fitted;
+ * platforms/calibration/frameworks.json holds the single-GPU throughputs that
+ * check them (tests/test_framework). */
 #ifndef TT_FRAMEWORK_H
 #define TT_FRAMEWORK_H
 
 #include "common/error.h"
 
-typedef enum { FRAMEWORK_NONE = 0, FRAMEWORK_HUGECTR, FRAMEWORK_PYTORCH, FRAMEWORK_TENSORFLOW2 } framework;
+typedef enum {
+    FRAMEWORK_NONE = 0,
+    FRAMEWORK_HUGECTR,
+    FRAMEWORK_PYTORCH,
+    FRAMEWORK_TENSORFLOW2,
+    FRAMEWORK_PYTORCH_APEX
+} framework;
 
 /* The scenario spellings, index = enum value ("none" is today's model). */
 extern const char *const FRAMEWORK_NAMES[];
 
-/* Activation-sized memory passes the framework adds per linear layer:
- * forward (bias add read+write, ReLU read+write: 4) or backward (ReLU
- * gradient reads the gradient and the output and writes: 3, bias gradient
- * reduction reads the gradient: 1). 0 when the epilogue is fused. */
+/* Activation-sized memory passes the framework adds per linear layer.
+ * Eager: forward bias add read+write, ReLU read+write (4); backward ReLU
+ * gradient reads the gradient and the output and writes (3), bias gradient
+ * reduction reads the gradient (1). apex.mlp.MLP (mlp_cuda.cu):
+ * biasAddRelu_fprop reads and writes the output in place (2);
+ * biasAddRelu_bprop reads the gradient and the output, writes the GEMM's
+ * input gradient and reduces the bias gradient in the same kernel (3).
+ * 0 when the epilogue is fused into the GEMM. */
 int framework_epilogue_passes(framework f, int backward);
+
+/* Kernels those passes take, each at least the device's dispatch time:
+ * apex's one kernel per direction; eager charges a launch per pass. */
+int framework_epilogue_kernels(framework f, int backward);
+
+/* HugeCTR's overlapped pipeline (solver.enable_overlap): the embedding's
+ * collectives run on their own stream while the bottom MLP computes, forward
+ * and backward (step.c). */
+int framework_overlaps_embedding(framework f);
 
 #endif

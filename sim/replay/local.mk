@@ -5,6 +5,7 @@ libsim_a_SOURCES += sim/replay/workload.c sim/replay/workload.h
 libsim_a_SOURCES += sim/replay/step.c sim/replay/step.h
 libsim_a_SOURCES += sim/replay/sharding.c sim/replay/sharding.h
 libsim_a_SOURCES += sim/replay/framework.c sim/replay/framework.h
+libsim_a_SOURCES += sim/replay/input_pipeline.c sim/replay/input_pipeline.h
 libsim_a_SOURCES += sim/replay/traffic.c sim/replay/traffic.h
 libsim_a_SOURCES += sim/replay/convergence.c sim/replay/convergence.h
 libsim_a_SOURCES += sim/replay/cost.c sim/replay/cost.h

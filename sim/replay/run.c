@@ -10,6 +10,7 @@
 #include "platforms/platform.h"
 #include "sim/engine/collective_sim.h"
 #include "sim/replay/convergence.h"
+#include "sim/replay/input_pipeline.h"
 #include "sim/replay/traffic.h"
 #include "sim/replay/workload.h"
 
@@ -184,6 +185,7 @@ typedef struct run_ctx {
     int n_conv_notes;
     run_result *res;
     int links; /* count link loads at the scenario's own point (run_result.links) */
+    const sharding_mix *mix; /* the table groups' plans being run (NULL: one plan for every table) */
 } run_ctx;
 
 /* One phase of the workload at a point: its batch split and its step. */
@@ -194,6 +196,8 @@ typedef struct phase_plan {
     size_t first_coll, n_coll; /* its collectives in the point's list */
     host_emb_time host;        /* EMB_HOST: per micro-step */
     sharding_cost tables;      /* model-parallel tables on the accelerators */
+    sharding_cost groups[SHARD_MAX_GROUPS]; /* per table group, with a mix */
+    int group_tables[SHARD_MAX_GROUPS];
     step_result r;
 } phase_plan;
 
@@ -269,6 +273,18 @@ static void note_ownership(const scenario *sc, const platform *p, run_result *r)
     add_assumption(r, buf);
 }
 
+/* Host cores of one node: its CPU components' cores. */
+static int node_host_cores(const platform *p)
+{
+    platform_summary sum;
+    platform_summarize(p, &sum);
+    long cores = 0;
+    for (int i = 0; i < sum.n_devices; i++)
+        if (sum.devices[i].dev->kind == DEVICE_CPU)
+            cores += sum.devices[i].count * sum.devices[i].dev->cores;
+    return sum.nodes > 0 ? (int)(cores / sum.nodes) : 0;
+}
+
 static void note_assumptions(run_ctx *x, const platform *p, const run_point *base)
 {
     run_result *r = x->res;
@@ -301,9 +317,16 @@ static void note_assumptions(run_ctx *x, const platform *p, const run_point *bas
     }
     if (has_tables(x) && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[512];
+        char groups[256] = "";
+        for (int g = 0, n = 0; g < base->mix.n_groups && n < (int)sizeof groups; g++)
+            n += snprintf(groups + n, sizeof groups - (size_t)n, "%s%s%.4g rows %s", g ? ", " : "per table group: ",
+                          base->mix.max_rows[g] > 0 ? "<= " : "above ",
+                          base->mix.max_rows[g] > 0 ? base->mix.max_rows[g] : base->mix.max_rows[g > 0 ? g - 1 : 0],
+                          SHARDING_NAMES[base->mix.plan[g]]);
         snprintf(buf, sizeof buf, "embedding.plan = %s%s (lookups %s: each row id Zipf(%g), rank 0 the hottest; "
                  "sparse update of the distinct rows a micro-step touches, fused into the backward)",
-                 SHARDING_NAMES[base->plan], x->sc->sharding == SHARD_AUTO ? ", the fastest that fits" : "",
+                 groups[0] ? groups : SHARDING_NAMES[base->plan],
+                 x->sc->sharding == SHARD_AUTO ? ", the fastest that fits" : "",
                  x->sc->index_zipf_s > 0 ? "as the scenario gives" : "as the synthetic click logs draw them",
                  x->sc->index_zipf_s > 0 ? x->sc->index_zipf_s : x->tr[0].emb.zipf_s);
         r->assumptions[r->n_assumptions++] = strdup(buf);
@@ -318,6 +341,16 @@ static void note_assumptions(run_ctx *x, const platform *p, const run_point *bas
             "every sample's rows, the other nodes' over the NICs and the fabric; DRAM lookups and updates at the "
             "socket's mem_Bps x mem_efficiency, pipelined with the UPI/PCIe/NIC transfers, which run all at once "
             "on SimGrid)");
+    if (x->sc->input_pipeline == INPUT_CPU_JPEG && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
+        char buf[512];
+        int cores = node_host_cores(p), threads = x->sc->input_threads;
+        snprintf(buf, sizeof buf, "input.host = %d of the node's %d host cores x %.0f images/s per core (JPEG "
+                 "decode, random-resized crop, flip, from single-core benchmarks: platforms/README.md), running "
+                 "ahead of the accelerators: the step is max(their step, the node's images / the host's rate)",
+                 threads > 0 && threads < cores ? threads : cores, cores,
+                 input_pipeline_core_images_per_s(INPUT_CPU_JPEG));
+        r->assumptions[r->n_assumptions++] = strdup(buf);
+    }
     note_ownership(x->sc, p, r);
     if (r->price_per_h_usd <= 0 && r->n_assumptions < RUN_MAX_ASSUMPTIONS) {
         char buf[256];
@@ -325,6 +358,23 @@ static void note_assumptions(run_ctx *x, const platform *p, const run_point *bas
                  "cost_usd is 0)", r->accelerator);
         r->assumptions[r->n_assumptions++] = strdup(buf);
     }
+}
+
+/* Each phase's step waits on the host input pipeline when it is the slower
+ * (workload.input): a node's host prepares its ranks' samples of the step. */
+static int wait_for_input(const scenario *sc, const platform *p, phase_plan *ph, tt_error *err)
+{
+    double host_images_per_s;
+    int rc = input_pipeline_host_images_per_s((input_pipeline_kind)sc->input_pipeline, node_host_cores(p),
+                                              sc->input_threads, sc->path, platform_name(p), &host_images_per_s, err);
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases && host_images_per_s > 0; k++) {
+        step_result *r = &ph[k].r;
+        double images = (double)ph[k].o.micro_batch * ph[k].o.accumulation * platform_ranks_per_node(p);
+        input_pipeline_step(r->time_s, images, host_images_per_s, &r->input_s, &r->input_wait_s);
+        r->time_s += r->input_wait_s;
+        r->idle_s += r->input_wait_s;
+    }
+    return rc;
 }
 
 /* The point's step: every phase replayed, weighted by its share of the steps. */
@@ -341,6 +391,8 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
         s->exposed_comm_s += f * r->exposed_comm_s;
         s->optimizer_s += f * r->optimizer_s;
         s->host_embedding_s += f * r->host_embedding_s;
+        s->input_s += f * r->input_s;
+        s->input_wait_s += f * r->input_wait_s;
         s->idle_s += f * r->idle_s;
         pt->host.forward_s += f * ph[k].host.forward_s;
         pt->host.backward_s += f * ph[k].host.backward_s;
@@ -430,7 +482,9 @@ static int plan_tables(const run_ctx *x, size_t k, const char *precision, shardi
                            .act_dtype_bytes = pp->o.dtype_bytes, .grad_dtype_bytes = pp->o.grad_dtype_bytes,
                            .master_weights = sc->master_weights, .optimizer = (embedding_optimizer)sc->table_optimizer,
                            .zipf_s = sc->index_zipf_s > 0 ? sc->index_zipf_s : t->emb.zipf_s};
-    if (plan != SHARD_HOST) {
+    if (plan != SHARD_HOST && x->mix) {
+        sharding_mix_cost_of(&t->emb, x->mix, &so, &pp->tables, pp->groups, pp->group_tables);
+    } else if (plan != SHARD_HOST) {
         sharding_cost_of(&t->emb, plan, &so, &pp->tables);
     } else {
         /* a node's sockets hold every table and serve its accelerators' samples: the
@@ -581,6 +635,8 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         rc = time_host_embeddings(sc, p, x->tr, ph, links, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
         rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
+    if (rc == TT_OK)
+        rc = wait_for_input(sc, p, ph, err);
     if (rc == TT_OK) {
         const device_info *dev = platform_device(p, 0);
         run_result *r = x->res;
@@ -598,6 +654,11 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
             pt->upi_bytes += sc->phases[k].fraction * phase_upi_bytes(&x->tr[k], &ph[k], upi_bytes);
         pt->tables = ph[0].tables;
         pt->n_tables = x->tr[0].emb.n_tables;
+        if (x->mix) {
+            pt->mix = *x->mix;
+            memcpy(pt->groups, ph[0].groups, sizeof pt->groups);
+            memcpy(pt->group_tables, ph[0].group_tables, sizeof pt->group_tables);
+        }
         cost_bill_of(p, &pt->bill);
         time_to_target(x, dev, &d, ph, pt);
         if (note)
@@ -611,11 +672,51 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
     return rc;
 }
 
+/* A plan per table group: each "auto" group in turn takes the plan that
+ * makes the step fastest with the other groups as they stand (the autos
+ * start table_wise, or row_wise beside a row_wise group; a plan that does
+ * not fit is +inf, one that conflicts with the others is skipped). */
+static int run_point_mix(run_ctx *x, int nodes, long global_batch, int note, run_point *pt, tt_error *err)
+{
+    sharding_mix m = x->sc->shard_mix;
+    int row_wise = 0, rc = TT_OK;
+    for (int g = 0; g < m.n_groups; g++)
+        row_wise |= m.plan[g] == SHARD_ROW_WISE;
+    for (int g = 0; g < m.n_groups; g++)
+        if (m.plan[g] == SHARD_AUTO)
+            m.plan[g] = row_wise ? SHARD_ROW_WISE : SHARD_TABLE_WISE;
+    x->mix = &m;
+    run_point cand;
+    for (int g = 0; rc == TT_OK && g < m.n_groups; g++) {
+        if (x->sc->shard_mix.plan[g] != SHARD_AUTO)
+            continue;
+        sharding_kind best = m.plan[g];
+        double best_s = INFINITY;
+        for (int k = 0; rc == TT_OK && k < SHARD_HOST; k++) {
+            m.plan[g] = (sharding_kind)k;
+            if (sharding_mix_conflict(&m))
+                continue;
+            rc = run_point_plan(x, nodes, global_batch, m.plan[0], 1, 0, &cand, err);
+            if (rc == TT_OK && cand.step.time_s < best_s) {
+                best_s = cand.step.time_s;
+                best = (sharding_kind)k;
+            }
+        }
+        m.plan[g] = best;
+    }
+    if (rc == TT_OK)
+        rc = run_point_plan(x, nodes, global_batch, m.plan[0], 0, note, pt, err);
+    x->mix = NULL;
+    return rc;
+}
+
 /* The point under the scenario's plan, or under each plan for "auto": the
  * fastest that fits (host memory only on platforms with CPU sockets). */
 static int run_point_at(run_ctx *x, int nodes, long global_batch, int note, run_point *pt, tt_error *err)
 {
     const scenario *sc = x->sc;
+    if (sc->shard_mix.n_groups > 0 && has_tables(x))
+        return run_point_mix(x, nodes, global_batch, note, pt, err);
     if (sc->sharding != SHARD_AUTO || !has_tables(x))
         return run_point_plan(x, nodes, global_batch, sc->sharding == SHARD_AUTO ? SHARD_TABLE_WISE : (sharding_kind)sc->sharding,
                               0, note, pt, err);

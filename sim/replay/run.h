@@ -29,6 +29,9 @@ typedef struct run_point {
     size_t n_tables;      /* model-parallel tables of the workload (0: none, no plan) */
     sharding_kind plan;   /* of the model-parallel tables (the fastest that fits for "auto") */
     sharding_cost tables; /* the first phase's, on the accelerators (zero in host memory) */
+    sharding_mix mix;     /* a plan per table group (n_groups 0: `plan` for every table), autos resolved */
+    sharding_cost groups[SHARD_MAX_GROUPS]; /* the first phase's, per group */
+    int group_tables[SHARD_MAX_GROUPS];
     double samples_per_s;
     double steps_to_target; /* median */
     double steps_p10, steps_p90; /* the band: 10th and 90th percentiles (convergence.h) */

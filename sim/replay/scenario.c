@@ -10,6 +10,7 @@
 #include "common/datapath.h"
 #include "common/jsonx.h"
 #include "sim/replay/framework.h"
+#include "sim/replay/input_pipeline.h"
 #include "common/vocab.h"
 #include "sim/replay/cost.h"
 #include "sim/replay/override.h"
@@ -152,6 +153,53 @@ static int load_phases(const jx_obj *w, scenario *s)
     return TT_OK;
 }
 
+/* workload.embedding.sharding as an array of table groups:
+ * [{"max_rows": 100000, "plan": "data_parallel"}, {"plan": "auto"}], by
+ * growing max_rows, the last without one (it takes the rest). */
+static int load_sharding_groups(const jx_obj *e, scenario *s)
+{
+    static const char *const keys[] = {"max_rows", "plan", NULL};
+    size_t n;
+    int rc = jx_array(e, "sharding", 1, &n);
+    if (rc)
+        return rc;
+    if (n < 1 || n > SHARD_MAX_GROUPS)
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s.sharding: %zu table groups; give 1 to %d", e->file, e->path, n,
+                            SHARD_MAX_GROUPS);
+    sharding_mix *m = &s->shard_mix;
+    m->n_groups = (int)n;
+    for (size_t g = 0; g < n; g++) {
+        jx_obj o;
+        int plan = -1;
+        double max_rows = 0;
+        if ((rc = jx_elem(e, "sharding", g, &o)) || (rc = jx_check_keys(&o, keys)) ||
+            (rc = jx_enum(&o, "plan", 1, SHARDING_NAMES, &plan)) ||
+            (rc = jx_number(&o, "max_rows", g + 1 < n, 1, 1e15, &max_rows)))
+            return rc;
+        if (g + 1 == n && jx_has(&o, "max_rows"))
+            return tt_error_set(e->err, TT_EINPUT, "%s: %s.max_rows: the last group takes every table the others "
+                                "leave; remove its max_rows", o.file, o.path);
+        if (g > 0 && g + 1 < n && max_rows <= m->max_rows[g - 1])
+            return tt_error_set(e->err, TT_EINPUT, "%s: %s.max_rows: %g is not above the previous group's %g; "
+                                "list the groups by growing max_rows", o.file, o.path, max_rows, m->max_rows[g - 1]);
+        if (plan == SHARD_HOST)
+            return tt_error_set(e->err, TT_EINPUT, "%s: %s.plan: \"host\" keeps every table in the CPU sockets' "
+                                "memory, not a group of them; give \"host\" as the whole sharding or another plan "
+                                "here", o.file, o.path);
+        m->max_rows[g] = max_rows;
+        m->plan[g] = (sharding_kind)plan;
+    }
+    const char *why = sharding_mix_conflict(m);
+    if (why)
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s.sharding: %s; make the row_wise groups data_parallel or the "
+                            "others row_wise or data_parallel (or auto)", e->file, e->path, why);
+    s->sharding = m->plan[0]; /* "auto" when any group's is: resolved per group by run.c */
+    for (int g = 0; g < m->n_groups; g++)
+        if (m->plan[g] == SHARD_AUTO)
+            s->sharding = SHARD_AUTO;
+    return TT_OK;
+}
+
 /* workload.embedding: how model-parallel tables are sharded, stored and
  * updated. "sharding": "host" is "embeddings": "host". */
 static int load_embedding(const jx_obj *w, scenario *s)
@@ -164,7 +212,9 @@ static int load_embedding(const jx_obj *w, scenario *s)
     if (!jx_has(w, "embedding"))
         return TT_OK;
     if ((rc = jx_child(w, "embedding", 1, &e)) || (rc = jx_check_keys(&e, keys)) ||
-        (rc = jx_enum(&e, "sharding", 0, SHARDING_NAMES, &s->sharding)) ||
+        (rc = json_is_array(json_object_get(e.obj, "sharding"))
+                  ? load_sharding_groups(&e, s)
+                  : jx_enum(&e, "sharding", 0, SHARDING_NAMES, &s->sharding)) ||
         (rc = jx_enum(&e, "precision", 0, DTYPE_NAMES, &prec)) ||
         (rc = jx_enum(&e, "optimizer", 0, EMBEDDING_OPTIMIZER_NAMES, &s->table_optimizer)) ||
         (rc = jx_bool(&e, "master_weights", 0, &s->master_weights)) ||
@@ -176,6 +226,22 @@ static int load_embedding(const jx_obj *w, scenario *s)
                             "%s.embeddings says \"accelerators\"; drop one of them", e.file, e.path, w->path);
     if (s->sharding == SHARD_HOST)
         s->embeddings = EMB_HOST;
+    return TT_OK;
+}
+
+/* workload.input: where the images come from (input_pipeline.h). */
+static int load_input(const jx_obj *w, scenario *s)
+{
+    static const char *const keys[] = {"pipeline", "threads", NULL};
+    jx_obj in;
+    long threads = 0;
+    int rc;
+    if ((rc = jx_child(w, "input", 0, &in)) || !in.obj)
+        return rc;
+    if ((rc = jx_check_keys(&in, keys)) || (rc = jx_enum(&in, "pipeline", 1, INPUT_PIPELINE_NAMES, &s->input_pipeline)) ||
+        (rc = jx_int(&in, "threads", 0, 1, 1 << 16, &threads)))
+        return rc;
+    s->input_threads = (int)threads;
     return TT_OK;
 }
 
@@ -213,7 +279,7 @@ static int load_workload(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
                                        "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
-                                       "embeddings", "embedding", "fusion", "recompute", "framework", NULL};
+                                       "embeddings", "embedding", "fusion", "recompute", "framework", "input", NULL};
     jx_obj w;
     long mb = 0, gb = 0;
     int prec = -1, gprec = -1, rc;
@@ -228,7 +294,7 @@ static int load_workload(const jx_obj *r, scenario *s)
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
         (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)) || (rc = load_embedding(&w, s)) ||
         (rc = jx_bool(&w, "fusion", 0, &s->fusion)) || (rc = jx_bool(&w, "recompute", 0, &s->recompute)) ||
-        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &s->framework)))
+        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &s->framework)) || (rc = load_input(&w, s)))
         return rc;
     s->micro_batch = (int)mb;
     s->global_batch = gb;

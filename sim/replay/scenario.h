@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/jsonx.h"
 #include "platforms/platform.h"
+#include "sim/replay/sharding.h"
 
 #define SCENARIO_VERSION 1
 #define SCENARIO_MAX_SWEEP 64
@@ -77,6 +78,7 @@ typedef struct scenario {
     double dataset_examples; /* 0: unknown (no epochs) */
     int embeddings;   /* embedding_placement */
     int sharding;     /* sharding_kind of model-parallel tables (table_wise; host with embeddings "host") */
+    sharding_mix shard_mix; /* a plan per table group (n_groups 0: `sharding` for every table) */
     char *table_precision; /* the tables as stored (NULL: precision's) */
     int table_optimizer;   /* embedding_optimizer */
     int master_weights;    /* an fp32 master copy of low-precision tables */
@@ -84,6 +86,8 @@ typedef struct scenario {
     int fusion;       /* norm/elementwise ops fused into their producer: 1, 0, or -1 for the device's default */
     int recompute;    /* activation recomputation (checkpointing at normalisation layers) */
     int framework;    /* framework (framework.h): its unfused epilogue passes; 0 none */
+    int input_pipeline; /* workload.input.pipeline (input_pipeline.h): 0 none, not modelled */
+    int input_threads;  /* workload.input.threads: decode workers per node (0: one per host core) */
 
     char *optimizer; /* NULL: the trace's */
 

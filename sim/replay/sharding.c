@@ -235,3 +235,60 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
         break;
     }
 }
+
+int sharding_group_of(const sharding_mix *m, double rows)
+{
+    for (int g = 0; g < m->n_groups - 1; g++)
+        if (rows <= m->max_rows[g])
+            return g;
+    return m->n_groups - 1;
+}
+
+const char *sharding_mix_conflict(const sharding_mix *m)
+{
+    int row_wise = 0, alltoall = 0;
+    for (int g = 0; g < m->n_groups; g++) {
+        row_wise |= m->plan[g] == SHARD_ROW_WISE;
+        alltoall |= m->plan[g] == SHARD_TABLE_WISE || m->plan[g] == SHARD_COLUMN_WISE || m->plan[g] == SHARD_HYBRID;
+    }
+    return row_wise && alltoall ? "row_wise groups reduce-scatter their pooled vectors while table_wise, column_wise "
+                                  "and hybrid groups alltoall them, and a step has one collective per embedding "
+                                  "exchange"
+                                : NULL;
+}
+
+static void add_cost(sharding_cost *into, const sharding_cost *c)
+{
+    add_traffic(into, c);
+    into->alltoall_bytes += c->alltoall_bytes;
+    into->reduce_scatter_bytes += c->reduce_scatter_bytes;
+    into->allgather_bytes += c->allgather_bytes;
+    into->allreduce_bytes += c->allreduce_bytes;
+    into->hot_rows += c->hot_rows;
+    into->params_bytes += c->params_bytes;
+    into->optimizer_bytes += c->optimizer_bytes;
+}
+
+void sharding_mix_cost_of(const workload_embedding *e, const sharding_mix *m, const sharding_options *o,
+                          sharding_cost *out, sharding_cost group[SHARD_MAX_GROUPS], int tables[SHARD_MAX_GROUPS])
+{
+    memset(out, 0, sizeof *out);
+    out->kind = m->plan[0];
+    workload_table *sub = calloc(e->n_tables ? e->n_tables : 1, sizeof *sub);
+    double lookups = 0, hot_lookups = 0;
+    for (int g = 0; g < m->n_groups; g++) {
+        workload_embedding part = *e;
+        part.tables = sub;
+        part.n_tables = 0;
+        for (size_t i = 0; i < e->n_tables; i++)
+            if (sharding_group_of(m, e->tables[i].rows) == g)
+                sub[part.n_tables++] = e->tables[i];
+        tables[g] = (int)part.n_tables;
+        sharding_cost_of(&part, m->plan[g], o, &group[g]);
+        add_cost(out, &group[g]);
+        lookups += group[g].lookups;
+        hot_lookups += group[g].lookups * group[g].hot_lookup_share;
+    }
+    out->hot_lookup_share = lookups > 0 ? hot_lookups / lookups : 0;
+    free(sub);
+}

@@ -59,4 +59,31 @@ typedef struct sharding_cost {
 void sharding_cost_of(const workload_embedding *e, sharding_kind k, const sharding_options *o,
                       sharding_cost *out);
 
+/* A plan per table group (workload.embedding.sharding as an array): a table
+ * joins the first group whose max_rows it does not exceed; the last group
+ * has none (0) and takes the rest. Plans: not SHARD_HOST (node-wide); a
+ * group's SHARD_AUTO is resolved by run.c before costing. */
+#define SHARD_MAX_GROUPS 8
+typedef struct sharding_mix {
+    int n_groups; /* 0: one plan for every table */
+    double max_rows[SHARD_MAX_GROUPS];
+    sharding_kind plan[SHARD_MAX_GROUPS];
+} sharding_mix;
+
+/* The group table `rows` belongs to. */
+int sharding_group_of(const sharding_mix *m, double rows);
+
+/* Whether the groups' collectives fit the step's one collective per
+ * embedding comm point: row-wise (reduce-scatter, all-gather) does not mix
+ * with the alltoall plans (table-, column-wise, hybrid); data-parallel mixes
+ * with either (its allreduce is apart). NULL when they fit, else why. */
+const char *sharding_mix_conflict(const sharding_mix *m);
+
+/* Each group's cost (group[g], its tables' count in tables[g]) and their sum
+ * in *out (kind: the first group's). Traffic, collectives and memory add up
+ * over the groups: exact when at most one group places its tables unevenly
+ * (table-wise, hybrid), else an upper bound on the busiest rank. */
+void sharding_mix_cost_of(const workload_embedding *e, const sharding_mix *m, const sharding_options *o,
+                          sharding_cost *out, sharding_cost group[SHARD_MAX_GROUPS], int tables[SHARD_MAX_GROUPS]);
+
 #endif

@@ -56,7 +56,7 @@ static int plan_layer(const workload *t, size_t layer, const step_options *o)
 }
 
 /* A linear layer's bias and activation as the framework runs them: 0 when
- * fused into the GEMM, else passes over its output, each its own kernel. */
+ * fused into the GEMM, else passes over its output in the framework's kernels. */
 static double epilogue_bytes(const workload *t, size_t layer, const step_options *o, int backward)
 {
     const workload_layer *l = &t->layers[layer];
@@ -68,9 +68,9 @@ static double epilogue_bytes(const workload *t, size_t layer, const step_options
 
 static double epilogue_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
 {
-    int passes = framework_epilogue_passes(o->framework, backward);
+    int kernels = framework_epilogue_kernels(o->framework, backward);
     double bytes = epilogue_bytes(t, layer, o, backward);
-    return bytes > 0 ? passes * fmax(bytes / passes / d->mem_Bps, d->dispatch_s) : 0;
+    return bytes > 0 ? kernels * fmax(bytes / kernels / d->mem_Bps, d->dispatch_s) : 0;
 }
 
 /* The FLOPs and device-memory bytes one pass of a layer charges (a fused op:
@@ -297,6 +297,69 @@ static void comms_after(timeline *tl, const workload *t, const step_options *o, 
             blocking_coll(tl, a2a_s[c]);
 }
 
+/* The embedding's collectives at `layer` on the communication stream, the
+ * compute stream going on; returns when the last of them ends. */
+static double async_comms_after(timeline *tl, const workload *t, const double *a2a_s, size_t layer,
+                                comm_phase phase)
+{
+    double end = tl->t;
+    for (size_t c = 0; c < t->n_comm; c++)
+        if (t->comm[c].phase == phase && (size_t)t->comm[c].after_layer == layer) {
+            background_coll(tl, a2a_s[c]);
+            end = tl->comm_free;
+        }
+    return end;
+}
+
+/* The compute stream waits for a collective it started asynchronously. */
+static void join_coll(timeline *tl, double end)
+{
+    if (end > tl->t) {
+        tl->r->exposed_comm_s += end - tl->t;
+        tl->t = end;
+    }
+}
+
+/* HugeCTR's overlapped pipeline (framework.h): forward, the lookups run
+ * first and their alltoall goes on while the bottom MLP (the layers before
+ * the tables) computes; the interaction waits for both. Backward, the pooled
+ * gradients' alltoall (after the interaction) goes on while the bottom MLP's
+ * backward computes; the sparse update waits for it. Compute kernels still
+ * share the device, one after another: only communication is hidden. */
+static int overlapped_embedding(const workload *t, const step_options *o, size_t first_table)
+{
+    return framework_overlaps_embedding(o->framework) && o->embeddings == EMB_ACCELERATORS && t->n_comm > 0 &&
+           first_table + 1 < t->n_layers;
+}
+
+static void forward_overlapped(timeline *tl, const workload *t, const device_model *d, const step_options *o,
+                               const double *a2a_s, size_t first_table)
+{
+    layer_pass(tl, t, first_table, d, o, 0, 1);
+    double a2a_end = async_comms_after(tl, t, a2a_s, first_table, COMM_FORWARD);
+    for (size_t i = 0; i < first_table; i++) {
+        layer_pass(tl, t, i, d, o, 0, 0);
+        comms_after(tl, t, o, a2a_s, i, COMM_FORWARD);
+    }
+    join_coll(tl, a2a_end);
+    for (size_t i = first_table + 1; i < t->n_layers; i++) {
+        layer_pass(tl, t, i, d, o, 0, 0);
+        comms_after(tl, t, o, a2a_s, i, COMM_FORWARD);
+    }
+}
+
+/* Backward layer order of the overlapped pipeline: the top of the network
+ * down to the interaction, the bottom MLP, then the tables. */
+static size_t backward_layer_at(const workload *t, size_t k, size_t first_table, int overlapped)
+{
+    size_t top = t->n_layers - 1 - first_table; /* layers after the tables */
+    if (!overlapped)
+        return t->n_layers - 1 - k;
+    if (k < top)
+        return t->n_layers - 1 - k;
+    return k < t->n_layers - 1 ? first_table - 1 - (k - top) : first_table;
+}
+
 int step_replay(const workload *t, const device_model *d, const step_options *o,
                 const double *coll_s, step_result *out, tt_error *err)
 {
@@ -324,20 +387,31 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
         first_table++;
     if (t->emb.n_tables > 0)
         first_table = (size_t)t->emb.layer;
+    int overlapped = first_table < t->n_layers && overlapped_embedding(t, o, first_table);
     for (int micro = 0; micro < o->accumulation; micro++) {
         int last = micro == o->accumulation - 1;
         /* The batch's indices are known when the micro-step starts: the host
          * looks the rows up while the layers before the tables run, once the
          * previous sparse update is done (the tables must be current). */
         tl.host_free = tl.rows_ready = fmax(tl.t, tl.host_free) + o->host_forward_s;
-        for (size_t i = 0; i < t->n_layers; i++) {
-            layer_pass(&tl, t, i, d, o, 0, i == first_table);
-            comms_after(&tl, t, o, a2a_s, i, COMM_FORWARD);
-        }
+        if (overlapped)
+            forward_overlapped(&tl, t, d, o, a2a_s, first_table);
+        else
+            for (size_t i = 0; i < t->n_layers; i++) {
+                layer_pass(&tl, t, i, d, o, 0, i == first_table);
+                comms_after(&tl, t, o, a2a_s, i, COMM_FORWARD);
+            }
         size_t b = 0;
-        for (size_t i = t->n_layers; i-- > 0;) {
+        double a2a_end = 0;
+        for (size_t pos = 0; pos < t->n_layers; pos++) {
+            size_t i = backward_layer_at(t, pos, first_table, overlapped);
+            if (overlapped && i == first_table)
+                join_coll(&tl, a2a_end);
             layer_pass(&tl, t, i, d, o, 1, i == first_table);
-            comms_after(&tl, t, o, a2a_s, i, COMM_BACKWARD);
+            if (overlapped && i == first_table + 1)
+                a2a_end = async_comms_after(&tl, t, a2a_s, i, COMM_BACKWARD);
+            else
+                comms_after(&tl, t, o, a2a_s, i, COMM_BACKWARD);
             if (last && i == first_table && replicated_rows_s > 0) /* the plan's replicated rows */
                 background_coll(&tl, replicated_rows_s);
             /* Gradients are reduced once per optimizer step, after the last micro-batch. */

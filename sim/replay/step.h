@@ -58,6 +58,8 @@ typedef struct step_result {
     double exposed_comm_s; /* compute stream waiting on collectives */
     double optimizer_s;
     double host_embedding_s; /* compute stream waiting on embedding rows in host memory */
+    double input_s;        /* the host input pipeline's time for the node's images of one step (0: none) */
+    double input_wait_s;   /* accelerators waiting on it: the step is max(their step, input_s) */
     double idle_s;         /* accelerator doing no work: time - compute - optimizer
                               (exposed communication and host waits included) */
     double model_flops;    /* forward + backward FLOPs per rank per step */

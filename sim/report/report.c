@@ -13,6 +13,31 @@ static json_t *num(double x)
     return jx_real_or_null(x);
 }
 
+/* The plan a point's tables run under: one plan, or "mix" of per-group plans. */
+static const char *plan_name(const run_point *p)
+{
+    return p->mix.n_groups > 0 ? "mix" : SHARDING_NAMES[p->plan];
+}
+
+/* embedding.groups[]: each table group's plan, its tables and its share of
+ * the memory and the collectives. */
+static json_t *groups_json(const run_point *p)
+{
+    json_t *a = json_array();
+    for (int g = 0; g < p->mix.n_groups; g++) {
+        const sharding_cost *c = &p->groups[g];
+        json_array_append_new(
+            a, json_pack("{s:o, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "max_rows",
+                         p->mix.max_rows[g] > 0 ? num(p->mix.max_rows[g]) : json_null(), "plan",
+                         SHARDING_NAMES[p->mix.plan[g]], "tables", p->group_tables[g], "lookups", num(c->lookups),
+                         "hot_rows", num(c->hot_rows), "alltoall_bytes", num(c->alltoall_bytes),
+                         "reduce_scatter_bytes", num(c->reduce_scatter_bytes), "allgather_bytes",
+                         num(c->allgather_bytes), "allreduce_bytes", num(c->allreduce_bytes), "params_bytes",
+                         num(c->params_bytes), "optimizer_bytes", num(c->optimizer_bytes)));
+    }
+    return a;
+}
+
 /* What owning the cluster costs at this point (capex by component, its
  * share and the energy per step and to accuracy, the lifetime's TCO). */
 static json_t *ownership_json(const run_point *p)
@@ -50,6 +75,10 @@ static json_t *point_json(const run_point *p)
                              num(m->gradients_bytes), "optimizer_bytes", num(m->optimizer_bytes),
                              "activations_bytes", num(m->activations_bytes), "total_bytes",
                              num(m->total_bytes));
+    if (s->input_s > 0) { /* a host input pipeline (workload.input) */
+        json_object_set_new(step, "input_s", num(s->input_s));
+        json_object_set_new(step, "input_wait_s", num(s->input_wait_s));
+    }
     json_t *o = json_pack("{s:i, s:i, s:I, s:i, s:i, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}}",
                           "nodes", p->nodes, "ranks", p->ranks, "global_batch", (json_int_t)p->global_batch,
                           "micro_batch", p->micro_batch, "accumulation", p->accumulation, "step", step,
@@ -83,13 +112,15 @@ static json_t *point_json(const run_point *p)
         const sharding_cost *c = &p->tables;
         json_object_set_new(o, "embedding",
                             json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "plan",
-                                      SHARDING_NAMES[p->plan], "tables", (json_int_t)p->n_tables, "lookups",
+                                      plan_name(p), "tables", (json_int_t)p->n_tables, "lookups",
                                       num(c->lookups), "unique_rows", num(c->unique_rows), "hot_rows",
                                       num(c->hot_rows), "hot_lookup_share", num(c->hot_lookup_share),
                                       "alltoall_bytes", num(c->alltoall_bytes), "reduce_scatter_bytes",
                                       num(c->reduce_scatter_bytes), "allgather_bytes", num(c->allgather_bytes),
                                       "allreduce_bytes", num(c->allreduce_bytes), "params_bytes",
                                       num(c->params_bytes), "optimizer_bytes", num(c->optimizer_bytes)));
+        if (p->mix.n_groups > 0)
+            json_object_set_new(json_object_get(o, "embedding"), "groups", groups_json(p));
     }
     if (p->scaling_efficiency > 0)
         json_object_set_new(o, "scaling_efficiency", num(p->scaling_efficiency));
@@ -286,9 +317,21 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
         fprintf(out, "embeddings    %zu tables %s%s: per rank per micro-step %.4g lookups, %.4g distinct rows "
                      "updated; alltoall %.4g MB, reduce-scatter %.4g MB, all-gather %.4g MB, "
                      "replicated rows' allreduce %.4g MB\n",
-                b->n_tables, SHARDING_NAMES[b->plan], sc->sharding == SHARD_AUTO ? " (auto: the fastest that fits)" : "",
+                b->n_tables, plan_name(b),
+                sc->sharding == SHARD_AUTO && b->mix.n_groups == 0 ? " (auto: the fastest that fits)" : "",
                 b->tables.lookups, b->tables.unique_rows, b->tables.alltoall_bytes / 1e6,
                 b->tables.reduce_scatter_bytes / 1e6, b->tables.allgather_bytes / 1e6, b->tables.allreduce_bytes / 1e6);
+    for (int g = 0; b->n_tables > 0 && g < b->mix.n_groups; g++) {
+        const sharding_cost *c = &b->groups[g];
+        char rows[48] = "the rest";
+        if (b->mix.max_rows[g] > 0)
+            snprintf(rows, sizeof rows, "rows <= %.4g", b->mix.max_rows[g]);
+        fprintf(out, "  group %d     %s: %d tables %s%s; memory %.4g GB per rank, alltoall %.4g MB, reduce-scatter "
+                     "%.4g MB, allreduce %.4g MB\n",
+                g + 1, rows, b->group_tables[g], SHARDING_NAMES[b->mix.plan[g]],
+                sc->shard_mix.plan[g] == SHARD_AUTO ? " (auto)" : "", (c->params_bytes + c->optimizer_bytes) / 1e9,
+                c->alltoall_bytes / 1e6, c->reduce_scatter_bytes / 1e6, c->allreduce_bytes / 1e6);
+    }
     if (b->n_tables > 0 && b->plan == SHARD_HYBRID)
         fprintf(out, "              hybrid: %.4g hottest rows replicated, %.1f %% of the lookups\n", b->tables.hot_rows,
                 100 * b->tables.hot_lookup_share);
@@ -314,6 +357,9 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
         fprintf(out, "  %-22s %12.6g  %12s%s\n", rows[i].name, rows[i].s, human_duration(rows[i].s, t, sizeof t),
                 i == 6 ? "   (no compute: exposed comm + host waits)" : "");
+    if (b->step.input_s > 0)
+        fprintf(out, "  %-22s %12.6g  %12s   (host input pipeline for the node's images; waited %.6g s)\n",
+                "step.input_s", b->step.input_s, human_duration(b->step.input_s, t, sizeof t), b->step.input_wait_s);
     if (b->host.forward_s > 0)
         fprintf(out, "    per micro-step: rows to the accelerators %.4g s over PCIe/UPI (DRAM lookups %.4g s), "
                      "gradient rows back %.4g s (sparse update in DRAM %.4g s)\n",
