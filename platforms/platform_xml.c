@@ -405,7 +405,8 @@ void plat_xml_count(const platform *p, int nodes, plat_xml_counts *c)
         ends++;
         for (int v = 0; v < n; v++)
             route_links += v != u && is_host(p, v) ? p->nhops[(size_t)u * n + v] : 0;
-        edge_links += p->nhops[(size_t)u * n + p->att[p->comp_att[u]]] + 2;
+        if (nodes > 1) /* one node has no way out: comp_att is -1 */
+            edge_links += p->nhops[(size_t)u * n + p->att[p->comp_att[u]]] + 2;
     }
     c->hosts = ends * nodes;
     c->zones = 1;
