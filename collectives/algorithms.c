@@ -247,7 +247,9 @@ static int build_channel_rings(schedule *s, const coll_params *pp, size_t count,
 /* Torus allreduce: one reduce-scatter phase per dimension (0, 1, 2), then
  * the allgathers back; in each phase the two halves of the vector ring in
  * opposite directions, so both directions of every link of that dimension
- * work. Each phase works on the nested block the earlier ones left. */
+ * work. Each phase works on the nested block the earlier ones left. The
+ * rings are pipelined (TPU ICI collectives, Mikami's NCCL rings): a rank
+ * reduces what arrives while the rest streams in. */
 static int build_torus(schedule *s, int n, size_t count, const int dims[3], int nd)
 {
     int act[3], na = 0;
@@ -258,6 +260,7 @@ static int build_torus(schedule *s, int n, size_t count, const int dims[3], int 
     for (int phase = 0; phase < 2 * na; phase++) {
         int t = phase < na ? phase : 2 * na - 1 - phase, d = act[t];
         sched_part ps[2];
+        int before = s->nstages;
         for (int i = 0; i < 2; i++) {
             ps[i] = part(phase < na ? P_RING_RS : P_RING_AG, n / dims[d], dims[d], 0, 0, i ? h : 0,
                          i ? count - h : h);
@@ -270,6 +273,8 @@ static int build_torus(schedule *s, int n, size_t count, const int dims[3], int 
         }
         if (add_stage(s, ps, 2, 1))
             return -1;
+        if (s->nstages > before)
+            s->stages[s->nstages - 1].streamed = 1;
     }
     return 0;
 }

@@ -418,7 +418,8 @@ int sched_add_stage(schedule *s, int first_part, int parts, int first_step, int 
     if (!ns)
         return -1;
     s->stages = ns;
-    s->stages[s->nstages++] = (sched_stage){first_part, parts, first_step, steps, identical};
+    s->stages[s->nstages++] = (sched_stage){.first_part = first_part, .parts = parts, .first_step = first_step,
+                                                 .steps = steps, .identical = identical};
     size_t mx = 0;
     for (int i = 0; i < parts; i++)
         mx += part_max_xfers(&s->parts[first_part + i]);

@@ -75,6 +75,7 @@ typedef struct sched_stage {
     int first_step;        /* in the parts' own step numbering */
     int steps;
     int identical;
+    int streamed; /* the receiver reduces slices as they arrive: the reduction overlaps the step's transfers */
 } sched_stage;
 
 typedef struct schedule {

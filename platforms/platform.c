@@ -565,6 +565,19 @@ double plat_fabric_link_Bps(const platform *p)
     return p->fabric == FABRIC_TORUS ? p->fab_bw_Bps : p->port_bw_Bps;
 }
 
+int platform_torus_paired(const platform *p, int a, int b)
+{
+    if (p->fabric != FABRIC_TORUS || plat_fabric_hops(p, a, b) != 1)
+        return 0;
+    for (int d = 0; d < p->ndims; d++) {
+        if (a % p->dims[d] != b % p->dims[d])
+            return p->dims[d] == 2;
+        a /= p->dims[d];
+        b /= p->dims[d];
+    }
+    return 0;
+}
+
 int platform_path(const platform *p, int a, int b, double *latency_s, double *bw_Bps)
 {
     *latency_s = 0;
@@ -579,7 +592,7 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
     if (p->flat) {
         int hops = plat_fabric_hops(p, a, b);
         *latency_s = hops * p->fab_lat_s;
-        *bw_Bps = plat_fabric_link_Bps(p);
+        *bw_Bps = plat_fabric_link_Bps(p) * (platform_torus_paired(p, a, b) ? 2 : 1);
         return hops;
     }
     int n = p->ncomp, ka = a / p->nacc, kb = b / p->nacc;

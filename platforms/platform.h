@@ -197,6 +197,16 @@ typedef struct platform_link_info {
 } platform_link_info;
 void platform_link_describe(const platform *p, const char *sg_name, platform_link_info *out);
 
+/* A torus side of 2 joins each pair by two cables (the direct one and the
+ * wrap-around), but SimGrid's torus routes both directions of the pair over
+ * the lower node's cable: that cable stands for both. The k-th SimGrid link
+ * whose bandwidth counts twice (the engine doubles it after loading): 1 with
+ * its name, 0 past the last. */
+int platform_paired_link(const platform *p, long k, char *name, size_t name_bytes);
+/* Whether torus ranks a and b are one hop apart along a side of 2: their
+ * path runs at both cables' rate. */
+int platform_torus_paired(const platform *p, int a, int b);
+
 /* Writes a SimGrid 4.1 platform XML document: links at their line rate for
  * the ideal network, at their payload rate (line rate x the link kind's
  * payload efficiency) for the calibrated one. */

@@ -367,6 +367,28 @@ void platform_link_describe(const platform *p, const char *sg_name, platform_lin
     snprintf(out->to, sizeof out->to, "%s", ends[!down]);
 }
 
+/* Along a side of 2, the nodes at coordinate 0 own the cables SimGrid routes
+ * (fabric_link_from_X_to_X+stride, both directions); the others' wrap-around
+ * cables lie idle. */
+int platform_paired_link(const platform *p, long k, char *name, size_t name_bytes)
+{
+    if (p->user_xml || !p->flat || p->fabric != FABRIC_TORUS || k < 0)
+        return 0;
+    long members = platform_ranks(p), stride = 1;
+    for (int d = 0; d < p->ndims; stride *= p->dims[d++]) {
+        if (p->dims[d] != 2)
+            continue;
+        if (k >= members) {
+            k -= members;
+            continue;
+        }
+        long j = k / 2, x = j / stride * 2 * stride + j % stride;
+        snprintf(name, name_bytes, "fabric_link_from_%ld_to_%ld_%s", x, x + stride, k % 2 ? "DOWN" : "UP");
+        return 1;
+    }
+    return 0;
+}
+
 /* The cluster of `members` as write_cluster declares it: a torus gives each
  * host a link per dimension; a fat tree adds its switches and their links. */
 static void count_cluster(const platform *p, long members, plat_xml_counts *c)

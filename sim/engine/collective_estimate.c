@@ -1,5 +1,6 @@
 /* collective_estimate.c: the contention-free time of a schedule on a
  * platform's paths, without SimGrid (auto's screening, a cheap fallback). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,29 @@ static double class_step_s(const platform *p, const int *ranks, const schedule *
     int n = s->ranks, m = n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS;
     *hops = platform_path(p, ranks ? ranks[0] : 0, ranks ? ranks[1] : 1, &lat, &bw);
     *flows = k == STEP_PERMUTATION ? 2 : (long)m * (m - 1);
-    return lat + (bw > 0 ? flow_bytes / bw : 0);
+    /* all pairs: a rank's private link carries its n - 1 flows */
+    double link_bytes = k == STEP_PERMUTATION ? flow_bytes : flow_bytes * (n - 1);
+    return lat + (bw > 0 ? link_bytes / bw : 0);
+}
+
+/* On a symmetric crossbar every flow of a rank crosses its one private link
+ * (and every flow into it the link's other direction): the step lasts at
+ * least the busiest rank's bytes over that link. load_bytes: 2 ranks, zeroed
+ * again here. A lower bound still, so screening by it stays exact. */
+static double crossbar_step_s(const platform *p, const int *ranks, const coll_flow *fl, size_t nf, int n,
+                              double *load_bytes)
+{
+    double lat, bw, most = 0;
+    platform_path(p, ranks ? ranks[0] : 0, ranks ? ranks[1] : 1, &lat, &bw);
+    for (size_t k = 0; k < nf; k++) {
+        load_bytes[fl[k].src] += fl[k].bytes;
+        load_bytes[n + fl[k].dst] += fl[k].bytes;
+    }
+    for (size_t k = 0; k < nf; k++) {
+        most = fmax(most, fmax(load_bytes[fl[k].src], load_bytes[n + fl[k].dst]));
+        load_bytes[fl[k].src] = load_bytes[n + fl[k].dst] = 0;
+    }
+    return bw > 0 ? lat + most / bw : 0;
 }
 
 double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, double reduce_s_per_byte,
@@ -33,7 +56,8 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
     xfer *xs = NULL;
     coll_flow *fl = NULL;
     double *reduce_bytes = calloc((size_t)s->ranks + 1, sizeof *reduce_bytes), total = 0;
-    if (!reduce_bytes) {
+    double *load_bytes = classes ? calloc(2 * (size_t)s->ranks, sizeof *load_bytes) : NULL;
+    if (!reduce_bytes || (classes && !load_bytes)) {
         total = -1;
         goto done;
     }
@@ -85,7 +109,9 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
                 max_hops = h > max_hops ? h : max_hops;
                 comm = c > comm ? c : comm;
             }
-            total += (comm + red) * (stg->identical ? stg->steps : 1);
+            if (classes)
+                comm = fmax(comm, crossbar_step_s(p, ranks, fl, nf, s->ranks, load_bytes));
+            total += (stg->streamed ? fmax(comm, red) : comm + red) * (stg->identical ? stg->steps : 1);
             lf += (long)nf * max_hops;
             prev = STEP_GENERAL;
         }
@@ -96,5 +122,6 @@ done:
     free(xs);
     free(fl);
     free(reduce_bytes);
+    free(load_bytes);
     return total;
 }

@@ -3,6 +3,7 @@
 #include "sim/engine/nccl_plan.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,12 @@
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
 #include <simgrid/comm.h>
+#include <simgrid/exec.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <simgrid/mailbox.h>
+#include <xbt/dynar.h>
 
 #include "sim/engine/engine.h"
 #include "sim/engine/link_tally.h"
@@ -27,6 +31,8 @@ typedef struct step_round {
     sg_mailbox_t *recv_mailbox;
     double *reduce_bytes; /* ranks: what each rank reduces after receiving */
     int busy;             /* any flow or reduction at all */
+    int streamed;         /* the reduction runs alongside the transfers (sched_stage.streamed) */
+    const coll_flow *flows; /* the round's flows (send order) while it executes, or NULL */
 } step_round;
 
 /* Free-running steps measured when a round's ranks do not finish together. */
@@ -60,6 +66,8 @@ struct coll_group {
     double *finish_s; /* each worker's last step end */
     int sync_only;    /* rounds without free-running windows (auto's screening) */
     int classes;      /* a symmetric crossbar: steps by classes of identical flows (execute_classes) */
+    coll_group *reps; /* those classes' representatives: ranks 0..COLL_CLASS_RANKS-1 alone, so a
+                       * class step does not wake every worker of thousands (created on first use) */
     worker_arg *args;
     sg_actor_t *workers;
     sg_comm_t **comms; /* per worker, comm_cap[r] entries: grown by the controller, never by workers */
@@ -72,6 +80,9 @@ struct coll_group {
     long nrounds;
     long stride; /* 1: rounds in order; 0: rounds[0] nrounds times */
 };
+
+static coll_group *group_create(const platform *p, const int *ranks, int n, long serial);
+static void group_destroy(coll_group *g);
 
 static void round_free(step_round *rd)
 {
@@ -212,7 +223,8 @@ static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *x
     return round_index(rd, g, scratch, w);
 }
 
-/* A worker's part of one step: its sends and receives at once, then its reduction. */
+/* A worker's part of one step: its sends and receives at once, then its
+ * reduction, or alongside them when the stage streams. */
 static void worker_step(coll_group *g, const step_round *rd, int r)
 {
     static char token; /* put_async refuses a NULL payload */
@@ -222,14 +234,20 @@ static void worker_step(coll_group *g, const step_round *rd, int r)
     sg_comm_t *comms = g->comms[r];
     void *got = NULL;
     size_t k = 0;
+    double flops = rd->reduce_bytes[r] * g->gamma * g->speed_flops[r];
+    sg_exec_t reduce = rd->streamed && flops > 0 ? sg_actor_exec_init(flops) : NULL;
+    if (reduce)
+        sg_exec_start(reduce);
     for (size_t i = s0; i < s1; i++)
         comms[k++] = sg_mailbox_put_async(rd->mailbox[i], &token, (long)llround(rd->send_bytes[i]));
     for (size_t i = q0; i < q1; i++)
         comms[k++] = sg_mailbox_get_async(rd->recv_mailbox[i], &got);
     if (nc)
         sg_comm_wait_all(comms, nc);
-    if (rd->reduce_bytes[r] > 0 && g->gamma > 0)
-        sg_actor_execute(rd->reduce_bytes[r] * g->gamma * g->speed_flops[r]);
+    if (reduce)
+        sg_exec_wait(reduce);
+    else if (flops > 0)
+        sg_actor_execute(flops);
     g->finish_s[r] = simgrid_get_clock();
 }
 
@@ -334,6 +352,59 @@ static int round_uniform(const coll_group *g, const step_round *rd, double dt)
     return hi - lo <= 1e-9 * dt;
 }
 
+static int cmp_link(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(const sg_link_t *)a, y = (uintptr_t)*(const sg_link_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether no link carries two of the round's flows (each flow's reverse
+ * route counted too: SimGrid's acknowledgement cross-traffic) and every busy
+ * rank reduces alike (to 1e-4 of the round's dt, which bounds the error:
+ * blocks differ by an element). Then a flow takes its synchronous time whenever it starts, the
+ * slowest flow's two ends alternate at the round's pace, and no rank can run
+ * ahead: free-running steps take the synchronous round's time (a flat ring
+ * on a torus, whose row-crossing flows take two hops). */
+static int round_solo(const coll_group *g, const step_round *rd, double dt)
+{
+    size_t nf = rd->flows ? rd->send_off[g->n] : 0, n = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int r = 0; nf && r < g->n; r++)
+        if (rd->send_off[r + 1] > rd->send_off[r] || rd->recv_off[r + 1] > rd->recv_off[r] ||
+            rd->reduce_bytes[r] > 0) {
+            lo = fmin(lo, rd->reduce_bytes[r] * g->gamma);
+            hi = fmax(hi, rd->reduce_bytes[r] * g->gamma);
+        }
+    if (hi - lo > 1e-4 * dt)
+        return 0;
+    xbt_dynar_t route = nf ? xbt_dynar_new(sizeof(sg_link_t), NULL) : NULL;
+    sg_link_t *all = NULL;
+    size_t cap = 0;
+    int ok = route != NULL;
+    for (size_t k = 0; ok && k < 2 * nf; k++) {
+        const coll_flow *f = &rd->flows[k / 2];
+        xbt_dynar_reset(route);
+        sg_host_get_route(g->hosts[k % 2 ? f->dst : f->src], g->hosts[k % 2 ? f->src : f->dst], route);
+        size_t len = xbt_dynar_length(route);
+        if (n + len > cap) {
+            cap = 2 * (n + len);
+            sg_link_t *grown = realloc(all, sizeof *all * cap);
+            ok = grown != NULL;
+            all = grown ? grown : all;
+        }
+        for (size_t i = 0; ok && i < len; i++)
+            all[n++] = xbt_dynar_get_as(route, i, sg_link_t);
+    }
+    if (ok)
+        qsort(all, n, sizeof *all, cmp_link);
+    for (size_t i = 1; ok && i < n; i++)
+        ok = all[i] != all[i - 1];
+    free(all);
+    if (route)
+        xbt_dynar_free(&route);
+    return ok;
+}
+
 /* An identical stage: one synchronous round; if its ranks finish at
  * different times, ranks ahead would start the next step early, so the
  * remaining steps run free (a few) or the steady-state period is measured on
@@ -345,7 +416,7 @@ static void execute_identical(coll_group *g, const sched_stage *stg, const step_
     int rest = stg->steps - 1;
     if (rest < 1)
         return;
-    if (g->sync_only || round_uniform(g, rd, dt)) {
+    if (g->sync_only || round_uniform(g, rd, dt) || round_solo(g, rd, dt)) {
         sg_actor_sleep_for(dt * rest);
         return;
     }
@@ -390,9 +461,15 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
     if (k == STEP_LOCAL)
         return run;
     int n = g->n, m = k == STEP_PERMUTATION ? 2 : n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS;
+    if (!g->reps && !(g->reps = group_create(g->p, g->ranks, n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS,
+                                             -1 - g->serial)))
+        return -1;
+    coll_group *h = g->reps;
+    h->gamma = g->gamma;
+    h->sync_only = g->sync_only;
     size_t w = (size_t)m * (size_t)(m - 1), f = 0;
     coll_flow *fl = malloc(sizeof *fl * w);
-    step_round rd = {.reduce_bytes = calloc((size_t)n, sizeof *rd.reduce_bytes)};
+    step_round rd = {.reduce_bytes = calloc((size_t)h->n, sizeof *rd.reduce_bytes)};
     if (!fl || !rd.reduce_bytes) {
         free(fl);
         free(rd.reduce_bytes);
@@ -405,12 +482,12 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
             if (j != i)
                 fl[f++] = (coll_flow){i, j, k == STEP_PERMUTATION ? fb : fb * (n - 1) / (m - 1)};
     }
-    int rc = round_index(&rd, g, fl, w);
+    int rc = round_index(&rd, h, fl, w);
     free(fl);
     if (rc)
         return -1;
     sched_stage same = {.steps = run, .identical = 1};
-    execute_identical(g, &same, &rd);
+    execute_identical(h, &same, &rd);
     round_free(&rd);
     return run;
 }
@@ -431,6 +508,8 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
             step_round rd;
             if (round_build(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch))
                 return -1;
+            rd.streamed = stg->streamed;
+            rd.flows = scratch;
             if (tally_round(g, &rd, scratch, stg->identical ? stg->steps : 1)) {
                 round_free(&rd);
                 return -1;
@@ -455,6 +534,7 @@ static int execute_messages(coll_group *g, const schedule *s, xfer *xs, coll_flo
         for (int t = 0; rc == 0 && t < s->stages[st].steps; t++, k++)
             if ((rc = round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch)) == 0) {
                 built++;
+                rounds[k].streamed = s->stages[st].streamed;
                 rc = tally_round(g, &rounds[k], scratch, 1);
             }
     if (rc == 0)
@@ -485,6 +565,8 @@ static double group_run(coll_group *g, const schedule *s, int messages)
 /* From an actor: stops the workers and frees the group. */
 static void group_destroy(coll_group *g)
 {
+    if (g->reps)
+        group_destroy(g->reps);
     g->quit = 1;
     sg_barrier_wait(g->start);
     for (int i = 0; i < g->n; i++) {
@@ -506,12 +588,13 @@ typedef struct batch {
     int oom; /* a request ran out of memory in the simulation */
 } batch;
 
-/* auto ranks the candidates by their contention-free estimate, then
- * simulates the AUTO_SIMULATED best whose simulation cost (coll_estimate_s)
- * is at most AUTO_SIM_COST: trees and recursive doubling over thousands of
- * ranks of a torus would take minutes. With none affordable, the cheapest.
- * A candidate whose estimate exceeds the best simulated time is not run. */
-#define AUTO_SIMULATED 3
+/* auto ranks the candidates by their estimate, a lower bound on their
+ * simulated time, and simulates them in that order until the next bound
+ * exceeds the best simulated time: no later candidate can win, so it picks
+ * what simulating all would. Those whose simulation cost (coll_estimate_s)
+ * exceeds AUTO_SIM_COST are left out (trees and recursive doubling over
+ * thousands of ranks of a torus would take minutes); with none affordable,
+ * the cheapest. */
 #define AUTO_SIM_COST 300000L
 
 /* 0 built, 1 the algorithm does not apply, -1 out of memory. */
@@ -525,9 +608,9 @@ static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
     return err.code == TT_EINTERNAL ? -1 : 1;
 }
 
-/* The request's algorithm, or auto's choice: the best AUTO_SIMULATED
- * candidates by estimate are screened with synchronous rounds, then the
- * fastest runs with the requested executor. time_s is NaN when no candidate
+/* The request's algorithm, or auto's choice: candidates whose bound can
+ * still win are screened with synchronous rounds, then the fastest runs
+ * with the requested executor. time_s is NaN when no candidate
  * could be simulated; *oom is set when memory ran out. */
 static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
 {
@@ -569,7 +652,7 @@ static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
     } else {
         double best_s = INFINITY;
         g->sync_only = 1;
-        for (int i = 0; i < nc && i < AUTO_SIMULATED && isfinite(est[order[i]]); i++) {
+        for (int i = 0; i < nc && isfinite(est[order[i]]); i++) {
             /* The estimate bounds a synchronous simulation from below: past the
              * best simulated time no later candidate can win. */
             if (est[order[i]] > best_s * (1 + 1e-9))

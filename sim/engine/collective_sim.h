@@ -22,8 +22,10 @@
 /* ---- Without SimGrid ---- */
 
 /* Contention-free estimate: per step, the slowest flow alone on its path
- * (platform_path latency + bytes / bottleneck bandwidth) plus the largest
- * reduction; identical stages multiplied. Microseconds to compute: auto's
+ * (platform_path latency + bytes / bottleneck bandwidth; on a symmetric
+ * crossbar at least the busiest rank's bytes on its own link) plus the
+ * largest reduction; identical stages multiplied. A lower bound on the
+ * rounds executor's time. Microseconds to compute: auto's
  * screening and a cheap fallback. Schedule rank i is platform rank ranks[i]
  * (ranks NULL: i). sim_cost (if not NULL) receives, summed over the rounds
  * a rounds executor simulates, flows times the longest path's hops: flows of

@@ -18,6 +18,7 @@
 
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <xbt/dynar.h>
 
 #include "common/scratch.h"
@@ -111,6 +112,18 @@ static int check_rank_hosts(const platform *p, const char *xml, child_progress *
     return rc; /* rank_host lives as long as the child */
 }
 
+/* A torus side of 2: the cable SimGrid routes a pair over carries its twin's
+ * share too (platform_paired_link). */
+static void pair_torus_links(const platform *p)
+{
+    char name[96];
+    for (long k = 0; platform_paired_link(p, k, name, sizeof name); k++) {
+        sg_link_t l = sg_link_by_name(name);
+        if (l)
+            sg_link_set_bandwidth(l, 2 * sg_link_get_bandwidth(l));
+    }
+}
+
 /* Sends the parent a tt_error, then on success the result. The network
  * model's --cfg words come from platforms/network.c. */
 static void child_main(const sim_job *job, const char *xml_path, const char *xml_name, child_progress *pr, int fd)
@@ -128,6 +141,7 @@ static void child_main(const sim_job *job, const char *xml_path, const char *xml
     simgrid_init(&argc, argv);
     pr->stage = STAGE_LOAD;
     simgrid_load_platform(xml_path);
+    pair_torus_links(job->platform);
     tt_error err = {0};
     char *buf = calloc(1, job->result_bytes ? job->result_bytes : 1);
     if (!buf)
