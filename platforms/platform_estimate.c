@@ -14,7 +14,9 @@
 #define ROUTER_BYTES 210.0      /* a <router>: 20k-80k */
 #define LINK_BYTES 1475.0       /* a SPLITDUPLEX <link> (two links): 20k-80k */
 #define ROUTE_BYTES 84.0        /* a <route>, beyond its links: 40k-160k routes of 1, 4, 8 links */
-#define ROUTE_LINK_BYTES 7.0    /* a <link_ctn> in a route */
+#define ROUTE_LINK_BYTES 7.0    /* a <link_ctn> in a route (bypass routes: the same, 80k routes of 1 and 8 links) */
+#define EDGE_BYTES 141.0        /* a <route> in a Dijkstra zone (graph edge), beyond its links: 40k-160k */
+#define BYPASS_BYTES 130.0      /* a <bypassRoute>, beyond its links: 40k-160k */
 #define ZONE_BYTES 1840.0       /* a <zone> nested 20 per Floyd group, as written: 1k-4k zones */
 #define MEMBER_BYTES 2870.0     /* a FLAT <cluster>'s host with its private link: 20k-80k */
 #define CELL_BYTES 8.0          /* a Full zone's V x V table, Floyd's three (1k-4k hosts in one Full zone) */
@@ -28,11 +30,15 @@
 #define LINK_S 6.7e-6
 #define ROUTE_S 1.0e-6
 #define ROUTE_LINK_S 0.8e-6
+#define EDGE_S 3.1e-6
+#define BYPASS_S 1.8e-6
 #define MEMBER_S 10e-6
 /* SimGrid 3.32 seals each zone by filtering every host of the engine, and
  * checks each new host's name zone by zone: zones x hosts, measured with
- * 256-2,048 zones of 18 hosts (it reaches 235 ns past the caches). */
-#define ZONE_HOST_S 235e-9
+ * 64-512 zones of 200 hosts, as platform_xml.c writes groups (the cost per
+ * pair grows past the caches: 200 ns at 64 zones, 500 ns at 256-512; the
+ * estimate takes the largest). */
+#define ZONE_HOST_S 500e-9
 #define FLOYD_STEP_S 2e-9 /* U: Floyd's inner step, not measured (never dominant in ours) */
 
 void platform_estimate(const platform *p, int nodes, double actors_per_rank, platform_load_cost *out)
@@ -42,13 +48,15 @@ void platform_estimate(const platform *p, int nodes, double actors_per_rank, pla
     double ranks = (double)platform_ranks(p) * nodes / p->nodes;
     out->hosts = c.hosts + c.cluster_members;
     out->links = c.links + c.cluster_members;
-    out->routes = c.routes;
+    out->routes = c.routes + c.edges + c.bypass_routes;
     out->zones = c.zones;
     out->memory_bytes = c.hosts * HOST_BYTES + c.routers * ROUTER_BYTES + c.links * LINK_BYTES +
-                        c.routes * ROUTE_BYTES + c.route_links * ROUTE_LINK_BYTES + c.zones * ZONE_BYTES +
+                        c.routes * ROUTE_BYTES + c.edges * EDGE_BYTES + c.bypass_routes * BYPASS_BYTES +
+                        c.route_links * ROUTE_LINK_BYTES + c.zones * ZONE_BYTES +
                         c.cluster_members * MEMBER_BYTES + (c.full_cells + c.floyd_cells) * CELL_BYTES +
                         actors_per_rank * ranks * ACTOR_BYTES;
     out->cpu_s = c.hosts * HOST_S + c.routers * ROUTER_S + c.links * LINK_S + c.routes * ROUTE_S +
+                 c.edges * EDGE_S + c.bypass_routes * BYPASS_S +
                  c.route_links * ROUTE_LINK_S + c.cluster_members * MEMBER_S +
                  c.zones * out->hosts * ZONE_HOST_S + c.floyd_steps * FLOYD_STEP_S;
     struct stat st;

@@ -106,10 +106,12 @@ long plat_cluster_hosts(const platform *p, int members);
 int plat_group_nodes(const platform *p);
 
 /* What platform_write_xml writes for this platform with `nodes` nodes, for
- * the load estimate (platform_estimate.c). Routes include zoneRoutes; a
+ * the load estimate (platform_estimate.c). Routes include zoneRoutes;
+ * route_links counts the links listed by routes, edges and bypass routes; a
  * Full zone of V netpoints holds a V x V table, a Floyd zone three. */
 typedef struct plat_xml_counts {
     double hosts, routers, links, routes, route_links, zones;
+    double edges, bypass_routes; /* a Dijkstra zone's routes; <bypassRoute>s */
     double cluster_members; /* a <cluster>'s hosts, each with its private link */
     double full_cells, floyd_cells;
     double floyd_steps; /* sum of V^3 over the Floyd zones */

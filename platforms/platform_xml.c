@@ -1,9 +1,9 @@
 /* A platform as a SimGrid 4.1 XML document.
  * Flat platforms (tori, one-accelerator nodes) are one <cluster>: SimGrid
  * routes TORUS / FAT_TREE / FLAT clusters in closed form, so 4,096 hosts load
- * in milliseconds. Other platforms have one Full zone per node (explicit
- * routes, computed in platform.c), nodes grouped by leaf switch, and the
- * levels above the leaves as a cluster. Links are SPLITDUPLEX: the two
+ * in milliseconds. Other platforms have one zone per leaf switch holding its
+ * nodes' hosts (explicit routes, computed in platform.c; write_group), and
+ * the levels above the leaves as a cluster. Links are SPLITDUPLEX: the two
  * directions never share. */
 #include "platforms/platform.h"
 
@@ -90,8 +90,9 @@ static double host_speed(const platform *p, int c)
     return f > 0 ? f : 1; /* a device without a figure; SimGrid wants a speed */
 }
 
-/* The links from u to v along u's routing tree, in travel order. */
-static void write_path(const platform *p, int k, int u, int v, FILE *out)
+/* The links from u to v along u's routing tree, in travel order, or last
+ * first when `backward` (for a Dijkstra edge: see write_node_routes). */
+static void write_path(const platform *p, int k, int u, int v, int backward, FILE *out)
 {
     int n = p->ncomp, hops = p->nhops[(size_t)u * n + v];
     int seq[256];
@@ -100,11 +101,10 @@ static void write_path(const platform *p, int k, int u, int v, FILE *out)
         seq[i] = x;
         x = p->nnext[(size_t)u * n + x];
     }
-    int from = u;
-    for (int i = 0; i < hops; i++) {
+    for (int j = 0; j < hops; j++) {
+        int i = backward ? hops - 1 - j : j, from = i > 0 ? seq[i - 1] : u;
         int l = p->nvia[(size_t)u * n + seq[i]];
         fprintf(out, "<link_ctn id=\"n%d-l%d\" direction=\"%s\"/>", k, l, p->link[l].a == from ? "UP" : "DOWN");
-        from = seq[i];
     }
 }
 
@@ -125,47 +125,82 @@ static void write_node_links(const platform *p, int k, const double eff[2], FILE
     }
 }
 
-static void write_node(const platform *p, int k, const double eff[2], FILE *out)
+/* A platform of one node: one Full zone with every component and the
+ * routes between its hosts. */
+static void write_single_node(const platform *p, const double eff[2], FILE *out)
 {
-    int n = p->ncomp, gw = p->nodes > 1;
-    fprintf(out, "<zone id=\"n%d\" routing=\"Full\">\n", k);
+    int n = p->ncomp;
+    fprintf(out, "<zone id=\"n0\" routing=\"Full\">\n");
     for (int c = 0; c < n; c++) {
         if (is_host(p, c))
-            fprintf(out, " <host id=\"n%d-%s\" speed=\"%.17gf\"/>\n", k, p->comp[c].name, host_speed(p, c));
+            fprintf(out, " <host id=\"n0-%s\" speed=\"%.17gf\"/>\n", p->comp[c].name, host_speed(p, c));
         else
-            fprintf(out, " <router id=\"n%d-%s\"/>\n", k, p->comp[c].name);
+            fprintf(out, " <router id=\"n0-%s\"/>\n", p->comp[c].name);
     }
-    if (gw)
-        fprintf(out, " <router id=\"n%d-gw\"/>\n", k);
-    else
-        write_node_links(p, k, eff, out);
+    write_node_links(p, 0, eff, out);
+    for (int u = 0; u < n; u++)
+        for (int v = 0; v < n; v++)
+            if (v != u && is_host(p, u) && is_host(p, v)) {
+                fprintf(out, " <route src=\"n0-%s\" dst=\"n0-%s\" symmetrical=\"NO\">", p->comp[u].name, p->comp[v].name);
+                write_path(p, 0, u, v, 0, out);
+                fprintf(out, "</route>\n");
+            }
+    fprintf(out, "</zone>\n");
+}
+
+/* The links from the leaf down to host u of node k (NIC j's uplink, then
+ * its path from NIC x), in travel order or last first. */
+static void write_down(const platform *p, int k, int u, int backward, FILE *out)
+{
+    int j = p->comp_att[u], x = p->att[j];
+    if (!backward)
+        fprintf(out, "<link_ctn id=\"n%d-port\" direction=\"DOWN\"/><link_ctn id=\"n%d-up%d\" direction=\"DOWN\"/>", k, k, j);
+    write_path(p, k, x, u, backward, out);
+    if (backward)
+        fprintf(out, "<link_ctn id=\"n%d-up%d\" direction=\"DOWN\"/><link_ctn id=\"n%d-port\" direction=\"DOWN\"/>", k, j, k);
+}
+
+/* Node k's routes in its group's zone. The group is a star: each host's
+ * way up to the leaf (its path to its NIC, the NIC's uplink, the node's
+ * port) and down, as the edges of a Dijkstra graph with one path between
+ * two hosts. SimGrid 3.32's Dijkstra puts each edge's links last first
+ * and its route before the links already found, so edges are written
+ * backwards, and the way down is also a bypass route, which SimGrid
+ * appends in order (a route from another group ends with it). Routes
+ * among a node's hosts are bypass routes too: a search by link count
+ * could prefer a path through another host to the one platform.c chose. */
+static void write_node_routes(const platform *p, int k, int g, FILE *out)
+{
+    int n = p->ncomp;
     for (int u = 0; u < n; u++) {
         if (!is_host(p, u))
             continue;
         for (int v = 0; v < n; v++)
             if (v != u && is_host(p, v)) {
-                fprintf(out, " <route src=\"n%d-%s\" dst=\"n%d-%s\" symmetrical=\"NO\">", k, p->comp[u].name, k,
-                        p->comp[v].name);
-                write_path(p, k, u, v, out);
-                fprintf(out, "</route>\n");
+                fprintf(out, " <bypassRoute src=\"n%d-%s\" dst=\"n%d-%s\">", k, p->comp[u].name, k, p->comp[v].name);
+                write_path(p, k, u, v, 0, out);
+                fprintf(out, "</bypassRoute>\n");
             }
-        if (!gw)
-            continue;
         int j = p->comp_att[u], x = p->att[j];
-        fprintf(out, " <route src=\"n%d-%s\" dst=\"n%d-gw\" symmetrical=\"NO\">", k, p->comp[u].name, k);
-        write_path(p, k, u, x, out);
-        fprintf(out, "<link_ctn id=\"n%d-up%d\" direction=\"UP\"/></route>\n", k, j);
-        fprintf(out, " <route src=\"n%d-gw\" dst=\"n%d-%s\" symmetrical=\"NO\"><link_ctn id=\"n%d-up%d\" direction=\"DOWN\"/>",
-                k, k, p->comp[u].name, k, j);
-        write_path(p, k, x, u, out);
-        fprintf(out, "</route>\n");
+        const char *name = p->comp[u].name;
+        fprintf(out, " <route src=\"n%d-%s\" dst=\"g%d-leaf\" symmetrical=\"NO\"><link_ctn id=\"n%d-port\" "
+                     "direction=\"UP\"/><link_ctn id=\"n%d-up%d\" direction=\"UP\"/>", k, name, g, k, k, j);
+        write_path(p, k, u, x, 1, out);
+        fprintf(out, "</route>\n <route src=\"g%d-leaf\" dst=\"n%d-%s\" symmetrical=\"NO\">", g, k, name);
+        write_down(p, k, u, 1, out);
+        fprintf(out, "</route>\n <bypassRoute src=\"g%d-leaf\" dst=\"n%d-%s\">", g, k, name);
+        write_down(p, k, u, 0, out);
+        fprintf(out, "</bypassRoute>\n");
     }
-    fprintf(out, "</zone>\n");
 }
 
-/* Nodes sharing a leaf switch form a group zone (Floyd over its nodes and
- * the leaf), so Floyd never sees more than a leaf's worth of vertices. A
- * single switch is cut into groups of 32 joined by a zero-latency crossbar. */
+/* Nodes sharing a leaf switch form a group zone; a single switch is cut
+ * into groups of 32 joined by a zero-latency crossbar. The group is one
+ * zone, a star of its hosts around its leaf, not a zone per node: SimGrid
+ * 3.32 seals each zone by scanning every host of the platform and checks
+ * each new host's name zone by zone, so a zone per node made loading
+ * quadratic in nodes. A star has one path between two hosts, so Dijkstra's
+ * routes are the ones written. */
 #define SWITCH_GROUP 32
 
 int plat_group_nodes(const platform *p)
@@ -173,20 +208,16 @@ int plat_group_nodes(const platform *p)
     return p->fabric == FABRIC_SWITCH ? SWITCH_GROUP : p->down[0];
 }
 
-static void write_group(const platform *p, int g, const double eff[2], FILE *out)
+static void write_group(const platform *p, int g, FILE *out)
 {
     int per = plat_group_nodes(p), first = g * per, last = first + per < p->nodes ? first + per : p->nodes;
-    fprintf(out, "<zone id=\"g%d\" routing=\"Floyd\">\n", g);
+    fprintf(out, "<zone id=\"g%d\" routing=\"DijkstraCache\">\n<router id=\"g%d-leaf\"/>\n", g, g);
+    for (int k = first; k < last; k++) /* SimGrid's DTD: a zone's hosts before its routes */
+        for (int c = 0; c < p->ncomp; c++)
+            if (is_host(p, c))
+                fprintf(out, " <host id=\"n%d-%s\" speed=\"%.17gf\"/>\n", k, p->comp[c].name, host_speed(p, c));
     for (int k = first; k < last; k++)
-        write_node(p, k, eff, out);
-    fprintf(out, "<zone id=\"g%d-sw\" routing=\"Full\"><router id=\"g%d-leaf\"/></zone>\n", g, g);
-    for (int k = first; k < last; k++)
-        fprintf(out,
-                "<zoneRoute src=\"n%d\" dst=\"g%d-sw\" gw_src=\"n%d-gw\" gw_dst=\"g%d-leaf\" symmetrical=\"NO\">"
-                "<link_ctn id=\"n%d-port\" direction=\"UP\"/></zoneRoute>\n"
-                "<zoneRoute src=\"g%d-sw\" dst=\"n%d\" gw_src=\"g%d-leaf\" gw_dst=\"n%d-gw\" symmetrical=\"NO\">"
-                "<link_ctn id=\"n%d-port\" direction=\"DOWN\"/></zoneRoute>\n",
-                k, g, k, g, k, g, k, g, k, k);
+        write_node_routes(p, k, g, out);
     fprintf(out, "</zone>\n");
 }
 
@@ -251,7 +282,7 @@ int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error
         write_cluster(p, out, "fabric", "acc-", platform_ranks(p), platform_device(p, 0)->peak_flops[DTYPE_FP32],
                       eff[1] * plat_fabric_link_Bps(p));
     } else if (p->nodes == 1) {
-        write_node(p, 0, eff, out);
+        write_single_node(p, eff, out);
     } else {
         /* SimGrid finds a link by name searching zones depth-first from the
          * root: declared in the first zone, every lookup ends at once
@@ -264,7 +295,7 @@ int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error
                     g, eff[1] * leaf_uplink_Bps(p));
         fprintf(out, "</zone>\n");
         for (int g = 0; g < groups; g++)
-            write_group(p, g, eff, out);
+            write_group(p, g, out);
         if (groups > 1)
             write_spine(p, groups, eff[1], out);
         for (int g = 0; g < groups && groups > 1; g++)
@@ -388,34 +419,39 @@ void plat_xml_count(const platform *p, int nodes, plat_xml_counts *c)
         count_cluster(p, plat_cluster_hosts(p, nodes * p->nacc), c);
         return;
     }
-    int n = p->ncomp, gw = nodes > 1;
-    double hosts = 0, ends = 0, route_links = 0;
+    int n = p->ncomp;
+    double ends = 0, route_links = 0, edge_links = 0;
     for (int u = 0; u < n; u++) {
-        hosts += is_host(p, u);
         if (!is_host(p, u))
             continue;
         ends++;
         for (int v = 0; v < n; v++)
             route_links += v != u && is_host(p, v) ? p->nhops[(size_t)u * n + v] : 0;
-        if (gw)
-            route_links += 2.0 * (p->nhops[(size_t)u * n + p->att[p->comp_att[u]]] + 1);
+        if (nodes > 1) /* one node has no way out: comp_att is -1 */
+            edge_links += p->nhops[(size_t)u * n + p->att[p->comp_att[u]]] + 2;
     }
-    double v = n + gw;
-    c->hosts = hosts * nodes;
-    c->routers = (n - hosts + gw) * nodes;
-    c->links = (p->nlink + (gw ? p->natt + 1 : 0)) * (double)nodes;
-    c->routes = (ends * (ends - 1) + (gw ? 2 * ends + 2 : 0)) * nodes; /* + the node's two zoneRoutes */
-    c->route_links = (route_links + 2 * gw) * nodes;
-    c->zones = nodes;
-    c->full_cells = v * v * nodes;
-    if (!gw)
+    c->hosts = ends * nodes;
+    c->zones = 1;
+    if (nodes == 1) { /* write_single_node: one Full zone of every component */
+        c->routers = n - ends;
+        c->links = p->nlink;
+        c->routes = ends * (ends - 1);
+        c->route_links = route_links;
+        c->full_cells = (double)n * n;
         return;
+    }
+    /* write_group: a star per group, every route within a node and the way
+     * down a bypass route, the ways up and down the graph's edges */
     int per = plat_group_nodes(p);
     double groups = (nodes + per - 1) / per;
-    c->zones += 2 * groups + 2; /* a group and its switch zone; the world and its links */
-    c->routers += groups;
-    c->floyd_cells = 3 * (groups * (per + 1) * (per + 1) + (groups + 2) * (groups + 2));
-    c->floyd_steps = groups * pow(per + 1, 3) + pow(groups + 2, 3);
+    c->links = (p->nlink + p->natt + 1) * (double)nodes;
+    c->edges = 2 * ends * nodes;
+    c->bypass_routes = ends * ends * nodes;
+    c->route_links = (route_links + 3 * edge_links) * nodes;
+    c->routers = groups;
+    c->zones = groups + 2; /* and the world and its links */
+    c->floyd_cells = 3 * (groups + 2) * (groups + 2);
+    c->floyd_steps = pow(groups + 2, 3);
     if (groups > 1) {
         long spine = 1;
         for (int l = 1; l < p->levels; l++)

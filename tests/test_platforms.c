@@ -630,10 +630,10 @@ START_TEST(load_estimate_and_refusal)
         ck_assert_double_gt(json_number_value(json_object_get(doc, "estimated_memory_bytes")), 0);
         json_decref(doc);
     }
-    /* 64 DGX A100 nodes: 6.009 MB (644 hosts, 7,176 routes...); 1 MB fits 11 nodes */
+    /* 64 DGX A100 nodes: 5.795 MB (644 hosts, 7,688 routes, edges and bypass routes...); 1 MB fits 11 nodes */
     ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 64 --max-memory 1M", out, sizeof out), 2);
-    ck_assert_ptr_nonnull(strstr(out, "platform dgx-a100 with 64 nodes (512 accelerators) needs an estimated 6.009MB "
-                                      "to load into SimGrid (644 hosts, 2600 links, 7176 routes, 75 zones;"));
+    ck_assert_ptr_nonnull(strstr(out, "platform dgx-a100 with 64 nodes (512 accelerators) needs an estimated 5.795MB "
+                                      "to load into SimGrid (644 hosts, 2600 links, 7688 routes, 7 zones;"));
     ck_assert_ptr_nonnull(strstr(out, "more than the 1MB this process may use (--max-memory); use at most 11 nodes"));
     ck_assert_int_eq(tu_run_ttasim("--max-memory=1K run " TTASIM_SRCDIR "/scenarios/quickstart.json", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "needs an estimated"));
@@ -643,11 +643,11 @@ START_TEST(load_estimate_and_refusal)
     ck_assert_int_eq(tu_run_ttasim("platform check star --max-memory 0", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "--max-memory 0: expected a positive size"));
     ck_assert_int_eq(tu_run_ttasim("platform check star --max-memory", out, sizeof out), 2);
-    /* 524,288 GPUs: past the default hour of load time (1.13e4 CPU s), refused before anything is written */
-    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 65536", out, sizeof out), 2);
-    ck_assert_ptr_nonnull(strstr(out, "would take about 1.13e+04 CPU seconds to load into SimGrid (658637 hosts in "
-                                      "72093 zones"));
-    ck_assert_ptr_nonnull(strstr(out, "more than --max-time 3600; use fewer nodes"));
+    /* 524,288 GPUs: 1.2e3 CPU s (zones x hosts: 3,280 group zones), refused past --max-time before anything is written */
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 65536 --max-time 1000", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "would take about 1.2e+03 CPU seconds to load into SimGrid (658637 hosts in "
+                                      "3280 zones"));
+    ck_assert_ptr_nonnull(strstr(out, "more than --max-time 1000; use fewer nodes"));
     ck_assert_int_eq(tu_run_ttasim("--max-time 0.01 platform check dgx-a100 --nodes 64", out, sizeof out), 2);
     ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 64 --max-time=x", out, sizeof out), 2);
 }

@@ -32,18 +32,28 @@ gen() {
         if (kind == "routers") { print "<zone id=\"z\" routing=\"Dijkstra\"><host id=\"h\" speed=\"1f\"/>"; for (i = 0; i < n; i++) printf "<router id=\"r%d\"/>\n", i }
         if (kind == "links") { print "<zone id=\"z\" routing=\"Full\"><host id=\"h\" speed=\"1f\"/>"; for (i = 0; i < n; i++) printf L, "l" i }
         if (kind == "fullcells") { print "<zone id=\"z\" routing=\"Full\">"; for (i = 0; i < n; i++) printf "<host id=\"h%d\" speed=\"1f\"/>\n", i }
-        if (kind == "routes") {
-            print "<zone id=\"z\" routing=\"Full\">"; for (i = 0; i < 400; i++) printf "<host id=\"h%d\" speed=\"1f\"/>\n", i
+        if (kind == "routes" || kind == "edges" || kind == "bypass") { # routes of a Full zone, edges of a Dijkstra graph, bypass routes
+            printf "<zone id=\"z\" routing=\"%s\">", kind == "edges" ? "DijkstraCache" : "Full"
+            for (i = 0; i < 400; i++) printf "<host id=\"h%d\" speed=\"1f\"/>\n", i
             for (i = 0; i < 64; i++) printf L, "l" i
-            c = 0
+            c = 0; tag = kind == "bypass" ? "bypassRoute" : "route"; sym = kind == "bypass" ? "" : " symmetrical=\"NO\""
             for (a = 0; a < 400 && c < n; a++) for (b = 0; b < 400 && c < n; b++) if (a != b) {
-                printf "<route src=\"h%d\" dst=\"h%d\" symmetrical=\"NO\">", a, b
+                printf "<%s src=\"h%d\" dst=\"h%d\"%s>", tag, a, b, sym
                 for (j = 0; j < k; j++) printf "<link_ctn id=\"l%d\" direction=\"UP\"/>", (a + j) % 64
-                print "</route>"; c++
+                printf "</%s>\n", tag; c++
             }
+            if (kind == "bypass") for (a = 0; a < 400; a++) printf "<route src=\"h%d\" dst=\"h%d\" symmetrical=\"NO\"><link_ctn id=\"l0\" direction=\"UP\"/></route>\n", a, (a + 1) % 400
         }
         if (kind == "cluster") printf "<cluster id=\"c\" prefix=\"acc-\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"1e9Bps\" lat=\"1e-6s\" sharing_policy=\"SPLITDUPLEX\" topology=\"FLAT\"/>\n", n - 1
-        if (kind == "zones") { # n zones of k hosts, 20 per Floyd group, as platform_xml.c nests nodes
+        if (kind == "groups") { # n zones of k hosts under a Floyd world, as platform_xml.c writes groups
+            print "<zone id=\"w\" routing=\"Floyd\">"
+            for (z = 0; z < n; z++) {
+                printf "<zone id=\"g%d\" routing=\"DijkstraCache\">", z
+                for (j = 0; j < k; j++) printf "<host id=\"h%d-%d\" speed=\"1f\"/>", z, j
+                print "</zone>"
+            }
+        }
+        if (kind == "zones") { # n zones of k hosts, 20 per Floyd group, as platform_xml.c nested nodes
             print "<zone id=\"w\" routing=\"Floyd\">"
             for (z = 0; z < n; z++) {
                 if (z % 20 == 0) printf "%s<zone id=\"g%d\" routing=\"Floyd\">\n", z ? "</zone>" : "", z
@@ -60,6 +70,7 @@ gen() {
 }
 for n in 20000 40000 80000; do gen hosts $n; gen routers $n; gen links $n; gen cluster $n; done
 for n in 1000 2000 4000; do gen fullcells $n; gen zones $n 1; done
-for n in 40000 80000 159600; do gen routes $n 4; done
-gen routes 80000 1; gen routes 80000 8
+for n in 40000 80000 159600; do gen routes $n 4; gen edges $n 4; gen bypass $n 4; done
+gen routes 80000 1; gen routes 80000 8; gen bypass 80000 1; gen bypass 80000 8
 for n in 256 512 1024 2048; do gen zones $n 18; done
+for n in 64 128 256 512; do gen groups $n 200; done
