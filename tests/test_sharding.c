@@ -286,6 +286,43 @@ START_TEST(mix_by_hand)
 }
 END_TEST
 
+/* The ids each plan's shards need, two ranks, 4 samples each (8 in the
+ * micro-step), a table looked up once and one three times per sample: an
+ * int64 id per lookup and an int32 length per sample and table. */
+START_TEST(id_bytes_by_hand)
+{
+    workload_table tables[2] = {{4, 8, 1}, {4, 8, 3}};
+    workload_embedding emb = {0, 1.0, 2, tables};
+    sharding_options o = options(4);
+    o.link_latency_s = 1e-6;
+    sharding_cost c;
+    /* table-wise: one table per rank; the largest receiver holds the 3-lookup one */
+    sharding_cost_of(&emb, SHARD_TABLE_WISE, &o, &c);
+    ck_assert_double_eq_tol(c.id_bytes, 8 * (3 * 8 + 4), 1e-9);
+    ck_assert_double_eq(c.id_s, 0); /* the scenario's reader loads them */
+    /* column-wise: both ranks hold a column shard of both tables, so all the ids */
+    sharding_cost_of(&emb, SHARD_COLUMN_WISE, &o, &c);
+    ck_assert_double_eq_tol(c.id_bytes, 8 * (4 * 8 + 2 * 4), 1e-9);
+    /* row-wise: each id to its one owner, every sample's lengths to both */
+    sharding_cost_of(&emb, SHARD_ROW_WISE, &o, &c);
+    ck_assert_double_eq_tol(c.id_bytes, 8 * (4 * 8 / 2 + 2 * 4), 1e-9);
+    /* data-parallel: the rank's own samples' ids, nothing to send */
+    sharding_cost_of(&emb, SHARD_DATA_PARALLEL, &o, &c);
+    ck_assert_double_eq(c.id_bytes, 0);
+    /* hybrid: every rank sorts the global batch's uint32 ids */
+    sharding_cost_of(&emb, SHARD_HYBRID, &o, &c);
+    ck_assert_double_eq_tol(c.id_bytes, 8 * 4 * 4, 1e-9);
+    /* by the input alltoall: pairwise, (R - 1) (latency + bytes / (R bandwidth)) */
+    o.ids = IDS_ALLTOALL;
+    sharding_cost_of(&emb, SHARD_COLUMN_WISE, &o, &c);
+    ck_assert_double_eq_tol(c.id_s, 1e-6 + 320 / (2 * 1e9), 1e-15);
+    sharding_cost_of(&emb, SHARD_TABLE_WISE, &o, &c);
+    ck_assert_double_eq_tol(c.id_s, 1e-6 + 224 / (2 * 1e9), 1e-15);
+    sharding_cost_of(&emb, SHARD_DATA_PARALLEL, &o, &c);
+    ck_assert_double_eq(c.id_s, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sharding");
@@ -301,6 +338,7 @@ int main(void)
     tcase_add_test(tc, hybrid_drops_unpaid_hot_set);
     tcase_add_test(tc, table_wise_balances);
     tcase_add_test(tc, mix_by_hand);
+    tcase_add_test(tc, id_bytes_by_hand);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }

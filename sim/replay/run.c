@@ -483,8 +483,9 @@ static int plan_tables(const run_ctx *x, size_t k, const char *precision, shardi
                            .act_dtype_bytes = pp->o.dtype_bytes, .grad_dtype_bytes = pp->o.grad_dtype_bytes,
                            .master_weights = sc->master_weights, .optimizer = (embedding_optimizer)sc->table_optimizer,
                            .zipf_s = sc->index_zipf_s > 0 ? sc->index_zipf_s : t->emb.zipf_s,
-                           .mem_Bps = d->mem_Bps, .dispatch_s = framework_kernel_s((framework)sc->framework, d->dispatch_s), .node_ranks = node_ranks};
-    /* the hybrid plan times its hot set on the slowest route from rank 0 */
+                           .mem_Bps = d->mem_Bps, .dispatch_s = framework_kernel_s((framework)sc->framework, d->dispatch_s), .node_ranks = node_ranks,
+                           .ids = (embedding_ids)sc->embedding_ids};
+    /* the hybrid plan's hot set and the ids' alltoall are timed on the slowest route from rank 0 */
     for (int r = 1; r < pp->o.ranks; r++) {
         double lat_s, bw_Bps;
         platform_path(p, 0, r, &lat_s, &bw_Bps);

@@ -204,7 +204,8 @@ static int load_sharding_groups(const jx_obj *e, scenario *s)
  * updated. "sharding": "host" is "embeddings": "host". */
 static int load_embedding(const jx_obj *w, scenario *s)
 {
-    static const char *const keys[] = {"sharding", "precision", "optimizer", "master_weights", "index_zipf_s", NULL};
+    static const char *const keys[] = {"sharding", "precision", "optimizer", "master_weights", "index_zipf_s", "ids",
+                                       NULL};
     jx_obj e;
     int prec = -1, rc;
     if (s->embeddings == EMB_HOST)
@@ -218,7 +219,8 @@ static int load_embedding(const jx_obj *w, scenario *s)
         (rc = jx_enum(&e, "precision", 0, DTYPE_NAMES, &prec)) ||
         (rc = jx_enum(&e, "optimizer", 0, EMBEDDING_OPTIMIZER_NAMES, &s->table_optimizer)) ||
         (rc = jx_bool(&e, "master_weights", 0, &s->master_weights)) ||
-        (rc = jx_number(&e, "index_zipf_s", 0, 0.01, 10, &s->index_zipf_s)))
+        (rc = jx_number(&e, "index_zipf_s", 0, 0.01, 10, &s->index_zipf_s)) ||
+        (rc = jx_enum(&e, "ids", 0, EMBEDDING_IDS_NAMES, &s->embedding_ids)))
         return rc;
     s->table_precision = prec >= 0 ? strdup(DTYPE_NAMES[prec]) : NULL;
     if (s->sharding == SHARD_HOST && jx_has(w, "embeddings") && s->embeddings != EMB_HOST)

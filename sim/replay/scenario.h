@@ -83,6 +83,7 @@ typedef struct scenario {
     int table_optimizer;   /* embedding_optimizer */
     int master_weights;    /* an fp32 master copy of low-precision tables */
     double index_zipf_s;   /* the lookups' Zipf exponent (0: the trace's) */
+    int embedding_ids;     /* embedding_ids: how the shards get their ids (reader) */
     int fusion;       /* norm/elementwise ops fused into their producer: 1, 0, or -1 for the device's default */
     int recompute;    /* activation recomputation (checkpointing at normalisation layers) */
     int framework;    /* framework (framework.h): its unfused epilogue passes; 0 none */

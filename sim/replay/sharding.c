@@ -10,6 +10,16 @@
 const char *const SHARDING_NAMES[] = {"table_wise", "row_wise", "column_wise", "data_parallel",
                                       "hybrid",     "host",     "auto",        NULL};
 const char *const EMBEDDING_OPTIMIZER_NAMES[] = {"sgd", "rowwise_adagrad", NULL};
+const char *const EMBEDDING_IDS_NAMES[] = {"reader", "alltoall", NULL};
+
+/* TorchRec's input distribution (torchrec/distributed/dist_data.py
+ * KJTAllToAll; sharding/tw_, cw_, rw_sharding.py) sends each shard owner the
+ * KeyedJaggedTensor of its tables: an int64 id per lookup and an int32
+ * length per sample and table (U: the Criteo pipelines' dtypes). Column
+ * shards of a table each get all its ids; row-wise buckets send each id to
+ * its one owner but every owner all the lengths. */
+#define KJT_ID_BYTES 8.0
+#define KJT_LENGTH_BYTES 4.0
 
 /* What one rank does with a part of one table in a micro-step. */
 typedef struct part_work {
@@ -196,6 +206,7 @@ typedef struct rank_load {
     sharding_cost work; /* lookups and updates */
     sharding_cost mem;  /* memory */
     double send_bytes;  /* pooled vectors of its tables, every sample of the micro-step */
+    double id_bytes;    /* its tables' ids and lengths, every sample of the micro-step */
 } rank_load;
 
 static double load_bytes(const sharding_cost *c)
@@ -214,12 +225,20 @@ static void add_traffic(sharding_cost *into, const sharding_cost *w)
     into->gradient_bytes += w->gradient_bytes;
 }
 
+/* The ids and lengths of `samples` samples' lookups into table t that one
+ * rank receives when a 1/`owners` share of the ids is its own. */
+static double table_id_bytes(const workload_table *t, double samples, double owners)
+{
+    return samples * (t->lookups * KJT_ID_BYTES / owners + KJT_LENGTH_BYTES);
+}
+
 /* A table (or, for hybrid, its cold tail) as one rank serves it. */
 typedef struct placed {
     const workload_table *t;
     double hot;
     sharding_cost work;
     double send_bytes; /* its pooled vectors in the alltoall */
+    double id_bytes;   /* its ids and lengths in the input alltoall */
 } placed;
 
 static int by_traffic_desc(const void *a, const void *b)
@@ -233,7 +252,8 @@ static int by_traffic_desc(const void *a, const void *b)
  * (TorchRec's greedy partitioner by cost); the busiest rank's traffic and the
  * largest rank's memory are the plan's. The alltoall is uneven (alltoallv):
  * it lasts as long as its largest sender, the rank whose tables produce the
- * most pooled vectors, so the plan's alltoall is at least that rank's. */
+ * most pooled vectors, so the plan's alltoall is at least that rank's; the
+ * ids' alltoall, its largest receiver's. */
 static void place_tables(const workload_embedding *e, const sharding_options *o, const double *hot, sharding_cost *out)
 {
     int R = o->ranks;
@@ -247,7 +267,7 @@ static void place_tables(const workload_embedding *e, const sharding_options *o,
         /* pooled vectors of the cold rows' lookups: every sample with one */
         double cold_share = 1 - pow(synth_zipf_cdf(h, (long)t->rows, o->zipf_s), t->lookups);
         part_work w = part_of(t, o->zipf_s, G, h, t->rows, t->dim, G * cold_share);
-        order[i] = (placed){t, h, {0}, G * t->dim * o->act_dtype_bytes * cold_share};
+        order[i] = (placed){t, h, {0}, G * t->dim * o->act_dtype_bytes * cold_share, table_id_bytes(t, G, 1)};
         add_work(&order[i].work, &w, o);
     }
     qsort(order, n, sizeof *order, by_traffic_desc);
@@ -259,12 +279,14 @@ static void place_tables(const workload_embedding *e, const sharding_options *o,
         add_traffic(&ranks[r].work, &order[i].work);
         add_memory(&ranks[r].mem, order[i].t->rows - order[i].hot, order[i].t->dim, o);
         ranks[r].send_bytes += order[i].send_bytes;
+        ranks[r].id_bytes += order[i].id_bytes;
     }
     int busiest = 0;
     for (int k = 0; k < R; k++) {
         if (load_bytes(&ranks[k].work) > load_bytes(&ranks[busiest].work))
             busiest = k;
         out->alltoall_bytes = fmax(out->alltoall_bytes, ranks[k].send_bytes);
+        out->id_bytes = fmax(out->id_bytes, ranks[k].id_bytes);
     }
     add_traffic(out, &ranks[busiest].work);
     double pm = 0, om = 0;
@@ -300,6 +322,7 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
             part_work w = part_of(t, o->zipf_s, G, 0, t->rows, t->dim / R, G);
             add_work(out, &w, o);
             add_memory(out, t->rows, t->dim / R, o);
+            out->id_bytes += table_id_bytes(t, G, 1);
         }
         out->alltoall_bytes = B * pooled_dims * a;
         break;
@@ -313,6 +336,7 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
             w.unique /= R;
             add_work(out, &w, o);
             add_memory(out, t->rows / R, t->dim, o);
+            out->id_bytes += table_id_bytes(t, G, R);
         }
         out->reduce_scatter_bytes = out->allgather_bytes = G * pooled_dims * a;
         break;
@@ -347,6 +371,7 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
         out->hot_lookup_share = lookups > 0 ? hot_lookups / lookups : 0;
         hybrid_index_of(o, lookups * R, lookups, hot_lookups, out->hot_rows, elems, out);
         place_tables(e, o, hot, out);
+        out->id_bytes = lookups * R * HYBRID_ID_BYTES; /* every rank sorts the global batch's ids */
         free(hot);
         break;
     }
@@ -354,6 +379,8 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
     case SHARD_COUNT:
         break;
     }
+    /* the lookups wait for their ids: an alltoall of its own, not overlapped */
+    out->id_s = o->ids == IDS_ALLTOALL && out->id_bytes > 0 ? coll_s(o, OP_ALLTOALL, out->id_bytes) : 0;
 }
 
 int sharding_group_of(const sharding_mix *m, double rows)
@@ -388,6 +415,8 @@ static void add_cost(sharding_cost *into, const sharding_cost *c)
     into->index_bytes += c->index_bytes;
     into->index_kernels += c->index_kernels;
     into->index_s += c->index_s;
+    into->id_bytes += c->id_bytes;
+    into->id_s += c->id_s;
     into->params_bytes += c->params_bytes;
     into->optimizer_bytes += c->optimizer_bytes;
 }

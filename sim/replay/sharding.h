@@ -26,6 +26,12 @@ extern const char *const SHARDING_NAMES[];
 typedef enum { EMB_SGD = 0, EMB_ROWWISE_ADAGRAD = 1 } embedding_optimizer;
 extern const char *const EMBEDDING_OPTIMIZER_NAMES[]; /* "sgd", "rowwise_adagrad", NULL */
 
+/* How each shard gets the ids of its lookups: a reader per rank that loads
+ * them from storage (NVIDIA's DLRM, HugeCTR), or TorchRec's input alltoall
+ * of the batch's KeyedJaggedTensor (workload.embedding.ids). */
+typedef enum { IDS_READER = 0, IDS_ALLTOALL = 1 } embedding_ids;
+extern const char *const EMBEDDING_IDS_NAMES[]; /* "reader", "alltoall", NULL */
+
 typedef struct sharding_options {
     int ranks;
     int micro_batch;         /* samples per rank per micro-step */
@@ -41,6 +47,7 @@ typedef struct sharding_options {
     double mem_Bps, dispatch_s;
     double link_latency_s, link_Bps;
     int node_ranks; /* ranks per node: more ranks than this is HugeCTR's multi-node path */
+    embedding_ids ids;
 } sharding_options;
 
 /* Per micro-step on the busiest rank unless said otherwise; bytes per rank. */
@@ -62,6 +69,10 @@ typedef struct sharding_cost {
      * the frequent set's dense passes: bytes, kernels, and their device
      * seconds per micro-step (each kernel at least the dispatch time) */
     double index_bytes, index_kernels, index_s;
+    /* forward, before the lookups: the ids (and per-sample lengths) this
+     * rank's shards need for the micro-step's samples, and the seconds of
+     * their input alltoall (0 when a reader per rank loads them) */
+    double id_bytes, id_s;
     double params_bytes, optimizer_bytes, gradient_bytes; /* the tables' memory on the busiest rank */
 } sharding_cost;
 

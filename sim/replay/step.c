@@ -102,8 +102,8 @@ double step_layer_s(const workload *t, size_t layer, const device_model *d, cons
     double work = flops / kernels;
     double saturation = work > 0 ? work / (work + d->half_work_flops) : 1;
     double device_s = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls] * saturation, d->mem_Bps);
-    /* the plan's own kernels before the lookups (hybrid: the batch's ids sorted) */
-    double index_s = plan_layer(t, layer, o) && !backward ? o->tables->index_s : 0;
+    /* before the lookups: the ids' input alltoall, the plan's own kernels (hybrid: the batch's ids sorted) */
+    double index_s = plan_layer(t, layer, o) && !backward ? o->tables->id_s + o->tables->index_s : 0;
     return fmax(device_s, kernels * d->dispatch_s) + epilogue_s(t, layer, d, o, backward) + index_s;
 }
 

@@ -111,14 +111,15 @@ static json_t *point_json(const run_point *p)
     if (p->n_tables > 0) {
         const sharding_cost *c = &p->tables;
         json_object_set_new(o, "embedding",
-                            json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "plan",
+                            json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "plan",
                                       plan_name(p), "tables", (json_int_t)p->n_tables, "lookups",
                                       num(c->lookups), "unique_rows", num(c->unique_rows), "hot_rows",
                                       num(c->hot_rows), "hot_lookup_share", num(c->hot_lookup_share),
                                       "alltoall_bytes", num(c->alltoall_bytes), "reduce_scatter_bytes",
                                       num(c->reduce_scatter_bytes), "allgather_bytes", num(c->allgather_bytes),
-                                      "allreduce_bytes", num(c->allreduce_bytes), "params_bytes",
-                                      num(c->params_bytes), "optimizer_bytes", num(c->optimizer_bytes)));
+                                      "allreduce_bytes", num(c->allreduce_bytes), "id_bytes", num(c->id_bytes),
+                                      "id_s", num(c->id_s), "params_bytes", num(c->params_bytes), "optimizer_bytes",
+                                      num(c->optimizer_bytes)));
         if (p->mix.n_groups > 0)
             json_object_set_new(json_object_get(o, "embedding"), "groups", groups_json(p));
     }
@@ -332,6 +333,9 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
                 sc->shard_mix.plan[g] == SHARD_AUTO ? " (auto)" : "", (c->params_bytes + c->optimizer_bytes) / 1e9,
                 c->alltoall_bytes / 1e6, c->reduce_scatter_bytes / 1e6, c->allreduce_bytes / 1e6);
     }
+    if (b->n_tables > 0 && b->plan != SHARD_HOST)
+        fprintf(out, "              ids: %.4g MB per rank before the lookups, %s (%.3f ms)\n", b->tables.id_bytes / 1e6,
+                sc->embedding_ids == IDS_ALLTOALL ? "by the input alltoall" : "read on each rank", b->tables.id_s * 1e3);
     if (b->n_tables > 0 && b->plan == SHARD_HYBRID)
         fprintf(out, "              hybrid: %.4g hottest rows replicated, %.1f %% of the lookups\n", b->tables.hot_rows,
                 100 * b->tables.hot_lookup_share);
