@@ -3,9 +3,10 @@
 # platform x nodes -> step, winner, bottleneck link) as Markdown: one
 # 'ttasim run --links 1' per point (--links covers a scenario's own point,
 # so each point is its own scenario), the points of zion-dlrm-plans-nodes.json
-# and dgx-a100-dlrm-plans.json at global batch 65,536, plus a flat index
-# distribution (Zipf 0.05) where hybrid has few hot rows to replicate, more
-# DGX A100 nodes, and fewer samples per GPU (global batch 16,384).
+# and dgx-a100-dlrm-plans.json at global batch 65,536 (ids by TorchRec's input
+# alltoall), plus a flat index distribution (Zipf 0.05) where hybrid has few
+# hot rows to replicate, more DGX A100 nodes, and fewer samples per GPU
+# (global batch 16,384).
 set -eu
 TTASIM=${1:-ttasim}
 DIR=$(cd "$(dirname "$0")" && pwd)
@@ -13,7 +14,8 @@ SCEN=$(mktemp /tmp/dlrm-plan-XXXXXX.json)
 trap 'rm -f "$SCEN"' EXIT
 cat > "$SCEN" <<JSON
 {"version": 1, "name": "dlrm plan point", "platform": {"name": "zion", "nodes": 1},
- "workload": {"trace": "$DIR/../traces/dlrm-mlperf.json", "global_batch": 65536, "precision": "fp16"},
+ "workload": {"trace": "$DIR/../traces/dlrm-mlperf.json", "global_batch": 65536, "precision": "fp16",
+              "embedding": {"ids": "alltoall"}},
  "optimizer": "sgd", "convergence": {"steps": 1000}}
 JSON
 
