@@ -333,6 +333,32 @@ START_TEST(per_group_plans)
 }
 END_TEST
 
+/* Column-wise on one DGX A100: every GPU needs all 26 tables' ids and
+ * lengths for the 65,536 samples (int64 + int32); read on each GPU they cost
+ * no exchange, by TorchRec's input alltoall they add its time to the step
+ * (before the lookups, not overlapped). A bad choice is an input error. */
+START_TEST(ids_alltoall_adds_to_step)
+{
+    static char out[65536];
+    json_t *rd = run_dlrm("dgx-a100", "\"trace\": \"" TRACE "\"", 65536,
+                          ", \"embedding\": {\"sharding\": \"column_wise\", \"ids\": \"reader\"}", 0, out, sizeof out);
+    json_t *a2a = run_dlrm("dgx-a100", "\"trace\": \"" TRACE "\"", 65536,
+                           ", \"embedding\": {\"sharding\": \"column_wise\", \"ids\": \"alltoall\"}", 0, out, sizeof out);
+    double ids_bytes = 65536.0 * 26 * (8 + 4);
+    ck_assert_double_eq_tol(get(rd, "embedding.id_bytes"), ids_bytes, 1e-3);
+    ck_assert_double_eq_tol(get(a2a, "embedding.id_bytes"), ids_bytes, 1e-3);
+    ck_assert_double_eq(get(rd, "embedding.id_s"), 0);
+    double id_s = get(a2a, "embedding.id_s");
+    ck_assert_double_gt(id_s, 0);
+    ck_assert_double_eq_tol(get(a2a, "step.time_s") - get(rd, "step.time_s"), id_s, 1e-3 * id_s);
+    json_decref(rd);
+    json_decref(a2a);
+    run_dlrm("dgx-a100", "\"trace\": \"" TRACE "\"", 65536, ", \"embedding\": {\"ids\": \"tfrecord\"}", 2, out,
+             sizeof out);
+    ck_assert_msg(strstr(out, "$.workload.embedding.ids: expected one of \"reader\", \"alltoall\"") != NULL, "%s", out);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dlrm");
@@ -345,6 +371,7 @@ int main(void)
     tcase_add_test(tc, framework_adds_unfused_epilogue);
     tcase_add_test(tc, framework_mechanisms_by_hand);
     tcase_add_test(tc, per_group_plans);
+    tcase_add_test(tc, ids_alltoall_adds_to_step);
     suite_add_tcase(s, tc);
     return tu_run_suite(s) ? 1 : 0;
 }
