@@ -23,6 +23,11 @@ double input_pipeline_core_images_per_s(input_pipeline_kind kind)
     return 1 / (JPEG_MEAN_PX / JPEG_DECODE_PX_PER_S + 1 / CROP_RESIZE_PER_S + 1 / FLIP_PER_S);
 }
 
+int input_pipeline_workers(int host_cores, int threads)
+{
+    return threads > 0 && threads < host_cores ? threads : host_cores;
+}
+
 int input_pipeline_host_images_per_s(input_pipeline_kind kind, int host_cores, int threads, const char *file,
                                      const char *platform, double *out, tt_error *err)
 {
@@ -33,8 +38,7 @@ int input_pipeline_host_images_per_s(input_pipeline_kind kind, int host_cores, i
         return tt_error_set(err, TT_EINPUT, "%s: $.workload.input.pipeline: \"cpu-jpeg\" decodes on the host CPUs, "
                             "but platform %s has no CPU component in its node; give the node one (a device of kind "
                             "cpu, with its \"cores\") or use \"synthetic\" or \"none\"", file, platform);
-    int workers = threads > 0 && threads < host_cores ? threads : host_cores;
-    *out = workers * input_pipeline_core_images_per_s(kind);
+    *out = input_pipeline_workers(host_cores, threads) * input_pipeline_core_images_per_s(kind);
     return TT_OK;
 }
 

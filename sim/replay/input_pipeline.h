@@ -23,7 +23,11 @@ extern const char *const INPUT_PIPELINE_NAMES[];
  * platforms/README.md. */
 double input_pipeline_core_images_per_s(input_pipeline_kind kind);
 
-/* A node's images per second: min(threads, host_cores) cores at the kind's
+/* The decode workers a node runs: threads, at most host_cores (threads <= 0:
+ * one per core, as the frameworks default). */
+int input_pipeline_workers(int host_cores, int threads);
+
+/* A node's images per second: input_pipeline_workers() cores at the kind's
  * per-core rate (threads <= 0: the framework runs one worker per core).
  * Fails with TT_EINPUT, naming the scenario file and the platform, when a
  * host pipeline has no host cores to run on. */

@@ -347,7 +347,7 @@ static void note_assumptions(run_ctx *x, const platform *p, const run_point *bas
         snprintf(buf, sizeof buf, "input.host = %d of the node's %d host cores x %.0f images/s per core (JPEG "
                  "decode, random-resized crop, flip, from single-core benchmarks: platforms/README.md), running "
                  "ahead of the accelerators: the step is max(their step, the node's images / the host's rate)",
-                 threads > 0 && threads < cores ? threads : cores, cores,
+                 input_pipeline_workers(cores, threads), cores,
                  input_pipeline_core_images_per_s(INPUT_CPU_JPEG));
         r->assumptions[r->n_assumptions++] = strdup(buf);
     }
