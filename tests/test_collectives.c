@@ -735,8 +735,12 @@ END_TEST
  * largest gradient buckets, with cross-traffic (calibrated) and without
  * (ideal); a pipelined binary tree's fill and drain with reductions on a
  * non-blocking fat tree. The same sharing solved per
- * component: the trees on DGX A100 within 1e-6; the fat tree's within 1e-3
- * (measured 2e-4 there, its cause not yet found). Oversubscribed fat trees and tori refuse it. */
+ * component: the trees on DGX A100 within 1e-6 where every stage is filling
+ * or draining (the small bucket); the large bucket's steady state runs as
+ * synchronous rounds where SimGrid runs free windows: within 5e-4 (measured
+ * 1.2e-4); the fat tree's within 5e-3 (measured 3.8e-3, of which 2e-4
+ * before the steady state ran synchronously, its cause not yet found).
+ * Oversubscribed fat trees and tori refuse it. */
 START_TEST(fluid_rounds_match_simgrid)
 {
     platform_options o = {.nodes = 24};
@@ -757,7 +761,8 @@ START_TEST(fluid_rounds_match_simgrid)
         ck_assert_msg(coll_simulate(p, net ? NETWORK_IDEAL : NETWORK_CALIBRATED, rq, nr, r, &err) == TT_OK, "%s",
                       err.msg);
         for (int k = 0; k < nr; k += 2)
-            ck_assert_msg(fabs(r[k].time_s / r[k + 1].time_s - 1) < 1e-6, "%s, %g bytes: components %.12g s, whole %.12g s",
+            ck_assert_msg(fabs(r[k].time_s / r[k + 1].time_s - 1) < (k ? 5e-4 : 1e-6),
+                          "%s, %g bytes: components %.12g s, whole %.12g s",
                           net ? "ideal" : "calibrated", SIZES[k / 2], r[k].time_s, r[k + 1].time_s);
     }
     platform_free(p);
@@ -771,7 +776,7 @@ START_TEST(fluid_rounds_match_simgrid)
                                           .chunk_bytes = 1e6},
                                .reduce_s_per_byte = GAMMA_S_PER_BYTE, .fluid_flows = k ? -1 : 1};
     ck_assert_msg(coll_simulate(f, NETWORK_CALIBRATED, rq, 2, r, &err) == TT_OK, "%s", err.msg);
-    ck_assert_msg(fabs(r[0].time_s / r[1].time_s - 1) < 1e-3, "tree: components %.12g s, whole %.12g s", r[0].time_s,
+    ck_assert_msg(fabs(r[0].time_s / r[1].time_s - 1) < 5e-3, "tree: components %.12g s, whole %.12g s", r[0].time_s,
                   r[1].time_s);
     platform_free(f);
     platform_free(over);
