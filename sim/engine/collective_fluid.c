@@ -70,8 +70,11 @@ struct coll_fluid {
     const sg_host_t *hosts;
     int n;
     key_map routes; /* src * n + dst + 1 -> (offset into links, length) */
-    int *links; /* dense link ids of every cached route */
+    int *links;  /* dense link ids of every cached route */
+    int *covers; /* alongside: each position's cover (cover_of), or -1 */
     size_t links_len, links_cap;
+    char *rt, *ws; /* a round's arrays, kept across rounds (no allocation per round) */
+    size_t rt_bytes, ws_bytes;
     key_map ids; /* link -> dense id */
     double *cap_Bps, *lat_s; /* per dense id */
     int nids, ids_cap;
@@ -111,6 +114,9 @@ void coll_fluid_free(coll_fluid *s)
         return;
     map_free(&s->routes);
     free(s->links);
+    free(s->covers);
+    free(s->rt);
+    free(s->ws);
     map_free(&s->ids);
     free(s->cap_Bps);
     free(s->lat_s);
@@ -146,40 +152,6 @@ static int link_id(coll_fluid *s, sg_link_t l)
     return s->nids++;
 }
 
-/* SimGrid's route from src to dst as dense link ids (cached): its offset into
- * s->links and its length. NULL when out of memory. */
-static const size_t *route_of(coll_fluid *s, int src, int dst)
-{
-    long h = map_find(&s->routes, (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1);
-    if (h < 0)
-        return NULL;
-    if (s->routes.key[h])
-        return s->routes.val[h];
-    xbt_dynar_reset(s->route);
-    sg_host_get_route(s->hosts[src], s->hosts[dst], s->route);
-    size_t len = xbt_dynar_length(s->route);
-    if (s->links_len + len > s->links_cap) {
-        size_t cap = 2 * (s->links_len + len) + 1024;
-        int *t = realloc(s->links, sizeof *t * cap);
-        if (!t)
-            return NULL;
-        s->links = t;
-        s->links_cap = cap;
-    }
-    for (size_t i = 0; i < len; i++) {
-        int id = link_id(s, xbt_dynar_get_as(s->route, i, sg_link_t));
-        if (id < 0)
-            return NULL;
-        s->links[s->links_len + i] = id;
-    }
-    s->routes.key[h] = (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1;
-    s->routes.val[h][0] = s->links_len;
-    s->routes.val[h][1] = len;
-    s->routes.len++;
-    s->links_len += len;
-    return s->routes.val[h];
-}
-
 /* The link whose bandwidth bounds what use k of its route can put on the
  * route's position i: the slowest other link, the nearest one on a tie. */
 static int cover_of(const coll_fluid *s, const int *r, size_t len, size_t i)
@@ -199,41 +171,82 @@ static int cover_of(const coll_fluid *s, const int *r, size_t len, size_t i)
     return best;
 }
 
+/* SimGrid's route from src to dst as dense link ids (cached): its offset into
+ * s->links and its length. NULL when out of memory. */
+static const size_t *route_of(coll_fluid *s, int src, int dst)
+{
+    long h = map_find(&s->routes, (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1);
+    if (h < 0)
+        return NULL;
+    if (s->routes.key[h])
+        return s->routes.val[h];
+    xbt_dynar_reset(s->route);
+    sg_host_get_route(s->hosts[src], s->hosts[dst], s->route);
+    size_t len = xbt_dynar_length(s->route);
+    if (s->links_len + len > s->links_cap) {
+        size_t cap = 2 * (s->links_len + len) + 1024;
+        int *t = realloc(s->links, sizeof *t * cap);
+        if (t)
+            s->links = t;
+        int *c = realloc(s->covers, sizeof *c * cap);
+        if (c)
+            s->covers = c;
+        if (!t || !c)
+            return NULL;
+        s->links_cap = cap;
+    }
+    int *r = s->links + s->links_len;
+    for (size_t i = 0; i < len; i++) {
+        int id = link_id(s, xbt_dynar_get_as(s->route, i, sg_link_t));
+        if (id < 0)
+            return NULL;
+        r[i] = id;
+    }
+    for (size_t i = 0; i < len; i++)
+        s->covers[s->links_len + i] = cover_of(s, r, len, i);
+    s->routes.key[h] = (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1;
+    s->routes.val[h][0] = s->links_len;
+    s->routes.val[h][1] = len;
+    s->routes.len++;
+    s->links_len += len;
+    return s->routes.val[h];
+}
+
 /* Links that can limit a flow and are shared: the distinct covers of their
  * uses can put more on them than their bandwidth. Links that cannot (a
- * node's port fed by its NICs, a non-blocking fabric) couple nothing. */
-static int mark_coupling(const coll_fluid *s, const size_t (*rt)[2], size_t nf, int nl, unsigned char *coupling)
+ * node's port fed by its NICs, a non-blocking fabric) couple nothing. The
+ * uses are bucketed by link (off: nl + 1, cov: a use's cover) so that each
+ * link's distinct covers are counted with a stamp per cover (last: nl). */
+static void mark_coupling(const coll_fluid *s, const size_t (*rt)[2], size_t nf, int nl, unsigned char *coupling,
+                          size_t *off, int *cov, int *last, double *bound)
 {
-    double *bound = calloc((size_t)nl, sizeof *bound);
-    int *uses = calloc((size_t)nl, sizeof *uses);
-    key_map seen = {0}; /* (link, cover) pairs counted: link * nl + cover + 1 */
-    int rc = bound && uses ? 0 : -1;
-    for (size_t k = 0; rc == 0 && k < 2 * nf; k++) {
-        const int *r = s->links + rt[k][0];
-        for (size_t i = 0; rc == 0 && i < (k % 2 && !s->cross ? 0 : rt[k][1]); i++) {
-            uses[r[i]]++;
-            int c = cover_of(s, r, rt[k][1], i);
+    memset(off, 0, sizeof *off * ((size_t)nl + 1));
+    for (size_t k = 0; k < 2 * nf; k++)
+        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k][1]); i++)
+            off[s->links[rt[k][0] + i] + 1]++;
+    for (int l = 0; l < nl; l++) {
+        off[l + 1] += off[l];
+        last[l] = -1;
+        bound[l] = 0;
+    }
+    for (size_t k = 0; k < 2 * nf; k++)
+        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k][1]); i++)
+            cov[off[s->links[rt[k][0] + i]]++] = s->covers[rt[k][0] + i];
+    for (int l = nl; l > 0; l--) /* back to each bucket's start */
+        off[l] = off[l - 1];
+    off[0] = 0;
+    for (int l = 0; l < nl; l++) {
+        for (size_t u = off[l]; u < off[l + 1]; u++) {
+            int c = cov[u];
             if (c < 0) {
-                bound[r[i]] = INFINITY;
-                continue;
-            }
-            uint64_t key = (uint64_t)r[i] * (uint64_t)nl + (uint64_t)c + 1;
-            long h = map_find(&seen, key);
-            if (h < 0) {
-                rc = -1;
-            } else if (!seen.key[h]) {
-                seen.key[h] = key;
-                seen.len++;
-                bound[r[i]] += s->cap_Bps[c];
+                bound[l] = INFINITY;
+            } else if (last[c] != l) {
+                last[c] = l;
+                bound[l] += s->cap_Bps[c];
             }
         }
+        coupling[l] = off[l + 1] - off[l] > 1 && bound[l] > s->cap_Bps[l] * (1 + 1e-12);
     }
-    for (int l = 0; rc == 0 && l < nl; l++)
-        coupling[l] = uses[l] > 1 && bound[l] > s->cap_Bps[l] * (1 + 1e-12);
-    free(bound);
-    free(uses);
-    map_free(&seen);
-    return rc;
 }
 
 /* One coupled component's flows under CM02's weighted max-min sharing: each
@@ -349,42 +362,79 @@ static size_t root_of(size_t *up, size_t k)
     return k;
 }
 
+/* Grows a kept buffer to hold `bytes` (contents not kept); -1 when out of memory. */
+static int buffer_reserve(char **buf, size_t *have, size_t bytes)
+{
+    if (bytes <= *have)
+        return 0;
+    char *t = malloc(bytes);
+    if (!t)
+        return -1;
+    free(*buf);
+    *buf = t;
+    *have = bytes;
+    return 0;
+}
+
+/* The next `bytes` of a workspace, 16-byte aligned; with *at NULL, only counts. */
+static void *carve(char **at, size_t *used, size_t bytes)
+{
+    void *p = *at ? *at + *used : NULL;
+    *used += (bytes + 15) & ~(size_t)15;
+    return p;
+}
+
 int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const double *reduce_bytes, double gamma,
                      int streamed, double *finish_s)
 {
-    int n = s->n, rc = -1;
-    size_t (*rt)[2] = malloc(sizeof *rt * (2 * nf + 1)); /* per flow: route, reverse route (off, len) */
-    for (size_t k = 0; rt && k < 2 * nf; k++) {
+    int n = s->n;
+    if (buffer_reserve(&s->rt, &s->rt_bytes, sizeof(size_t[2]) * (2 * nf + 1)))
+        return -1;
+    size_t(*rt)[2] = (size_t(*)[2])s->rt; /* per flow: route, reverse route (off, len) */
+    for (size_t k = 0; k < 2 * nf; k++) {
         const size_t *r = route_of(s, k % 2 ? flows[k / 2].dst : flows[k / 2].src,
                                        k % 2 ? flows[k / 2].src : flows[k / 2].dst);
-        if (!r) {
-            free(rt);
+        if (!r)
             return -1;
-        }
         rt[k][0] = r[0];
         rt[k][1] = r[1];
     }
     int nl = s->nids, roles = s->cross > 0 ? 2 : 1;
-    unsigned char *coupling = malloc((size_t)nl + 1), *state = malloc(nf + 1);
-    size_t *up = malloc(sizeof *up * (nf + 1)), *first = malloc(sizeof *first * ((size_t)nl + 1));
-    size_t *order = malloc(sizeof *order * (nf + 1)), *start = calloc(nf + 2, sizeof *start);
-    int *loc = malloc(sizeof *loc * ((size_t)nl + 1)), *links = malloc(sizeof *links * ((size_t)nl + 1));
-    int *use_off = malloc(sizeof *use_off * (nf + 1)), *use_c = NULL;
-    double *use_w = NULL, *cap = malloc(sizeof *cap * ((size_t)nl + 1)), *done = malloc(sizeof *done * (nf + 1));
-    double *bytes = malloc(sizeof *bytes * (nf + 1)), *lat = malloc(sizeof *lat * (nf + 1));
-    double *bound = malloc(sizeof *bound * (nf + 1)), *rem = malloc(sizeof *rem * (nf + 1));
-    double *rate = malloc(sizeof *rate * (nf + 1)), *left = malloc(sizeof *left * ((size_t)nl + 1));
-    double *wsum = malloc(sizeof *wsum * ((size_t)nl + 1)), *pen = malloc(sizeof *pen * (nf + 1));
-    int *users = malloc(sizeof *users * ((size_t)nl + 1));
-    size_t nuse = 0;
-    for (size_t k = 0; rt && k < 2 * nf; k += (size_t)(3 - roles))
+    size_t nuse = 0, L = (size_t)nl + 1, F = nf + 1;
+    for (size_t k = 0; k < 2 * nf; k += (size_t)(3 - roles))
         nuse += rt[k][1];
-    use_c = malloc(sizeof *use_c * (nuse + 1));
-    use_w = malloc(sizeof *use_w * (nuse + 1));
-    if (!rt || !coupling || !state || !up || !first || !order || !start || !loc || !links || !use_off || !use_c ||
-        !use_w || !cap || !done || !bytes || !lat || !bound || !rem || !rate || !left || !wsum || !pen || !users ||
-        mark_coupling(s, (const size_t(*)[2])rt, nf, nl, coupling))
-        goto out;
+    unsigned char *coupling = NULL, *state = NULL;
+    size_t *up = NULL, *first = NULL, *order = NULL, *start = NULL;
+    int *loc = NULL, *links = NULL, *use_off = NULL, *use_c = NULL, *users = NULL;
+    double *use_w = NULL, *cap = NULL, *done = NULL, *bytes = NULL, *lat = NULL, *bound = NULL, *rem = NULL;
+    double *rate = NULL, *left = NULL, *wsum = NULL, *pen = NULL;
+    for (int pass = 0; pass < 2; pass++) { /* count, then carve */
+        char *at = pass ? s->ws : NULL;
+        size_t used = 0;
+        coupling = carve(&at, &used, L);
+        state = carve(&at, &used, F);
+        up = carve(&at, &used, sizeof *up * F);
+        first = carve(&at, &used, sizeof *first * L);
+        order = carve(&at, &used, sizeof *order * F);
+        start = carve(&at, &used, sizeof *start * (F + 1));
+        loc = carve(&at, &used, sizeof *loc * L);
+        links = carve(&at, &used, sizeof *links * L);
+        use_off = carve(&at, &used, sizeof *use_off * F);
+        use_c = carve(&at, &used, sizeof *use_c * (nuse + 1));
+        users = carve(&at, &used, sizeof *users * L);
+        use_w = carve(&at, &used, sizeof *use_w * (nuse + 1));
+        cap = carve(&at, &used, sizeof *cap * L);
+        left = carve(&at, &used, sizeof *left * L);
+        wsum = carve(&at, &used, sizeof *wsum * L);
+        double **per_flow[] = {&done, &bytes, &lat, &bound, &rem, &rate, &pen};
+        for (size_t a = 0; a < sizeof per_flow / sizeof *per_flow; a++)
+            *per_flow[a] = carve(&at, &used, sizeof(double) * F);
+        if (!pass && buffer_reserve(&s->ws, &s->ws_bytes, used))
+            return -1;
+    }
+    /* first, use_c, loc and left serve as mark_coupling's buckets, covers, stamps and bounds */
+    mark_coupling(s, (const size_t(*)[2])rt, nf, nl, coupling, first, use_c, loc, left);
+    memset(start, 0, sizeof *start * (F + 1));
     /* components: flows joined by a coupling link they load */
     for (size_t k = 0; k < nf; k++)
         up[k] = k;
@@ -463,30 +513,5 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         double red = reduce_bytes[r] * gamma;
         finish_s[r] = streamed ? fmax(finish_s[r], red) : finish_s[r] + red;
     }
-    rc = 0;
-out:
-    free(rt);
-    free(coupling);
-    free(state);
-    free(up);
-    free(first);
-    free(order);
-    free(start);
-    free(loc);
-    free(links);
-    free(use_off);
-    free(use_c);
-    free(use_w);
-    free(cap);
-    free(done);
-    free(bytes);
-    free(lat);
-    free(bound);
-    free(rem);
-    free(rate);
-    free(left);
-    free(wsum);
-    free(pen);
-    free(users);
-    return rc;
+    return 0;
 }

@@ -184,7 +184,6 @@ static int round_index(step_round *rd, coll_group *g, const coll_flow *flows, si
     if (!rd->reduce_bytes || !rd->send_off || !rd->recv_off || !rd->send_bytes || !rd->mailbox ||
         !rd->recv_mailbox || !fill)
         goto oom;
-    rd->busy |= w > 0;
     for (size_t k = 0; k < w; k++) {
         rd->send_off[flows[k].src + 1]++;
         rd->recv_off[flows[k].dst + 1]++;
@@ -210,20 +209,32 @@ oom:
     return -1;
 }
 
-/* Merges a step's transfers into flows; local copies cost nothing here.
- * Returns -1 when out of memory (rd is then freed). */
-static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *xs, size_t nx, coll_flow *scratch)
+/* Merges a step's transfers into flows (scratch, sorted by src) and each
+ * rank's reductions; local copies cost nothing here. Returns the flows, or
+ * -1 when out of memory. round_index makes them SimGrid's (a round solved by
+ * components needs no mailboxes). */
+static long round_flows(step_round *rd, coll_group *g, const schedule *s, xfer *xs, size_t nx, coll_flow *scratch)
 {
     memset(rd, 0, sizeof *rd);
     nx = relay_cross_rail(g, xs, nx);
     size_t w = schedule_merge_flows(s, xs, nx, scratch);
     rd->reduce_bytes = calloc((size_t)g->n, sizeof *rd->reduce_bytes);
-    for (size_t k = 0; rd->reduce_bytes && k < nx; k++)
+    if (!rd->reduce_bytes)
+        return -1;
+    rd->busy = w > 0;
+    for (size_t k = 0; k < nx; k++)
         if (xs[k].op == XFER_REDUCE) {
             rd->reduce_bytes[xs[k].dst] += (double)xs[k].len * s->unit_bytes;
             rd->busy = 1;
         }
-    return round_index(rd, g, scratch, w);
+    return (long)w;
+}
+
+/* round_flows, then round_index: -1 when out of memory (rd is then freed). */
+static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *xs, size_t nx, coll_flow *scratch)
+{
+    long w = round_flows(rd, g, s, xs, nx, scratch);
+    return w < 0 ? -1 : round_index(rd, g, scratch, (size_t)w);
 }
 
 /* A worker's part of one step: its sends and receives at once, then its
@@ -438,11 +449,11 @@ static void execute_identical(coll_group *g, const sched_stage *stg, const step_
     }
 }
 
-/* Counts a built round's flows (scratch, as round_build left it) on their
+/* Counts a round's nf flows (scratch, as round_flows left it) on their
  * links, times over. */
-static int tally_round(coll_group *g, const step_round *rd, const coll_flow *scratch, double times)
+static int tally_round(coll_group *g, const coll_flow *scratch, size_t nf, double times)
 {
-    for (size_t k = 0; g->tally && k < rd->send_off[g->n]; k++)
+    for (size_t k = 0; g->tally && k < nf; k++)
         if (link_tally_add(g->tally, g->hosts[scratch[k].src], g->hosts[scratch[k].dst], scratch[k].bytes, times))
             return -1;
     return 0;
@@ -505,12 +516,11 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
  * workers sleep, `steps` times over: an identical stage's steps as
  * synchronous rounds (free-running windows on 256 DGX A100 ranks moved the
  * tree's time by under 0.03 %). Returns -1 when out of memory. */
-static int execute_fluid(coll_group *g, const step_round *rd, const coll_flow *flows, int steps)
+static int execute_fluid(coll_group *g, const step_round *rd, const coll_flow *flows, size_t nf, int steps)
 {
     int n = g->n;
     double *finish_s = malloc(sizeof *finish_s * (size_t)n), hi = 0;
-    if (!finish_s ||
-        coll_fluid_round(g->fluid, flows, rd->send_off[n], rd->reduce_bytes, g->gamma, rd->streamed, finish_s)) {
+    if (!finish_s || coll_fluid_round(g->fluid, flows, nf, rd->reduce_bytes, g->gamma, rd->streamed, finish_s)) {
         free(finish_s);
         return -1;
     }
@@ -535,22 +545,22 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
                 continue;
             }
             step_round rd;
-            if (round_build(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch))
-                return -1;
-            rd.streamed = stg->streamed;
-            rd.flows = scratch;
-            if (tally_round(g, &rd, scratch, stg->identical ? stg->steps : 1)) {
+            long w = round_flows(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch);
+            if (w < 0 || tally_round(g, scratch, (size_t)w, stg->identical ? stg->steps : 1)) {
                 round_free(&rd);
                 return -1;
             }
-            if (rd.busy && g->fluid && !g->tally && g->fluid_flows >= 0 &&
-                (long)rd.send_off[g->n] > g->fluid_flows) {
-                int rc = execute_fluid(g, &rd, scratch, stg->identical ? stg->steps : 1);
+            rd.streamed = stg->streamed;
+            if (rd.busy && g->fluid && !g->tally && g->fluid_flows >= 0 && w > g->fluid_flows) {
+                int rc = execute_fluid(g, &rd, scratch, (size_t)w, stg->identical ? stg->steps : 1);
                 round_free(&rd);
                 if (rc)
                     return -1;
                 continue;
             }
+            if (round_index(&rd, g, scratch, (size_t)w))
+                return -1;
+            rd.flows = scratch;
             if (rd.busy && stg->identical)
                 execute_identical(g, stg, &rd);
             else if (rd.busy)
@@ -572,7 +582,7 @@ static int execute_messages(coll_group *g, const schedule *s, xfer *xs, coll_flo
             if ((rc = round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch)) == 0) {
                 built++;
                 rounds[k].streamed = s->stages[st].streamed;
-                rc = tally_round(g, &rounds[k], scratch, 1);
+                rc = tally_round(g, scratch, rounds[k].send_off[g->n], 1);
             }
     if (rc == 0)
         run_rounds(g, rounds, total, 1);
