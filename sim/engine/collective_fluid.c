@@ -263,93 +263,130 @@ typedef struct comp {
     const double *penalty; /* nf: the route's latency (1 without one), as CM02 weighs flows */
 } comp;
 
-static void comp_solve(const comp *c, const double *bytes, const double *lat_s, const double *bound_Bps,
-                       double *done_s, double *rem, double *rate, unsigned char *state, double *left, double *wsum,
-                       int *users)
+/* Scratch of comp_solve: per flow (nf) and per constraint (nc). */
+typedef struct comp_work {
+    double *rem, *rate;      /* nf */
+    unsigned char *state;    /* nf: 0 latency, 1 sending, 2 done */
+    int *pending, *sending, *unfixed, *fixed; /* nf: lists of flows, in flow order */
+    double *left, *wsum;     /* nc */
+    int *users, *cons;       /* nc: unfixed users; the constraints that have some */
+} comp_work;
+
+static double min_of(double a, double b)
 {
-    int active = 0;
+    return b < a ? b : a;
+}
+
+static double pos_part(double a)
+{
+    return a > 0 ? a : 0;
+}
+
+/* Progressive filling of the nsend sending flows: every unfixed flow at one
+ * level until a constraint or its own bound stops it. Each level visits only
+ * the flows still unfixed and the constraints they use; every sum is taken
+ * in flow order. Leaves users[] all 0. */
+static void comp_share(const comp *c, const double *bound_Bps, comp_work *w, int nsend)
+{
+    int nu = 0, ncons = 0;
+    for (int a = 0; a < nsend; a++) {
+        int i = w->sending[a];
+        w->unfixed[nu++] = i;
+        for (int u = c->use_off[i]; u < c->use_off[i + 1]; u++) {
+            int k = c->use_c[u];
+            if (!w->users[k]) {
+                w->left[k] = c->cap[k];
+                w->wsum[k] = 0;
+                w->cons[ncons++] = k;
+            }
+            w->wsum[k] += c->use_w[u] / c->penalty[i];
+            w->users[k]++;
+        }
+    }
+    while (nu > 0) {
+        double level = INFINITY;
+        for (int a = 0; a < ncons; a++)
+            level = min_of(level, pos_part(w->left[w->cons[a]]) / w->wsum[w->cons[a]]);
+        for (int a = 0; a < nu; a++)
+            level = min_of(level, bound_Bps[w->unfixed[a]] * c->penalty[w->unfixed[a]]);
+        int kept = 0, nfix = 0;
+        for (int a = 0; a < nu; a++) {
+            int i = w->unfixed[a];
+            int fix = bound_Bps[i] * c->penalty[i] <= level * (1 + 1e-12);
+            for (int u = c->use_off[i]; !fix && u < c->use_off[i + 1]; u++)
+                fix = pos_part(w->left[c->use_c[u]]) <= level * w->wsum[c->use_c[u]] * (1 + 1e-12);
+            if (fix) {
+                w->rate[i] = level / c->penalty[i];
+                w->fixed[nfix++] = i;
+            } else {
+                w->unfixed[kept++] = i;
+            }
+        }
+        for (int a = 0; a < nfix; a++) { /* out of the sums */
+            int i = w->fixed[a];
+            for (int u = c->use_off[i]; u < c->use_off[i + 1]; u++) {
+                int k = c->use_c[u];
+                w->left[k] -= c->use_w[u] * w->rate[i];
+                w->wsum[k] -= c->use_w[u] / c->penalty[i];
+                w->users[k]--;
+            }
+        }
+        nu = kept;
+        int live = 0;
+        for (int a = 0; a < ncons; a++)
+            if (w->users[w->cons[a]] > 0)
+                w->cons[live++] = w->cons[a];
+        ncons = live;
+    }
+}
+
+static void comp_solve(const comp *c, const double *bytes, const double *lat_s, const double *bound_Bps,
+                       double *done_s, comp_work *w)
+{
+    int npend = 0;
     double t = 0;
     for (int i = 0; i < c->nf; i++) {
-        rem[i] = bytes[i];
-        state[i] = 0; /* 0: latency, 1: sending, 2: done */
+        w->rem[i] = bytes[i];
+        w->state[i] = 0;
+        w->pending[npend++] = i;
     }
+    for (int k = 0; k < c->nc; k++)
+        w->users[k] = 0;
     for (;;) {
-        /* who sends now */
-        active = 0;
-        for (int i = 0; i < c->nf; i++) {
-            if (state[i] == 0 && lat_s[i] <= t * (1 + 1e-12) + 1e-15)
-                state[i] = 1;
-            if (state[i] == 1 && rem[i] <= 0) {
-                state[i] = 2;
+        /* who sends now; who is done */
+        int nsend = 0, kept = 0;
+        for (int a = 0; a < npend; a++) {
+            int i = w->pending[a];
+            if (w->state[i] == 0 && lat_s[i] <= t * (1 + 1e-12) + 1e-15)
+                w->state[i] = 1;
+            if (w->state[i] == 1 && w->rem[i] <= 0) {
+                w->state[i] = 2;
                 done_s[c->flow[i]] = t;
+                continue;
             }
-            active += state[i] == 1;
-            rate[i] = 0;
+            w->pending[kept++] = i;
+            if (w->state[i] == 1)
+                w->sending[nsend++] = i;
         }
-        /* progressive filling: every unfixed flow at the same level until a
-         * constraint or its own bound stops it */
-        for (int k = 0; k < c->nc; k++) {
-            left[k] = c->cap[k];
-            wsum[k] = 0;
-            users[k] = 0;
-        }
-        for (int i = 0; i < c->nf; i++)
-            for (int u = c->use_off[i]; state[i] == 1 && u < c->use_off[i + 1]; u++) {
-                wsum[c->use_c[u]] += c->use_w[u] / c->penalty[i];
-                users[c->use_c[u]]++;
-            }
-        int unfixed = active;
-        while (unfixed > 0) {
-            double level = INFINITY;
-            for (int k = 0; k < c->nc; k++)
-                if (users[k] > 0)
-                    level = fmin(level, fmax(0, left[k]) / wsum[k]);
-            for (int i = 0; i < c->nf; i++)
-                if (state[i] == 1)
-                    level = fmin(level, bound_Bps[i] * c->penalty[i]);
-            for (int i = 0; i < c->nf; i++) { /* 4: fixed at this level */
-                if (state[i] != 1)
-                    continue;
-                int fix = bound_Bps[i] * c->penalty[i] <= level * (1 + 1e-12);
-                for (int u = c->use_off[i]; !fix && u < c->use_off[i + 1]; u++) {
-                    int k = c->use_c[u];
-                    fix = fmax(0, left[k]) <= level * wsum[k] * (1 + 1e-12);
-                }
-                if (fix) {
-                    rate[i] = level / c->penalty[i];
-                    state[i] = 4;
-                    unfixed--;
-                }
-            }
-            for (int i = 0; i < c->nf; i++) /* 3: fixed, out of the sums */
-                if (state[i] == 4) {
-                    state[i] = 3;
-                    for (int u = c->use_off[i]; u < c->use_off[i + 1]; u++) {
-                        left[c->use_c[u]] -= c->use_w[u] * rate[i];
-                        wsum[c->use_c[u]] -= c->use_w[u] / c->penalty[i];
-                        users[c->use_c[u]]--;
-                    }
-                }
-        }
-        for (int i = 0; i < c->nf; i++)
-            if (state[i] == 3)
-                state[i] = 1;
+        npend = kept;
+        comp_share(c, bound_Bps, w, nsend);
         /* the next event: a latency elapses or a flow ends */
         double dt = INFINITY;
-        for (int i = 0; i < c->nf; i++) {
-            if (state[i] == 0)
-                dt = fmin(dt, lat_s[i] - t);
-            else if (state[i] == 1 && rate[i] > 0)
-                dt = fmin(dt, rem[i] / rate[i]);
+        for (int a = 0; a < npend; a++) {
+            int i = w->pending[a];
+            if (w->state[i] == 0)
+                dt = min_of(dt, lat_s[i] - t);
+            else if (w->rate[i] > 0)
+                dt = min_of(dt, w->rem[i] / w->rate[i]);
         }
         if (!isfinite(dt))
             break;
-        for (int i = 0; i < c->nf; i++)
-            if (state[i] == 1) {
-                rem[i] -= rate[i] * dt;
-                if (rem[i] <= bytes[i] * 1e-12 + 1e-9) /* SimGrid's work precision */
-                    rem[i] = 0;
-            }
+        for (int a = 0; a < nsend; a++) {
+            int i = w->sending[a];
+            w->rem[i] -= w->rate[i] * dt;
+            if (w->rem[i] <= bytes[i] * 1e-12 + 1e-9) /* SimGrid's work precision */
+                w->rem[i] = 0;
+        }
         t += dt;
     }
 }
@@ -403,37 +440,39 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
     size_t nuse = 0, L = (size_t)nl + 1, F = nf + 1;
     for (size_t k = 0; k < 2 * nf; k += (size_t)(3 - roles))
         nuse += rt[k][1];
-    unsigned char *coupling = NULL, *state = NULL;
+    unsigned char *coupling = NULL;
     size_t *up = NULL, *first = NULL, *order = NULL, *start = NULL;
-    int *loc = NULL, *links = NULL, *use_off = NULL, *use_c = NULL, *users = NULL;
-    double *use_w = NULL, *cap = NULL, *done = NULL, *bytes = NULL, *lat = NULL, *bound = NULL, *rem = NULL;
-    double *rate = NULL, *left = NULL, *wsum = NULL, *pen = NULL;
+    int *loc = NULL, *links = NULL, *use_off = NULL, *use_c = NULL;
+    double *use_w = NULL, *cap = NULL, *done = NULL, *bytes = NULL, *lat = NULL, *bound = NULL, *pen = NULL;
+    comp_work w;
     for (int pass = 0; pass < 2; pass++) { /* count, then carve */
         char *at = pass ? s->ws : NULL;
         size_t used = 0;
         coupling = carve(&at, &used, L);
-        state = carve(&at, &used, F);
+        w.state = carve(&at, &used, F);
         up = carve(&at, &used, sizeof *up * F);
         first = carve(&at, &used, sizeof *first * L);
         order = carve(&at, &used, sizeof *order * F);
         start = carve(&at, &used, sizeof *start * (F + 1));
-        loc = carve(&at, &used, sizeof *loc * L);
-        links = carve(&at, &used, sizeof *links * L);
-        use_off = carve(&at, &used, sizeof *use_off * F);
         use_c = carve(&at, &used, sizeof *use_c * (nuse + 1));
-        users = carve(&at, &used, sizeof *users * L);
         use_w = carve(&at, &used, sizeof *use_w * (nuse + 1));
-        cap = carve(&at, &used, sizeof *cap * L);
-        left = carve(&at, &used, sizeof *left * L);
-        wsum = carve(&at, &used, sizeof *wsum * L);
-        double **per_flow[] = {&done, &bytes, &lat, &bound, &rem, &rate, &pen};
+        int **per_link[] = {&loc, &links, &w.users, &w.cons}, **per_flow[] = {&use_off, &w.pending, &w.sending,
+                                                                             &w.unfixed, &w.fixed};
+        for (size_t a = 0; a < sizeof per_link / sizeof *per_link; a++)
+            *per_link[a] = carve(&at, &used, sizeof(int) * L);
         for (size_t a = 0; a < sizeof per_flow / sizeof *per_flow; a++)
-            *per_flow[a] = carve(&at, &used, sizeof(double) * F);
+            *per_flow[a] = carve(&at, &used, sizeof(int) * F);
+        double **per_link_d[] = {&cap, &w.left, &w.wsum}, **per_flow_d[] = {&done, &bytes, &lat, &bound, &w.rem,
+                                                                             &w.rate, &pen};
+        for (size_t a = 0; a < sizeof per_link_d / sizeof *per_link_d; a++)
+            *per_link_d[a] = carve(&at, &used, sizeof(double) * L);
+        for (size_t a = 0; a < sizeof per_flow_d / sizeof *per_flow_d; a++)
+            *per_flow_d[a] = carve(&at, &used, sizeof(double) * F);
         if (!pass && buffer_reserve(&s->ws, &s->ws_bytes, used))
             return -1;
     }
     /* first, use_c, loc and left serve as mark_coupling's buckets, covers, stamps and bounds */
-    mark_coupling(s, (const size_t(*)[2])rt, nf, nl, coupling, first, use_c, loc, left);
+    mark_coupling(s, (const size_t(*)[2])rt, nf, nl, coupling, first, use_c, loc, w.left);
     memset(start, 0, sizeof *start * (F + 1));
     /* components: flows joined by a coupling link they load */
     for (size_t k = 0; k < nf; k++)
@@ -474,10 +513,10 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
             for (int role = 0; role < roles; role++)
                 for (size_t j = 0; j < rt[2 * k + role][1]; j++) {
                     int l = s->links[rt[2 * k + role][0] + j];
-                    double w = role ? s->cross : 1.0;
+                    double per_Bps = role ? s->cross : 1.0; /* of the flow's rate */
                     if (!role)
                         lat[i] += s->lat_s[l];
-                    bound[i] = fmin(bound[i], s->cap_Bps[l] / w);
+                    bound[i] = fmin(bound[i], s->cap_Bps[l] / per_Bps);
                     if (!coupling[l])
                         continue;
                     if (loc[l] < 0) {
@@ -489,17 +528,17 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
                     while (v < u && use_c[v] != loc[l])
                         v++;
                     if (v < u) { /* both ways on one link */
-                        use_w[v] += w;
+                        use_w[v] += per_Bps;
                     } else {
                         use_c[u] = loc[l];
-                        use_w[u++] = w;
+                        use_w[u++] = per_Bps;
                     }
                 }
         }
         use_off[c.nf] = u;
         for (int i = 0; i < c.nf; i++)
             pen[i] = lat[i] > 0 ? lat[i] : 1;
-        comp_solve(&c, bytes, lat, bound, done, rem, rate, state, left, wsum, users);
+        comp_solve(&c, bytes, lat, bound, done, &w);
         for (int k = 0; k < c.nc; k++)
             loc[links[k]] = -1;
     }

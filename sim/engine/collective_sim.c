@@ -511,7 +511,7 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
     return run;
 }
 
-/* A round of more than g->fluid_flows flows (a tree filling, draining or in
+/* A round of more than g->fluid_flows flows or ranks (a tree filling, draining or in
  * its steady state), solved by components (collective_fluid.h) while the
  * workers sleep, `steps` times over: an identical stage's steps as
  * synchronous rounds (free-running windows on 256 DGX A100 ranks moved the
@@ -551,7 +551,9 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
                 return -1;
             }
             rd.streamed = stg->streamed;
-            if (rd.busy && g->fluid && !g->tally && g->fluid_flows >= 0 && w > g->fluid_flows) {
+            /* a group of more ranks than that: waking every worker for a few flows costs more than their solve */
+            if (rd.busy && g->fluid && !g->tally && g->fluid_flows >= 0 &&
+                (w > g->fluid_flows || g->n > g->fluid_flows)) {
                 int rc = execute_fluid(g, &rd, scratch, (size_t)w, stg->identical ? stg->steps : 1);
                 round_free(&rd);
                 if (rc)

@@ -54,8 +54,8 @@ typedef struct coll_request {
     double reduce_s_per_byte; /* the receiver's seconds to reduce one byte (0: free) */
     int messages;             /* 1: message-level reference executor */
     int links;                /* 1: count the bytes on every link (coll_result.links) */
-    long fluid_flows; /* rounds executor: rounds of more flows are solved by components where
-                       * coll_fluid_applies (collective_fluid.h; 0: COLL_FLUID_FLOWS; -1: never) */
+    long fluid_flows; /* rounds executor: rounds of more flows, or on more ranks, are solved by components
+                       * where coll_fluid_applies (collective_fluid.h; 0: COLL_FLUID_FLOWS; -1: never) */
 } coll_request;
 
 /* Rounds above this many flows are solved by components: below it a whole
