@@ -17,12 +17,12 @@
  * route with this fraction of its rate (SimGrid's network_cm02.cpp). */
 #define CROSS_TRAFFIC 0.05
 
-/* An open-addressing map from nonzero 64-bit keys to two words each (linear
+/* An open-addressing map from nonzero 64-bit keys to three words each (linear
  * probing, at most half full): links to dense ids, routes to their links,
  * the (link, cover) pairs already counted. */
 typedef struct key_map {
     uint64_t *key; /* 0: empty */
-    size_t (*val)[2];
+    size_t (*val)[3];
     size_t cap, len;
 } key_map;
 
@@ -72,6 +72,8 @@ struct coll_fluid {
     key_map routes; /* src * n + dst + 1 -> (offset into links, length) */
     int *links;  /* dense link ids of every cached route */
     int *covers; /* alongside: each position's cover (cover_of), or -1 */
+    double *route_lat_s, *route_cap_Bps; /* per cached route: its latency, its slowest link */
+    size_t nroutes, routes_cap;
     size_t links_len, links_cap;
     char *rt, *ws; /* a round's arrays, kept across rounds (no allocation per round) */
     size_t rt_bytes, ws_bytes;
@@ -115,6 +117,8 @@ void coll_fluid_free(coll_fluid *s)
     map_free(&s->routes);
     free(s->links);
     free(s->covers);
+    free(s->route_lat_s);
+    free(s->route_cap_Bps);
     free(s->rt);
     free(s->ws);
     map_free(&s->ids);
@@ -172,7 +176,8 @@ static int cover_of(const coll_fluid *s, const int *r, size_t len, size_t i)
 }
 
 /* SimGrid's route from src to dst as dense link ids (cached): its offset into
- * s->links and its length. NULL when out of memory. */
+ * s->links, its length and its index (route_lat_s, route_cap_Bps). NULL when
+ * out of memory. */
 static const size_t *route_of(coll_fluid *s, int src, int dst)
 {
     long h = map_find(&s->routes, (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1);
@@ -195,6 +200,18 @@ static const size_t *route_of(coll_fluid *s, int src, int dst)
             return NULL;
         s->links_cap = cap;
     }
+    if (s->nroutes == s->routes_cap) {
+        size_t cap = 2 * s->routes_cap + 1024;
+        double *t = realloc(s->route_lat_s, sizeof *t * cap);
+        if (t)
+            s->route_lat_s = t;
+        double *c = realloc(s->route_cap_Bps, sizeof *c * cap);
+        if (c)
+            s->route_cap_Bps = c;
+        if (!t || !c)
+            return NULL;
+        s->routes_cap = cap;
+    }
     int *r = s->links + s->links_len;
     for (size_t i = 0; i < len; i++) {
         int id = link_id(s, xbt_dynar_get_as(s->route, i, sg_link_t));
@@ -202,11 +219,18 @@ static const size_t *route_of(coll_fluid *s, int src, int dst)
             return NULL;
         r[i] = id;
     }
-    for (size_t i = 0; i < len; i++)
+    double lat_s = 0, cap_Bps = INFINITY;
+    for (size_t i = 0; i < len; i++) {
         s->covers[s->links_len + i] = cover_of(s, r, len, i);
+        lat_s += s->lat_s[r[i]];
+        cap_Bps = fmin(cap_Bps, s->cap_Bps[r[i]]);
+    }
+    s->route_lat_s[s->nroutes] = lat_s;
+    s->route_cap_Bps[s->nroutes] = cap_Bps;
     s->routes.key[h] = (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1;
     s->routes.val[h][0] = s->links_len;
     s->routes.val[h][1] = len;
+    s->routes.val[h][2] = s->nroutes++;
     s->routes.len++;
     s->links_len += len;
     return s->routes.val[h];
@@ -217,7 +241,7 @@ static const size_t *route_of(coll_fluid *s, int src, int dst)
  * node's port fed by its NICs, a non-blocking fabric) couple nothing. The
  * uses are bucketed by link (off: nl + 1, cov: a use's cover) so that each
  * link's distinct covers are counted with a stamp per cover (last: nl). */
-static void mark_coupling(const coll_fluid *s, const size_t (*rt)[2], size_t nf, int nl, unsigned char *coupling,
+static void mark_coupling(const coll_fluid *s, const size_t (*rt)[3], size_t nf, int nl, unsigned char *coupling,
                           size_t *off, int *cov, int *last, double *bound)
 {
     memset(off, 0, sizeof *off * ((size_t)nl + 1));
@@ -425,16 +449,15 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
                      int streamed, double *finish_s)
 {
     int n = s->n;
-    if (buffer_reserve(&s->rt, &s->rt_bytes, sizeof(size_t[2]) * (2 * nf + 1)))
+    if (buffer_reserve(&s->rt, &s->rt_bytes, sizeof(size_t[3]) * (2 * nf + 1)))
         return -1;
-    size_t(*rt)[2] = (size_t(*)[2])s->rt; /* per flow: route, reverse route (off, len) */
+    size_t(*rt)[3] = (size_t(*)[3])s->rt; /* per flow: route, reverse route (route_of) */
     for (size_t k = 0; k < 2 * nf; k++) {
         const size_t *r = route_of(s, k % 2 ? flows[k / 2].dst : flows[k / 2].src,
                                        k % 2 ? flows[k / 2].src : flows[k / 2].dst);
         if (!r)
             return -1;
-        rt[k][0] = r[0];
-        rt[k][1] = r[1];
+        memcpy(rt[k], r, sizeof rt[k]);
     }
     int nl = s->nids, roles = s->cross > 0 ? 2 : 1;
     size_t nuse = 0, L = (size_t)nl + 1, F = nf + 1;
@@ -472,7 +495,7 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
             return -1;
     }
     /* first, use_c, loc and left serve as mark_coupling's buckets, covers, stamps and bounds */
-    mark_coupling(s, (const size_t(*)[2])rt, nf, nl, coupling, first, use_c, loc, w.left);
+    mark_coupling(s, (const size_t(*)[3])rt, nf, nl, coupling, first, use_c, loc, w.left);
     memset(start, 0, sizeof *start * (F + 1));
     /* components: flows joined by a coupling link they load */
     for (size_t k = 0; k < nf; k++)
@@ -508,15 +531,14 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
             size_t k = c.flow[i];
             use_off[i] = u;
             bytes[i] = flows[k].bytes;
-            lat[i] = 0;
-            bound[i] = INFINITY;
+            lat[i] = s->route_lat_s[rt[2 * k][2]];
+            bound[i] = s->route_cap_Bps[rt[2 * k][2]];
+            if (roles > 1)
+                bound[i] = fmin(bound[i], s->route_cap_Bps[rt[2 * k + 1][2]] / s->cross);
             for (int role = 0; role < roles; role++)
                 for (size_t j = 0; j < rt[2 * k + role][1]; j++) {
                     int l = s->links[rt[2 * k + role][0] + j];
                     double per_Bps = role ? s->cross : 1.0; /* of the flow's rate */
-                    if (!role)
-                        lat[i] += s->lat_s[l];
-                    bound[i] = fmin(bound[i], s->cap_Bps[l] / per_Bps);
                     if (!coupling[l])
                         continue;
                     if (loc[l] < 0) {
