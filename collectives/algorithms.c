@@ -140,12 +140,14 @@ static int add_stage(schedule *s, const sched_part *ps, int np, int identical)
     }
     int steps = part_steps(&ps[0]);
     if (ps[0].kind == P_TREE_REDUCE || ps[0].kind == P_TREE_BCAST) {
-        int D = part_tree_depth(&ps[0]), c = ps[0].chunks;
-        if (c >= D && D > 0)
-            return sched_add_stage(s, first, np, 0, D - 1, 0) ||
-                   sched_add_stage(s, first, np, D - 1, c - D + 1, 1) ||
-                   sched_add_stage(s, first, np, c, D - 1, 0);
-        identical = 0;
+        int D = part_tree_depth(&ps[0]), c = ps[0].chunks, before = s->nstages;
+        int rc = c >= D && D > 0 ? sched_add_stage(s, first, np, 0, D - 1, 0) ||
+                                       sched_add_stage(s, first, np, D - 1, c - D + 1, 1) ||
+                                       sched_add_stage(s, first, np, c, D - 1, 0)
+                                 : sched_add_stage(s, first, np, 0, steps, 0);
+        for (int k = before; k < s->nstages; k++)
+            s->stages[k].pipelined = 1;
+        return rc;
     }
     return sched_add_stage(s, first, np, 0, steps, identical);
 }

@@ -76,6 +76,7 @@ typedef struct sched_stage {
     int steps;
     int identical;
     int streamed; /* the receiver reduces slices as they arrive: the reduction overlaps the step's transfers */
+    int pipelined; /* a pipelined tree's fill, steady state or drain */
 } sched_stage;
 
 typedef struct schedule {

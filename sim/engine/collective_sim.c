@@ -511,11 +511,10 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
     return run;
 }
 
-/* A round of more than g->fluid_flows flows or ranks (a tree filling, draining or in
- * its steady state), solved by components (collective_fluid.h) while the
- * workers sleep, `steps` times over: an identical stage's steps as
- * synchronous rounds (free-running windows on 256 DGX A100 ranks moved the
- * tree's time by under 0.03 %). Returns -1 when out of memory. */
+/* A round of more than g->fluid_flows flows or ranks, solved by components
+ * (collective_fluid.h) while the workers sleep, `steps` times over (a
+ * pipelined tree's steady state). Returns -1 when out of
+ * memory. */
 static int execute_fluid(coll_group *g, const step_round *rd, const coll_flow *flows, size_t nf, int steps)
 {
     int n = g->n;
@@ -530,6 +529,7 @@ static int execute_fluid(coll_group *g, const step_round *rd, const coll_flow *f
     sg_actor_sleep_for(hi * steps);
     return 0;
 }
+
 
 static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
 {
@@ -552,7 +552,11 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
             }
             rd.streamed = stg->streamed;
             /* a group of more ranks than that: waking every worker for a few flows costs more than their solve */
-            if (rd.busy && g->fluid && !g->tally && g->fluid_flows >= 0 &&
+            /* A pipelined tree's steady state too, as synchronous rounds like its fill and drain: against
+             * SimGrid's free-running windows that moved NCCL's tree on 256 to 1,024 DGX A100 ranks by under
+             * 0.03 %. Other identical stages keep execute_identical: a ring on a fat tree of KNL nodes runs
+             * 1.8 % (64 ranks) to 6 % (256) slower free-running than in lockstep. */
+            if (rd.busy && g->fluid && !g->tally && g->fluid_flows >= 0 && (!stg->identical || stg->pipelined) &&
                 (w > g->fluid_flows || g->n > g->fluid_flows)) {
                 int rc = execute_fluid(g, &rd, scratch, (size_t)w, stg->identical ? stg->steps : 1);
                 round_free(&rd);
