@@ -69,10 +69,11 @@ static void map_free(key_map *m)
 struct coll_fluid {
     const sg_host_t *hosts;
     int n;
-    key_map routes; /* src * n + dst + 1 -> (offset into links, length) */
-    int *links;  /* dense link ids of every cached route */
-    int *covers; /* alongside: each position's cover (cover_of), or -1 */
-    double *route_lat_s, *route_cap_Bps; /* per cached route: its latency, its slowest link */
+    key_map routes; /* src * n + dst + 1 -> (offset into links, length, index into info) */
+    int *links; /* every cached route: its dense link ids, then each position's cover (cover_of) or -1 */
+    struct route_info {
+        double lat_s, cap_Bps; /* the route's latency, its slowest link */
+    } *info;                   /* per cached route */
     size_t nroutes, routes_cap;
     size_t links_len, links_cap;
     char *rt, *ws; /* a round's arrays, kept across rounds (no allocation per round) */
@@ -116,9 +117,7 @@ void coll_fluid_free(coll_fluid *s)
         return;
     map_free(&s->routes);
     free(s->links);
-    free(s->covers);
-    free(s->route_lat_s);
-    free(s->route_cap_Bps);
+    free(s->info);
     free(s->rt);
     free(s->ws);
     map_free(&s->ids);
@@ -176,8 +175,7 @@ static int cover_of(const coll_fluid *s, const int *r, size_t len, size_t i)
 }
 
 /* SimGrid's route from src to dst as dense link ids (cached): its offset into
- * s->links, its length and its index (route_lat_s, route_cap_Bps). NULL when
- * out of memory. */
+ * s->links, its length and its index in s->info. NULL when out of memory. */
 static const size_t *route_of(coll_fluid *s, int src, int dst)
 {
     long h = map_find(&s->routes, (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1);
@@ -188,29 +186,20 @@ static const size_t *route_of(coll_fluid *s, int src, int dst)
     xbt_dynar_reset(s->route);
     sg_host_get_route(s->hosts[src], s->hosts[dst], s->route);
     size_t len = xbt_dynar_length(s->route);
-    if (s->links_len + len > s->links_cap) {
-        size_t cap = 2 * (s->links_len + len) + 1024;
+    if (s->links_len + 2 * len > s->links_cap) {
+        size_t cap = 2 * (s->links_len + 2 * len) + 1024;
         int *t = realloc(s->links, sizeof *t * cap);
-        if (t)
-            s->links = t;
-        int *c = realloc(s->covers, sizeof *c * cap);
-        if (c)
-            s->covers = c;
-        if (!t || !c)
+        if (!t)
             return NULL;
+        s->links = t;
         s->links_cap = cap;
     }
     if (s->nroutes == s->routes_cap) {
-        size_t cap = 2 * s->routes_cap + 1024;
-        double *t = realloc(s->route_lat_s, sizeof *t * cap);
-        if (t)
-            s->route_lat_s = t;
-        double *c = realloc(s->route_cap_Bps, sizeof *c * cap);
-        if (c)
-            s->route_cap_Bps = c;
-        if (!t || !c)
+        struct route_info *t = realloc(s->info, sizeof *t * (2 * s->routes_cap + 1024));
+        if (!t)
             return NULL;
-        s->routes_cap = cap;
+        s->info = t;
+        s->routes_cap = 2 * s->routes_cap + 1024;
     }
     int *r = s->links + s->links_len;
     for (size_t i = 0; i < len; i++) {
@@ -221,18 +210,17 @@ static const size_t *route_of(coll_fluid *s, int src, int dst)
     }
     double lat_s = 0, cap_Bps = INFINITY;
     for (size_t i = 0; i < len; i++) {
-        s->covers[s->links_len + i] = cover_of(s, r, len, i);
+        r[len + i] = cover_of(s, r, len, i);
         lat_s += s->lat_s[r[i]];
         cap_Bps = fmin(cap_Bps, s->cap_Bps[r[i]]);
     }
-    s->route_lat_s[s->nroutes] = lat_s;
-    s->route_cap_Bps[s->nroutes] = cap_Bps;
+    s->info[s->nroutes] = (struct route_info){lat_s, cap_Bps};
     s->routes.key[h] = (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1;
     s->routes.val[h][0] = s->links_len;
     s->routes.val[h][1] = len;
     s->routes.val[h][2] = s->nroutes++;
     s->routes.len++;
-    s->links_len += len;
+    s->links_len += 2 * len;
     return s->routes.val[h];
 }
 
@@ -255,7 +243,7 @@ static void mark_coupling(const coll_fluid *s, const size_t (*rt)[3], size_t nf,
     }
     for (size_t k = 0; k < 2 * nf; k++)
         for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k][1]); i++)
-            cov[off[s->links[rt[k][0] + i]]++] = s->covers[rt[k][0] + i];
+            cov[off[s->links[rt[k][0] + i]]++] = s->links[rt[k][0] + rt[k][1] + i];
     for (int l = nl; l > 0; l--) /* back to each bucket's start */
         off[l] = off[l - 1];
     off[0] = 0;
@@ -531,10 +519,10 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
             size_t k = c.flow[i];
             use_off[i] = u;
             bytes[i] = flows[k].bytes;
-            lat[i] = s->route_lat_s[rt[2 * k][2]];
-            bound[i] = s->route_cap_Bps[rt[2 * k][2]];
+            lat[i] = s->info[rt[2 * k][2]].lat_s;
+            bound[i] = s->info[rt[2 * k][2]].cap_Bps;
             if (roles > 1)
-                bound[i] = fmin(bound[i], s->route_cap_Bps[rt[2 * k + 1][2]] / s->cross);
+                bound[i] = fmin(bound[i], s->info[rt[2 * k + 1][2]].cap_Bps / s->cross);
             for (int role = 0; role < roles; role++)
                 for (size_t j = 0; j < rt[2 * k + role][1]; j++) {
                     int l = s->links[rt[2 * k + role][0] + j];
