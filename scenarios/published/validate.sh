@@ -87,7 +87,12 @@ How to read the table:
   (facebookarchive/caffe2) broadcasts each reduced gradient from GPU 0 with 7 Copy ops, 3 of
   them to GPUs without an NVLink to it (about 24 ms through GPU 0's PCIe link), but section 4.1
   says NCCL did phases (1) and (3) for buffers of 256 KB or more (the 119 smaller gradients,
-  1.2 MB, go through host copies and a CPU sum), and nothing times them; (4) one process
+  1.2 MB, go through host copies and a CPU sum), and nothing times them; for Goyal alone,
+  Gloo's halving/doubling with a host workspace (facebookincubator/gloo
+  `cuda_allreduce_halving_doubling.cc`: "reduction is executed on the CPU") would add each
+  server's 102 MB down and up one GPU's PCIe link (16 ms) and CPU sums of 99 MB to the 86 ms
+  of modelled network time, which the model runs GPU to NIC; the paper does not say whether its
+  Ethernet transport was TCP (host workspace) or ibverbs, and it would not touch He; (4) one process
   driving 8 GPUs (data_parallel_model: one DAG net, 4 worker threads per GPU): the only scaling
   figure found is NVIDIA's "7.7x on 8 GPUs at batch 64" for Caffe2, quoted second-hand in
   facebookarchive/caffe2 issue 1492 with no GPU named, about 11 ms a step if all fixed;
