@@ -93,9 +93,13 @@ How to read the table:
   server's 102 MB down and up one GPU's PCIe link (16 ms) and CPU sums of 99 MB to the 86 ms
   of modelled network time, which the model runs GPU to NIC; the paper does not say whether its
   Ethernet transport was TCP (host workspace) or ibverbs, and it would not touch He; (4) one process
-  driving 8 GPUs (data_parallel_model: one DAG net, 4 worker threads per GPU): the only scaling
-  figure found is NVIDIA's "7.7x on 8 GPUs at batch 64" for Caffe2, quoted second-hand in
-  facebookarchive/caffe2 issue 1492 with no GPU named, about 11 ms a step if all fixed;
+  driving 8 GPUs (data_parallel_model: one DAG net, 4 worker threads per GPU; each GPU op's
+  `Run` ends in `CUDAContext::FinishDeviceComputation`, a `cudaStreamSynchronize`, before its
+  thread starts the next, so host latency per op sits on the GPU's path: 59 ms over the about
+  600 ops a GPU runs per step would be ~100 us each, and nothing times that for 32 threads in
+  one process): the only scaling figure found is NVIDIA's "7.7x on 8 GPUs at batch 64" for
+  Caffe2, quoted second-hand in facebookarchive/caffe2 issue 1492 with no GPU named, about
+  11 ms a step if all fixed;
   (5) clocks: the P100 SXM2's 1,328 MHz base clock (U: not in numbers.md) under its 1,480 MHz
   boost would add 19 ms if a loaded 8-GPU server ran at base, but no source gives sustained
   clocks, and the single-GPU figures ran in the same DGX-1 chassis. Fitting the P100 or a
