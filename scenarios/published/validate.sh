@@ -66,8 +66,8 @@ How to read the table:
   server that no source accounts for.** Akiba et al. ran ChainerMN, whose multi-node optimizer
   (chainer/chainermn `chainermn/optimizers.py`, `_MultiNodeOptimizer.update`) runs the backward
   pass, then `allreduce_grad` on all the gradients packed in one buffer, then the update;
-  overlapping them ("double buffering") came with ChainerMN v1.2.0 in 2018 (chainer.org, 25 May
-  2018). The scenario says `collectives.overlap: false`: the 63 ms hierarchical allreduce is
+  overlapping them ("double buffering") and an fp16 allreduce came with ChainerMN v1.2.0 and
+  v1.3.0 in 2018 (chainer.org, 25 May 2018), after this November 2017 run. The scenario says `collectives.overlap: false`: the 63 ms hierarchical allreduce is
   exposed and the step goes from 0.195 to 0.252 s (0.766 -> 0.988). Goyal et al. state the
   opposite for Caffe2 (section 4: "the aggregation must be performed in parallel with backprop"),
   so Goyal (0.705, 8.6 ms exposed) and the He baseline (0.749) keep the overlap. Their gap is per
