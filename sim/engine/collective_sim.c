@@ -72,7 +72,8 @@ struct coll_group {
     coll_fluid *fluid; /* coll_fluid_applies: rounds of more than fluid_flows flows solved by components */
     long fluid_flows;
     worker_arg *args;
-    sg_actor_t *workers;
+    sg_actor_t *workers; /* started on the first round SimGrid runs (rounds solved by components need none) */
+    int spawned;
     sg_comm_t **comms; /* per worker, comm_cap[r] entries: grown by the controller, never by workers */
     size_t *comm_cap;
     pair_slot *pairs;
@@ -300,8 +301,9 @@ static void group_free(coll_group *g)
     free(g);
 }
 
-/* One worker actor per member on the host of platform rank ranks[i] (group
- * rank i = ranks[i]). From an actor; NULL when out of memory. */
+/* A group of members on the hosts of platform ranks ranks[i] (group rank i =
+ * ranks[i]), one worker actor each once group_spawn runs. From an actor;
+ * NULL when out of memory. */
 static coll_group *group_create(const platform *p, const int *ranks, int n, long serial)
 {
     coll_group *g = calloc(1, sizeof *g);
@@ -331,23 +333,33 @@ static coll_group *group_create(const platform *p, const int *ranks, int n, long
     }
     g->start = sg_barrier_init((unsigned)n + 1);
     g->end = sg_barrier_init((unsigned)n + 1);
-    char name[16];
     for (int i = 0; i < n; i++) {
-        sg_host_t h = sim_rank_host(ranks[i]);
-        g->hosts[i] = h;
-        g->speed_flops[i] = sg_host_get_speed(h);
+        g->hosts[i] = sim_rank_host(ranks[i]);
+        g->speed_flops[i] = sg_host_get_speed(g->hosts[i]);
         g->args[i] = (worker_arg){g, i};
-        snprintf(name, sizeof name, "%d", i);
-        g->workers[i] = sg_actor_init(name, h);
-        sg_actor_set_data(g->workers[i], &g->args[i]);
-        sg_actor_ref(g->workers[i]);
-        sg_actor_start(g->workers[i], worker, 0, NULL);
     }
     return g;
 }
 
+/* Starts the group's workers: 16,384 actors cost a second of stacks and
+ * context switches that a tree solved by components never uses. */
+static void group_spawn(coll_group *g)
+{
+    char name[16];
+    for (int i = 0; i < g->n; i++) {
+        snprintf(name, sizeof name, "%d", i);
+        g->workers[i] = sg_actor_init(name, g->hosts[i]);
+        sg_actor_set_data(g->workers[i], &g->args[i]);
+        sg_actor_ref(g->workers[i]);
+        sg_actor_start(g->workers[i], worker, 0, NULL);
+    }
+    g->spawned = 1;
+}
+
 static double run_rounds(coll_group *g, const step_round *rounds, long nrounds, long stride)
 {
+    if (!g->spawned)
+        group_spawn(g);
     double t0 = simgrid_get_clock();
     g->rounds = rounds;
     g->nrounds = nrounds;
@@ -621,8 +633,9 @@ static void group_destroy(coll_group *g)
     if (g->reps)
         group_destroy(g->reps);
     g->quit = 1;
-    sg_barrier_wait(g->start);
-    for (int i = 0; i < g->n; i++) {
+    if (g->spawned)
+        sg_barrier_wait(g->start);
+    for (int i = 0; g->spawned && i < g->n; i++) {
         sg_actor_join(g->workers[i], -1);
         sg_actor_unref(g->workers[i]);
     }
