@@ -174,6 +174,21 @@ static int fit_file(const char *path, json_t **doc, tt_error *err)
     return rc;
 }
 
+/* Fits points (the JSON of a points array's members) as the one group of
+ * the generic accelerator, fusing or not. */
+static json_t *fit_points(const char *points, int fusion)
+{
+    char text[4096], set[64];
+    snprintf(text, sizeof text, "{\"format\": \"ttasim-calibration\", \"version\": 1, \"groups\": [{\"devices\": "
+             "[\"generic-accelerator\"], \"fusion\": %s, \"points\": [%s]}]}", fusion ? "true" : "false", points);
+    tu_write_temp(text, set, sizeof set);
+    tt_error err = {0};
+    json_t *doc = NULL;
+    ck_assert_msg(fit_file(set, &doc, &err) == TT_OK, "%s", err.msg);
+    unlink(set);
+    return doc;
+}
+
 /* A device measured at one batch only, in a harness half as fast as the
  * model: its figure is fitted as the ratio to a device of an earlier group
  * measured in the same harness (the harness cancels), and what one batch
@@ -224,7 +239,7 @@ END_TEST
  * +6.3 % and -11.5 %), the near-worst-error fit about halfway (+9.1 %, -9.1 %). */
 START_TEST(fit_bounds_the_worst_error)
 {
-    char conv[64], set[1024], text[4096];
+    char conv[64], text[4096];
     snprintf(text, sizeof text, ONE_CLASS, "conv");
     tu_write_temp(text, conv, sizeof conv);
     double base = model_samples_per_s(conv, 8, 0), measured[] = {base, base, 1.2 * base};
@@ -235,18 +250,12 @@ START_TEST(fit_bounds_the_worst_error)
                  "\"train\", \"samples_per_s\": %.17g, \"source\": \"s\"}", i ? ", " : "", conv, measured[i]);
         strcat(points, one);
     }
-    snprintf(text, sizeof text, "{\"format\": \"ttasim-calibration\", \"version\": 1, \"groups\": [{\"devices\": "
-             "[\"generic-accelerator\"], \"fusion\": false, \"points\": [%s]}]}", points);
-    tu_write_temp(text, set, sizeof set);
-    tt_error err = {0};
-    json_t *doc = NULL;
-    ck_assert_msg(fit_file(set, &doc, &err) == TT_OK, "%s", err.msg);
+    json_t *doc = fit_points(points, 0);
     json_t *res = json_object_get(doc, "residuals");
     ck_assert_double_eq_tol(json_real_value(json_object_get(json_array_get(res, 0), "error")), 0.0906, 2e-3);
     ck_assert_double_eq_tol(json_real_value(json_object_get(json_array_get(res, 2), "error")), -0.0911, 2e-3);
     json_decref(doc);
     unlink(conv);
-    unlink(set);
 }
 END_TEST
 
@@ -285,7 +294,7 @@ static const char *CONV_NORM =
  * parameters, with (mark) or without each point's "fusion": false. */
 static json_t *fit_unfused_figures(const char *trace, const char *mark)
 {
-    char points[2048] = "", text[4096], set[64];
+    char points[2048] = "";
     const int batches[] = {1, 4, 16, 64};
     for (int b = 0; b < 4; b++) {
         char one[384];
@@ -294,14 +303,7 @@ static json_t *fit_unfused_figures(const char *trace, const char *mark)
                  batches[b], mark, model_on("generic-accelerator", TRUE_CONV, TRUE_HALF_WORK, 0, trace, batches[b], 0));
         strcat(points, one);
     }
-    snprintf(text, sizeof text, "{\"format\": \"ttasim-calibration\", \"version\": 1, \"groups\": [{\"devices\": "
-             "[\"generic-accelerator\"], \"fusion\": true, \"points\": [%s]}]}", points);
-    tu_write_temp(text, set, sizeof set);
-    tt_error err = {0};
-    json_t *doc = NULL;
-    ck_assert_msg(fit_file(set, &doc, &err) == TT_OK, "%s", err.msg);
-    unlink(set);
-    return doc;
+    return fit_points(points, 1);
 }
 
 /* A point measured with software that does not fuse (an older framework on
