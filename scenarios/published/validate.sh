@@ -62,25 +62,49 @@ How to read the table:
   infeed of its 4 chips are the same at every scale. No sourced mechanism gives 0.2 s, so these
   rows stay validation rows outside 10 %; the 64K/32K row at twice the per-chip batch (0.978)
   says the fitted GEMM efficiency may hold part of that per-step cost at 16 chips.
-- **Where the P100 rows fall short is one server, not the fabric, its host CPUs or one P100.**
-  At 32 images per GPU the He et al. baseline (8 P100 in one server, no inter-node network; 29 h
-  for 90 epochs, 0.232 s a step) is predicted at 0.749 of its total, as Goyal (0.255 s on 32
-  servers) and Akiba are at 0.70-0.77: scaling out adds 10 % to the published step and about
-  4 % to the predicted one (exposed allreduce under 9 ms of 0.17 s). The missing ~60 ms is per
-  node. These runs decode and augment JPEGs on the host for 8 GPUs, and the host input pipeline
-  is modelled (`workload.input`, `step.input_s`; platforms/README.md): at 249 images/s per core
-  from single-core decode and augmentation benchmarks, a server's 40 host cores prepare its 256
-  images in 26 ms, well under the GPUs' 0.17 s, so it does not bind. Nor is it the P100's own
-  step: the single-P100 figures of the era's software put ResNet-50 at 32 fp32 images at
-  0.16-0.18 s: MXNet with cuDNN 5.1, 181.5 images/s (0.176 s; its batch 1-32 sweep now
-  calibrates the P100 with the tf_cnn_benchmarks points, platforms/README.md), tf_cnn_benchmarks
-  195 images/s (0.164 s), and Goyal et al.'s own Caffe2 backprop of 32 images in ~120 ms (about
-  0.18 s with the forward pass). The model gives 0.171 s (186.8 images/s). The He baseline's
-  0.232 s is 138 images/s per GPU, 24 % under the slowest of those: what is missing is what one
-  8-GPU server running the real job adds to a single GPU's synthetic-data step, and no sourced
-  figure measures it (no single-P100 Chainer figure was found; a single-P100 Caffe2 ResNet-50
-  figure of 231 images/s circulates without its batch or precision). Fitting P100 to these rows
-  would make them calibration rows, so they stay validation rows and stay out of 25 %.
+- **P100 rows: Akiba's allreduce follows the backward pass; the Caffe2 rows miss ~55 ms in one
+  server that no source accounts for.** Akiba et al. ran ChainerMN, whose multi-node optimizer
+  (chainer/chainermn `chainermn/optimizers.py`, `_MultiNodeOptimizer.update`) runs the backward
+  pass, then `allreduce_grad` on all the gradients packed in one buffer, then the update;
+  overlapping them ("double buffering") and an fp16 allreduce came with ChainerMN v1.2.0 and
+  v1.3.0 in 2018 (chainer.org, 25 May 2018), after this November 2017 run. The scenario says `collectives.overlap: false`: the 63 ms hierarchical allreduce is
+  exposed and the step goes from 0.195 to 0.252 s (0.766 -> 0.988). Goyal et al. state the
+  opposite for Caffe2 (section 4: "the aggregation must be performed in parallel with backprop"),
+  so Goyal (0.705, 8.6 ms exposed) and the He baseline (0.749) keep the overlap. Their gap is per
+  server: the baseline is Goyal's own 8 GPUs in one server (section 5.1), 29 h for 90 epochs
+  (0.232 s a step), and section 5.5 confirms it is a steady-state step (one epoch in 30 s at
+  11,264, 0.264 s an iteration, 12 % over the baseline's: 0.235 s). One P100 is not it: the
+  era's single-GPU figures put 32 fp32 images at 0.16-0.18 s (MXNet/cuDNN 5.1 181.5 images/s,
+  tf_cnn_benchmarks 195, Goyal's backprop of 32 images in 120 ms, about 0.18 s with the
+  forward pass; the model: 0.171 s). Nor the host: 40 cores at 249 images/s per core prepare a
+  server's 256 images in 26 ms, overlapped. Checked and too small or unsourced, for 0.232 -
+  0.173 = 59 ms: (1) the update as Caffe2 runs it, a WeightedSum (weight decay) and a
+  MomentumSGDUpdate per parameter tensor, about 215 kernels and 0.92 GB against the trace's one
+  SGD pass of 0.31 GB: about +2 ms; (2) the input copy, 32 x 3 x 224 x 224 fp32 (19.3 MB) per
+  GPU, two GPUs per PCIe switch at 12.8 GB/s: 3.0 ms if the step waits for it (0.75 ms as
+  uint8); (3) the in-server allreduce: the modelled ring of 102 MB takes 22.9 ms, 2.2 ms of it
+  exposed, and even all exposed the He row would be 0.838; the 2017 data_parallel_model
+  (facebookarchive/caffe2) broadcasts each reduced gradient from GPU 0 with 7 Copy ops, 3 of
+  them to GPUs without an NVLink to it (about 24 ms through GPU 0's PCIe link), but section 4.1
+  says NCCL did phases (1) and (3) for buffers of 256 KB or more (the 119 smaller gradients,
+  1.2 MB, go through host copies and a CPU sum), and nothing times them; for Goyal alone,
+  Gloo's halving/doubling with a host workspace (facebookincubator/gloo
+  `cuda_allreduce_halving_doubling.cc`: "reduction is executed on the CPU") would add each
+  server's 102 MB down and up one GPU's PCIe link (16 ms) and CPU sums of 99 MB to the 86 ms
+  of modelled network time, which the model runs GPU to NIC; the paper does not say whether its
+  Ethernet transport was TCP (host workspace) or ibverbs, and it would not touch He; (4) one process
+  driving 8 GPUs (data_parallel_model: one DAG net, 4 worker threads per GPU; each GPU op's
+  `Run` ends in `CUDAContext::FinishDeviceComputation`, a `cudaStreamSynchronize`, before its
+  thread starts the next, so host latency per op sits on the GPU's path: 59 ms over the about
+  600 ops a GPU runs per step would be ~100 us each, and nothing times that for 32 threads in
+  one process): the only scaling figure found is NVIDIA's "7.7x on 8 GPUs at batch 64" for
+  Caffe2, quoted second-hand in facebookarchive/caffe2 issue 1492 with no GPU named, about
+  11 ms a step if all fixed;
+  (5) clocks: the P100 SXM2's 1,328 MHz base clock (U: not in numbers.md) under its 1,480 MHz
+  boost would add 19 ms if a loaded 8-GPU server ran at base, but no source gives sustained
+  clocks, and the single-GPU figures ran in the same DGX-1 chassis. Fitting the P100 or a
+  per-server term to these rows would make them calibration rows, so Goyal stays the worst
+  validation row, outside 25 %.
 - **The ABCI rows (Mikami, Yamazaki) and ABCI's fabric.** `platforms/abci-v100.json` has the
   EDR fabric as wired (news.mynavi.jp, ABCI's network: full bisection within a rack of 34 nodes,
   24 uplinks per rack to two CS7500 directors, "1/3 oversubscription"): 36-node groups at 3:1.
