@@ -112,7 +112,7 @@ How to read the table:
   (under 1e-6; a 4:1 taper on the DGX-1 fabric leaves the 200-GPU ViT step unchanged too).
   Yamazaki's published step is the abstract's steady-state training throughput (over 1.73 M
   images/s: 81,920 / 1.73e6 = 47.35 ms; total time over steps, 51.9 ms, includes evaluation and
-  start-up): 0.939. Mikami's is total time over derived steps (122 s / 2,086 = 58.5 ms, an upper
+  start-up): 0.937. Mikami's is total time over derived steps (122 s / 2,086 = 58.5 ms, an upper
   bound; the steps are U under the paper's batch-size control; 57 ms before, from the 2.0 min of
   the comparison tables): 0.873. Its predicted step is communication-bound: 21.6 ms of compute
   at 16 images per GPU, 43.1 ms of allreduce (5 buckets, each an 864-node ring of 1,726 steps at
@@ -122,7 +122,21 @@ How to read the table:
   the paper's grid shape, bucketing and gradient precision are not in the stored sources. For
   scale only: Yamazaki's run spent 9 % of its total outside the steady step (74.7 s against
   1,440 x 47.35 ms = 68.2 s); the same share would put Mikami's steady step near 53.4 ms (0.957),
-  but Mikami states no throughput, so the row keeps its upper bound.
+  but Mikami states no throughput, so the row keeps its upper bound. Searched again for issue 12:
+  the paper's text is still not among the stored sources (abstract pages only); secondary accounts
+  state only what is modelled: mixed precision with forward and backward in FP16 (InfoQ), the
+  torus as reduce-scatter across a row, all-reduce down the columns, all-gather across the row
+  (ictnews), small gradient packets combined (Synced, via neuck.com). Sony's release for the 224 s
+  run (ITmedia, 2018-11-13) says the batch size and the number of GPUs change as training goes,
+  2,176 GPUs at most, so the 122 s run's 2,086 steps at 3,456 GPUs stay U. Two leads would
+  lengthen the step but are not facts about the run: NNL's public ResNet example of the time
+  (nnabla-examples imagenet-classification/obsolete/model_resnet.py) runs batchnorm, ReLU and the
+  residual add as functions of their own (NCHW); replayed unfused (`--set workload.fusion=false`)
+  the step is 56.6 ms (0.967, compute 31.9 ms), but NNL has a fused batchnorm and the record's code
+  is not public. The single-V100 figures point the other way: the smallest-batch fp16 training
+  figures found (the NGC MXNet 18.11 example, batch 64-208, now in the calibration set) are 6-9 %
+  above the model and fall with the batch as it does, so single-GPU evidence would shorten
+  Mikami's compute at 16 images, not lengthen it.
 - **ViT-B/32 rows (V100 assumed) wait on the DGX-1 hosts.** With the same host pipeline (U: the
   talk does not say how it loads data), 8 V100 at 128 fp16 images each consume about 11,300
   images/s against the 40 host cores' 9,970: the 16-128-GPU steps become 0.103 s (160 images
@@ -135,7 +149,10 @@ How to read the table:
   with NCCL's choice), 25 nodes crossing the assumed 16-node leaf (a 4:1 taper above it moves
   nothing: the rings cross it twice) and the ring's length (2 x 24 steps). Nothing physical that
   a source states explains the 200-GPU row; the talk does not say that it ran on the same
-  machines as the 128-GPU row.
+  machines as the 128-GPU row. Searched for issue 12: HPC-AI Tech's ViT-B/32 LAMB material in the
+  stored sources (the "pre-training ViT-Base/32 in half an hour" post, whose stored opening names
+  no machine; Colossal-AI's example, 14.6 h on 4 A100 at 32K with gradient accumulation) gives
+  neither the talk's figures nor a 200-GPU machine; the row is left as it is.
 
 Regenerate with `make validation-table` (or `scenarios/published/validate.sh [TTASIM]`).
 

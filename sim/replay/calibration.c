@@ -31,6 +31,9 @@ typedef struct cal_point {
      * framework or data layout) cancels out. */
     char *versus_device;
     double versus_measured;
+    /* The measured software's fusion where it differs from its group's (-1:
+     * the group's): an older framework of the same silicon runs unfused. */
+    int fusion;
 } cal_point;
 
 typedef struct cal_group {
@@ -57,8 +60,8 @@ struct calibration {
 
 static int load_point(const jx_obj *g, size_t i, cal_point *pt)
 {
-    static const char *const keys[] = {"trace",  "precision", "batch", "pass", "samples_per_s",
-                                       "versus", "source",    "note",  NULL};
+    static const char *const keys[] = {"trace",  "precision", "batch", "pass",   "samples_per_s",
+                                       "versus", "source",    "note",  "fusion", NULL};
     static const char *const versus_keys[] = {"device", "samples_per_s", NULL};
     jx_obj p, v;
     const char *name = NULL, *source = NULL;
@@ -79,6 +82,9 @@ static int load_point(const jx_obj *g, size_t i, cal_point *pt)
             return rc;
         pt->versus_device = strdup(dev);
     }
+    pt->fusion = -1;
+    if (jx_has(&p, "fusion") && (rc = jx_bool(&p, "fusion", 1, &pt->fusion)))
+        return rc;
     pt->batch = (int)batch;
     pt->trace_name = strdup(name);
     if ((rc = scenario_resolve_path(&p, "trace", name, &path)))
@@ -210,7 +216,7 @@ static double predicted_samples_per_s(const group_fit *f, const cal_point *pt)
     device_model d = f->base[pt->dtype];
     d.dispatch_s = f->dispatch_s;
     d.half_work_flops = f->half_work_flops[pt->dtype];
-    d.fusion = f->g->fusion;
+    d.fusion = pt->fusion >= 0 ? pt->fusion : f->g->fusion;
     d.mem_bytes = HUGE_VAL; /* memory is not what a throughput figure measures */
     for (int c = 0; c < OPCLASS_COUNT; c++)
         if (f->fitted[pt->dtype][c])
@@ -465,6 +471,8 @@ static json_t *residual(const group_fit *f, size_t i)
     json_object_set_new(o, "pass", json_string(PASSES[pt->pass]));
     json_object_set_new(o, "precision", json_string(DTYPE_NAMES[pt->dtype]));
     json_object_set_new(o, "batch", json_integer(pt->batch));
+    if (pt->fusion >= 0)
+        json_object_set_new(o, "fusion", json_boolean(pt->fusion));
     json_object_set_new(o, "measured_samples_per_s", json_real(pt->measured));
     json_object_set_new(o, "predicted_samples_per_s", json_real(pred));
     double ratio = pred / pt->measured;
