@@ -48,6 +48,62 @@ static double crossbar_step_s(const platform *p, const int *ranks, const coll_fl
     return bw > 0 ? lat + most / bw : 0;
 }
 
+/* A pipelined tree's fill or drain runs free (collective_sim.c): each rank
+ * starts its next step when its own previous one ends, each flow when both
+ * its ranks are ready; with contention-free flows (and on a crossbar each
+ * rank's bytes through its link from its ready time) this bounds it from
+ * below. clock_s: ranks, load_bytes as crossbar_step_s's or NULL; *lf adds
+ * the flow hops simulated. */
+static double pipeline_stage_s(const platform *p, const int *ranks, const schedule *s, int st,
+                               double reduce_s_per_byte, xfer *xs, coll_flow *fl, double *clock_s,
+                               double *load_bytes, long *lf)
+{
+    const sched_stage *stg = &s->stages[st];
+    int n = s->ranks;
+    double lat, bw, hi = 0, *ready_s = clock_s + n, *red_bytes = clock_s + 2 * n;
+    if (load_bytes)
+        platform_path(p, ranks ? ranks[0] : 0, ranks ? ranks[1] : 1, &lat, &bw);
+    memset(clock_s, 0, sizeof *clock_s * (size_t)n);
+    for (int t = 0; t < stg->steps; t++) {
+        size_t nx = schedule_step(s, st, t, xs), nf = schedule_merge_flows(s, xs, nx, fl);
+        int max_hops = 0;
+        memcpy(ready_s, clock_s, sizeof *ready_s * (size_t)n);
+        memset(red_bytes, 0, sizeof *red_bytes * (size_t)n);
+        for (size_t k = 0; k < nx; k++)
+            if (xs[k].op == XFER_REDUCE)
+                red_bytes[xs[k].dst] += (double)xs[k].len * s->unit_bytes;
+        for (size_t k = 0; k < nf; k++) {
+            double fl_lat, fl_bw;
+            int h = platform_path(p, ranks ? ranks[fl[k].src] : fl[k].src, ranks ? ranks[fl[k].dst] : fl[k].dst,
+                                  &fl_lat, &fl_bw);
+            double end_s = fmax(ready_s[fl[k].src], ready_s[fl[k].dst]) + fl_lat + (fl_bw > 0 ? fl[k].bytes / fl_bw : 0);
+            max_hops = h > max_hops ? h : max_hops;
+            clock_s[fl[k].src] = fmax(clock_s[fl[k].src], end_s);
+            clock_s[fl[k].dst] = fmax(clock_s[fl[k].dst], end_s);
+            if (load_bytes) {
+                load_bytes[fl[k].src] += fl[k].bytes;
+                load_bytes[n + fl[k].dst] += fl[k].bytes;
+            }
+        }
+        for (size_t k = 0; load_bytes && k < nf; k++) /* each rank's link, from its own ready time */
+            for (int end = 0; end < 2; end++) {
+                int r = end ? fl[k].dst : fl[k].src;
+                double *load = &load_bytes[end ? n + r : r];
+                if (*load > 0 && bw > 0)
+                    clock_s[r] = fmax(clock_s[r], ready_s[r] + lat + *load / bw);
+                *load = 0;
+            }
+        for (int r = 0; r < n; r++) {
+            double red = red_bytes[r] * reduce_s_per_byte;
+            clock_s[r] = stg->streamed ? fmax(clock_s[r], ready_s[r] + red) : clock_s[r] + red;
+        }
+        *lf += (long)nf * max_hops;
+    }
+    for (int r = 0; r < n; r++)
+        hi = fmax(hi, clock_s[r]);
+    return hi;
+}
+
 double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, double reduce_s_per_byte,
                        long *sim_cost)
 {
@@ -56,13 +112,26 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
     xfer *xs = NULL;
     coll_flow *fl = NULL;
     double *reduce_bytes = calloc((size_t)s->ranks + 1, sizeof *reduce_bytes), total = 0;
-    double *load_bytes = classes ? calloc(2 * (size_t)s->ranks, sizeof *load_bytes) : NULL;
+    double *load_bytes = classes ? calloc(2 * (size_t)s->ranks, sizeof *load_bytes) : NULL, *clock_s = NULL;
     if (!reduce_bytes || (classes && !load_bytes)) {
         total = -1;
         goto done;
     }
     for (int st = 0; st < s->nstages; st++) {
         const sched_stage *stg = &s->stages[st];
+        if (stg->pipelined && !stg->identical) {
+            if (!xs) {
+                xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
+                fl = malloc(sizeof *fl * (s->max_step_xfers + 1));
+                clock_s = malloc(sizeof *clock_s * 3 * (size_t)s->ranks);
+                if (!xs || !fl || !clock_s) {
+                    total = -1;
+                    goto done;
+                }
+            }
+            total += pipeline_stage_s(p, ranks, s, st, reduce_s_per_byte, xs, fl, clock_s, load_bytes, &lf);
+            continue;
+        }
         step_pattern prev = STEP_GENERAL;
         double prev_bytes = -1;
         for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
@@ -84,7 +153,8 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
             if (!xs) { /* generated steps only: an all-pairs step of 4,096 ranks would take 0.7 GB */
                 xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
                 fl = malloc(sizeof *fl * (s->max_step_xfers + 1));
-                if (!xs || !fl) {
+                clock_s = malloc(sizeof *clock_s * 3 * (size_t)s->ranks);
+                if (!xs || !fl || !clock_s) {
                     total = -1;
                     goto done;
                 }
@@ -123,5 +193,6 @@ done:
     free(fl);
     free(reduce_bytes);
     free(load_bytes);
+    free(clock_s);
     return total;
 }

@@ -33,11 +33,13 @@ int coll_fluid_applies(const platform *p);
 coll_fluid *coll_fluid_create(const sg_host_t *hosts, int n);
 void coll_fluid_free(coll_fluid *s);
 
-/* One synchronous round: the flows (sorted by src) start together; rank r
- * then reduces reduce_bytes[r] at gamma seconds per byte (alongside its
- * transfers when streamed). finish_s[r] (n entries) receives when rank r is
- * done, from the round's start (0: idle). Returns -1 when out of memory. */
+/* One round: clock_s[r] (n entries) holds when rank r is ready (all 0: a
+ * synchronous round); each flow (sorted by src) starts when both its ranks
+ * are, the round's flows sharing links while they overlap; rank r then
+ * reduces reduce_bytes[r] at gamma seconds per byte (alongside its transfers,
+ * from its ready time, when streamed). clock_s[r] receives when rank r is
+ * done (its ready time when idle). Returns -1 when out of memory. */
 int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const double *reduce_bytes, double gamma,
-                     int streamed, double *finish_s);
+                     int streamed, double *clock_s);
 
 #endif

@@ -523,30 +523,94 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
     return run;
 }
 
-/* A round of more than g->fluid_flows flows or ranks, solved by components
- * (collective_fluid.h) while the workers sleep, `steps` times over (a
- * pipelined tree's steady state). Returns -1 when out of
- * memory. */
+/* Whether a round of w flows is solved by components (collective_fluid.h)
+ * while the workers sleep: more than g->fluid_flows flows, or a group of
+ * more ranks than that (waking every worker for a few flows costs more than
+ * their solve). A link count runs every flow in SimGrid. */
+static int round_fluid(const coll_group *g, long w)
+{
+    return g->fluid && !g->tally && g->fluid_flows >= 0 && (w > g->fluid_flows || g->n > g->fluid_flows);
+}
+
+/* A synchronous round solved by components, `steps` times over (a pipelined
+ * tree's steady state). Returns -1 when out of memory. */
 static int execute_fluid(coll_group *g, const step_round *rd, const coll_flow *flows, size_t nf, int steps)
 {
     int n = g->n;
-    double *finish_s = malloc(sizeof *finish_s * (size_t)n), hi = 0;
-    if (!finish_s || coll_fluid_round(g->fluid, flows, nf, rd->reduce_bytes, g->gamma, rd->streamed, finish_s)) {
-        free(finish_s);
+    double *clock_s = calloc((size_t)n, sizeof *clock_s), hi = 0;
+    if (!clock_s || coll_fluid_round(g->fluid, flows, nf, rd->reduce_bytes, g->gamma, rd->streamed, clock_s)) {
+        free(clock_s);
         return -1;
     }
     for (int r = 0; r < n; r++)
-        hi = fmax(hi, finish_s[r]);
-    free(finish_s);
+        hi = fmax(hi, clock_s[r]);
+    free(clock_s);
     sg_actor_sleep_for(hi * steps);
     return 0;
 }
 
+/* Stages [first, last) with every step of every rank materialized and the
+ * ranks unsynchronized: each starts its next step when its own transfers and
+ * reduction end. */
+static int execute_free(coll_group *g, const schedule *s, int first, int last, xfer *xs, coll_flow *scratch)
+{
+    long total = 0, k = 0, built = 0;
+    for (int st = first; st < last; st++)
+        total += s->stages[st].steps;
+    step_round *rounds = calloc((size_t)total + 1, sizeof *rounds);
+    int rc = rounds ? 0 : -1;
+    for (int st = first; rc == 0 && st < last; st++)
+        for (int t = 0; rc == 0 && t < s->stages[st].steps; t++, k++)
+            if ((rc = round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch)) == 0) {
+                built++;
+                rounds[k].streamed = s->stages[st].streamed;
+                rc = tally_round(g, scratch, rounds[k].send_off[g->n], 1);
+            }
+    if (rc == 0)
+        run_rounds(g, rounds, total, 1);
+    for (k = 0; k < built; k++)
+        round_free(&rounds[k]);
+    free(rounds);
+    return rc;
+}
+
+/* A pipelined tree's fill or drain as the pipeline runs it: a rank starts its
+ * next step when its own previous one ends, so the time follows the slowest
+ * path through the tree, not the slowest edge of every depth (a depth mixes
+ * NVLink and network edges). Solved by components with per-rank clocks when
+ * any round would be (the flows of one step share links while they overlap),
+ * else free-running in SimGrid. Returns -1 when out of memory. */
+static int execute_pipeline(coll_group *g, const schedule *s, int st, xfer *xs, coll_flow *scratch)
+{
+    const sched_stage *stg = &s->stages[st];
+    if (!round_fluid(g, (long)s->max_step_xfers))
+        return execute_free(g, s, st, st + 1, xs, scratch);
+    double *clock_s = calloc((size_t)g->n, sizeof *clock_s), hi = 0;
+    int rc = clock_s ? 0 : -1;
+    for (int t = 0; rc == 0 && t < stg->steps; t++) {
+        step_round rd;
+        long w = round_flows(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch);
+        rc = w < 0 ? -1 : coll_fluid_round(g->fluid, scratch, (size_t)w, rd.reduce_bytes, g->gamma, stg->streamed,
+                                           clock_s);
+        round_free(&rd);
+    }
+    for (int r = 0; rc == 0 && r < g->n; r++)
+        hi = fmax(hi, clock_s[r]);
+    free(clock_s);
+    if (rc == 0)
+        sg_actor_sleep_for(hi);
+    return rc;
+}
 
 static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
 {
     for (int st = 0; st < s->nstages; st++) {
         const sched_stage *stg = &s->stages[st];
+        if (stg->pipelined && !stg->identical) {
+            if (execute_pipeline(g, s, st, xs, scratch))
+                return -1;
+            continue;
+        }
         for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
             /* representatives do not put every flow on its links: a link count runs them all */
             int done = g->classes && !g->tally ? execute_classes(g, s, st, t) : 0;
@@ -563,13 +627,11 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
                 return -1;
             }
             rd.streamed = stg->streamed;
-            /* a group of more ranks than that: waking every worker for a few flows costs more than their solve */
-            /* A pipelined tree's steady state too, as synchronous rounds like its fill and drain: against
-             * SimGrid's free-running windows that moved NCCL's tree on 256 to 1,024 DGX A100 ranks by under
-             * 0.03 %. Other identical stages keep execute_identical: a ring on a fat tree of KNL nodes runs
-             * 1.8 % (64 ranks) to 6 % (256) slower free-running than in lockstep. */
-            if (rd.busy && g->fluid && !g->tally && g->fluid_flows >= 0 && (!stg->identical || stg->pipelined) &&
-                (w > g->fluid_flows || g->n > g->fluid_flows)) {
+            /* A pipelined tree's steady state too, as synchronous rounds: against SimGrid's free-running
+             * windows that moved NCCL's tree on 256 to 1,024 DGX A100 ranks by under 0.03 %. Other identical
+             * stages keep execute_identical: a ring on a fat tree of KNL nodes runs 1.8 % (64 ranks) to 6 %
+             * (256) slower free-running than in lockstep. */
+            if (rd.busy && (!stg->identical || stg->pipelined) && round_fluid(g, w)) {
                 int rc = execute_fluid(g, &rd, scratch, (size_t)w, stg->identical ? stg->steps : 1);
                 round_free(&rd);
                 if (rc)
@@ -592,22 +654,7 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
 /* Messages: every step of every rank materialized, ranks run unsynchronized. */
 static int execute_messages(coll_group *g, const schedule *s, xfer *xs, coll_flow *scratch)
 {
-    long total = schedule_steps(s), k = 0, built = 0;
-    step_round *rounds = calloc((size_t)total + 1, sizeof *rounds);
-    int rc = rounds ? 0 : -1;
-    for (int st = 0; rc == 0 && st < s->nstages; st++)
-        for (int t = 0; rc == 0 && t < s->stages[st].steps; t++, k++)
-            if ((rc = round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch)) == 0) {
-                built++;
-                rounds[k].streamed = s->stages[st].streamed;
-                rc = tally_round(g, scratch, rounds[k].send_off[g->n], 1);
-            }
-    if (rc == 0)
-        run_rounds(g, rounds, total, 1);
-    for (k = 0; k < built; k++)
-        round_free(&rounds[k]);
-    free(rounds);
-    return rc;
+    return execute_free(g, s, 0, s->nstages, xs, scratch);
 }
 
 /* From an actor: runs the schedule on the group (its ranks must equal the
