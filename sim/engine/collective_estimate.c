@@ -104,6 +104,16 @@ static double pipeline_stage_s(const platform *p, const int *ranks, const schedu
     return hi;
 }
 
+/* For generated steps only: an all-pairs step of 4,096 ranks would take
+ * 0.7 GB. -1 when out of memory (the caller frees what was allocated). */
+static int step_scratch(const schedule *s, xfer **xs, coll_flow **fl, double **clock_s)
+{
+    *xs = malloc(sizeof **xs * (s->max_step_xfers + 1));
+    *fl = malloc(sizeof **fl * (s->max_step_xfers + 1));
+    *clock_s = malloc(sizeof **clock_s * 3 * (size_t)s->ranks);
+    return *xs && *fl && *clock_s ? 0 : -1;
+}
+
 double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, double reduce_s_per_byte,
                        long *sim_cost)
 {
@@ -120,14 +130,9 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
     for (int st = 0; st < s->nstages; st++) {
         const sched_stage *stg = &s->stages[st];
         if (stg->pipelined && !stg->identical) {
-            if (!xs) {
-                xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
-                fl = malloc(sizeof *fl * (s->max_step_xfers + 1));
-                clock_s = malloc(sizeof *clock_s * 3 * (size_t)s->ranks);
-                if (!xs || !fl || !clock_s) {
-                    total = -1;
-                    goto done;
-                }
+            if (!xs && step_scratch(s, &xs, &fl, &clock_s)) {
+                total = -1;
+                goto done;
             }
             total += pipeline_stage_s(p, ranks, s, st, reduce_s_per_byte, xs, fl, clock_s, load_bytes, &lf);
             continue;
@@ -150,14 +155,9 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
                 prev_bytes = fb;
                 continue;
             }
-            if (!xs) { /* generated steps only: an all-pairs step of 4,096 ranks would take 0.7 GB */
-                xs = malloc(sizeof *xs * (s->max_step_xfers + 1));
-                fl = malloc(sizeof *fl * (s->max_step_xfers + 1));
-                clock_s = malloc(sizeof *clock_s * 3 * (size_t)s->ranks);
-                if (!xs || !fl || !clock_s) {
-                    total = -1;
-                    goto done;
-                }
+            if (!xs && step_scratch(s, &xs, &fl, &clock_s)) {
+                total = -1;
+                goto done;
             }
             size_t nx = schedule_step(s, st, t, xs), nf = schedule_merge_flows(s, xs, nx, fl);
             double comm = 0, red = 0;

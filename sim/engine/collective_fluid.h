@@ -35,7 +35,8 @@ void coll_fluid_free(coll_fluid *s);
 
 /* One round: clock_s[r] (n entries) holds when rank r is ready (all 0: a
  * synchronous round); each flow (sorted by src) starts when both its ranks
- * are, the round's flows sharing links while they overlap; rank r then
+ * are, the round's flows sharing links while they overlap (in a component of
+ * more than 256 flows, as if they all overlapped); rank r then
  * reduces reduce_bytes[r] at gamma seconds per byte (alongside its transfers,
  * from its ready time, when streamed). clock_s[r] receives when rank r is
  * done (its ready time when idle). Returns -1 when out of memory. */
