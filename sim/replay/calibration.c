@@ -387,6 +387,8 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
     if (own)
         add_param(f, &f->dispatch_s, DISPATCH_FLOOR_S, 1e-4, 1e-5);
     f->versus_predicted = calloc(g->n_points, sizeof *f->versus_predicted);
+    if (!f->versus_predicted)
+        return tt_error_set(err, TT_EINTERNAL, "%s: out of memory", cal->path);
     for (size_t i = 0; i < g->n_points; i++) {
         const cal_point *pt = &g->points[i];
         int dt = pt->dtype;
