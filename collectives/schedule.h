@@ -11,6 +11,7 @@
 #ifndef TT_SCHEDULE_H
 #define TT_SCHEDULE_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "common/error.h"
@@ -78,6 +79,14 @@ typedef struct sched_stage {
     int streamed; /* the receiver reduces slices as they arrive: the reduction overlaps the step's transfers */
     int pipelined; /* a pipelined tree's fill, steady state or drain */
 } sched_stage;
+
+/* When a rank's step ends that became ready at ready_s and whose transfers
+ * end at transfers_end_s: its reduction follows them, or overlaps them when
+ * the stage is streamed (the receiver reduces slices as they arrive). */
+static inline double sched_step_end_s(int streamed, double ready_s, double transfers_end_s, double reduce_s)
+{
+    return streamed ? fmax(transfers_end_s, ready_s + reduce_s) : transfers_end_s + reduce_s;
+}
 
 typedef struct schedule {
     coll_params params;

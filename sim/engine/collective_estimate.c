@@ -93,10 +93,8 @@ static double pipeline_stage_s(const platform *p, const int *ranks, const schedu
                     clock_s[r] = fmax(clock_s[r], ready_s[r] + lat + *load / bw);
                 *load = 0;
             }
-        for (int r = 0; r < n; r++) {
-            double red = red_bytes[r] * reduce_s_per_byte;
-            clock_s[r] = stg->streamed ? fmax(clock_s[r], ready_s[r] + red) : clock_s[r] + red;
-        }
+        for (int r = 0; r < n; r++)
+            clock_s[r] = sched_step_end_s(stg->streamed, ready_s[r], clock_s[r], red_bytes[r] * reduce_s_per_byte);
         *lf += (long)nf * max_hops;
     }
     for (int r = 0; r < n; r++)
@@ -181,7 +179,7 @@ double coll_estimate_s(const platform *p, const int *ranks, const schedule *s, d
             }
             if (classes)
                 comm = fmax(comm, crossbar_step_s(p, ranks, fl, nf, s->ranks, load_bytes));
-            total += (stg->streamed ? fmax(comm, red) : comm + red) * (stg->identical ? stg->steps : 1);
+            total += sched_step_end_s(stg->streamed, 0, comm, red) * (stg->identical ? stg->steps : 1);
             lf += (long)nf * max_hops;
             prev = STEP_GENERAL;
         }

@@ -178,7 +178,8 @@ static int cover_of(const coll_fluid *s, const int *r, size_t len, size_t i)
  * s->links, its length and its index in s->info. NULL when out of memory. */
 static const size_t *route_of(coll_fluid *s, int src, int dst)
 {
-    long h = map_find(&s->routes, (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1);
+    uint64_t key = (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1;
+    long h = map_find(&s->routes, key);
     if (h < 0)
         return NULL;
     if (s->routes.key[h])
@@ -215,7 +216,7 @@ static const size_t *route_of(coll_fluid *s, int src, int dst)
         cap_Bps = fmin(cap_Bps, s->cap_Bps[r[i]]);
     }
     s->info[s->nroutes] = (struct route_info){lat_s, cap_Bps};
-    s->routes.key[h] = (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1;
+    s->routes.key[h] = key;
     s->routes.val[h][0] = s->links_len;
     s->routes.val[h][1] = len;
     s->routes.val[h][2] = s->nroutes++;
@@ -623,9 +624,7 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         clock_s[flows[k].src] = fmax(clock_s[flows[k].src], done[k]);
         clock_s[flows[k].dst] = fmax(clock_s[flows[k].dst], done[k]);
     }
-    for (int r = 0; r < n; r++) {
-        double red = reduce_bytes[r] * gamma;
-        clock_s[r] = streamed ? fmax(clock_s[r], ready_s[r] + red) : clock_s[r] + red;
-    }
+    for (int r = 0; r < n; r++)
+        clock_s[r] = sched_step_end_s(streamed, ready_s[r], clock_s[r], reduce_bytes[r] * gamma);
     return 0;
 }

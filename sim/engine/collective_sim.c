@@ -532,20 +532,26 @@ static int round_fluid(const coll_group *g, long w)
     return g->fluid && !g->tally && g->fluid_flows >= 0 && (w > g->fluid_flows || g->n > g->fluid_flows);
 }
 
+/* Sleeps until the last rank's clock, `times` over, and frees the clocks. */
+static void sleep_past_clocks(const coll_group *g, double *clock_s, int times)
+{
+    double hi = 0;
+    for (int r = 0; r < g->n; r++)
+        hi = fmax(hi, clock_s[r]);
+    free(clock_s);
+    sg_actor_sleep_for(hi * times);
+}
+
 /* A synchronous round solved by components, `steps` times over (a pipelined
  * tree's steady state). Returns -1 when out of memory. */
 static int execute_fluid(coll_group *g, const step_round *rd, const coll_flow *flows, size_t nf, int steps)
 {
-    int n = g->n;
-    double *clock_s = calloc((size_t)n, sizeof *clock_s), hi = 0;
+    double *clock_s = calloc((size_t)g->n, sizeof *clock_s);
     if (!clock_s || coll_fluid_round(g->fluid, flows, nf, rd->reduce_bytes, g->gamma, rd->streamed, clock_s)) {
         free(clock_s);
         return -1;
     }
-    for (int r = 0; r < n; r++)
-        hi = fmax(hi, clock_s[r]);
-    free(clock_s);
-    sg_actor_sleep_for(hi * steps);
+    sleep_past_clocks(g, clock_s, steps);
     return 0;
 }
 
@@ -585,7 +591,7 @@ static int execute_pipeline(coll_group *g, const schedule *s, int st, xfer *xs, 
     const sched_stage *stg = &s->stages[st];
     if (!round_fluid(g, (long)s->max_step_xfers))
         return execute_free(g, s, st, st + 1, xs, scratch);
-    double *clock_s = calloc((size_t)g->n, sizeof *clock_s), hi = 0;
+    double *clock_s = calloc((size_t)g->n, sizeof *clock_s);
     int rc = clock_s ? 0 : -1;
     for (int t = 0; rc == 0 && t < stg->steps; t++) {
         step_round rd;
@@ -594,11 +600,10 @@ static int execute_pipeline(coll_group *g, const schedule *s, int st, xfer *xs, 
                                            clock_s);
         round_free(&rd);
     }
-    for (int r = 0; rc == 0 && r < g->n; r++)
-        hi = fmax(hi, clock_s[r]);
-    free(clock_s);
-    if (rc == 0)
-        sg_actor_sleep_for(hi);
+    if (rc)
+        free(clock_s);
+    else
+        sleep_past_clocks(g, clock_s, 1);
     return rc;
 }
 
