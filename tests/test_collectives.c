@@ -738,8 +738,8 @@ END_TEST
  * component: the trees on DGX A100 within 1e-6 where every stage is filling
  * or draining (the small bucket); the large bucket's steady state runs as
  * synchronous rounds where SimGrid runs free windows: within 5e-4 (measured
- * 1.2e-4); the fat tree's within 5e-3 (measured 3.8e-3, of which 2e-4
- * before the steady state ran synchronously, its cause not yet found).
+ * 1.2e-4); the fat tree's within 1.2e-2 (measured 1.02e-2 since its fill
+ * and drain run free: see the assertion).
  * Oversubscribed fat trees and tori refuse it. */
 START_TEST(fluid_rounds_match_simgrid)
 {
