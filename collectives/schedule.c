@@ -20,16 +20,6 @@ const char *coll_staging_name(coll_staging staging)
     return staging >= 0 && staging < STAGING_COUNT ? STAGING_NAMES[staging] : "?";
 }
 
-int coll_staging_parse(const char *word, coll_staging *out)
-{
-    for (int i = 0; i < STAGING_COUNT; i++)
-        if (strcmp(word, STAGING_NAMES[i]) == 0) {
-            *out = (coll_staging)i;
-            return 0;
-        }
-    return -1;
-}
-
 const char *coll_op_name(coll_op op)
 {
     return op >= 0 && op < OP_COUNT ? OP_NAMES[op] : "?";

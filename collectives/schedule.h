@@ -153,7 +153,6 @@ step_pattern schedule_step_pattern(const schedule *s, int stage, int step, doubl
 /* Names: "allreduce", "ring", ... Parse returns -1 for an unknown word. */
 const char *coll_op_name(coll_op op);
 const char *coll_staging_name(coll_staging staging);
-int coll_staging_parse(const char *word, coll_staging *out);
 const char *coll_algo_name(coll_algo a);
 int coll_op_parse(const char *word, coll_op *out);
 int coll_algo_parse(const char *word, coll_algo *out);

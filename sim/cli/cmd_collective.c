@@ -143,9 +143,8 @@ static int parse_args(int argc, char **argv, collective_args *a)
         {"links", required_argument, NULL, O_LINKS}, {"inter", required_argument, NULL, O_INTER},
         {"staging", required_argument, NULL, O_STAGING}, {NULL, 0, NULL, 0}};
     const char *op_names[OP_COUNT + 1], *algo_names[ALGO_COUNT + 1], *nets[] = {"ideal", "calibrated", NULL};
-    const char *inters[] = {"ring", "rhd", NULL}, *stagings[STAGING_COUNT + 1] = {NULL};
-    for (int i = 0; i < STAGING_COUNT; i++)
-        stagings[i] = coll_staging_name((coll_staging)i);
+    const char *inters[] = {coll_algo_name(ALGO_RING), coll_algo_name(ALGO_RHD), NULL};
+    const char *stagings[] = {coll_staging_name(STAGING_DEVICE), coll_staging_name(STAGING_HOST), NULL};
     for (int i = 0; i < OP_COUNT; i++)
         op_names[i] = coll_op_name((coll_op)i);
     op_names[OP_COUNT] = NULL;
@@ -191,7 +190,7 @@ static int parse_args(int argc, char **argv, collective_args *a)
             a->params.inter = v ? ALGO_RHD : ALGO_RING;
             break;
         case O_STAGING:
-            rc = parse_word(optarg, "--staging", stagings, STAGING_COUNT, &v);
+            rc = parse_word(optarg, "--staging", stagings, 2, &v);
             a->params.staging = (coll_staging)v;
             break;
         case O_LINKS:

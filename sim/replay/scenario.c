@@ -491,8 +491,8 @@ static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_a
  * once it is loaded. */
 static int load_hier_options(const jx_obj *c, scenario *s)
 {
-    static const char *const inters[] = {"ring", "rhd", NULL};
-    static const char *const stagings[] = {"device", "host", NULL};
+    const char *const inters[] = {coll_algo_name(ALGO_RING), coll_algo_name(ALGO_RHD), NULL};
+    const char *const stagings[] = {coll_staging_name(STAGING_DEVICE), coll_staging_name(STAGING_HOST), NULL};
     int inter = 0, staging = 0, rc;
     if ((rc = jx_enum(c, "inter_node", 0, inters, &inter)) || (rc = jx_enum(c, "staging", 0, stagings, &staging)))
         return rc;
