@@ -34,7 +34,7 @@ typedef struct step_round {
     int busy;             /* any flow or reduction at all */
     int streamed;         /* the reduction runs alongside the transfers (sched_stage.streamed) */
     int on_host;          /* the ranks work in host memory: reductions on a CPU thread (sched_stage.on_host) */
-    int staging;          /* +1 / -1: each rank moves stage_bytes[r] down to its socket / back up (sched_stage.staging) */
+    int staging;          /* +1 / -1: rank r moves stage_bytes[r] down to its socket / back (sched_stage.staging) */
     double *stage_bytes;  /* ranks, when staging */
     const coll_flow *flows; /* the round's flows (send order) while it executes, or NULL */
 } step_round;
@@ -585,7 +585,8 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
  * their solve). A link count runs every flow in SimGrid. */
 static int round_fluid(const coll_group *g, long w)
 {
-    return g->fluid && !g->tally && !g->staged && g->fluid_flows >= 0 && (w > g->fluid_flows || g->n > g->fluid_flows);
+    return g->fluid && !g->tally && !g->staged && g->fluid_flows >= 0 &&
+           (w > g->fluid_flows || g->n > g->fluid_flows);
 }
 
 /* Sleeps until the last rank's clock, `times` over, and frees the clocks. */

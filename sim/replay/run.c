@@ -178,9 +178,9 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
             const coll_result *o = &out[req_hi[op]];
             const coll_params *asked = &req[req_hi[op]].params;
             int rhd = asked->inter == ALGO_RHD, host = asked->staging == STAGING_HOST;
-            snprintf(dst, sizeof res->allreduce, "%s%s%s%s%s%s%s", coll_algo_name(o->algo), o->nccl[0] ? " (nccl " : "",
-                     o->nccl, o->nccl[0] ? ")" : "", rhd || host ? " (" : "", rhd ? (host ? "rhd, " : "rhd") : "",
-                     host ? "host-staged)" : rhd ? ")" : "");
+            const char *hier = rhd && host ? " (rhd, host-staged)" : rhd ? " (rhd)" : host ? " (host-staged)" : "";
+            snprintf(dst, sizeof res->allreduce, "%s%s%s%s%s", coll_algo_name(o->algo), o->nccl[0] ? " (nccl " : "",
+                     o->nccl, o->nccl[0] ? ")" : "", hier);
         }
     return rc;
 }
