@@ -58,9 +58,9 @@ START_TEST(staged_schedules_sum)
 }
 END_TEST
 
-static double staged_time_s(const platform *p, coll_staging staging, int messages)
+static double staged_time_s(const platform *p, coll_algo inter, double bytes, coll_staging staging, int messages)
 {
-    coll_params asked = {.op = OP_ALLREDUCE, .algo = ALGO_HIER, .bytes = 16e6, .inter = ALGO_RHD, .staging = staging};
+    coll_params asked = {.op = OP_ALLREDUCE, .algo = ALGO_HIER, .bytes = bytes, .inter = inter, .staging = staging};
     coll_request rq = coll_request_build(p, &asked);
     rq.messages = messages;
     coll_result res;
@@ -85,31 +85,61 @@ static double staged_time_s(const platform *p, coll_staging staging, int message
  *   total                                            = 7686.111 us
  *   host staging adds the copy down, GPU 0 -> cpu0 over two PCIe links
  *   (16e9 B/s, 0.5 us each): 16e6/16e9 + 1 us = 1001 us, the copy up (1001 us),
- *   and sums the halving's 8e6 bytes on one CPU thread, 3 x 8e6/19.9e9 =
- *   1206.030 us instead of 44.444 us; cpu0 reaches the NIC through the same
- *   PCIe switch, so the network steps are unchanged:
- *     7686.111 + 2 x 1001 + 1206.030 - 44.444        = 10849.697 us */
+ *   sums the halving's 8e6 bytes on one CPU thread, 3 x 8e6/19.9e9 =
+ *   1206.030 us instead of 44.444 us, and the kernel TCP stack's 16.6 us
+ *   (xeon-e5-generic tcp_message_s) at each of the two network steps; cpu0
+ *   reaches the NIC through the same PCIe switch, so the wire is unchanged:
+ *     7686.111 + 2 x 1001 + 1206.030 - 44.444 + 2 x 16.6 = 10882.897 us */
 START_TEST(staged_timeline_two_servers)
 {
     platform_options opt = {.nodes = 2};
     tt_error err = {0};
     platform *p = platform_load("big-basin-p100", &opt, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
-    const double S = 16e6, gpu_sum = 3 / (720e9 * 0.75), cpu_sum = 3 / 19.9e9, us = 1e-6;
+    const double S = 16e6, gpu_sum = 3 / (720e9 * 0.75), cpu_sum = 3 / 19.9e9, us = 1e-6, tcp_s = 16.6 * us;
     double tree_s = 3 * (S / 20e9 + 0.5 * us + S * gpu_sum) + 3 * (S / 20e9 + 0.5 * us);
     double device_s = tree_s + (S / 2 / 6.25e9 + 6 * us + S / 2 * gpu_sum) + (S / 2 / 6.25e9 + 6 * us);
     double copy_s = S / 16e9 + 1 * us;
-    double host_s = device_s + 2 * copy_s + S / 2 * (cpu_sum - gpu_sum);
-    double dev = staged_time_s(p, STAGING_DEVICE, 0), host = staged_time_s(p, STAGING_HOST, 0);
+    double host_s = device_s + 2 * copy_s + S / 2 * (cpu_sum - gpu_sum) + 2 * tcp_s;
+    double dev = staged_time_s(p, ALGO_RHD, S, STAGING_DEVICE, 0);
+    double host = staged_time_s(p, ALGO_RHD, S, STAGING_HOST, 0);
     ck_assert_msg(fabs(dev / device_s - 1) < 1e-6, "device staging: %.3f us, by hand %.3f us", dev / us,
                   device_s / us);
     ck_assert_msg(fabs(host / host_s - 1) < 1e-6, "host staging: %.3f us, by hand %.3f us", host / us, host_s / us);
-    /* slower by the copies and the CPU sums, 3163.586 us */
-    ck_assert_msg(fabs((host - dev) - (2 * copy_s + S / 2 * (cpu_sum - gpu_sum))) < 1e-9, "host - device: %.3f us",
-                  (host - dev) / us);
+    /* slower by the copies, the CPU sums and the TCP stacks, 3196.786 us */
+    ck_assert_msg(fabs((host - dev) - (2 * copy_s + S / 2 * (cpu_sum - gpu_sum) + 2 * tcp_s)) < 1e-9,
+                  "host - device: %.3f us", (host - dev) / us);
     /* the message-level executor moves the workers the same way */
-    double msg = staged_time_s(p, STAGING_HOST, 1);
+    double msg = staged_time_s(p, ALGO_RHD, S, STAGING_HOST, 1);
     ck_assert_msg(fabs(msg / host_s - 1) < 1e-6, "messages: %.3f us, by hand %.3f us", msg / us, host_s / us);
+    platform_free(p);
+}
+END_TEST
+
+/* Four Big Basin servers, ideal network, a small buffer (S = 4000 bytes):
+ * staged, each network step pays the kernel TCP stack's 16.6 us once, 2(p-1)
+ * = 6 steps for the ring and 2 log2 p = 4 for halving/doubling (Goyal et al.
+ * 2017 section 4.1), on top of the copies, 2 x (S/16e9 + 1 us), and the
+ * halving's CPU sums of S/2 + S/4 (the ring's 3 x S/4) bytes. */
+START_TEST(staged_steps_pay_tcp)
+{
+    platform_options opt = {.nodes = 4};
+    tt_error err = {0};
+    platform *p = platform_load("big-basin-p100", &opt, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    const double S = 4000, us = 1e-6, tcp_s = 16.6 * us;
+    const double fixed_s = 2 * (S / 16e9 + 1 * us) + 0.75 * S * (3 / 19.9e9 - 3 / (720e9 * 0.75));
+    static const struct {
+        coll_algo inter;
+        int steps;
+    } CASES[] = {{ALGO_RING, 6}, {ALGO_RHD, 4}};
+    for (size_t k = 0; k < 2; k++) {
+        double dev = staged_time_s(p, CASES[k].inter, S, STAGING_DEVICE, 0);
+        double host = staged_time_s(p, CASES[k].inter, S, STAGING_HOST, 0);
+        double want = CASES[k].steps * tcp_s + fixed_s;
+        ck_assert_msg(fabs((host - dev) / want - 1) < 1e-6, "%s: host - device %.4f us, by hand %.4f us",
+                      coll_algo_name(CASES[k].inter), (host - dev) / us, want / us);
+    }
     platform_free(p);
 }
 END_TEST
@@ -205,6 +235,7 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, staged_schedules_sum);
     tcase_add_test(t, staged_timeline_two_servers);
+    tcase_add_test(t, staged_steps_pay_tcp);
     tcase_add_test(t, collective_refuses);
     tcase_add_test(t, scenario_refuses);
     tcase_add_test(t, scenario_runs_staged);

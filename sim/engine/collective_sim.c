@@ -67,11 +67,12 @@ struct coll_group {
     sg_host_t *hosts;   /* of each member */
     link_tally *tally;  /* when counting link bytes: the flows of the timed run */
     double *speed_flops;
-    /* host staging (coll_params.staging): each member's accelerator and CPU socket hosts and that
-     * socket's seconds to sum a byte on one thread; hosts[r] follows the worker while it is staged */
+    /* host staging (coll_params.staging): each member's accelerator and CPU socket hosts, that
+     * socket's seconds to sum a byte on one thread and its TCP stack's seconds a message;
+     * hosts[r] follows the worker while it is staged */
     int staged;
     sg_host_t *dev_host, *cpu_host;
-    double *host_gamma;
+    double *host_gamma, *host_message_s;
     double *finish_s; /* each worker's last step end */
     int sync_only;    /* rounds without free-running windows (auto's screening) */
     int classes;      /* a symmetric crossbar: steps by classes of identical flows (execute_classes) */
@@ -306,6 +307,8 @@ static void worker_step(coll_group *g, const step_round *rd, int r)
     sg_exec_t reduce = rd->streamed && flops > 0 ? sg_actor_exec_init(flops) : NULL;
     if (reduce)
         sg_exec_start(reduce);
+    if (rd->on_host && nc) /* from host memory, each step's messages cross the kernel TCP stacks of both ends */
+        sg_actor_sleep_for(g->host_message_s[r]);
     for (size_t i = s0; i < s1; i++)
         comms[k++] = sg_mailbox_put_async(rd->mailbox[i], &token, (long)llround(rd->send_bytes[i]));
     for (size_t i = q0; i < q1; i++)
@@ -353,6 +356,7 @@ static void group_free(coll_group *g)
     free(g->dev_host);
     free(g->cpu_host);
     free(g->host_gamma);
+    free(g->host_message_s);
     coll_fluid_free(g->fluid);
     free(g);
 }
@@ -795,15 +799,18 @@ static int group_stage_setup(coll_group *g)
     g->dev_host = malloc(sizeof *g->dev_host * (size_t)g->n);
     g->cpu_host = malloc(sizeof *g->cpu_host * (size_t)g->n);
     g->host_gamma = malloc(sizeof *g->host_gamma * (size_t)g->n);
-    for (int r = 0; g->dev_host && g->cpu_host && g->host_gamma && r < g->n; r++) {
+    g->host_message_s = malloc(sizeof *g->host_message_s * (size_t)g->n);
+    int ok = g->dev_host && g->cpu_host && g->host_gamma && g->host_message_s;
+    for (int r = 0; ok && r < g->n; r++) {
         char host[64];
         tt_error err = {0};
-        if (coll_staging_socket(g->p, g->ranks[r], host, sizeof host, &g->host_gamma[r], &err) ||
+        if (coll_staging_socket(g->p, g->ranks[r], host, sizeof host, &g->host_gamma[r], &g->host_message_s[r],
+                                &err) ||
             !(g->cpu_host[r] = sg_host_by_name(host)))
             return -1;
         g->dev_host[r] = g->hosts[r];
     }
-    return g->dev_host && g->cpu_host && g->host_gamma ? 0 : -1;
+    return ok ? 0 : -1;
 }
 
 /* The request's algorithm, or auto's choice: candidates whose bound can
