@@ -22,6 +22,7 @@ dist_traces_DATA = \
 	scenarios/traces/dlrm-dcnv2.json \
 	scenarios/traces/resnet50.json \
 	scenarios/traces/resnet50-lars.json \
+	scenarios/traces/resnet50-per-param.json \
 	scenarios/traces/vit-b32.json
 
 publisheddir = $(pkgdatadir)/scenarios/published

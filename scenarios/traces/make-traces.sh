@@ -1,7 +1,8 @@
 #!/bin/sh
 # Writes every committed workload trace into OUTDIR: one real step of the
 # trainer each, with the optimizer the scenarios that use it train with
-# (resnet50-lars for the LARS records, LAMB for BERT and ViT).
+# (resnet50-lars for the LARS records, LAMB for BERT and ViT); resnet50-per-param
+# has one gradient bucket per parameter tensor, as Caffe2 allreduces them (Goyal 2017).
 # Usage: scenarios/traces/make-traces.sh TTASIM OUTDIR
 #   make traces (OUTDIR = scenarios/traces); tests/test_traces.sh (a temporary
 #   OUTDIR, compared with the committed files).
@@ -11,6 +12,7 @@ out=$2
 [ -x "$ttasim" ] && [ -d "$out" ] || { echo "usage: $0 TTASIM OUTDIR" >&2; exit 2; }
 "$ttasim" trace --model resnet50 --micro-batch 32 --out "$out/resnet50.json"
 "$ttasim" trace --model resnet50 --micro-batch 32 --optimizer lars --out "$out/resnet50-lars.json"
+"$ttasim" trace --model resnet50 --micro-batch 32 --bucket-bytes 1 --out "$out/resnet50-per-param.json"
 "$ttasim" trace --model bert-large --seq-len 128 --dropout 0.1 --micro-batch 8 --run-batch 2 --optimizer lamb \
 	--out "$out/bert-large.json"
 "$ttasim" trace --model bert-large --seq-len 512 --dropout 0.1 --micro-batch 8 --run-batch 1 --optimizer lamb \
