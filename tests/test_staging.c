@@ -194,6 +194,8 @@ START_TEST(scenario_refuses)
                      "$.collectives.staging: \"host\" is an option of the hier allreduce");
     scenario_refused("star", 4, "{\"allreduce\": \"hier\", \"staging\": \"host\"}",
                      "$.collectives.staging: host staging needs CPU sockets");
+    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"hier\", \"concurrent_ops\": 0}",
+                     "$.collectives.concurrent_ops");
 }
 END_TEST
 
@@ -228,6 +230,40 @@ START_TEST(scenario_runs_staged)
 }
 END_TEST
 
+/* The staged run's step with its collectives one at a time and two at once:
+ * the same collectives (comm_s), and the second overlaps the first's
+ * latencies, so less of them is exposed and the step is shorter by exactly
+ * that much. */
+START_TEST(scenario_concurrent_ops)
+{
+    double comm_s[2], exposed_s[2], time_s[2];
+    for (int k = 0; k < 2; k++) {
+        char text[1024], path[64], args[256], out[1 << 16];
+        snprintf(text, sizeof text,
+                 "{\"version\": 1, \"name\": \"staging\", \"platform\": {\"name\": \"big-basin-p100\", \"nodes\": 2},\n"
+                 " \"workload\": {\"trace\": \"" TRACE "\", \"micro_batch\": 8},\n"
+                 " \"collectives\": {\"allreduce\": \"hier\", \"inter_node\": \"rhd\", \"staging\": \"host\",\n"
+                 "                 \"concurrent_ops\": %d},\n"
+                 " \"convergence\": {\"steps\": 1}}\n",
+                 k + 1);
+        tu_write_temp(text, path, sizeof path);
+        snprintf(args, sizeof args, "run --json %s", path);
+        json_t *run = tu_run_ttasim_json(args, 0, out, sizeof out);
+        unlink(path);
+        json_t *step = json_object_get(run, "step");
+        comm_s[k] = json_real_value(json_object_get(step, "comm_s"));
+        exposed_s[k] = json_real_value(json_object_get(step, "exposed_comm_s"));
+        time_s[k] = json_real_value(json_object_get(step, "time_s"));
+        json_decref(run);
+    }
+    ck_assert_msg(fabs(comm_s[1] / comm_s[0] - 1) < 1e-12, "comm %.9g s vs %.9g s", comm_s[1], comm_s[0]);
+    ck_assert_msg(exposed_s[1] < exposed_s[0] - 1e-6, "exposed %.9g s with 2 at once, %.9g s one at a time",
+                  exposed_s[1], exposed_s[0]);
+    ck_assert_msg(fabs((time_s[0] - time_s[1]) - (exposed_s[0] - exposed_s[1])) < 1e-12, "step %.9g -> %.9g s",
+                  time_s[0], time_s[1]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("staging");
@@ -239,6 +275,7 @@ int main(void)
     tcase_add_test(t, collective_refuses);
     tcase_add_test(t, scenario_refuses);
     tcase_add_test(t, scenario_runs_staged);
+    tcase_add_test(t, scenario_concurrent_ops);
     suite_add_tcase(s, t);
     return tu_run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

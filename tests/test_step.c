@@ -157,6 +157,49 @@ START_TEST(timeline_overlap)
 }
 END_TEST
 
+/* The timeline_overlap step with two concurrent contexts (Caffe2's common
+ * worlds): bucket 0 (0.5 s, of which its bytes hold the links 0.3 s) runs
+ * 0.952-1.452 on context 0, its bytes on the links until 1.252; bucket 1
+ * (0.1 s, bytes 0.05 s) is ready at 1.352 and no longer waits for bucket 0:
+ * context 1, bytes 1.352-1.402, ends at max(1.352 + 0.1, 1.402) = 1.452.
+ * The step waits for both: 0.1 exposed, 1.352 + 0.1 + 0.004 = 1.456 s. */
+START_TEST(timeline_concurrent)
+{
+    workload t;
+    load_tiny("", &t);
+    step_options o = opts(8);
+    double coll_s[] = {0.5, 0.1, 0}, wire_s[] = {0.3, 0.05, 0};
+    step_result r;
+    tt_error err = {0};
+    o.coll_wire_s = wire_s;
+    o.concurrent_ops = 2;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.comm_s, 0.6, 1e-12);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.1, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 1.456, 1e-12);
+    /* All bytes, no latency to overlap (no split given): bucket 1's bytes
+     * queue behind bucket 0's until 1.452 and end at 1.552, as on one stream. */
+    o.coll_wire_s = NULL;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.2, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 1.556, 1e-12);
+    /* Bucket 0 all bytes (links busy until 1.452), bucket 1's 0.05 s of bytes
+     * behind them: 1.452-1.502, 0.15 exposed. */
+    double late_s[] = {0.5, 0.05, 0};
+    o.coll_wire_s = late_s;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.15, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 1.352 + 0.15 + 0.004, 1e-12);
+    /* One context is one stream whatever the split: timeline_overlap's 1.556 s. */
+    o.concurrent_ops = 1;
+    o.coll_wire_s = wire_s;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.2, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 1.556, 1e-12);
+    workload_free(&t);
+}
+END_TEST
+
 /* Micro-batch 16 doubles FLOPs and activation traffic but not weight reads;
  * fp16 halves every byte; accumulation repeats the compute, reduces once. */
 START_TEST(scaling_and_accumulation)
@@ -440,6 +483,7 @@ static Suite *suite(void)
     t = tcase_create("timeline");
     tcase_add_test(t, kernel_roofline);
     tcase_add_test(t, timeline_overlap);
+    tcase_add_test(t, timeline_concurrent);
     tcase_add_test(t, scaling_and_accumulation);
     tcase_add_test(t, memory_does_not_fit);
     tcase_add_test(t, alltoall_and_host_embeddings);

@@ -107,19 +107,21 @@ static int upi_traffic(const platform *p, const step_coll *c, size_t n, const co
  * size (each round costs latency plus bytes over its bandwidth share, and
  * the reductions are linear), so per operation only the smallest and largest
  * sizes are simulated and the other buckets interpolated between them: two
- * SimGrid runs per operation however many bucket sizes the trace has. */
+ * SimGrid runs per operation however many bucket sizes the trace has. The
+ * slope's part of a time is what its bytes hold the links (wire_s, for
+ * concurrent collectives); with one size there is no split: all of it. */
 /* links (not NULL): the step's link loads, collective i counted per_step[i]
  * times, each scaled from its operation's largest simulated size (the bytes
  * on a link are linear in the size too). */
 static int time_collectives(const scenario *sc, const platform *p, const step_coll *c, size_t n,
-                            const double *per_step, double *coll_s, double *upi_bytes, run_result *res,
-                            link_usage *links, tt_error *err)
+                            const double *per_step, double *coll_s, double *wire_s, double *upi_bytes,
+                            run_result *res, link_usage *links, tt_error *err)
 {
     int ranks = platform_ranks(p);
     static const coll_op OPS[STEP_OPS] = {OP_ALLREDUCE, OP_ALLTOALL, OP_REDUCE_SCATTER, OP_ALLGATHER};
     coll_algo algo[STEP_OPS] = {sc->allreduce_algo, sc->alltoall_algo, ALGO_AUTO, ALGO_AUTO};
     for (size_t i = 0; i < n; i++) {
-        coll_s[i] = 0;
+        coll_s[i] = wire_s[i] = 0;
         if (upi_bytes)
             upi_bytes[i] = 0;
     }
@@ -167,6 +169,8 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
         double t_lo = out[req_lo[op]].time_s, t_hi = out[req_hi[op]].time_s;
         double u = hi[op] > lo[op] ? (c[i].bytes - lo[op]) / (hi[op] - lo[op]) : 0;
         coll_s[i] = t_lo + u * (t_hi - t_lo);
+        wire_s[i] = hi[op] > lo[op] ? fmax(0.0, fmin(coll_s[i], c[i].bytes * (t_hi - t_lo) / (hi[op] - lo[op])))
+                                    : coll_s[i];
         if (links)
             link_usage_add(links, &out[req_hi[op]].links, per_step[i] * c[i].bytes / hi[op]);
     }
@@ -598,9 +602,10 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         total_coll += x->tr[k].n_buckets + x->tr[k].n_comm + 1;
     step_coll *c = calloc(total_coll + 1, sizeof *c);
     double *coll_s = calloc(total_coll + 1, sizeof *coll_s);
+    double *wire_s = calloc(total_coll + 1, sizeof *wire_s);
     double *upi_bytes = pt->cpu_ranks ? calloc(total_coll + 1, sizeof *upi_bytes) : NULL;
     double *per_step = calloc(total_coll + 1, sizeof *per_step); /* times per step, phases weighted */
-    if (rc == TT_OK && (!c || !coll_s || !per_step || (pt->cpu_ranks && !upi_bytes)))
+    if (rc == TT_OK && (!c || !coll_s || !wire_s || !per_step || (pt->cpu_ranks && !upi_bytes)))
         rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
     size_t nc = 0;
     int fits = 1;
@@ -622,6 +627,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         o->dtype_bytes = dtype_bytes(dt);
         o->grad_dtype_bytes = dtype_bytes(grad_dt);
         o->overlap = sc->overlap;
+        o->concurrent_ops = sc->concurrent_ops;
         o->ranks = pt->ranks;
         o->optimizer_state_words = optimizer_state_words(x->res->optimizer);
         o->embeddings = plan == SHARD_HOST ? EMB_HOST : EMB_ACCELERATORS;
@@ -651,6 +657,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
         pt->step.time_s = INFINITY;
         free(c);
         free(coll_s);
+        free(wire_s);
         free(upi_bytes);
         free(per_step);
         platform_free(p);
@@ -660,11 +667,13 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
     if (links) /* the point's own step only, however often it is planned */
         memset(links, 0, sizeof *links);
     if (rc == TT_OK)
-        rc = time_collectives(sc, p, c, nc, per_step, coll_s, upi_bytes, x->res, links, err);
+        rc = time_collectives(sc, p, c, nc, per_step, coll_s, wire_s, upi_bytes, x->res, links, err);
     if (rc == TT_OK && plan == SHARD_HOST)
         rc = time_host_embeddings(sc, p, x->tr, ph, links, err);
-    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
+    for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
+        ph[k].o.coll_wire_s = wire_s + ph[k].first_coll;
         rc = step_replay(&x->tr[k], &d, &ph[k].o, coll_s + ph[k].first_coll, &ph[k].r, err);
+    }
     if (rc == TT_OK)
         rc = wait_for_input(sc, p, ph, err);
     if (rc == TT_OK) {
@@ -696,6 +705,7 @@ static int run_point_plan(run_ctx *x, int nodes, long global_batch, sharding_kin
     }
     free(c);
     free(coll_s);
+    free(wire_s);
     free(upi_bytes);
     free(per_step);
     platform_free(p);

@@ -550,7 +550,8 @@ static int load_cost(const jx_obj *r, scenario *s)
 
 static int load_rest(const jx_obj *r, scenario *s)
 {
-    static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", "inter_node", "staging", NULL};
+    static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", "inter_node", "staging",
+                                        "concurrent_ops", NULL};
     static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "examples", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
     static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source",
@@ -558,10 +559,12 @@ static int load_rest(const jx_obj *r, scenario *s)
     jx_obj c, e, o, f;
     const char *opt = NULL, *ar = "nccl", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL,
                *cal = NULL;
+    long concurrent_ops = 1;
     int rc;
     if ((rc = jx_string(r, "optimizer", 0, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
         (c.obj && ((rc = jx_check_keys(&c, ckeys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
-                   (rc = jx_string(&c, "alltoall", 0, &a2a)) || (rc = jx_bool(&c, "overlap", 0, &s->overlap)))) ||
+                   (rc = jx_string(&c, "alltoall", 0, &a2a)) || (rc = jx_bool(&c, "overlap", 0, &s->overlap)) ||
+                   (rc = jx_int(&c, "concurrent_ops", 0, 1, STEP_MAX_CONCURRENT_OPS, &concurrent_ops)))) ||
         (rc = load_convergence(r, s)) || (rc = jx_child(r, "evaluation", 0, &e)) ||
         (e.obj && ((rc = jx_check_keys(&e, ekeys)) || (rc = load_evaluation(&e, s)))) ||
         (rc = load_sweep(r, s)) || (rc = jx_child(r, "outputs", 0, &o)) ||
@@ -578,6 +581,7 @@ static int load_rest(const jx_obj *r, scenario *s)
         (rc = load_expect(r, s)) || (rc = load_cost(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
         (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)) || (c.obj && (rc = load_hier_options(&c, s))))
         return rc;
+    s->concurrent_ops = (int)concurrent_ops;
     s->optimizer = dup_or_null(opt);
     s->allreduce = strdup(ar);
     s->alltoall = strdup(a2a);

@@ -285,29 +285,55 @@ void step_host_load_of(const workload *t, const step_options *o, step_host_load 
     out->grad_rows_bytes = out->rows_bytes * grad;
 }
 
+static int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
 typedef struct timeline {
     double t;          /* compute stream clock */
-    double comm_free;  /* the communication stream is busy until then */
+    double comm_free;  /* the last collective in flight ends then */
     double host_free;  /* the CPU sockets and their links are busy until then */
     double rows_ready; /* this micro-step's embedding rows are on the accelerator */
     step_result *r;
+    const double *coll_s, *wire_s; /* each collective's time and the part its bytes hold the links */
+    int slots;                     /* concurrent contexts (step_options.concurrent_ops) */
+    long launched;                 /* collectives started: the next takes context launched % slots */
+    double slot_free[STEP_MAX_CONCURRENT_OPS]; /* each context's last collective ends then */
+    double wire_free;                          /* the links carry queued collectives' bytes until then */
 } timeline;
 
-/* A collective the compute stream needs before it can go on. */
-static void blocking_coll(timeline *tl, double dur_s)
+/* Collective i starts at `ready` on the next context in turn, once that
+ * context's previous collective is done (Caffe2's cyclic control inputs); its
+ * bytes queue behind those of the collectives in flight, its latencies
+ * overlap theirs. With one context it starts when the previous one ends.
+ * Returns its end. */
+static double coll_launch(timeline *tl, size_t i, double ready)
 {
-    double start = fmax(tl->t, tl->comm_free);
-    double end = start + dur_s;
-    tl->r->exposed_comm_s += end - tl->t;
+    double dur_s = tl->coll_s[i], wire_s = tl->wire_s ? fmin(tl->wire_s[i], dur_s) : dur_s;
+    double *slot = &tl->slot_free[tl->launched++ % tl->slots];
+    double start = fmax(ready, *slot);
+    tl->wire_free = fmax(tl->wire_free, start) + wire_s;
+    double end = fmax(start + dur_s, tl->wire_free);
+    *slot = end;
+    tl->comm_free = fmax(tl->comm_free, end);
     tl->r->comm_s += dur_s;
-    tl->t = tl->comm_free = end;
+    return end;
 }
 
-/* An allreduce the compute stream does not wait for (until the optimizer). */
-static void background_coll(timeline *tl, double dur_s)
+/* Collective i, which the compute stream needs before it can go on. */
+static void blocking_coll(timeline *tl, size_t i)
 {
-    tl->comm_free = fmax(tl->t, tl->comm_free) + dur_s;
-    tl->r->comm_s += dur_s;
+    double end = coll_launch(tl, i, tl->t);
+    tl->r->exposed_comm_s += end - tl->t;
+    tl->t = end;
+}
+
+/* Collective i, which the compute stream does not wait for (until the
+ * optimizer); returns its end. */
+static double background_coll(timeline *tl, size_t i)
+{
+    return coll_launch(tl, i, tl->t);
 }
 
 /* The compute stream waits for the host until `until`. */
@@ -347,26 +373,23 @@ static void layer_pass(timeline *tl, const workload *t, size_t layer, const devi
     tl->r->compute_bytes += bytes;
 }
 
-static void comms_after(timeline *tl, const workload *t, const step_options *o, const double *a2a_s,
-                        size_t layer, comm_phase phase)
+static void comms_after(timeline *tl, const workload *t, const step_options *o, size_t layer, comm_phase phase)
 {
     if (o->embeddings != EMB_ACCELERATORS)
         return;
     for (size_t c = 0; c < t->n_comm; c++)
         if (t->comm[c].phase == phase && (size_t)t->comm[c].after_layer == layer)
-            blocking_coll(tl, a2a_s[c]);
+            blocking_coll(tl, t->n_buckets + c);
 }
 
 /* The embedding's collectives at `layer` on the communication stream, the
  * compute stream going on; returns when the last of them ends. */
-static double async_comms_after(timeline *tl, const workload *t, const double *a2a_s, size_t layer,
-                                comm_phase phase)
+static double async_comms_after(timeline *tl, const workload *t, size_t layer, comm_phase phase)
 {
     double end = tl->t;
     for (size_t c = 0; c < t->n_comm; c++)
         if (t->comm[c].phase == phase && (size_t)t->comm[c].after_layer == layer) {
-            background_coll(tl, a2a_s[c]);
-            end = tl->comm_free;
+            end = fmax(end, background_coll(tl, t->n_buckets + c));
         }
     return end;
 }
@@ -393,18 +416,18 @@ static int overlapped_embedding(const workload *t, const step_options *o, size_t
 }
 
 static void forward_overlapped(timeline *tl, const workload *t, const device_model *d, const step_options *o,
-                               const double *a2a_s, size_t first_table)
+                               size_t first_table)
 {
     layer_pass(tl, t, first_table, d, o, 0, 1);
-    double a2a_end = async_comms_after(tl, t, a2a_s, first_table, COMM_FORWARD);
+    double a2a_end = async_comms_after(tl, t, first_table, COMM_FORWARD);
     for (size_t i = 0; i < first_table; i++) {
         layer_pass(tl, t, i, d, o, 0, 0);
-        comms_after(tl, t, o, a2a_s, i, COMM_FORWARD);
+        comms_after(tl, t, o, i, COMM_FORWARD);
     }
     join_coll(tl, a2a_end);
     for (size_t i = first_table + 1; i < t->n_layers; i++) {
         layer_pass(tl, t, i, d, o, 0, 0);
-        comms_after(tl, t, o, a2a_s, i, COMM_FORWARD);
+        comms_after(tl, t, o, i, COMM_FORWARD);
     }
 }
 
@@ -463,9 +486,10 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
                                         "another $.workload.embedding: sharding row_wise or column_wise (every table "
                                         "split over the ranks) or auto, precision fp16, no master_weights"
                                       : "");
-    timeline tl = {0, 0, 0, 0, out};
-    const double *a2a_s = coll_s + t->n_buckets;
-    double replicated_rows_s = o->tables && o->embeddings == EMB_ACCELERATORS ? coll_s[t->n_buckets + t->n_comm] : 0;
+    timeline tl = {.r = out, .coll_s = coll_s, .wire_s = o->coll_wire_s,
+                   .slots = o->concurrent_ops < 1 ? 1 : imin(o->concurrent_ops, STEP_MAX_CONCURRENT_OPS)};
+    size_t replicated_rows = t->n_buckets + t->n_comm; /* the plan's replicated rows' allreduce, if any */
+    int replicates = o->tables && o->embeddings == EMB_ACCELERATORS && coll_s[replicated_rows] > 0;
     size_t first_table = 0;
     while (first_table < t->n_layers && t->layers[first_table].cls != OPCLASS_EMBEDDING)
         first_table++;
@@ -479,11 +503,11 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
          * previous sparse update is done (the tables must be current). */
         tl.host_free = tl.rows_ready = fmax(tl.t, tl.host_free) + o->host_forward_s;
         if (overlapped)
-            forward_overlapped(&tl, t, d, o, a2a_s, first_table);
+            forward_overlapped(&tl, t, d, o, first_table);
         else
             for (size_t i = 0; i < t->n_layers; i++) {
                 layer_pass(&tl, t, i, d, o, 0, i == first_table);
-                comms_after(&tl, t, o, a2a_s, i, COMM_FORWARD);
+                comms_after(&tl, t, o, i, COMM_FORWARD);
             }
         size_t b = 0;
         double a2a_end = 0;
@@ -493,17 +517,17 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
                 join_coll(&tl, a2a_end);
             layer_pass(&tl, t, i, d, o, 1, i == first_table);
             if (overlapped && i == first_table + 1)
-                a2a_end = async_comms_after(&tl, t, a2a_s, i, COMM_BACKWARD);
+                a2a_end = async_comms_after(&tl, t, i, COMM_BACKWARD);
             else
-                comms_after(&tl, t, o, a2a_s, i, COMM_BACKWARD);
-            if (last && i == first_table && replicated_rows_s > 0) /* the plan's replicated rows */
-                background_coll(&tl, replicated_rows_s);
+                comms_after(&tl, t, o, i, COMM_BACKWARD);
+            if (last && i == first_table && replicates)
+                background_coll(&tl, replicated_rows);
             /* Gradients are reduced once per optimizer step, after the last micro-batch. */
             for (; o->overlap && last && b < t->n_buckets && (size_t)t->buckets[b].ready_after_layer == i; b++)
-                background_coll(&tl, coll_s[b]);
+                background_coll(&tl, b);
         }
         for (; last && b < t->n_buckets; b++) /* without overlap: all after the backward */
-            background_coll(&tl, coll_s[b]);
+            background_coll(&tl, b);
     }
     if (tl.comm_free > tl.t) {
         out->exposed_comm_s += tl.comm_free - tl.t;

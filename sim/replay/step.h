@@ -39,7 +39,17 @@ typedef struct step_options {
     int fused_attention;    /* FlashAttention-style kernels: no S x S scores kept, recomputed in backward */
     int autograd_activations; /* activations as an autograd framework keeps them (trace kept_bytes) */
     framework framework;    /* the framework's unfused epilogue passes (framework.h) */
+    /* Collectives in flight at once, each on its own context, taken in turn
+     * (Caffe2's common worlds); <= 1: one communication stream. */
+    int concurrent_ops;
+    /* Per collective (as coll_s): the seconds its bytes hold the links, which
+     * concurrent collectives take one after another; the rest of its time
+     * (latencies) overlaps theirs. NULL: all of it. */
+    const double *coll_wire_s;
 } step_options;
+
+/* The most collectives collectives.concurrent_ops lets run at once. */
+#define STEP_MAX_CONCURRENT_OPS 64
 
 typedef enum { STEP_ALLREDUCE = 0, STEP_ALLTOALL, STEP_REDUCE_SCATTER, STEP_ALLGATHER, STEP_OPS } step_coll_op;
 
