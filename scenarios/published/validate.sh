@@ -70,7 +70,7 @@ How to read the table:
   v1.3.0 in 2018 (chainer.org, 25 May 2018), after this November 2017 run. The scenario says `collectives.overlap: false`: the 63 ms hierarchical allreduce is
   exposed and the step goes from 0.195 to 0.252 s (0.766 -> 0.988). Goyal et al. state the
   opposite for Caffe2 (section 4: "the aggregation must be performed in parallel with backprop"),
-  so Goyal (0.714, 10.8 ms exposed) and the He baseline (0.749) keep the overlap. Their gap is per
+  so Goyal (0.681, 2.3 ms exposed) and the He baseline (0.739) keep the overlap. Their gap is per
   server: the baseline is Goyal's own 8 GPUs in one server (section 5.1), 29 h for 90 epochs
   (0.232 s a step), and section 5.5 confirms it is a steady-state step (one epoch in 30 s at
   11,264, 0.264 s an iteration, 12 % over the baseline's: 0.235 s). One P100 is not it: the
@@ -78,28 +78,39 @@ How to read the table:
   tf_cnn_benchmarks 195, Goyal's backprop of 32 images in 120 ms, about 0.18 s with the
   forward pass; the model: 0.171 s). Nor the host: 40 cores at 249 images/s per core prepare a
   server's 256 images in 26 ms, overlapped. Checked and too small or unsourced, for 0.232 -
-  0.173 = 59 ms: (1) the update as Caffe2 runs it, a WeightedSum (weight decay) and a
+  0.171 = 61 ms: (1) the update as Caffe2 runs it, a WeightedSum (weight decay) and a
   MomentumSGDUpdate per parameter tensor, about 215 kernels and 0.92 GB against the trace's one
   SGD pass of 0.31 GB: about +2 ms; (2) the input copy, 32 x 3 x 224 x 224 fp32 (19.3 MB) per
   GPU, two GPUs per PCIe switch at 12.8 GB/s: 3.0 ms if the step waits for it (0.75 ms as
-  uint8); (3) the in-server allreduce: the modelled ring of 102 MB takes 22.9 ms, 2.2 ms of it
-  exposed, and even all exposed the He row would be 0.838; the 2017 data_parallel_model
+  uint8); (3) the in-server allreduce: the modelled rings of its 161 gradients take 25.1 ms, 0.02 ms
+  of it exposed, and even all exposed the He row would be 0.847; the 2017 data_parallel_model
   (facebookarchive/caffe2) broadcasts each reduced gradient from GPU 0 with 7 Copy ops, 3 of
   them to GPUs without an NVLink to it (about 24 ms through GPU 0's PCIe link), but section 4.1
   says NCCL did phases (1) and (3) for buffers of 256 KB or more (the 119 smaller gradients,
-  1.2 MB, go through host copies and a CPU sum), and nothing times them; for Goyal alone,
-  Gloo's transport is now modelled (`collectives.staging: host`, `inter_node: rhd`, U: the paper
-  does not name it; Caffe2's resnet50_trainer.py defaults to `--distributed_transport tcp`, and
-  over TCP facebookincubator/gloo `cuda_allreduce_halving_doubling.cc` keeps its workspace in
-  host memory, "reduction is executed on the CPU"): each bucket crosses GPU 0's PCIe link down
-  and up and its halving steps are summed by one Xeon thread (19.9 GB/s, U), so the step's five
-  allreduces take 112.9 ms instead of 85.9 ms (rings) or 82.5 ms (device-staged halving and
-  doubling), but the backward pass hides all but 10.8 ms of them: 0.705 -> 0.714. TCP's own
-  per-byte cost is left out: its copies run at a thread's copy rate, above the NIC's 6.25 GB/s,
-  and stream with the wire. It would not touch He (one server); (4) one process
+  1.2 MB, go through host copies and a CPU sum), and nothing times them. Both rows now
+  replay Caffe2's per-parameter allreduces (`traces/resnet50-per-param.json`, 161 of them, 106
+  batchnorm vectors of 256 B-8 KB: data_parallel_model runs one Allreduce op per gradient blob,
+  no buckets), He's one after another. For Goyal, Gloo's transport is modelled
+  (`collectives.staging: host`, `inter_node: rhd`, U: the paper does not name it; Caffe2's
+  resnet50_trainer.py defaults to `--distributed_transport tcp`, and over TCP
+  facebookincubator/gloo `cuda_allreduce_halving_doubling.cc` keeps its workspace in host
+  memory): each blob crosses GPU 0's PCIe link down and up, its halving steps are summed by one
+  Xeon thread (19.9 GB/s, U) and each network step waits 16.6 us in the kernel TCP stacks
+  (xeon-e5-generic `tcp_message_s`, U, a sockperf figure). The 161 allreduces take 151.0 ms
+  with halving/doubling and 381.4 ms with rings, 2.53x, where section 4.1 reports 3x on 32
+  servers (1.74x without the TCP stacks). One after another they would expose 40.8 ms (0.832),
+  but Caffe2 runs up to c of them at once on separate Gloo contexts (section 4.2;
+  `collectives.concurrent_ops: 16`, Parallelize's default, U): their latencies overlap and
+  only their bytes queue, so 2.3 ms is exposed and the step is 0.174 s (0.681; 0.686 with
+  c = 4). Section 5.5's own scaling, 0.264 s an iteration on 256 GPUs against the baseline's
+  0.235 s, puts 29 ms on distribution where the model has 2.3 ms (41 ms one at a time), so
+  something serialises these collectives more than Gloo's contexts would, and no source says
+  what. TCP's own per-byte cost is left out: its copies run at a thread's copy rate, above
+  the NIC's 6.25 GB/s, and stream with the wire. It would not touch He (one server); (4) one
+  process
   driving 8 GPUs (data_parallel_model: one DAG net, 4 worker threads per GPU; each GPU op's
   `Run` ends in `CUDAContext::FinishDeviceComputation`, a `cudaStreamSynchronize`, before its
-  thread starts the next, so host latency per op sits on the GPU's path: 59 ms over the about
+  thread starts the next, so host latency per op sits on the GPU's path: 61 ms over the about
   600 ops a GPU runs per step would be ~100 us each, and nothing times that for 32 threads in
   one process): the only scaling figure found is NVIDIA's "7.7x on 8 GPUs at batch 64" for
   Caffe2, quoted second-hand in facebookarchive/caffe2 issue 1492 with no GPU named, about
