@@ -169,15 +169,17 @@ START_TEST(collective_refuses)
 }
 END_TEST
 
-/* A scenario's collectives block with `extra` keys, on platform:nodes, run. */
-static void scenario_refused(const char *plat, int nodes, const char *collectives, const char *want)
+/* A scenario with this collectives block and `extra` top-level keys, on
+ * platform:nodes, is refused naming `want`. */
+static void scenario_refused(const char *plat, int nodes, const char *collectives, const char *extra,
+                             const char *want)
 {
     char text[1024], path[64], args[128];
     snprintf(text, sizeof text,
              "{\"version\": 1, \"name\": \"staging\", \"platform\": {\"name\": \"%s\", \"nodes\": %d},\n"
-             " \"workload\": {\"trace\": \"" TRACE "\", \"micro_batch\": 8},\n"
+             " \"workload\": {\"trace\": \"" TRACE "\", \"micro_batch\": 8},%s\n"
              " \"collectives\": %s, \"convergence\": {\"steps\": 1}}\n",
-             plat, nodes, collectives);
+             plat, nodes, extra, collectives);
     tu_write_temp(text, path, sizeof path);
     snprintf(args, sizeof args, "run --json %s", path);
     refused(args, 2, want);
@@ -186,16 +188,19 @@ static void scenario_refused(const char *plat, int nodes, const char *collective
 
 START_TEST(scenario_refuses)
 {
-    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"hier\", \"staging\": \"hots\"}",
+    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"hier\", \"staging\": \"hots\"}", "",
                      "$.collectives.staging");
-    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"hier\", \"inter_node\": \"tree\"}",
+    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"hier\", \"inter_node\": \"tree\"}", "",
                      "$.collectives.inter_node");
-    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"ring\", \"staging\": \"host\"}",
+    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"ring\", \"staging\": \"host\"}", "",
                      "$.collectives.staging: \"host\" is an option of the hier allreduce");
-    scenario_refused("star", 4, "{\"allreduce\": \"hier\", \"staging\": \"host\"}",
+    scenario_refused("star", 4, "{\"allreduce\": \"hier\", \"staging\": \"host\"}", "",
                      "$.collectives.staging: host staging needs CPU sockets");
-    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"hier\", \"concurrent_ops\": 0}",
+    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"hier\", \"concurrent_ops\": 0}", "",
                      "$.collectives.concurrent_ops");
+    /* a socket device that does not say what the kernel TCP stack costs a message */
+    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"hier\", \"staging\": \"host\"}",
+                     " \"devices\": {\"xeon-e5-generic\": {\"tcp_message_s\": 0}},", "no tcp_message_s");
 }
 END_TEST
 
