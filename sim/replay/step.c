@@ -285,11 +285,6 @@ void step_host_load_of(const workload *t, const step_options *o, step_host_load 
     out->grad_rows_bytes = out->rows_bytes * grad;
 }
 
-static int imin(int a, int b)
-{
-    return a < b ? a : b;
-}
-
 typedef struct timeline {
     double t;          /* compute stream clock */
     double comm_free;  /* the last collective in flight ends then */
@@ -487,7 +482,9 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
                                         "split over the ranks) or auto, precision fp16, no master_weights"
                                       : "");
     timeline tl = {.r = out, .coll_s = coll_s, .wire_s = o->coll_wire_s,
-                   .slots = o->concurrent_ops < 1 ? 1 : imin(o->concurrent_ops, STEP_MAX_CONCURRENT_OPS)};
+                   .slots = o->concurrent_ops < 1                         ? 1
+                            : o->concurrent_ops > STEP_MAX_CONCURRENT_OPS ? STEP_MAX_CONCURRENT_OPS
+                                                                          : o->concurrent_ops};
     size_t replicated_rows = t->n_buckets + t->n_comm; /* the plan's replicated rows' allreduce, if any */
     int replicates = o->tables && o->embeddings == EMB_ACCELERATORS && coll_s[replicated_rows] > 0;
     size_t first_table = 0;
