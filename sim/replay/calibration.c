@@ -223,7 +223,8 @@ typedef struct group_fit {
     double eff[DTYPE_COUNT][OPCLASS_COUNT];
     int fitted[DTYPE_COUNT][OPCLASS_COUNT]; /* classes carrying >= 5 % of a point's FLOPs, or inherited */
     /* Backward over forward efficiency of a class: fitted where its points
-     * are of two pass kinds, inherited, else 1 (as the forward). */
+     * include a forward pass and a training step or backward, inherited,
+     * else 1 (as the forward). */
     double backward[DTYPE_COUNT][OPCLASS_COUNT];
     int backward_fitted[DTYPE_COUNT][OPCLASS_COUNT];
     int used[DTYPE_COUNT];
@@ -457,13 +458,16 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
             }
         }
     }
-    /* Two pass kinds (train = forward + backward) tell the forward's time from
-     * the backward's: the class's backward kernels get their own efficiency. */
+    /* A forward pass and a pass with a backward (train = forward + backward)
+     * tell the backward's time from the forward's: the class's backward
+     * kernels get their own efficiency. Train and backward points alone
+     * could too, but they come from different frameworks (Goyal's Caffe2
+     * backprop, TensorFlow's steps): the ratio would absorb the frameworks. */
     for (int dt = 0; dt < DTYPE_COUNT; dt++)
         for (int c = 0; c < OPCLASS_COUNT; c++) {
             f->backward[dt][c] = 1;
             int kinds = passes[dt][c];
-            if (kinds & (kinds - 1)) {
+            if ((kinds & 1 << PASS_FORWARD) && (kinds & (1 << PASS_TRAIN | 1 << PASS_BACKWARD))) {
                 f->backward_fitted[dt][c] = 1;
                 add_param(f, &f->backward[dt][c], 0.25, 4.0, 1.0);
             }
