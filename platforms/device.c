@@ -84,7 +84,8 @@ static int load_backward(const jx_obj *d, device_info *dev)
     if ((rc = jx_check_keys(&b, DTYPE_NAMES)))
         return rc;
     for (int dt = 0; dt < DTYPE_COUNT; dt++)
-        if ((rc = jx_child(&b, DTYPE_NAMES[dt], 0, &row)) || (row.obj && (rc = load_backward_row(&row, dev->backward_efficiency[dt]))))
+        if ((rc = jx_child(&b, DTYPE_NAMES[dt], 0, &row)) ||
+            (row.obj && (rc = load_backward_row(&row, dev->backward_efficiency[dt]))))
             return rc;
     return TT_OK;
 }

@@ -444,7 +444,8 @@ START_TEST(fitted_file_applies_and_refuses)
     json_error_t je;
     json_t *good = json_loads("{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": {\"generic-accelerator\": "
                               "{\"dispatch_s\": 5e-6, \"fusion\": true, \"fp16\": {\"half_work_flops\": 2e9, "
-                              "\"efficiency\": {\"conv\": 0.4}}}}, \"residuals\": []}", 0, &je);
+                              "\"efficiency\": {\"conv\": 0.4}, \"backward_efficiency\": {\"conv\": 1.3}}}}, "
+                              "\"residuals\": []}", 0, &je);
     ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", good, &err), TT_OK);
     const device_info *d = device_table_find(&lib, "generic-accelerator");
     ck_assert_double_eq(d->dispatch_s, 5e-6);
@@ -452,6 +453,9 @@ START_TEST(fitted_file_applies_and_refuses)
     ck_assert_double_eq(d->half_work_flops[DTYPE_FP16], 2e9);
     ck_assert_double_eq(d->efficiency[DTYPE_FP16][OPCLASS_CONV], 0.4);
     ck_assert_double_eq(d->efficiency[DTYPE_FP16][OPCLASS_GEMM], 0.5); /* untouched */
+    ck_assert_double_eq(d->backward_efficiency[DTYPE_FP16][OPCLASS_CONV], 1.3);
+    ck_assert_double_eq(d->backward_efficiency[DTYPE_FP16][OPCLASS_GEMM], 1); /* as the forward */
+    ck_assert_double_eq(d->backward_efficiency[DTYPE_FP32][OPCLASS_CONV], 1);
     json_decref(good);
     json_t *bad = json_loads("{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": {\"no-such\": "
                              "{\"dispatch_s\": 5e-6, \"fusion\": true}}}", 0, &je);
@@ -472,8 +476,8 @@ START_TEST(fitted_file_applies_and_refuses)
                  "2e9, \"efficiency\": {\"conv\": 0.4}, \"backward_efficiency\": {\"conv\": %s}}}}}", ratios[k]);
         bad = json_loads(text, 0, &je);
         ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", bad, &err), TT_EINPUT);
-        ck_assert_msg(strstr(err.msg, "fitted.json: $.devices.generic-accelerator.fp16.backward_efficiency.conv") != NULL,
-                      "%s", err.msg);
+        const char *where = "fitted.json: $.devices.generic-accelerator.fp16.backward_efficiency.conv";
+        ck_assert_msg(strstr(err.msg, where) != NULL, "%s", err.msg);
         json_decref(bad);
         snprintf(text, sizeof text, "{\"mine\": {\"kind\": \"accelerator\", \"peak_flops\": {\"fp32\": 1e13}, "
                  "\"mem_bytes\": 1e10, \"mem_Bps\": 1e12, \"tdp_w\": 300, \"efficiency\": {\"fp32\": "
