@@ -104,6 +104,19 @@ int coll_algo_applies(const coll_params *p, const char **why)
         *why = "NICs per node does not divide the ranks per node";
         return 0;
     }
+    int hier_allreduce = p->algo == ALGO_HIER && p->op == OP_ALLREDUCE, nodes = n / per_node(p);
+    if ((p->staging != STAGING_DEVICE || (p->inter != ALGO_AUTO && p->inter != ALGO_RING)) && !hier_allreduce) {
+        *why = "host staging and the inter-node algorithm are hier allreduce's (the phase between the nodes)";
+        return 0;
+    }
+    if (p->inter != ALGO_AUTO && p->inter != ALGO_RING && p->inter != ALGO_RHD) {
+        *why = "hier's inter-node phase is ring or rhd";
+        return 0;
+    }
+    if (p->inter == ALGO_RHD && (nodes & (nodes - 1))) {
+        *why = "an rhd inter-node phase needs a power-of-two node count (Goyal et al. 2017 ran the ring otherwise)";
+        return 0;
+    }
     return 1;
 }
 
@@ -287,19 +300,37 @@ static int build_torus(schedule *s, int n, size_t count, const int dims[3], int 
  * then allgather) on its block, so k rings share the fabric, then back:
  * allgather among leaders, broadcast in the groups. k = g: a plain
  * intra-node ring reduce-scatter / allgather around g inter-node rings. */
-static int build_hier_allreduce(schedule *s, int n, size_t count, int g, int k)
+static int add_staging(schedule *s, sched_part stage, int dir)
 {
-    int nodes = n / g, q = g / k;
+    if (add1(s, stage, 0))
+        return -1;
+    s->stages[s->nstages - 1].staging = dir;
+    return 0;
+}
+
+static int build_hier_allreduce(schedule *s, const coll_params *pp, size_t count)
+{
+    int g = per_node(pp), k = nics_per_node(pp), nodes = pp->ranks / g, q = g / k;
+    int rhd = pp->inter == ALGO_RHD, host = pp->staging == STAGING_HOST && nodes > 1;
     sched_part up = part(P_BIN_REDUCE, nodes * k, q, q, 1, 0, count);
     sched_part intra = part(P_RING_RS, nodes, k, g, q, 0, count);
-    sched_part inter = part(P_RING_RS, k, nodes, q, g, 0, count);
-    inter.split = 1;
-    if ((q > 1 && add1(s, up, 0)) || (k > 1 && add1(s, intra, 1)) || (nodes > 1 && add1(s, inter, 1)))
+    sched_part inter = part(rhd ? P_RH_RS : P_RING_RS, k, nodes, q, g, 0, count);
+    /* host staging: each leader's block crosses to host memory and back (Gloo's local reduce and broadcast) */
+    sched_part stage = part(P_STAGE, k, nodes, q, g, 0, count);
+    inter.split = stage.split = 1;
+    if ((q > 1 && add1(s, up, 0)) || (k > 1 && add1(s, intra, 1)) || (host && add_staging(s, stage, 1)))
         return -1;
-    inter.kind = P_RING_AG;
+    int first_inter = s->nstages;
+    if (nodes > 1 && add1(s, inter, !rhd))
+        return -1;
+    inter.kind = rhd ? P_RD_AG : P_RING_AG;
     intra.kind = P_RING_AG;
     up.kind = P_BIN_BCAST;
-    if ((nodes > 1 && add1(s, inter, 1)) || (k > 1 && add1(s, intra, 1)) || (q > 1 && add1(s, up, 0)))
+    if (nodes > 1 && add1(s, inter, !rhd))
+        return -1;
+    if (host)
+        sched_mark_host(s, first_inter);
+    if ((host && add_staging(s, stage, -1)) || (k > 1 && add1(s, intra, 1)) || (q > 1 && add1(s, up, 0)))
         return -1;
     return 0;
 }
@@ -360,7 +391,7 @@ static int build(schedule *s, const coll_params *pp, size_t count)
             return build_torus(s, n, count, dims, nd);
         }
         case ALGO_HIER:
-            return build_hier_allreduce(s, n, count, per_node(pp), nics_per_node(pp));
+            return build_hier_allreduce(s, pp, count);
         default:
             return add1(s, part(P_DIRECT_RS, 1, n, 0, 1, 0, count), 0) ||
                    add1(s, part(P_DIRECT_AG, 1, n, 0, 1, 0, count), 0);

@@ -13,6 +13,13 @@ static const char *const ALGO_NAMES[ALGO_COUNT] = {
     "direct", "pairwise", "bruck", "nccl",
 };
 
+static const char *const STAGING_NAMES[STAGING_COUNT] = {"device", "host"};
+
+const char *coll_staging_name(coll_staging staging)
+{
+    return staging >= 0 && staging < STAGING_COUNT ? STAGING_NAMES[staging] : "?";
+}
+
 const char *coll_op_name(coll_op op)
 {
     return op >= 0 && op < OP_COUNT ? OP_NAMES[op] : "?";
@@ -110,6 +117,7 @@ int part_steps(const sched_part *p)
         return ilog2_floor(k);
     case P_FOLD_IN:
     case P_FOLD_OUT:
+    case P_STAGE:
     case P_DIRECT_RS:
     case P_DIRECT_AG:
     case P_A2A_DIRECT:
@@ -334,6 +342,10 @@ static size_t gen_group(const sched_part *p, int g, int t, xfer *out, size_t n)
                          p->kind == P_DIRECT_RS ? XFER_REDUCE : XFER_COPY);
             }
         break;
+    case P_STAGE:
+        for (int i = 0; i < k; i++)
+            n = emit(out, n, member(p, g, i), member(p, g, i), off, off, len, XFER_COPY);
+        break;
     case P_A2A_PAIRWISE:
     case P_A2A_DIRECT:
     case P_A2A_BRUCK:
@@ -426,4 +438,10 @@ int sched_add_stage(schedule *s, int first_part, int parts, int first_step, int 
     if (mx > s->max_step_xfers)
         s->max_step_xfers = mx;
     return 0;
+}
+
+void sched_mark_host(schedule *s, int first)
+{
+    for (int i = first; i < s->nstages; i++)
+        s->stages[i].on_host = 1;
 }

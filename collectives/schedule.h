@@ -46,6 +46,13 @@ typedef enum {
 
 typedef enum { XFER_COPY = 0, XFER_REDUCE = 1 } xfer_op;
 
+/* Where hier allreduce's inter-node phase keeps its buffers. DEVICE: the
+ * accelerators' memory (NCCL, GPUDirect). HOST: a CPU socket's memory, as
+ * Gloo's CUDA algorithms do over TCP (CudaHostWorkspace): the node's reduced
+ * vector is copied down over PCIe, the inter-node steps are summed on a CPU
+ * thread, the result is copied back up before the broadcast. */
+typedef enum { STAGING_DEVICE = 0, STAGING_HOST = 1, STAGING_COUNT } coll_staging;
+
 /* Offsets and lengths are in elements of the per-rank working buffer. */
 typedef struct xfer {
     int src, dst; /* src == dst is a local copy (no network) */
@@ -67,6 +74,8 @@ typedef struct coll_params {
                             each on 1/channels of the vector and entering every node at another of its
                             ranks, so each leaves by another NIC (0 = 1) */
     int node_order[8][16]; /* ring: channel j's order of a node's ranks (all 0 = rank order; j >= 8 reuse j % 8) */
+    coll_algo inter;       /* hier allreduce: the inter-node phase, ring (AUTO = ring) or rhd (power-of-two nodes) */
+    coll_staging staging;  /* hier allreduce: where the inter-node phase works */
 } coll_params;
 
 typedef struct sched_part sched_part;
@@ -78,6 +87,8 @@ typedef struct sched_stage {
     int identical;
     int streamed; /* the receiver reduces slices as they arrive: the reduction overlaps the step's transfers */
     int pipelined; /* a pipelined tree's fill, steady state or drain */
+    int on_host;   /* STAGING_HOST: the ranks work in their CPU socket's memory, reductions on a CPU thread */
+    int staging;   /* +1: the stage's local copies move device memory to host memory; -1: back up */
 } sched_stage;
 
 /* When a rank's step ends that became ready at ready_s and whose transfers
@@ -141,6 +152,7 @@ step_pattern schedule_step_pattern(const schedule *s, int stage, int step, doubl
 
 /* Names: "allreduce", "ring", ... Parse returns -1 for an unknown word. */
 const char *coll_op_name(coll_op op);
+const char *coll_staging_name(coll_staging staging);
 const char *coll_algo_name(coll_algo a);
 int coll_op_parse(const char *word, coll_op *out);
 int coll_algo_parse(const char *word, coll_algo *out);

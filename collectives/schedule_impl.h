@@ -13,6 +13,7 @@ typedef enum {
     P_TREE_REDUCE, P_TREE_BCAST,   /* pipelined heap trees of `arity` (1 = chain) */
     P_DIRECT_RS, P_DIRECT_AG,      /* one step, all pairs */
     P_A2A_PAIRWISE, P_A2A_DIRECT, P_A2A_BRUCK, P_A2A_HIER,
+    P_STAGE,                       /* one step: every member copies its group's range onto itself (host staging) */
 } part_kind;
 
 /* Index i of group g is rank g*gstride + i*istride. Group g works on
@@ -50,5 +51,7 @@ size_t part_gen(const sched_part *p, int t, xfer *out, size_t n);
 size_t gen_alltoall(const sched_part *p, int t, xfer *out, size_t n);
 int sched_add_part(schedule *s, const sched_part *p);
 int sched_add_stage(schedule *s, int first_part, int parts, int first_step, int steps, int identical);
+/* Marks stages [first, s->nstages) as working in host memory. */
+void sched_mark_host(schedule *s, int first);
 
 #endif

@@ -23,6 +23,7 @@ typedef struct device_info {
     double tdp_w, idle_w;
     double price_usd_per_h;         /* 0 = unknown */
     int cores;                      /* CPU sockets */
+    double thread_mem_Bps;          /* CPU sockets: what one thread streams (a single-threaded sum); 0 = unknown */
     double bandwidth_Bps;           /* NICs: per direction */
     /* Fraction of peak_flops[dtype] a layer of the class reaches when compute
      * bound; mem_efficiency is the fraction of mem_Bps when memory bound. */

@@ -70,7 +70,7 @@ How to read the table:
   v1.3.0 in 2018 (chainer.org, 25 May 2018), after this November 2017 run. The scenario says `collectives.overlap: false`: the 63 ms hierarchical allreduce is
   exposed and the step goes from 0.195 to 0.252 s (0.766 -> 0.988). Goyal et al. state the
   opposite for Caffe2 (section 4: "the aggregation must be performed in parallel with backprop"),
-  so Goyal (0.705, 8.6 ms exposed) and the He baseline (0.749) keep the overlap. Their gap is per
+  so Goyal (0.714, 10.8 ms exposed) and the He baseline (0.749) keep the overlap. Their gap is per
   server: the baseline is Goyal's own 8 GPUs in one server (section 5.1), 29 h for 90 epochs
   (0.232 s a step), and section 5.5 confirms it is a steady-state step (one epoch in 30 s at
   11,264, 0.264 s an iteration, 12 % over the baseline's: 0.235 s). One P100 is not it: the
@@ -88,11 +88,15 @@ How to read the table:
   them to GPUs without an NVLink to it (about 24 ms through GPU 0's PCIe link), but section 4.1
   says NCCL did phases (1) and (3) for buffers of 256 KB or more (the 119 smaller gradients,
   1.2 MB, go through host copies and a CPU sum), and nothing times them; for Goyal alone,
-  Gloo's halving/doubling with a host workspace (facebookincubator/gloo
-  `cuda_allreduce_halving_doubling.cc`: "reduction is executed on the CPU") would add each
-  server's 102 MB down and up one GPU's PCIe link (16 ms) and CPU sums of 99 MB to the 86 ms
-  of modelled network time, which the model runs GPU to NIC; the paper does not say whether its
-  Ethernet transport was TCP (host workspace) or ibverbs, and it would not touch He; (4) one process
+  Gloo's transport is now modelled (`collectives.staging: host`, `inter_node: rhd`, U: the paper
+  does not name it; Caffe2's resnet50_trainer.py defaults to `--distributed_transport tcp`, and
+  over TCP facebookincubator/gloo `cuda_allreduce_halving_doubling.cc` keeps its workspace in
+  host memory, "reduction is executed on the CPU"): each bucket crosses GPU 0's PCIe link down
+  and up and its halving steps are summed by one Xeon thread (19.9 GB/s, U), so the step's five
+  allreduces take 112.9 ms instead of 85.9 ms (rings) or 82.5 ms (device-staged halving and
+  doubling), but the backward pass hides all but 10.8 ms of them: 0.705 -> 0.714. TCP's own
+  per-byte cost is left out: its copies run at a thread's copy rate, above the NIC's 6.25 GB/s,
+  and stream with the wire. It would not touch He (one server); (4) one process
   driving 8 GPUs (data_parallel_model: one DAG net, 4 worker threads per GPU; each GPU op's
   `Run` ends in `CUDAContext::FinishDeviceComputation`, a `cudaStreamSynchronize`, before its
   thread starts the next, so host latency per op sits on the GPU's path: 59 ms over the about

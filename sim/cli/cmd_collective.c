@@ -43,6 +43,12 @@ static void collective_help(FILE *out)
             "  --ranks-per-node N   hier: ranks per node (default: the platform's); hier\n"
             "                       allreduce runs one inter-node ring per NIC of a node\n"
             "  --dim-x N            torus2d: ranks per row (default: the divisor nearest sqrt)\n"
+            "  --inter ALG          hier allreduce: the inter-node phase, ring (default) or rhd\n"
+            "                       (recursive halving/doubling; a power-of-two node count)\n"
+            "  --staging W          hier allreduce: device (default) or host: the node's reduced\n"
+            "                       vector is copied to a CPU socket's memory over PCIe, the\n"
+            "                       inter-node steps run from there and are summed by one CPU\n"
+            "                       thread, the result is copied back (Gloo over TCP)\n"
             "  --network M          ideal|calibrated (default calibrated)\n"
             "  --messages           message-level executor (slow reference) instead of rounds\n"
             "  --links N            per size, the N busiest links (class, ends, bytes, busy time,\n"
@@ -125,7 +131,7 @@ static int parse_word(const char *word, const char *opt, const char *const *name
 static int parse_args(int argc, char **argv, collective_args *a)
 {
     enum { O_PLATFORM = 1, O_NODES, O_BW, O_LAT, O_OP, O_ALGO, O_BYTES, O_RANKS, O_CHUNK, O_RPN,
-           O_DIMX, O_NETWORK, O_MESSAGES, O_JSON, O_LINKS };
+           O_DIMX, O_NETWORK, O_MESSAGES, O_JSON, O_LINKS, O_INTER, O_STAGING };
     static const struct option opts[] = {
         {"platform", required_argument, NULL, O_PLATFORM}, {"nodes", required_argument, NULL, O_NODES},
         {"link-bw", required_argument, NULL, O_BW}, {"link-latency", required_argument, NULL, O_LAT},
@@ -134,8 +140,11 @@ static int parse_args(int argc, char **argv, collective_args *a)
         {"chunk", required_argument, NULL, O_CHUNK}, {"ranks-per-node", required_argument, NULL, O_RPN},
         {"dim-x", required_argument, NULL, O_DIMX}, {"network", required_argument, NULL, O_NETWORK},
         {"messages", no_argument, NULL, O_MESSAGES}, {"json", no_argument, NULL, O_JSON},
-        {"links", required_argument, NULL, O_LINKS}, {NULL, 0, NULL, 0}};
+        {"links", required_argument, NULL, O_LINKS}, {"inter", required_argument, NULL, O_INTER},
+        {"staging", required_argument, NULL, O_STAGING}, {NULL, 0, NULL, 0}};
     const char *op_names[OP_COUNT + 1], *algo_names[ALGO_COUNT + 1], *nets[] = {"ideal", "calibrated", NULL};
+    const char *inters[] = {coll_algo_name(ALGO_RING), coll_algo_name(ALGO_RHD), NULL};
+    const char *stagings[] = {coll_staging_name(STAGING_DEVICE), coll_staging_name(STAGING_HOST), NULL};
     for (int i = 0; i < OP_COUNT; i++)
         op_names[i] = coll_op_name((coll_op)i);
     op_names[OP_COUNT] = NULL;
@@ -176,6 +185,14 @@ static int parse_args(int argc, char **argv, collective_args *a)
             a->net = (network_model)v;
             break;
         case O_MESSAGES: a->messages = 1; break;
+        case O_INTER:
+            rc = parse_word(optarg, "--inter", inters, 2, &v);
+            a->params.inter = v ? ALGO_RHD : ALGO_RING;
+            break;
+        case O_STAGING:
+            rc = parse_word(optarg, "--staging", stagings, 2, &v);
+            a->params.staging = (coll_staging)v;
+            break;
         case O_LINKS:
             rc = parse_count(optarg, "--links", &a->links);
             if (rc == TT_OK && a->links > LINK_USAGE_MAX)
@@ -211,8 +228,8 @@ static void print_table(const collective_args *a, const platform *p, const coll_
            coll_algo_name(a->params.algo), platform_name(p), n, network_name(a->net));
     for (int i = 0; i < platform_note_count(p); i++)
         printf("# note: %s\n", platform_note(p, i));
-    printf("# %s executor, chunk %.0f bytes\n#\n", a->messages ? "message-level" : "rounds",
-           rq[0].params.chunk_bytes);
+    printf("# %s executor, chunk %.0f bytes, staging %s\n#\n", a->messages ? "message-level" : "rounds",
+           rq[0].params.chunk_bytes, coll_staging_name(a->params.staging));
     printf("# %14s  %-9s %-12s %14s %13s %13s\n", "size(B)", "algo", "nccl", "time(us)", "algbw(GB/s)",
            "busbw(GB/s)");
     for (int i = 0; i < a->nsizes; i++) {
@@ -248,9 +265,10 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
     json_t *notes = json_array();
     for (int i = 0; i < platform_note_count(p); i++)
         json_array_append_new(notes, json_string(platform_note(p, i)));
-    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:o, s:o}", "platform", platform_name(p), "network",
+    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:s, s:o, s:o}", "platform", platform_name(p), "network",
                      network_name(a->net), "ranks", n, "executor", a->messages ? "messages" : "rounds",
-                     "chunk_bytes", rq[0].params.chunk_bytes, "results", list, "notes", notes);
+                     "chunk_bytes", rq[0].params.chunk_bytes, "staging", coll_staging_name(a->params.staging),
+                     "results", list, "notes", notes);
 }
 
 static int collective_main(int argc, char **argv)

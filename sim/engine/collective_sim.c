@@ -33,6 +33,9 @@ typedef struct step_round {
     double *reduce_bytes; /* ranks: what each rank reduces after receiving */
     int busy;             /* any flow or reduction at all */
     int streamed;         /* the reduction runs alongside the transfers (sched_stage.streamed) */
+    int on_host;          /* the ranks work in host memory: reductions on a CPU thread (sched_stage.on_host) */
+    int staging;          /* +1 / -1: rank r moves stage_bytes[r] down to its socket / back (sched_stage.staging) */
+    double *stage_bytes;  /* ranks, when staging */
     const coll_flow *flows; /* the round's flows (send order) while it executes, or NULL */
 } step_round;
 
@@ -64,6 +67,11 @@ struct coll_group {
     sg_host_t *hosts;   /* of each member */
     link_tally *tally;  /* when counting link bytes: the flows of the timed run */
     double *speed_flops;
+    /* host staging (coll_params.staging): each member's accelerator and CPU socket hosts and that
+     * socket's seconds to sum a byte on one thread; hosts[r] follows the worker while it is staged */
+    int staged;
+    sg_host_t *dev_host, *cpu_host;
+    double *host_gamma;
     double *finish_s; /* each worker's last step end */
     int sync_only;    /* rounds without free-running windows (auto's screening) */
     int classes;      /* a symmetric crossbar: steps by classes of identical flows (execute_classes) */
@@ -88,6 +96,7 @@ struct coll_group {
 static coll_group *group_create(const platform *p, const int *ranks, int n, long serial);
 static void group_destroy(coll_group *g);
 
+/* Frees a round's arrays; the round is then empty (freeing it again is harmless). */
 static void round_free(step_round *rd)
 {
     free(rd->send_off);
@@ -96,6 +105,8 @@ static void round_free(step_round *rd)
     free(rd->mailbox);
     free(rd->recv_mailbox);
     free(rd->reduce_bytes);
+    free(rd->stage_bytes);
+    memset(rd, 0, sizeof *rd);
 }
 
 static int pairs_grow(coll_group *g)
@@ -214,34 +225,75 @@ oom:
  * rank's reductions; local copies cost nothing here. Returns the flows, or
  * -1 when out of memory. round_index makes them SimGrid's (a round solved by
  * components needs no mailboxes). */
-static long round_flows(step_round *rd, coll_group *g, const schedule *s, xfer *xs, size_t nx, coll_flow *scratch)
+static long round_flows(step_round *rd, coll_group *g, const schedule *s, const sched_stage *stg, xfer *xs,
+                        size_t nx, coll_flow *scratch)
 {
     memset(rd, 0, sizeof *rd);
-    nx = relay_cross_rail(g, xs, nx);
+    rd->streamed = stg->streamed;
+    rd->on_host = stg->on_host;
+    rd->staging = stg->staging;
+    if (!stg->on_host) /* NCCL's PXN relay; a host-memory transport (Gloo over TCP) has none */
+        nx = relay_cross_rail(g, xs, nx);
     size_t w = schedule_merge_flows(s, xs, nx, scratch);
     rd->reduce_bytes = calloc((size_t)g->n, sizeof *rd->reduce_bytes);
-    if (!rd->reduce_bytes)
+    if (stg->staging)
+        rd->stage_bytes = calloc((size_t)g->n, sizeof *rd->stage_bytes);
+    if (!rd->reduce_bytes || (stg->staging && !rd->stage_bytes)) {
+        round_free(rd);
         return -1;
+    }
     rd->busy = w > 0;
-    for (size_t k = 0; k < nx; k++)
+    for (size_t k = 0; k < nx; k++) {
         if (xs[k].op == XFER_REDUCE) {
             rd->reduce_bytes[xs[k].dst] += (double)xs[k].len * s->unit_bytes;
             rd->busy = 1;
         }
+        if (stg->staging && xs[k].src == xs[k].dst && xs[k].len > 0) { /* a copy across PCIe */
+            rd->stage_bytes[xs[k].src] += (double)xs[k].len * s->unit_bytes;
+            rd->busy = 1;
+        }
+    }
     return (long)w;
 }
 
-/* round_flows, then round_index: -1 when out of memory (rd is then freed). */
-static int round_build(step_round *rd, coll_group *g, const schedule *s, xfer *xs, size_t nx, coll_flow *scratch)
+/* After a staging round: where each staged member's worker now is (its flows
+ * leave from there: link counts, round_solo's routes). */
+static void follow_staging(coll_group *g, const step_round *rd)
 {
-    long w = round_flows(rd, g, s, xs, nx, scratch);
+    for (int r = 0; rd->staging && r < g->n; r++)
+        if (rd->stage_bytes[r] > 0)
+            g->hosts[r] = rd->staging > 0 ? g->cpu_host[r] : g->dev_host[r];
+}
+
+/* round_flows, then round_index: -1 when out of memory (rd is then freed). */
+static int round_build(step_round *rd, coll_group *g, const schedule *s, const sched_stage *stg, xfer *xs,
+                       size_t nx, coll_flow *scratch)
+{
+    long w = round_flows(rd, g, s, stg, xs, nx, scratch);
     return w < 0 ? -1 : round_index(rd, g, scratch, (size_t)w);
+}
+
+/* Host staging: the rank's block crosses PCIe between its accelerator and
+ * its CPU socket's memory, and the worker moves with the data, so that the
+ * inter-node flows leave from host memory and its sums run on the CPU. */
+static void worker_stage(coll_group *g, const step_round *rd, int r)
+{
+    if (rd->stage_bytes[r] > 0) {
+        sg_host_t to = rd->staging > 0 ? g->cpu_host[r] : g->dev_host[r];
+        sg_host_sendto(sg_host_self(), to, rd->stage_bytes[r]);
+        sg_actor_set_host(sg_actor_self(), to);
+    }
+    g->finish_s[r] = simgrid_get_clock();
 }
 
 /* A worker's part of one step: its sends and receives at once, then its
  * reduction, or alongside them when the stage streams. */
 static void worker_step(coll_group *g, const step_round *rd, int r)
 {
+    if (rd->staging) {
+        worker_stage(g, rd, r);
+        return;
+    }
     static char token; /* put_async refuses a NULL payload */
     size_t s0 = rd->send_off[r], s1 = rd->send_off[r + 1];
     size_t q0 = rd->recv_off[r], q1 = rd->recv_off[r + 1];
@@ -249,7 +301,8 @@ static void worker_step(coll_group *g, const step_round *rd, int r)
     sg_comm_t *comms = g->comms[r];
     void *got = NULL;
     size_t k = 0;
-    double flops = rd->reduce_bytes[r] * g->gamma * g->speed_flops[r];
+    double flops = rd->on_host ? rd->reduce_bytes[r] * g->host_gamma[r] * sg_host_get_speed(g->cpu_host[r])
+                               : rd->reduce_bytes[r] * g->gamma * g->speed_flops[r];
     sg_exec_t reduce = rd->streamed && flops > 0 ? sg_actor_exec_init(flops) : NULL;
     if (reduce)
         sg_exec_start(reduce);
@@ -297,6 +350,9 @@ static void group_free(coll_group *g)
     free(g->finish_s);
     free(g->ranks);
     free(g->hosts);
+    free(g->dev_host);
+    free(g->cpu_host);
+    free(g->host_gamma);
     coll_fluid_free(g->fluid);
     free(g);
 }
@@ -529,7 +585,8 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
  * their solve). A link count runs every flow in SimGrid. */
 static int round_fluid(const coll_group *g, long w)
 {
-    return g->fluid && !g->tally && g->fluid_flows >= 0 && (w > g->fluid_flows || g->n > g->fluid_flows);
+    return g->fluid && !g->tally && !g->staged && g->fluid_flows >= 0 &&
+           (w > g->fluid_flows || g->n > g->fluid_flows);
 }
 
 /* Sleeps until the last rank's clock, `times` over, and frees the clocks. */
@@ -567,10 +624,11 @@ static int execute_free(coll_group *g, const schedule *s, int first, int last, x
     int rc = rounds ? 0 : -1;
     for (int st = first; rc == 0 && st < last; st++)
         for (int t = 0; rc == 0 && t < s->stages[st].steps; t++, k++)
-            if ((rc = round_build(&rounds[k], g, s, xs, schedule_step(s, st, t, xs), scratch)) == 0) {
+            if ((rc = round_build(&rounds[k], g, s, &s->stages[st], xs, schedule_step(s, st, t, xs), scratch)) ==
+                0) {
                 built++;
-                rounds[k].streamed = s->stages[st].streamed;
                 rc = tally_round(g, scratch, rounds[k].send_off[g->n], 1);
+                follow_staging(g, &rounds[k]);
             }
     if (rc == 0)
         run_rounds(g, rounds, total, 1);
@@ -595,7 +653,7 @@ static int execute_pipeline(coll_group *g, const schedule *s, int st, xfer *xs, 
     int rc = clock_s ? 0 : -1;
     for (int t = 0; rc == 0 && t < stg->steps; t++) {
         step_round rd;
-        long w = round_flows(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch);
+        long w = round_flows(&rd, g, s, stg, xs, schedule_step(s, st, t, xs), scratch);
         rc = w < 0 ? -1 : coll_fluid_round(g->fluid, scratch, (size_t)w, rd.reduce_bytes, g->gamma, stg->streamed,
                                            clock_s);
         round_free(&rd);
@@ -618,7 +676,7 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
         }
         for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
             /* representatives do not put every flow on its links: a link count runs them all */
-            int done = g->classes && !g->tally ? execute_classes(g, s, st, t) : 0;
+            int done = g->classes && !g->tally && !g->staged ? execute_classes(g, s, st, t) : 0;
             if (done < 0)
                 return -1;
             if (done > 0) {
@@ -626,12 +684,11 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
                 continue;
             }
             step_round rd;
-            long w = round_flows(&rd, g, s, xs, schedule_step(s, st, t, xs), scratch);
+            long w = round_flows(&rd, g, s, stg, xs, schedule_step(s, st, t, xs), scratch);
             if (w < 0 || tally_round(g, scratch, (size_t)w, stg->identical ? stg->steps : 1)) {
                 round_free(&rd);
                 return -1;
             }
-            rd.streamed = stg->streamed;
             /* A pipelined tree's steady state too, as synchronous rounds: against SimGrid's free-running
              * windows that moved NCCL's tree on 256 to 1,024 DGX A100 ranks by under 0.03 %. Other identical
              * stages keep execute_identical: a ring on a fat tree of KNL nodes runs 1.8 % (64 ranks) to 6 %
@@ -650,6 +707,7 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
                 execute_identical(g, stg, &rd);
             else if (rd.busy)
                 run_rounds(g, &rd, 1, 1);
+            follow_staging(g, &rd);
             round_free(&rd);
         }
     }
@@ -726,6 +784,28 @@ static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
     return err.code == TT_EINTERNAL ? -1 : 1;
 }
 
+/* Host staging: each member's CPU socket and its thread's sum rate
+ * (coll_staging_socket), found on the group's first staged request.
+ * Returns -1 when out of memory or the socket is missing (coll_simulate
+ * checked the platform first). */
+static int group_stage_setup(coll_group *g)
+{
+    if (g->cpu_host)
+        return 0;
+    g->dev_host = malloc(sizeof *g->dev_host * (size_t)g->n);
+    g->cpu_host = malloc(sizeof *g->cpu_host * (size_t)g->n);
+    g->host_gamma = malloc(sizeof *g->host_gamma * (size_t)g->n);
+    for (int r = 0; g->dev_host && g->cpu_host && g->host_gamma && r < g->n; r++) {
+        char host[64];
+        tt_error err = {0};
+        if (coll_staging_socket(g->p, g->ranks[r], host, sizeof host, &g->host_gamma[r], &err) ||
+            !(g->cpu_host[r] = sg_host_by_name(host)))
+            return -1;
+        g->dev_host[r] = g->hosts[r];
+    }
+    return g->dev_host && g->cpu_host && g->host_gamma ? 0 : -1;
+}
+
 /* The request's algorithm, or auto's choice: candidates whose bound can
  * still win are screened with synchronous rounds, then the fastest runs
  * with the requested executor. time_s is NaN when no candidate
@@ -736,6 +816,11 @@ static coll_result run_request(coll_group *g, const coll_request *rq, int *oom)
     double est[16];
     long cost[16];
     int nc = 1, order[16], best = -1, cheapest = -1, built = 0;
+    g->staged = rq->params.staging == STAGING_HOST;
+    if (g->staged && group_stage_setup(g)) {
+        *oom = 1;
+        return (coll_result){.time_s = NAN, .algo = rq->params.algo};
+    }
     cand[0] = rq->params.algo;
     if (rq->params.algo == ALGO_AUTO)
         nc = coll_algos_for(rq->params.op, cand, 16);
@@ -877,6 +962,9 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
         if (prm->algo != ALGO_AUTO && prm->algo != ALGO_NCCL && !coll_algo_applies(prm, &why))
             return tt_error_set(err, TT_EINPUT, "%s with %s on %d ranks: %s", coll_op_name(prm->op),
                                 coll_algo_name(prm->algo), prm->ranks, why);
+        int rc = coll_staging_check(p, prm, err);
+        if (rc)
+            return rc;
     }
     coll_result *res = calloc((size_t)nreq + 1, sizeof *res);
     coll_request *run = malloc(sizeof *run * ((size_t)nreq + 1));

@@ -78,6 +78,17 @@ typedef struct coll_result {
  * (collective_request.c) */
 coll_request coll_request_build(const platform *p, const coll_params *asked);
 
+/* Host staging (collective_staging.c). The CPU socket rank stages through:
+ * the nearest of its node's sockets (its SimGrid host name) and a CPU
+ * thread's seconds to sum one byte there (3 bytes streamed at the socket's
+ * thread_mem_Bps). Errors (TT_EINPUT) when the node has no socket, no route
+ * to one, or the socket's device no thread_mem_Bps. */
+int coll_staging_socket(const platform *p, int rank, char *host, size_t host_bytes, double *reduce_s_per_byte,
+                        tt_error *err);
+/* Whether params can run on p: TT_OK for device staging; host staging needs
+ * the hier allreduce and a socket every rank of a node reaches. */
+int coll_staging_check(const platform *p, const coll_params *params, tt_error *err);
+
 /* Runs the requests one after another in one simulation on ranks 0..n-1 of
  * the platform (n = the largest request's ranks). */
 int coll_simulate(const platform *p, network_model net, const coll_request *reqs, int nreq,

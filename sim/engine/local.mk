@@ -7,3 +7,4 @@ libsim_a_SOURCES += sim/engine/host_embedding.c sim/engine/host_embedding.h
 libsim_a_SOURCES += sim/engine/nccl_plan.c sim/engine/nccl_plan.h
 libsim_a_SOURCES += sim/engine/link_tally.c sim/engine/link_tally.h
 libsim_a_SOURCES += sim/engine/collective_fluid.c sim/engine/collective_fluid.h
+libsim_a_SOURCES += sim/engine/collective_staging.c

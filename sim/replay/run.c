@@ -146,13 +146,20 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
                 continue;
             }
             coll_params asked = {.op = OPS[op], .algo = algo[op], .bytes = end ? hi[op] : lo[op]};
+            if (OPS[op] == OP_ALLREDUCE) { /* hier's inter-node phase (scenario's collectives.inter_node, staging) */
+                asked.inter = sc->inter_algo;
+                asked.staging = sc->staging;
+            }
             req[nreq] = coll_request_build(p, &asked);
             req[nreq].links = links && end == (hi[op] > lo[op]);
             *(end ? &req_hi[op] : &req_lo[op]) = nreq++;
         }
     }
     coll_result out[2 * STEP_OPS];
-    int rc = nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
+    int rc = req_hi[STEP_ALLREDUCE] >= 0 ? coll_staging_check(p, &req[req_hi[STEP_ALLREDUCE]].params, err) : TT_OK;
+    if (rc)
+        return tt_error_prefix(err, "%s: $.collectives.staging: ", sc->path);
+    rc = nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
     for (size_t i = 0; rc == TT_OK && i < n; i++) {
         int op = c[i].op;
         if (c[i].bytes <= 0)
@@ -169,8 +176,11 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
         if (req_hi[op] >= 0) {
             char *dst = op == STEP_ALLREDUCE ? res->allreduce : res->alltoall;
             const coll_result *o = &out[req_hi[op]];
-            snprintf(dst, sizeof res->allreduce, "%s%s%s%s", coll_algo_name(o->algo), o->nccl[0] ? " (nccl " : "",
-                     o->nccl, o->nccl[0] ? ")" : "");
+            const coll_params *asked = &req[req_hi[op]].params;
+            int rhd = asked->inter == ALGO_RHD, host = asked->staging == STAGING_HOST;
+            const char *hier = rhd && host ? " (rhd, host-staged)" : rhd ? " (rhd)" : host ? " (host-staged)" : "";
+            snprintf(dst, sizeof res->allreduce, "%s%s%s%s%s", coll_algo_name(o->algo), o->nccl[0] ? " (nccl " : "",
+                     o->nccl, o->nccl[0] ? ")" : "", hier);
         }
     return rc;
 }

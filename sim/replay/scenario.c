@@ -485,6 +485,27 @@ static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_a
     return TT_OK;
 }
 
+/* collectives.inter_node and collectives.staging: hier allreduce's
+ * inter-node phase and where it keeps its buffers (collectives/schedule.h).
+ * Whether the platform can stage through host memory is checked at run,
+ * once it is loaded. */
+static int load_hier_options(const jx_obj *c, scenario *s)
+{
+    const char *const inters[] = {coll_algo_name(ALGO_RING), coll_algo_name(ALGO_RHD), NULL};
+    const char *const stagings[] = {coll_staging_name(STAGING_DEVICE), coll_staging_name(STAGING_HOST), NULL};
+    int inter = 0, staging = 0, rc;
+    if ((rc = jx_enum(c, "inter_node", 0, inters, &inter)) || (rc = jx_enum(c, "staging", 0, stagings, &staging)))
+        return rc;
+    s->inter_algo = inter ? ALGO_RHD : ALGO_RING;
+    s->staging = staging ? STAGING_HOST : STAGING_DEVICE;
+    if ((inter || staging) && s->allreduce_algo != ALGO_HIER)
+        return tt_error_set(c->err, TT_EINPUT, "%s: %s.%s: \"%s\" is an option of the hier allreduce (its "
+                            "inter-node phase), but %s.allreduce is \"%s\"; set it to \"hier\" or remove %s",
+                            c->file, c->path, staging ? "staging" : "inter_node", staging ? "host" : "rhd", c->path,
+                            coll_algo_name(s->allreduce_algo), staging ? "staging" : "inter_node");
+    return TT_OK;
+}
+
 /* Evaluation is either typed in (every_steps, time_s) or from the workload:
  * every_epochs and examples become forward-only passes (run.c). */
 static int load_evaluation(const jx_obj *e, scenario *s)
@@ -529,7 +550,7 @@ static int load_cost(const jx_obj *r, scenario *s)
 
 static int load_rest(const jx_obj *r, scenario *s)
 {
-    static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", NULL};
+    static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", "inter_node", "staging", NULL};
     static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "examples", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
     static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source",
@@ -555,7 +576,7 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_seconds(&f, "op_time_s", 0, 1e-9, 1e6, &s->ref_op_time_s)) ||
                    (rc = jx_string(&f, "source", 0, &src)) || (rc = jx_string(&f, "calibrated", 0, &cal)))) ||
         (rc = load_expect(r, s)) || (rc = load_cost(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
-        (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)))
+        (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)) || (c.obj && (rc = load_hier_options(&c, s))))
         return rc;
     s->optimizer = dup_or_null(opt);
     s->allreduce = strdup(ar);

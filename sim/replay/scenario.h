@@ -98,6 +98,8 @@ typedef struct scenario {
     char *allreduce, *alltoall;
     coll_algo allreduce_algo, alltoall_algo; /* parsed at load */
     int overlap; /* bucketed allreduces overlap the backward (default 1) */
+    coll_algo inter_algo; /* collectives.inter_node: hier allreduce's inter-node phase (ALGO_RING or ALGO_RHD) */
+    coll_staging staging; /* collectives.staging: where hier's inter-node phase keeps its buffers */
 
     /* convergence */
     convergence_kind conv;
