@@ -64,6 +64,32 @@ static int load_half_work(const jx_obj *d, device_info *dev)
     return TT_OK;
 }
 
+/* {"conv": r, ...}: one precision's backward-over-forward efficiency ratios
+ * (unset classes keep theirs, 1 unless given). */
+static int load_backward_row(const jx_obj *row, double *ratios)
+{
+    int rc = jx_check_keys(row, OPCLASS_NAMES);
+    for (int c = 0; rc == TT_OK && c < OPCLASS_COUNT; c++)
+        rc = jx_number(row, OPCLASS_NAMES[c], 0, 0.1, 10, &ratios[c]);
+    return rc;
+}
+
+/* {"fp16": {"conv": r}, ...}: devices.json's backward efficiency ratios. */
+static int load_backward(const jx_obj *d, device_info *dev)
+{
+    jx_obj b, row;
+    int rc;
+    if ((rc = jx_child(d, "backward_efficiency", 0, &b)) || !b.obj)
+        return rc;
+    if ((rc = jx_check_keys(&b, DTYPE_NAMES)))
+        return rc;
+    for (int dt = 0; dt < DTYPE_COUNT; dt++)
+        if ((rc = jx_child(&b, DTYPE_NAMES[dt], 0, &row)) ||
+            (row.obj && (rc = load_backward_row(&row, dev->backward_efficiency[dt]))))
+            return rc;
+    return TT_OK;
+}
+
 /* The "purchase" block: a named assumption like every price (its "why"). */
 static int load_purchase(const jx_obj *d, device_info *dev)
 {
@@ -93,9 +119,9 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
 {
     static const char *keys[] = {"kind", "description", "purchase", "peak_flops", "mem_bytes", "mem_Bps",
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "thread_mem_Bps", "tcp_message_s",
-                                 "bandwidth_Bps", "efficiency", "mem_efficiency", "half_work_flops", "dispatch_s",
-                                 "fusion", "derivation", "sources", "assumptions", "compute_capability",
-                                 "switch_reduction", "vendor", NULL};
+                                 "bandwidth_Bps", "efficiency", "backward_efficiency", "mem_efficiency",
+                                 "half_work_flops", "dispatch_s", "fusion", "derivation", "sources", "assumptions",
+                                 "compute_capability", "switch_reduction", "vendor", NULL};
     int rc, kind = 0;
     const char *desc = "", *vendor = "";
     long cores = 0;
@@ -106,6 +132,9 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
                             d->file, d->path, name, sizeof dev->name - 1);
     snprintf(dev->name, sizeof dev->name, "%s", name);
     dev->mem_efficiency = 1;
+    for (int dt = 0; dt < DTYPE_COUNT; dt++)
+        for (int c = 0; c < OPCLASS_COUNT; c++)
+            dev->backward_efficiency[dt][c] = 1;
     if ((rc = jx_check_keys(d, keys)) || (rc = jx_enum(d, "kind", 1, DEVICE_KIND_NAMES, &kind)) ||
         (rc = jx_string(d, "description", 0, &desc)))
         return rc;
@@ -133,7 +162,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_number(d, "compute_capability", 0, 1, 20, &dev->compute_capability)) ||
         (rc = jx_bool(d, "switch_reduction", 0, &dev->switch_reduction)) ||
         (rc = jx_string(d, "vendor", 0, &vendor)) ||
-        (rc = load_efficiency(d, dev)) || (rc = load_half_work(d, dev)) || (rc = load_purchase(d, dev)) ||
+        (rc = load_efficiency(d, dev)) || (rc = load_backward(d, dev)) || (rc = load_half_work(d, dev)) || (rc = load_purchase(d, dev)) ||
         (rc = jx_seconds(d, "dispatch_s", 0, 0, 1, &dev->dispatch_s)) || (rc = jx_bool(d, "fusion", 0, &dev->fusion)))
         return rc;
     dev->cores = (int)cores;
@@ -207,13 +236,15 @@ int device_table_put(device_table *t, const device_info *d, tt_error *err)
 /* One precision of a device's fitted parameters. */
 static int apply_precision(const jx_obj *o, int dt, device_info *dev)
 {
-    static const char *const keys[] = {"half_work_flops", "efficiency", NULL};
-    jx_obj p, eff;
+    static const char *const keys[] = {"half_work_flops", "efficiency", "backward_efficiency", NULL};
+    jx_obj p, eff, bwd;
     int rc;
     if ((rc = jx_child(o, DTYPE_NAMES[dt], 0, &p)) || !p.obj)
         return rc;
     if ((rc = jx_check_keys(&p, keys)) ||
         (rc = jx_number(&p, "half_work_flops", 1, 0, 1e18, &dev->half_work_flops[dt])) ||
+        (rc = jx_child(&p, "backward_efficiency", 0, &bwd)) ||
+        (bwd.obj && (rc = load_backward_row(&bwd, dev->backward_efficiency[dt]))) ||
         (rc = jx_child(&p, "efficiency", 1, &eff)) || (rc = jx_check_keys(&eff, OPCLASS_NAMES)))
         return rc;
     for (int c = 0; c < OPCLASS_COUNT; c++)
@@ -231,19 +262,21 @@ static void remember_fitted(device_table *t, const char *name, const device_info
     if (!def)
         return;
     json_t *base_eff = json_object_get(def, "efficiency");
-    json_t *half = json_object(), *eff = json_object();
+    json_t *half = json_object(), *eff = json_object(), *bwd = json_object();
     for (int dt = 0; dt < DTYPE_COUNT; dt++) {
         json_t *p = json_object_get(fitted, DTYPE_NAMES[dt]);
         if (!p)
             continue;
         json_object_set_new(half, DTYPE_NAMES[dt], json_real(dev->half_work_flops[dt]));
+        if (json_object_get(p, "backward_efficiency"))
+            json_object_set(bwd, DTYPE_NAMES[dt], json_object_get(p, "backward_efficiency"));
         json_t *e = json_deep_copy(json_object_get(p, "efficiency"));
         if (!json_object_get(base_eff, DTYPE_NAMES[dt]))
             json_object_set(e, "default", json_object_get(json_object_get(base_eff, "fp32"), "default"));
         json_object_set_new(eff, DTYPE_NAMES[dt], e);
     }
-    json_t *patch = json_pack("{s:f, s:b, s:o, s:o}", "dispatch_s", dev->dispatch_s, "fusion", dev->fusion,
-                              "half_work_flops", half, "efficiency", eff);
+    json_t *patch = json_pack("{s:f, s:b, s:o, s:o, s:o}", "dispatch_s", dev->dispatch_s, "fusion", dev->fusion,
+                              "half_work_flops", half, "efficiency", eff, "backward_efficiency", bwd);
     jx_merge(def, patch);
     json_decref(patch);
 }

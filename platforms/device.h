@@ -41,6 +41,9 @@ typedef struct device_info {
     double half_work_flops[DTYPE_COUNT];
     double dispatch_s;
     int fusion;
+    /* Backward-pass kernels (cuDNN dgrad and wgrad, GEMM transposes) reach
+     * efficiency x this of peak: unitless, 1 = as the forward (the default). */
+    double backward_efficiency[DTYPE_COUNT][OPCLASS_COUNT];
     /* Buying and powering it (the "purchase" block; 0 = not given). An
      * accelerator's draw is tdp_w busy, idle_w waiting; another device draws
      * power_w while the cluster runs. A NIC (or an accelerator on the fabric

@@ -37,10 +37,11 @@ typedef struct synthetic {
     char conv_path[64], gemm_path[64], set_path[64];
 } synthetic;
 
-/* The model's fp32 throughput on a device at the given conv efficiency,
- * half-work FLOPs and fusion (gemm at TRUE_GEMM, 4 us dispatch). */
-static double model_on(const char *device, double conv, double half_work, int fusion, const char *trace_path,
-                       int batch, int forward)
+/* The model's fp32 throughput on a device at the given conv efficiency and
+ * backward-over-forward ratio, half-work FLOPs and fusion (gemm at
+ * TRUE_GEMM, 4 us dispatch). */
+static double model_on(const char *device, double conv, double conv_backward, double half_work, int fusion,
+                       const char *trace_path, int batch, int forward)
 {
     device_table lib = {0};
     tt_error err = {0};
@@ -49,6 +50,7 @@ static double model_on(const char *device, double conv, double half_work, int fu
     ck_assert_int_eq(device_model_of(device_table_find(&lib, device), "fp32", &d, &err), TT_OK);
     d.efficiency[OPCLASS_CONV] = conv;
     d.efficiency[OPCLASS_GEMM] = TRUE_GEMM;
+    d.backward_efficiency[OPCLASS_CONV] = conv_backward;
     d.half_work_flops = half_work;
     d.dispatch_s = 4e-6;
     d.fusion = fusion;
@@ -73,7 +75,7 @@ static double model_on(const char *device, double conv, double half_work, int fu
 
 static double model_samples_per_s(const char *trace_path, int batch, int forward)
 {
-    return model_on("generic-accelerator", TRUE_CONV, TRUE_HALF_WORK, 0, trace_path, batch, forward);
+    return model_on("generic-accelerator", TRUE_CONV, 1, TRUE_HALF_WORK, 0, trace_path, batch, forward);
 }
 
 static void make_traces(synthetic *sy)
@@ -123,6 +125,13 @@ static double param(json_t *doc, const char *key)
     return json_real_value(json_object_get(json_object_get(fp32, "efficiency"), key));
 }
 
+/* The fitted backward-over-forward ratio of a class on a device at fp32. */
+static double backward_param(json_t *doc, const char *device, const char *cls)
+{
+    json_t *fp32 = json_object_get(json_object_get(json_object_get(doc, "devices"), device), "fp32");
+    return json_real_value(json_object_get(json_object_get(fp32, "backward_efficiency"), cls));
+}
+
 START_TEST(fit_recovers_known_parameters)
 {
     synthetic sy;
@@ -139,6 +148,9 @@ START_TEST(fit_recovers_known_parameters)
     ck_assert_double_eq_tol(param(doc, "conv"), TRUE_CONV, 2e-3);
     ck_assert_double_eq_tol(param(doc, "gemm"), TRUE_GEMM, 2e-3);
     ck_assert_double_eq_tol(param(doc, "half_work_flops") / TRUE_HALF_WORK, 1, 3e-3);
+    /* forward and training points of each class: the backward ratio is fitted, and is 1 */
+    ck_assert_double_eq_tol(backward_param(doc, "generic-accelerator", "conv"), 1, 2e-3);
+    ck_assert_double_eq_tol(backward_param(doc, "generic-accelerator", "gemm"), 1, 2e-3);
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(doc, "residuals"), i, r)
@@ -199,7 +211,7 @@ START_TEST(versus_fits_the_ratio_and_inherits_the_rest)
     synthetic sy;
     make_traces(&sy);
     const double conv = 0.3, fill = 2, harness = 0.5;
-    double own = model_on("v100-sxm2", conv, fill * TRUE_HALF_WORK, 0, sy.conv_path, 64, 0);
+    double own = model_on("v100-sxm2", conv, 1, fill * TRUE_HALF_WORK, 0, sy.conv_path, 64, 0);
     double other = model_samples_per_s(sy.conv_path, 64, 0);
     char group[1024];
     snprintf(group, sizeof group, ", {\"devices\": [\"v100-sxm2\"], \"fusion\": false, \"inherits\": {\"device\": "
@@ -219,6 +231,8 @@ START_TEST(versus_fits_the_ratio_and_inherits_the_rest)
                         json_real_value(json_object_get(json_object_get(theirs, "efficiency"), "gemm")));
     ck_assert_double_eq(json_real_value(json_object_get(mine, "half_work_flops")),
                         fill * json_real_value(json_object_get(theirs, "half_work_flops")));
+    /* one training figure cannot tell backward from forward: the ratio is the earlier group's */
+    ck_assert_double_eq(backward_param(doc, "v100-sxm2", "conv"), backward_param(doc, "generic-accelerator", "conv"));
     ck_assert_double_eq(json_real_value(json_object_get(json_object_get(devs, "v100-sxm2"), "dispatch_s")),
                         json_real_value(json_object_get(json_object_get(devs, "generic-accelerator"), "dispatch_s")));
     json_t *res = json_object_get(doc, "residuals");
@@ -254,6 +268,45 @@ START_TEST(fit_bounds_the_worst_error)
     json_t *res = json_object_get(doc, "residuals");
     ck_assert_double_eq_tol(json_real_value(json_object_get(json_array_get(res, 0), "error")), 0.0906, 2e-3);
     ck_assert_double_eq_tol(json_real_value(json_object_get(json_array_get(res, 2), "error")), -0.0911, 2e-3);
+    json_decref(doc);
+    unlink(conv);
+}
+END_TEST
+
+/* A forward pass and a training step at batch 64, made with backward kernels
+ * 1.5 times as efficient as forward ones. The conv is compute bound and its
+ * backward is two kernels of the forward's work (same saturation), so at one
+ * efficiency for both a step is 1 + 2 = 3 forward times whatever the
+ * efficiency, half-work FLOPs or dispatch; measured it is 1 + 2 / 1.5 = 2.33.
+ * Without the ratio the best fit splits 3 / 2.33 = 1.29 into +13.4 % and
+ * -11.8 %; only backward_efficiency 1.5 meets both figures. */
+START_TEST(two_passes_fit_the_backward_ratio)
+{
+    char conv[64], text[4096], points[1024];
+    snprintf(text, sizeof text, ONE_CLASS, "conv");
+    tu_write_temp(text, conv, sizeof conv);
+    double forward = model_on("generic-accelerator", TRUE_CONV, 1.5, TRUE_HALF_WORK, 0, conv, 64, 1);
+    double train = model_on("generic-accelerator", TRUE_CONV, 1.5, TRUE_HALF_WORK, 0, conv, 64, 0);
+    ck_assert_double_eq_tol(forward / train, 2.333, 1e-2); /* 2.324: the loss and the optimizer */
+    snprintf(points, sizeof points, "{\"trace\": \"%s\", \"precision\": \"fp32\", \"batch\": 64, \"pass\": "
+             "\"forward\", \"samples_per_s\": %.17g, \"source\": \"s\"}, {\"trace\": \"%s\", \"precision\": "
+             "\"fp32\", \"batch\": 64, \"pass\": \"train\", \"samples_per_s\": %.17g, \"source\": \"s\"}",
+             conv, forward, conv, train);
+    json_t *doc = fit_points(points, 0);
+    /* two figures do not pin dispatch_s (a few kernels in 0.3 s): the ratio within 1.5 % */
+    ck_assert_double_eq_tol(backward_param(doc, "generic-accelerator", "conv"), 1.5, 0.022);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "residuals"), i, r)
+        ck_assert_double_lt(fabs(json_real_value(json_object_get(r, "error"))), 2e-3);
+    json_decref(doc);
+    /* a training point alone cannot tell it: no ratio is written (1, as the forward) */
+    snprintf(points, sizeof points, "{\"trace\": \"%s\", \"precision\": \"fp32\", \"batch\": 64, \"pass\": "
+             "\"train\", \"samples_per_s\": %.17g, \"source\": \"s\"}", conv, train);
+    doc = fit_points(points, 0);
+    ck_assert_ptr_null(json_object_get(json_object_get(json_object_get(json_object_get(doc, "devices"),
+                                                                       "generic-accelerator"), "fp32"),
+                                       "backward_efficiency"));
     json_decref(doc);
     unlink(conv);
 }
@@ -300,7 +353,7 @@ static json_t *fit_unfused_figures(const char *trace, const char *mark)
         char one[384];
         snprintf(one, sizeof one, "%s{\"trace\": \"%s\", \"precision\": \"fp32\", \"batch\": %d, \"pass\": "
                  "\"train\", %s\"samples_per_s\": %.17g, \"source\": \"the model unfused\"}", b ? ", " : "", trace,
-                 batches[b], mark, model_on("generic-accelerator", TRUE_CONV, TRUE_HALF_WORK, 0, trace, batches[b], 0));
+                 batches[b], mark, model_on("generic-accelerator", TRUE_CONV, 1, TRUE_HALF_WORK, 0, trace, batches[b], 0));
         strcat(points, one);
     }
     return fit_points(points, 1);
@@ -391,7 +444,8 @@ START_TEST(fitted_file_applies_and_refuses)
     json_error_t je;
     json_t *good = json_loads("{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": {\"generic-accelerator\": "
                               "{\"dispatch_s\": 5e-6, \"fusion\": true, \"fp16\": {\"half_work_flops\": 2e9, "
-                              "\"efficiency\": {\"conv\": 0.4}}}}, \"residuals\": []}", 0, &je);
+                              "\"efficiency\": {\"conv\": 0.4}, \"backward_efficiency\": {\"conv\": 1.3}}}}, "
+                              "\"residuals\": []}", 0, &je);
     ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", good, &err), TT_OK);
     const device_info *d = device_table_find(&lib, "generic-accelerator");
     ck_assert_double_eq(d->dispatch_s, 5e-6);
@@ -399,6 +453,9 @@ START_TEST(fitted_file_applies_and_refuses)
     ck_assert_double_eq(d->half_work_flops[DTYPE_FP16], 2e9);
     ck_assert_double_eq(d->efficiency[DTYPE_FP16][OPCLASS_CONV], 0.4);
     ck_assert_double_eq(d->efficiency[DTYPE_FP16][OPCLASS_GEMM], 0.5); /* untouched */
+    ck_assert_double_eq(d->backward_efficiency[DTYPE_FP16][OPCLASS_CONV], 1.3);
+    ck_assert_double_eq(d->backward_efficiency[DTYPE_FP16][OPCLASS_GEMM], 1); /* as the forward */
+    ck_assert_double_eq(d->backward_efficiency[DTYPE_FP32][OPCLASS_CONV], 1);
     json_decref(good);
     json_t *bad = json_loads("{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": {\"no-such\": "
                              "{\"dispatch_s\": 5e-6, \"fusion\": true}}}", 0, &je);
@@ -410,6 +467,27 @@ START_TEST(fitted_file_applies_and_refuses)
     ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", bad, &err), TT_EINPUT);
     ck_assert_msg(strstr(err.msg, "did you mean \"half_work_flops\"") != NULL, "%s", err.msg);
     json_decref(bad);
+    /* a backward ratio that is not a positive number, fitted or in a device definition */
+    const char *ratios[] = {"0", "-1.2", "\"fast\""};
+    for (int k = 0; k < 3; k++) {
+        char text[512];
+        snprintf(text, sizeof text, "{\"format\": \"ttasim-calibrated\", \"version\": 1, \"devices\": "
+                 "{\"generic-accelerator\": {\"dispatch_s\": 5e-6, \"fusion\": true, \"fp16\": {\"half_work_flops\": "
+                 "2e9, \"efficiency\": {\"conv\": 0.4}, \"backward_efficiency\": {\"conv\": %s}}}}}", ratios[k]);
+        bad = json_loads(text, 0, &je);
+        ck_assert_int_eq(device_table_apply_calibrated(&lib, "fitted.json", bad, &err), TT_EINPUT);
+        const char *where = "fitted.json: $.devices.generic-accelerator.fp16.backward_efficiency.conv";
+        ck_assert_msg(strstr(err.msg, where) != NULL, "%s", err.msg);
+        json_decref(bad);
+        snprintf(text, sizeof text, "{\"mine\": {\"kind\": \"accelerator\", \"peak_flops\": {\"fp32\": 1e13}, "
+                 "\"mem_bytes\": 1e10, \"mem_Bps\": 1e12, \"tdp_w\": 300, \"efficiency\": {\"fp32\": "
+                 "{\"default\": 0.5}}, \"backward_efficiency\": {\"fp32\": {\"conv\": %s}}}}", ratios[k]);
+        bad = json_loads(text, 0, &je);
+        ck_assert_int_eq(device_table_add_json(&lib, "mine.json", bad, "$.devices", &err), TT_EINPUT);
+        ck_assert_msg(strstr(err.msg, "mine.json: $.devices.mine.backward_efficiency.fp32.conv") != NULL, "%s",
+                      err.msg);
+        json_decref(bad);
+    }
     device_table_free(&lib);
 }
 END_TEST
@@ -423,6 +501,7 @@ static Suite *suite(void)
     tcase_add_test(t, fit_bounds_the_worst_error);
     tcase_add_test(t, versus_fits_the_ratio_and_inherits_the_rest);
     tcase_add_test(t, point_fusion_overrides_its_group);
+    tcase_add_test(t, two_passes_fit_the_backward_ratio);
     tcase_add_test(t, bad_sets_are_refused);
     tcase_add_test(t, fitted_file_applies_and_refuses);
     suite_add_tcase(s, t);

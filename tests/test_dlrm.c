@@ -228,6 +228,7 @@ static const device_model ROOFLINE = {
     .efficiency = {[OPCLASS_CONV] = 0.5, [OPCLASS_GEMM] = 0.8, [OPCLASS_ATTENTION] = 0.5, [OPCLASS_NORM] = 0.5,
                    [OPCLASS_ELEMENTWISE] = 0.5, [OPCLASS_POOL] = 0.5, [OPCLASS_EMBEDDING] = 0.5,
                    [OPCLASS_LOSS] = 0.5},
+    .backward_efficiency = DEVICE_MODEL_SAME_BACKWARD,
 };
 
 static double shaped_step(framework f, double dispatch_s, step_result *r)

@@ -115,7 +115,8 @@ END_TEST
  * saturation or dispatch floor. */
 static const device_model ROOFLINE = {.name = "roofline", .peak_flops = 1e13, .peak_fp32_flops = 1e13,
                                       .mem_Bps = 1e12, .mem_bytes = 80e9,
-                                      .efficiency = {[OPCLASS_GEMM] = 0.5, [OPCLASS_ATTENTION] = 0.5}};
+                                      .efficiency = {[OPCLASS_GEMM] = 0.5, [OPCLASS_ATTENTION] = 0.5},
+                                      .backward_efficiency = DEVICE_MODEL_SAME_BACKWARD};
 
 /* On that roofline at N = 2048:
  * backward, compute-bound: standard 8 x (8 x 2048^2 x 768 + 4 x 12 x 2048^2)

@@ -33,6 +33,7 @@ static const device_model DEV = {
     .name = "test device", .peak_flops = 1e13, .peak_fp32_flops = 5e12, .mem_Bps = 1e12, .mem_bytes = 80e9,
     .efficiency = {[OPCLASS_CONV] = 0.5, [OPCLASS_GEMM] = 0.8, [OPCLASS_ATTENTION] = 0.5, [OPCLASS_NORM] = 0.5,
                    [OPCLASS_ELEMENTWISE] = 0.5, [OPCLASS_POOL] = 0.5, [OPCLASS_EMBEDDING] = 0.5, [OPCLASS_LOSS] = 0.5},
+    .backward_efficiency = DEVICE_MODEL_SAME_BACKWARD,
 };
 
 static void load_tiny(const char *extra, workload *t)
@@ -380,6 +381,29 @@ START_TEST(perop_saturation)
 }
 END_TEST
 
+/* Backward kernels reach efficiency x backward_efficiency: the conv's 2e12
+ * backward FLOPs at 0.5 x 1.6 of 1e13 take 0.25 s (0.4 at the forward's
+ * efficiency), its forward stays 0.2 s; saturation still applies (two
+ * kernels of 1e12 at 5e11 half-work: 0.8 x 2/3, 0.375 s); a ratio that would
+ * pass peak (0.5 x 3) stops there: 0.2 s. */
+START_TEST(perop_backward_efficiency)
+{
+    workload t;
+    load_perop(&t);
+    device_model d = DEV;
+    d.backward_efficiency[OPCLASS_CONV] = 1.6;
+    step_options o = opts(8);
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 0), 0.2, 1e-12);
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 1), 0.25, 1e-12);
+    d.half_work_flops = 5e11;
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 1), 0.375, 1e-12);
+    d.half_work_flops = 0;
+    d.backward_efficiency[OPCLASS_CONV] = 3;
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 1), 0.2, 1e-12);
+    workload_free(&t);
+}
+END_TEST
+
 /* Kernels run no faster than the host dispatches them: the backward's two
  * kernels take two dispatches. */
 START_TEST(perop_dispatch)
@@ -489,6 +513,7 @@ static Suite *suite(void)
     tcase_add_test(t, alltoall_and_host_embeddings);
     tcase_add_test(t, host_load_scales);
     tcase_add_test(t, perop_saturation);
+    tcase_add_test(t, perop_backward_efficiency);
     tcase_add_test(t, perop_dispatch);
     tcase_add_test(t, perop_fusion);
     tcase_add_test(t, perop_forward_pass);

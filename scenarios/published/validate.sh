@@ -127,16 +127,16 @@ How to read the table:
   (under 1e-6; a 4:1 taper on the DGX-1 fabric leaves the 200-GPU ViT step unchanged too).
   Yamazaki's published step is the abstract's steady-state training throughput (over 1.73 M
   images/s: 81,920 / 1.73e6 = 47.35 ms; total time over steps, 51.9 ms, includes evaluation and
-  start-up): 0.937. Mikami's is total time over derived steps (122 s / 2,086 = 58.5 ms, an upper
+  start-up): 0.920. Mikami's is total time over derived steps (122 s / 2,086 = 58.5 ms, an upper
   bound; the steps are U under the paper's batch-size control; 57 ms before, from the 2.0 min of
-  the comparison tables): 0.873. Its predicted step is communication-bound: 21.6 ms of compute
+  the comparison tables): 0.870. Its predicted step is communication-bound: 19.8 ms of compute
   at 16 images per GPU, 43.1 ms of allreduce (5 buckets, each an 864-node ring of 1,726 steps at
-  about 4 us of link latency), 29.0 ms of it exposed. Nothing sourced lengthens it: NCCL's own
+  about 4 us of link latency), 30.6 ms of it exposed. Nothing sourced lengthens it: NCCL's own
   per-step figure over the network (LL, 2.7 us) is below the links' 4 us, the torus schedule
   with the node's 4 GPUs as the row is faster than `hier` (8.5 against 11.2 ms for 25 MB), and
   the paper's grid shape, bucketing and gradient precision are not in the stored sources. For
   scale only: Yamazaki's run spent 9 % of its total outside the steady step (74.7 s against
-  1,440 x 47.35 ms = 68.2 s); the same share would put Mikami's steady step near 53.4 ms (0.957),
+  1,440 x 47.35 ms = 68.2 s); the same share would put Mikami's steady step near 53.4 ms (0.952),
   but Mikami states no throughput, so the row keeps its upper bound. Searched again for issue 12:
   the paper's text is still not among the stored sources (abstract pages only); secondary accounts
   state only what is modelled: mixed precision with forward and backward in FP16 (InfoQ), the
@@ -147,9 +147,9 @@ How to read the table:
   lengthen the step but are not facts about the run: NNL's public ResNet example of the time
   (nnabla-examples imagenet-classification/obsolete/model_resnet.py) runs batchnorm, ReLU and the
   residual add as functions of their own (NCHW); replayed unfused (`--set workload.fusion=false`)
-  the step is 56.6 ms (0.967, compute 31.9 ms), but NNL has a fused batchnorm and the record's code
+  the step is 55.3 ms (0.946, compute 28.2 ms), but NNL has a fused batchnorm and the record's code
   is not public. The single-V100 figures point the other way: the smallest-batch fp16 training
-  figures found (the NGC MXNet 18.11 example, batch 64-208, now in the calibration set) are 6-9 %
+  figures found (the NGC MXNet 18.11 example, batch 64-208, now in the calibration set) are 4-8 %
   above the model and fall with the batch as it does, so single-GPU evidence would shorten
   Mikami's compute at 16 images, not lengthen it.
 - **ViT-B/32 rows (V100 assumed) wait on the DGX-1 hosts.** With the same host pipeline (U: the
@@ -202,7 +202,9 @@ kernel each way, 2 and 3 passes) and a fused dot-interaction kernel; HugeCTR v1.
 (`FusedInnerProduct`, `holistic_cuda_graph`, `enable_overlap`) fuses them into the GEMM epilogue
 and runs the hybrid embedding's alltoall on its own stream beside the bottom MLP, forward and
 backward. On one A100 (no collective) the DeepLearningExamples single-GPU throughputs come out
-at 0.995 (PyTorch, 32k) and 0.943 (TF2, 64k) of published with the eager term.
+at 0.950 (PyTorch, 32k) and 0.930 (TF2, 64k) of published with the eager term (0.995 and 0.943
+before issue 12's backward efficiency refitted the A100: dispatch 26.4 -> 21.0 us, half-work
+3.12e9 -> 2.40e9 FLOPs).
 
 Before and after issue 17's framework pass (`ttasim run --json`, step ratio): v0.7 PyTorch
 1.250 -> 0.868 (it was described as eager PyTorch: 1.25 ms of unfused epilogue kernels the apex

@@ -58,6 +58,11 @@ struct calibration {
 
 /* ---- loading ---- */
 
+static int out_of_memory(const jx_obj *o)
+{
+    return tt_error_set(o->err, TT_EINTERNAL, "%s: %s: out of memory", o->file, o->path);
+}
+
 static int load_point(const jx_obj *g, size_t i, cal_point *pt)
 {
     static const char *const keys[] = {"trace",  "precision", "batch", "pass",   "samples_per_s",
@@ -80,13 +85,15 @@ static int load_point(const jx_obj *g, size_t i, cal_point *pt)
             (rc = jx_string(&v, "device", 1, &dev)) ||
             (rc = jx_number(&v, "samples_per_s", 1, 1e-6, 1e12, &pt->versus_measured)))
             return rc;
-        pt->versus_device = strdup(dev);
+        if (!(pt->versus_device = strdup(dev)))
+            return out_of_memory(&p);
     }
     pt->fusion = -1;
     if (jx_has(&p, "fusion") && (rc = jx_bool(&p, "fusion", 1, &pt->fusion)))
         return rc;
     pt->batch = (int)batch;
-    pt->trace_name = strdup(name);
+    if (!(pt->trace_name = strdup(name)))
+        return out_of_memory(&p);
     if ((rc = scenario_resolve_path(&p, "trace", name, &path)))
         return rc;
     rc = workload_load(path, &pt->tr, p.err);
@@ -109,26 +116,31 @@ static int load_group(const jx_obj *r, size_t i, cal_group *g)
         if ((rc = jx_check_keys(&in, inherits_keys)) || (rc = jx_string(&in, "device", 1, &from)) ||
             (rc = jx_number(&in, "fill_ratio", 1, 0.01, 100, &g->fill_ratio)))
             return rc;
-        g->inherits = strdup(from);
+        if (!(g->inherits = strdup(from)))
+            return out_of_memory(&in);
     }
     if ((rc = jx_array(&o, "devices", 1, &n)))
         return rc;
     json_t *devs = json_object_get(o.obj, "devices");
     if (n == 0)
         return tt_error_set(o.err, TT_EINPUT, "%s: %s.devices: expected at least one device name", o.file, o.path);
-    g->devices = calloc(n, sizeof *g->devices);
+    if (!(g->devices = calloc(n, sizeof *g->devices)))
+        return out_of_memory(&o);
     for (size_t k = 0; k < n; k++) {
         json_t *d = json_array_get(devs, k);
         if (!json_is_string(d))
             return tt_error_set(o.err, TT_EINPUT, "%s: %s.devices[%zu]: expected a device name (a key of "
                                 "platforms/devices.json)", o.file, o.path, k);
-        g->devices[g->n_devices++] = strdup(json_string_value(d));
+        if (!(g->devices[g->n_devices] = strdup(json_string_value(d))))
+            return out_of_memory(&o);
+        g->n_devices++;
     }
     if ((rc = jx_array(&o, "points", 1, &n)))
         return rc;
     if (n == 0)
         return tt_error_set(o.err, TT_EINPUT, "%s: %s.points: expected at least one measured point", o.file, o.path);
-    g->points = calloc(n, sizeof *g->points);
+    if (!(g->points = calloc(n, sizeof *g->points)))
+        return out_of_memory(&o);
     g->n_points = n; /* zeroed until loaded: calibration_free frees any prefix */
     for (size_t k = 0; k < n; k++)
         if ((rc = load_point(&o, k, &g->points[k])))
@@ -145,15 +157,20 @@ int calibration_load(const char *path, calibration **out, tt_error *err)
     if (rc)
         return rc;
     calibration *c = calloc(1, sizeof *c);
-    c->path = strdup(path);
+    if (!c || !(c->path = strdup(path))) {
+        free(c);
+        json_decref(root);
+        return tt_error_set(err, TT_EINTERNAL, "%s: out of memory", path);
+    }
     jx_obj r;
     int format = 0;
     long version = 0;
     size_t n = 0;
     if (!(rc = jx_root(&r, path, root, err)) && !(rc = jx_check_keys(&r, keys)) &&
         !(rc = jx_enum(&r, "format", 1, FORMATS, &format)) && !(rc = jx_int(&r, "version", 1, 1, 1, &version)) &&
-        !(rc = jx_array(&r, "groups", 1, &n))) {
-        c->groups = calloc(n ? n : 1, sizeof *c->groups);
+        !(rc = jx_array(&r, "groups", 1, &n)) && !(c->groups = calloc(n ? n : 1, sizeof *c->groups)))
+        rc = out_of_memory(&r);
+    if (rc == TT_OK) {
         c->n_groups = n; /* zeroed until loaded: calibration_free frees any prefix */
         for (size_t i = 0; rc == TT_OK && i < n; i++)
             rc = load_group(&r, i, &c->groups[i]);
@@ -205,10 +222,16 @@ typedef struct group_fit {
     double half_work_flops[DTYPE_COUNT];
     double eff[DTYPE_COUNT][OPCLASS_COUNT];
     int fitted[DTYPE_COUNT][OPCLASS_COUNT]; /* classes carrying >= 5 % of a point's FLOPs, or inherited */
+    /* Backward over forward efficiency of a class: fitted where its points
+     * include a forward pass and a training step or backward, inherited,
+     * else 1 (as the forward). */
+    double backward[DTYPE_COUNT][OPCLASS_COUNT];
+    int backward_fitted[DTYPE_COUNT][OPCLASS_COUNT];
     int used[DTYPE_COUNT];
-    fit_param params[1 + DTYPE_COUNT * (1 + OPCLASS_COUNT)];
+    fit_param params[1 + DTYPE_COUNT * (1 + 2 * OPCLASS_COUNT)];
     int n_params;
     double *versus_predicted; /* per point: the versus device's throughput as its group fitted it */
+    double *no_collectives;   /* one device: every collective of any point's trace takes 0 s */
 } group_fit;
 
 static double predicted_samples_per_s(const group_fit *f, const cal_point *pt)
@@ -218,9 +241,12 @@ static double predicted_samples_per_s(const group_fit *f, const cal_point *pt)
     d.half_work_flops = f->half_work_flops[pt->dtype];
     d.fusion = pt->fusion >= 0 ? pt->fusion : f->g->fusion;
     d.mem_bytes = HUGE_VAL; /* memory is not what a throughput figure measures */
-    for (int c = 0; c < OPCLASS_COUNT; c++)
+    for (int c = 0; c < OPCLASS_COUNT; c++) {
         if (f->fitted[pt->dtype][c])
             d.efficiency[c] = f->eff[pt->dtype][c];
+        if (f->backward_fitted[pt->dtype][c])
+            d.backward_efficiency[c] = f->backward[pt->dtype][c];
+    }
     step_options o;
     memset(&o, 0, sizeof o);
     o.micro_batch = pt->batch;
@@ -236,12 +262,9 @@ static double predicted_samples_per_s(const group_fit *f, const cal_point *pt)
             s += step_layer_s(&pt->tr, i, &d, &o, 1);
         return pt->batch / s;
     }
-    size_t n = pt->tr.n_buckets + pt->tr.n_comm;
-    double *none = calloc(n + 1, sizeof *none); /* one device: no collectives */
     step_result r;
     tt_error e;
-    step_replay(&pt->tr, &d, &o, none, &r, &e);
-    free(none);
+    step_replay(&pt->tr, &d, &o, f->no_collectives, &r, &e);
     return pt->batch / r.time_s;
 }
 
@@ -362,11 +385,17 @@ static int inherit_unfitted(const calibration *cal, size_t gi, const group_fit *
             f->used[dt] = 1;
         }
         f->half_work_flops[dt] = round_sig(src->half_work_flops[dt] * f->g->fill_ratio);
-        for (int c = 0; c < OPCLASS_COUNT; c++)
+        for (int c = 0; c < OPCLASS_COUNT; c++) {
             if (src->fitted[dt][c] && !f->fitted[dt][c]) {
                 f->fitted[dt][c] = 1; /* taken as it is, not searched */
                 f->eff[dt][c] = src->eff[dt][c];
             }
+            /* the same kernel family's backward over forward, where this group cannot tell it */
+            if (src->backward_fitted[dt][c] && !f->backward_fitted[dt][c]) {
+                f->backward_fitted[dt][c] = 1;
+                f->backward[dt][c] = src->backward[dt][c];
+            }
+        }
     }
     return TT_OK;
 }
@@ -386,9 +415,15 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
     int own = g->inherits == NULL;
     if (own)
         add_param(f, &f->dispatch_s, DISPATCH_FLOOR_S, 1e-4, 1e-5);
+    size_t n_colls = 1;
+    for (size_t i = 0; i < g->n_points; i++)
+        if (g->points[i].tr.n_buckets + g->points[i].tr.n_comm + 1 > n_colls)
+            n_colls = g->points[i].tr.n_buckets + g->points[i].tr.n_comm + 1;
     f->versus_predicted = calloc(g->n_points, sizeof *f->versus_predicted);
-    if (!f->versus_predicted)
+    f->no_collectives = calloc(n_colls, sizeof *f->no_collectives);
+    if (!f->versus_predicted || !f->no_collectives)
         return tt_error_set(err, TT_EINTERNAL, "%s: out of memory", cal->path);
+    int passes[DTYPE_COUNT][OPCLASS_COUNT] = {{0}}; /* per class, a bit per pass kind carrying it */
     for (size_t i = 0; i < g->n_points; i++) {
         const cal_point *pt = &g->points[i];
         int dt = pt->dtype;
@@ -414,12 +449,29 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
         static const op_class matmuls[] = {OPCLASS_CONV, OPCLASS_GEMM, OPCLASS_ATTENTION};
         for (size_t m = 0; m < sizeof matmuls / sizeof *matmuls; m++) {
             int c = matmuls[m];
-            if (!f->fitted[dt][c] && class_share(&pt->tr, c) >= 0.05) {
+            if (class_share(&pt->tr, c) < 0.05)
+                continue;
+            passes[dt][c] |= 1 << pt->pass;
+            if (!f->fitted[dt][c]) {
                 f->fitted[dt][c] = 1;
                 add_param(f, &f->eff[dt][c], 0.02, 1.0, f->base[dt].efficiency[c]);
             }
         }
     }
+    /* A forward pass and a pass with a backward (train = forward + backward)
+     * tell the backward's time from the forward's: the class's backward
+     * kernels get their own efficiency. Train and backward points alone
+     * could too, but they come from different frameworks (Goyal's Caffe2
+     * backprop, TensorFlow's steps): the ratio would absorb the frameworks. */
+    for (int dt = 0; dt < DTYPE_COUNT; dt++)
+        for (int c = 0; c < OPCLASS_COUNT; c++) {
+            f->backward[dt][c] = 1;
+            int kinds = passes[dt][c];
+            if ((kinds & 1 << PASS_FORWARD) && (kinds & (1 << PASS_TRAIN | 1 << PASS_BACKWARD))) {
+                f->backward_fitted[dt][c] = 1;
+                add_param(f, &f->backward[dt][c], 0.25, 4.0, 1.0);
+            }
+        }
     return own ? TT_OK : inherit_unfitted(cal, gi, fits, dev, f, err);
 }
 
@@ -454,10 +506,17 @@ static json_t *device_params(const group_fit *f, const device_info *dev)
         json_t *p = json_object(), *eff = json_object();
         double ratio = dev->peak_flops[dt] / f->base[dt].peak_flops;
         json_object_set_new(p, "half_work_flops", json_real(round_sig(f->half_work_flops[dt] * ratio)));
-        for (int c = 0; c < OPCLASS_COUNT; c++)
+        json_t *bwd = json_object();
+        for (int c = 0; c < OPCLASS_COUNT; c++) {
             if (f->fitted[dt][c])
                 json_object_set_new(eff, OPCLASS_NAMES[c], json_real(f->eff[dt][c]));
+            if (f->backward_fitted[dt][c])
+                json_object_set_new(bwd, OPCLASS_NAMES[c], json_real(f->backward[dt][c]));
+        }
         json_object_set_new(p, "efficiency", eff);
+        if (json_object_size(bwd))
+            json_object_set(p, "backward_efficiency", bwd);
+        json_decref(bwd);
         json_object_set_new(o, DTYPE_NAMES[dt], p);
     }
     return o;
@@ -499,6 +558,10 @@ int calibration_fit(calibration *c, const device_table *lib, json_t **fitted, tt
     json_object_set_new(doc, "devices", devices);
     json_object_set_new(doc, "residuals", residuals);
     group_fit *fits = calloc(c->n_groups ? c->n_groups : 1, sizeof *fits);
+    if (!fits) {
+        json_decref(doc);
+        return tt_error_set(err, TT_EINTERNAL, "%s: out of memory", c->path);
+    }
     int rc = TT_OK;
     for (size_t gi = 0; rc == TT_OK && gi < c->n_groups; gi++) {
         group_fit *f = &fits[gi];
@@ -511,8 +574,10 @@ int calibration_fit(calibration *c, const device_table *lib, json_t **fitted, tt
         for (size_t i = 0; i < f->g->n_points; i++)
             json_array_append_new(residuals, residual(f, i));
     }
-    for (size_t gi = 0; gi < c->n_groups; gi++)
+    for (size_t gi = 0; gi < c->n_groups; gi++) {
         free(fits[gi].versus_predicted);
+        free(fits[gi].no_collectives);
+    }
     free(fits);
     if (rc) {
         json_decref(doc);

@@ -21,7 +21,9 @@ int device_model_of(const device_info *dev, const char *precision, device_model 
     d->half_work_flops = dev->half_work_flops[math];
     d->dispatch_s = dev->dispatch_s;
     d->fusion = dev->fusion;
-    for (int c = 0; c < OPCLASS_COUNT; c++)
+    for (int c = 0; c < OPCLASS_COUNT; c++) {
         d->efficiency[c] = device_efficiency(dev, math, (op_class)c);
+        d->backward_efficiency[c] = dev->backward_efficiency[math][c];
+    }
     return TT_OK;
 }

@@ -16,6 +16,8 @@ typedef struct device_model {
     double mem_Bps;         /* achieved: peak x mem_efficiency */
     double mem_bytes;
     double efficiency[OPCLASS_COUNT]; /* achieved / peak FLOP/s per op class, large kernels */
+    /* Backward kernels run other code (dgrad, wgrad): efficiency x this, unitless. */
+    double backward_efficiency[OPCLASS_COUNT];
     /* A kernel of w FLOPs reaches efficiency x w / (w + half_work_flops): a
      * small kernel leaves compute units idle (a partial wave of tiles). */
     double half_work_flops;
@@ -24,6 +26,11 @@ typedef struct device_model {
     double dispatch_s;
     int fusion; /* norm/elementwise ops fused into their producer (cuDNN, XLA, fused framework kernels) */
 } device_model;
+
+/* backward_efficiency of a device whose backward kernels do as its forward
+ * ones (for models written out by hand). */
+#define DEVICE_MODEL_SAME_BACKWARD {1, 1, 1, 1, 1, 1, 1, 1}
+_Static_assert(OPCLASS_COUNT == 8, "DEVICE_MODEL_SAME_BACKWARD has one entry per op class");
 
 /* The device at a precision ("fp32", "fp16", "bf16"). A device without fast
  * math at that precision (P40 fp16) computes in fp32 on low-precision data,

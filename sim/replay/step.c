@@ -143,7 +143,9 @@ double step_layer_s(const workload *t, size_t layer, const device_model *d, cons
     int kernels = kernels_of(l, backward);
     double work = flops / kernels;
     double saturation = work > 0 ? work / (work + d->half_work_flops) : 1;
-    double device_s = step_kernel_s(flops, bytes, d->peak_flops, d->efficiency[l->cls] * saturation, d->mem_Bps);
+    /* a backward kernel's own efficiency, never above peak */
+    double efficiency = fmin(1.0, d->efficiency[l->cls] * (backward ? d->backward_efficiency[l->cls] : 1));
+    double device_s = step_kernel_s(flops, bytes, d->peak_flops, efficiency * saturation, d->mem_Bps);
     /* before the lookups: the ids' input alltoall, the plan's own kernels (hybrid: the batch's ids sorted) */
     double index_s = plan_layer(t, layer, o) && !backward ? o->tables->id_s + o->tables->index_s : 0;
     return fmax(device_s, kernels * d->dispatch_s) + epilogue_s(t, layer, d, o, backward) + index_s;
