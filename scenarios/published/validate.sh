@@ -94,7 +94,9 @@ How to read the table:
   (`collectives.staging: host`, `inter_node: rhd`, U: the paper does not name it; Caffe2's
   resnet50_trainer.py defaults to `--distributed_transport tcp`, and over TCP
   facebookincubator/gloo `cuda_allreduce_halving_doubling.cc` keeps its workspace in host
-  memory): each blob crosses GPU 0's PCIe link down and up, its halving steps are summed by one
+  memory; section 4.1's own 256 KB rule is that host-workspace path: gloo/algorithm.cc's
+  `kOnDeviceThreshold = 256 * 1024` is tested only in its CudaHostWorkspace branches, while the
+  device workspace, the one GPUDirect would use, reduces on the GPUs at every size): each blob crosses GPU 0's PCIe link down and up, its halving steps are summed by one
   Xeon thread (19.9 GB/s, U) and each network step waits 16.6 us in the kernel TCP stacks
   (xeon-e5-generic `tcp_message_s`, U, a sockperf figure). The 161 allreduces take 151.0 ms
   with halving/doubling and 381.4 ms with rings, 2.53x, where section 4.1 reports 3x on 32
