@@ -220,6 +220,12 @@ static double algbw_Bps(const coll_request *rq, const coll_result *res)
     return res->time_s > 0 ? rq->params.bytes / res->time_s : 0.0;
 }
 
+/* hier's phase between the nodes: rings unless rhd was asked for */
+static const char *inter_node_name(const coll_params *c)
+{
+    return coll_algo_name(c->inter == ALGO_RHD ? ALGO_RHD : ALGO_RING);
+}
+
 static void print_table(const collective_args *a, const platform *p, const coll_request *rq,
                         const coll_result *res)
 {
@@ -228,8 +234,8 @@ static void print_table(const collective_args *a, const platform *p, const coll_
            coll_algo_name(a->params.algo), platform_name(p), n, network_name(a->net));
     for (int i = 0; i < platform_note_count(p); i++)
         printf("# note: %s\n", platform_note(p, i));
-    printf("# %s executor, chunk %.0f bytes, staging %s\n#\n", a->messages ? "message-level" : "rounds",
-           rq[0].params.chunk_bytes, coll_staging_name(a->params.staging));
+    printf("# %s executor, chunk %.0f bytes, staging %s, inter-node %s\n#\n", a->messages ? "message-level" : "rounds",
+           rq[0].params.chunk_bytes, coll_staging_name(a->params.staging), inter_node_name(&a->params));
     printf("# %14s  %-9s %-12s %14s %13s %13s\n", "size(B)", "algo", "nccl", "time(us)", "algbw(GB/s)",
            "busbw(GB/s)");
     for (int i = 0; i < a->nsizes; i++) {
@@ -265,10 +271,10 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
     json_t *notes = json_array();
     for (int i = 0; i < platform_note_count(p); i++)
         json_array_append_new(notes, json_string(platform_note(p, i)));
-    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:s, s:o, s:o}", "platform", platform_name(p), "network",
+    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:s, s:s, s:o, s:o}", "platform", platform_name(p), "network",
                      network_name(a->net), "ranks", n, "executor", a->messages ? "messages" : "rounds",
                      "chunk_bytes", rq[0].params.chunk_bytes, "staging", coll_staging_name(a->params.staging),
-                     "results", list, "notes", notes);
+                     "inter_node", inter_node_name(&a->params), "results", list, "notes", notes);
 }
 
 static int collective_main(int argc, char **argv)
