@@ -181,10 +181,16 @@ static int time_collectives(const scenario *sc, const platform *p, const step_co
             char *dst = op == STEP_ALLREDUCE ? res->allreduce : res->alltoall;
             const coll_result *o = &out[req_hi[op]];
             const coll_params *asked = &req[req_hi[op]].params;
-            int rhd = asked->inter == ALGO_RHD, host = asked->staging == STAGING_HOST;
-            const char *hier = rhd && host ? " (rhd, host-staged)" : rhd ? " (rhd)" : host ? " (host-staged)" : "";
-            snprintf(dst, sizeof res->allreduce, "%s%s%s%s%s", coll_algo_name(o->algo), o->nccl[0] ? " (nccl " : "",
-                     o->nccl, o->nccl[0] ? ")" : "", hier);
+            char how[64] = ""; /* hier's options and the contexts in flight, as the report names them */
+            if (asked->inter == ALGO_RHD)
+                snprintf(how, sizeof how, "rhd");
+            if (asked->staging == STAGING_HOST)
+                snprintf(how + strlen(how), sizeof how - strlen(how), "%shost-staged", how[0] ? ", " : "");
+            if (sc->concurrent_ops > 1)
+                snprintf(how + strlen(how), sizeof how - strlen(how), "%s%d at once", how[0] ? ", " : "",
+                         sc->concurrent_ops);
+            snprintf(dst, sizeof res->allreduce, "%s%s%s%s%s%s%s", coll_algo_name(o->algo), o->nccl[0] ? " (nccl " : "",
+                     o->nccl, o->nccl[0] ? ")" : "", how[0] ? " (" : "", how, how[0] ? ")" : "");
         }
     return rc;
 }

@@ -50,7 +50,7 @@ typedef struct run_point {
 
 typedef struct run_result {
     char platform[64], accelerator[64], precision[8], model[64], optimizer[32];
-    char allreduce[32], alltoall[32]; /* algorithms used ("auto" resolved) */
+    char allreduce[96], alltoall[96]; /* algorithms used ("auto" resolved), with their options */
     char convergence[600], target[256];
     int has_recipe;
     profile_recipe recipe; /* the convergence profile's, when it has one */
