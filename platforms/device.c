@@ -119,7 +119,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
 {
     static const char *keys[] = {"kind", "description", "purchase", "peak_flops", "mem_bytes", "mem_Bps",
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "thread_mem_Bps", "tcp_message_s",
-                                 "bandwidth_Bps", "efficiency", "backward_efficiency", "mem_efficiency",
+                                 "tcp_rx_Bps", "bandwidth_Bps", "efficiency", "backward_efficiency", "mem_efficiency",
                                  "half_work_flops", "dispatch_s", "fusion", "derivation", "sources", "assumptions",
                                  "compute_capability", "switch_reduction", "vendor", NULL};
     int rc, kind = 0;
@@ -157,6 +157,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_int(d, "cores", dev->kind == DEVICE_CPU, 1, 4096, &cores)) ||
         (rc = jx_rate(d, "thread_mem_Bps", 0, 1e6, 1e13, &dev->thread_mem_Bps)) ||
         (rc = jx_seconds(d, "tcp_message_s", 0, 0, 1e-2, &dev->tcp_message_s)) ||
+        (rc = jx_rate(d, "tcp_rx_Bps", 0, 0, 1e13, &dev->tcp_rx_Bps)) ||
         (rc = jx_rate(d, "bandwidth_Bps", dev->kind == DEVICE_NIC, 1e3, 1e15, &dev->bandwidth_Bps)) ||
         (rc = jx_number(d, "mem_efficiency", 0, 1e-3, 1, &dev->mem_efficiency)) ||
         (rc = jx_number(d, "compute_capability", 0, 1, 20, &dev->compute_capability)) ||

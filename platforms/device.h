@@ -25,6 +25,7 @@ typedef struct device_info {
     int cores;                      /* CPU sockets */
     double thread_mem_Bps;          /* CPU sockets: what one thread streams (a single-threaded sum); 0 = unknown */
     double tcp_message_s;           /* CPU sockets: the kernel TCP stack's one-way cost of a message; 0 = unknown */
+    double tcp_rx_Bps;              /* CPU sockets: what a TCP transport's one receive thread reads; 0 = unknown */
     double bandwidth_Bps;           /* NICs: per direction */
     /* Fraction of peak_flops[dtype] a layer of the class reaches when compute
      * bound; mem_efficiency is the fraction of mem_Bps when memory bound. */

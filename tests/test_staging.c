@@ -88,8 +88,12 @@ static double staged_time_s(const platform *p, coll_algo inter, double bytes, co
  *   sums the halving's 8e6 bytes on one CPU thread, 3 x 8e6/19.9e9 =
  *   1206.030 us instead of 44.444 us, and the kernel TCP stack's 16.6 us
  *   (xeon-e5-generic tcp_message_s) at each of the two network steps; cpu0
- *   reaches the NIC through the same PCIe switch, so the wire is unchanged:
- *     7686.111 + 2 x 1001 + 1206.030 - 44.444 + 2 x 16.6 = 10882.897 us */
+ *   reaches the NIC through the same PCIe switch, so the wire is unchanged,
+ *   but the socket's one TCP receive thread reads each step's 8e6 bytes at
+ *   3.125e9 B/s (xeon-e5-generic tcp_rx_Bps), 2560 us from the step's start,
+ *   while the wire takes 1280 + 6 us: each network step ends 1274 us later:
+ *     7686.111 + 2 x 1001 + 1206.030 - 44.444 + 2 x 16.6 + 2 x 1274
+ *                                                    = 13430.897 us */
 START_TEST(staged_timeline_two_servers)
 {
     platform_options opt = {.nodes = 2};
@@ -97,17 +101,18 @@ START_TEST(staged_timeline_two_servers)
     platform *p = platform_load("big-basin-p100", &opt, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     const double S = 16e6, gpu_sum = 3 / (720e9 * 0.75), cpu_sum = 3 / 19.9e9, us = 1e-6, tcp_s = 16.6 * us;
+    const double read_s = S / 2 / 3.125e9 - (S / 2 / 6.25e9 + 6 * us); /* the receive thread past the wire */
     double tree_s = 3 * (S / 20e9 + 0.5 * us + S * gpu_sum) + 3 * (S / 20e9 + 0.5 * us);
     double device_s = tree_s + (S / 2 / 6.25e9 + 6 * us + S / 2 * gpu_sum) + (S / 2 / 6.25e9 + 6 * us);
     double copy_s = S / 16e9 + 1 * us;
-    double host_s = device_s + 2 * copy_s + S / 2 * (cpu_sum - gpu_sum) + 2 * tcp_s;
+    double host_s = device_s + 2 * copy_s + S / 2 * (cpu_sum - gpu_sum) + 2 * tcp_s + 2 * read_s;
     double dev = staged_time_s(p, ALGO_RHD, S, STAGING_DEVICE, 0);
     double host = staged_time_s(p, ALGO_RHD, S, STAGING_HOST, 0);
     ck_assert_msg(fabs(dev / device_s - 1) < 1e-6, "device staging: %.3f us, by hand %.3f us", dev / us,
                   device_s / us);
     ck_assert_msg(fabs(host / host_s - 1) < 1e-6, "host staging: %.3f us, by hand %.3f us", host / us, host_s / us);
-    /* slower by the copies, the CPU sums and the TCP stacks, 3196.786 us */
-    ck_assert_msg(fabs((host - dev) - (2 * copy_s + S / 2 * (cpu_sum - gpu_sum) + 2 * tcp_s)) < 1e-9,
+    /* slower by the copies, the CPU sums, the TCP stacks and the receive thread, 5744.786 us */
+    ck_assert_msg(fabs((host - dev) - (2 * copy_s + S / 2 * (cpu_sum - gpu_sum) + 2 * tcp_s + 2 * read_s)) < 1e-9,
                   "host - device: %.3f us", (host - dev) / us);
     /* the message-level executor moves the workers the same way */
     double msg = staged_time_s(p, ALGO_RHD, S, STAGING_HOST, 1);
@@ -201,6 +206,9 @@ START_TEST(scenario_refuses)
     /* a socket device that does not say what the kernel TCP stack costs a message */
     scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"hier\", \"staging\": \"host\"}",
                      " \"devices\": {\"xeon-e5-generic\": {\"tcp_message_s\": 0}},", "no tcp_message_s");
+    /* nor what its TCP transport's one receive thread reads */
+    scenario_refused("big-basin-p100", 2, "{\"allreduce\": \"hier\", \"staging\": \"host\"}",
+                     " \"devices\": {\"xeon-e5-generic\": {\"tcp_rx_Bps\": 0}},", "no tcp_rx_Bps");
 }
 END_TEST
 

@@ -36,6 +36,7 @@ typedef struct step_round {
     int on_host;          /* the ranks work in host memory: reductions on a CPU thread (sched_stage.on_host) */
     int staging;          /* +1 / -1: rank r moves stage_bytes[r] down to its socket / back (sched_stage.staging) */
     double *stage_bytes;  /* ranks, when staging */
+    double *recv_bytes;   /* ranks, when on_host: what each receives (its socket's receive thread reads them) */
     const coll_flow *flows; /* the round's flows (send order) while it executes, or NULL */
 } step_round;
 
@@ -73,6 +74,11 @@ struct coll_group {
     int staged;
     sg_host_t *dev_host, *cpu_host;
     double *host_gamma, *host_message_s;
+    /* the TCP transport's one receive thread per socket (Gloo's device loop, shared by every
+     * context of the process): its seconds a byte, and when it is next free, a FIFO kept at
+     * the first member on that socket (rx_socket[r]) */
+    double *rx_s_per_byte, *rx_free_s;
+    int *rx_socket;
     double *finish_s; /* each worker's last step end */
     int sync_only;    /* rounds without free-running windows (auto's screening) */
     int classes;      /* a symmetric crossbar: steps by classes of identical flows (execute_classes) */
@@ -107,6 +113,7 @@ static void round_free(step_round *rd)
     free(rd->recv_mailbox);
     free(rd->reduce_bytes);
     free(rd->stage_bytes);
+    free(rd->recv_bytes);
     memset(rd, 0, sizeof *rd);
 }
 
@@ -194,13 +201,17 @@ static int round_index(step_round *rd, coll_group *g, const coll_flow *flows, si
     rd->mailbox = malloc(sizeof *rd->mailbox * (w + 1));
     rd->recv_mailbox = malloc(sizeof *rd->recv_mailbox * (w + 1));
     size_t *fill = malloc(sizeof *fill * (size_t)n);
+    if (rd->on_host)
+        rd->recv_bytes = calloc((size_t)n, sizeof *rd->recv_bytes);
     if (!rd->reduce_bytes || !rd->send_off || !rd->recv_off || !rd->send_bytes || !rd->mailbox ||
-        !rd->recv_mailbox || !fill)
+        !rd->recv_mailbox || !fill || (rd->on_host && !rd->recv_bytes))
         goto oom;
     for (size_t k = 0; k < w; k++) {
         rd->send_off[flows[k].src + 1]++;
         rd->recv_off[flows[k].dst + 1]++;
         rd->send_bytes[k] = flows[k].bytes;
+        if (rd->recv_bytes)
+            rd->recv_bytes[flows[k].dst] += flows[k].bytes;
         if (!(rd->mailbox[k] = pair_mailbox(g, flows[k].src, flows[k].dst)))
             goto oom;
     }
@@ -287,6 +298,16 @@ static void worker_stage(coll_group *g, const step_round *rd, int r)
     g->finish_s[r] = simgrid_get_clock();
 }
 
+/* Host staging: when the socket's receive thread, a FIFO shared by every
+ * member on that socket, has read the rank's bytes of this step. It reads
+ * as they arrive, so its time overlaps the wire's rather than following it. */
+static double socket_receive(coll_group *g, int r, double bytes)
+{
+    double *free_s = &g->rx_free_s[g->rx_socket[r]];
+    *free_s = fmax(*free_s, simgrid_get_clock()) + bytes * g->rx_s_per_byte[r];
+    return *free_s;
+}
+
 /* A worker's part of one step: its sends and receives at once, then its
  * reduction, or alongside them when the stage streams. */
 static void worker_step(coll_group *g, const step_round *rd, int r)
@@ -309,12 +330,15 @@ static void worker_step(coll_group *g, const step_round *rd, int r)
         sg_exec_start(reduce);
     if (rd->on_host && nc) /* from host memory, each step's messages cross the kernel TCP stacks of both ends */
         sg_actor_sleep_for(g->host_message_s[r]);
+    double read_s = rd->on_host && rd->recv_bytes[r] > 0 ? socket_receive(g, r, rd->recv_bytes[r]) : 0;
     for (size_t i = s0; i < s1; i++)
         comms[k++] = sg_mailbox_put_async(rd->mailbox[i], &token, (long)llround(rd->send_bytes[i]));
     for (size_t i = q0; i < q1; i++)
         comms[k++] = sg_mailbox_get_async(rd->recv_mailbox[i], &got);
     if (nc)
         sg_comm_wait_all(comms, nc);
+    if (read_s > simgrid_get_clock())
+        sg_actor_sleep_until(read_s);
     if (reduce)
         sg_exec_wait(reduce);
     else if (flops > 0)
@@ -357,6 +381,9 @@ static void group_free(coll_group *g)
     free(g->cpu_host);
     free(g->host_gamma);
     free(g->host_message_s);
+    free(g->rx_s_per_byte);
+    free(g->rx_free_s);
+    free(g->rx_socket);
     coll_fluid_free(g->fluid);
     free(g);
 }
@@ -800,15 +827,25 @@ static int group_stage_setup(coll_group *g)
     g->cpu_host = malloc(sizeof *g->cpu_host * (size_t)g->n);
     g->host_gamma = malloc(sizeof *g->host_gamma * (size_t)g->n);
     g->host_message_s = malloc(sizeof *g->host_message_s * (size_t)g->n);
-    int ok = g->dev_host && g->cpu_host && g->host_gamma && g->host_message_s;
+    g->rx_s_per_byte = malloc(sizeof *g->rx_s_per_byte * (size_t)g->n);
+    g->rx_free_s = calloc((size_t)g->n, sizeof *g->rx_free_s);
+    g->rx_socket = malloc(sizeof *g->rx_socket * (size_t)g->n);
+    int ok = g->dev_host && g->cpu_host && g->host_gamma && g->host_message_s && g->rx_s_per_byte && g->rx_free_s &&
+             g->rx_socket;
     for (int r = 0; ok && r < g->n; r++) {
         char host[64];
         tt_error err = {0};
         if (coll_staging_socket(g->p, g->ranks[r], host, sizeof host, &g->host_gamma[r], &g->host_message_s[r],
-                                &err) ||
+                                &g->rx_s_per_byte[r], &err) ||
             !(g->cpu_host[r] = sg_host_by_name(host)))
             return -1;
         g->dev_host[r] = g->hosts[r];
+        /* members of a node are consecutive: its earlier members on the same socket share the thread */
+        g->rx_socket[r] = r;
+        for (int q = r - 1; q >= 0 && g->ranks[q] / platform_ranks_per_node(g->p) ==
+                                          g->ranks[r] / platform_ranks_per_node(g->p); q--)
+            if (g->cpu_host[q] == g->cpu_host[r])
+                g->rx_socket[r] = g->rx_socket[q];
     }
     return ok ? 0 : -1;
 }

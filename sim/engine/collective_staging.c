@@ -20,7 +20,7 @@ static const char *rank_component(const platform *p, int rank, char *buf, size_t
 }
 
 int coll_staging_socket(const platform *p, int rank, char *host, size_t host_bytes, double *reduce_s_per_byte,
-                        double *message_s, tt_error *err)
+                        double *message_s, double *rx_s_per_byte, tt_error *err)
 {
     const char *names[MAX_SOCKETS];
     const device_info *devs[MAX_SOCKETS];
@@ -55,10 +55,16 @@ int coll_staging_socket(const platform *p, int rank, char *host, size_t host_byt
                             "of CPU socket %s, whose device %s has no tcp_message_s (its one-way cost of a message); "
                             "give it in the device's definition",
                             names[best], devs[best]->name);
+    if (devs[best]->tcp_rx_Bps <= 0)
+        return tt_error_set(err, TT_EINPUT, "host staging receives every message through the one I/O thread of the "
+                            "TCP transport on CPU socket %s, whose device %s has no tcp_rx_Bps (what that thread "
+                            "reads); give it in the device's definition",
+                            names[best], devs[best]->name);
     platform_component_host(p, rank / platform_ranks_per_node(p), names[best], host, host_bytes);
     /* the sum reads both operands and writes one: 3 bytes per byte reduced, as on the device */
     *reduce_s_per_byte = 3.0 / devs[best]->thread_mem_Bps;
     *message_s = devs[best]->tcp_message_s;
+    *rx_s_per_byte = 1.0 / devs[best]->tcp_rx_Bps;
     return TT_OK;
 }
 
@@ -71,9 +77,9 @@ int coll_staging_check(const platform *p, const coll_params *prm, tt_error *err)
                             "reduced vector for the inter-node phase; use the hier allreduce",
                             coll_op_name(prm->op), coll_algo_name(prm->algo));
     char host[64];
-    double gamma, message_s;
+    double gamma, message_s, rx_s;
     int rc = TT_OK, n = platform_ranks_per_node(p);
     for (int r = 0; rc == TT_OK && r < n; r++)
-        rc = coll_staging_socket(p, r, host, sizeof host, &gamma, &message_s, err);
+        rc = coll_staging_socket(p, r, host, sizeof host, &gamma, &message_s, &rx_s, err);
     return rc;
 }
