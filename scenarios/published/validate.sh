@@ -98,17 +98,18 @@ How to read the table:
   `kOnDeviceThreshold = 256 * 1024` is tested only in its CudaHostWorkspace branches, while the
   device workspace, the one GPUDirect would use, reduces on the GPUs at every size): each blob crosses GPU 0's PCIe link down and up, its halving steps are summed by one
   Xeon thread (19.9 GB/s, U) and each network step waits 16.6 us in the kernel TCP stacks
-  (xeon-e5-generic `tcp_message_s`, U, a sockperf figure). The 161 allreduces take 151.0 ms
-  with halving/doubling and 381.4 ms with rings, 2.53x, where section 4.1 reports 3x on 32
-  servers (1.74x without the TCP stacks). One after another they would expose 40.8 ms (0.832),
-  but Caffe2 runs up to c of them at once on separate Gloo contexts (section 4.2;
-  `collectives.concurrent_ops: 16`, Parallelize's default, U): their latencies overlap and
-  only their bytes queue, so 2.3 ms is exposed and the step is 0.174 s (0.681; 0.686 with
-  c = 4). Section 5.5's own scaling, 0.264 s an iteration on 256 GPUs against the baseline's
-  0.235 s, puts 29 ms on distribution where the model has 2.3 ms (41 ms one at a time), so
-  something serialises these collectives more than Gloo's contexts would, and no source says
-  what. TCP's own per-byte cost is left out: its copies run at a thread's copy rate, above
-  the NIC's 6.25 GB/s, and stream with the wire. It would not touch He (one server); (4) one
+  (xeon-e5-generic `tcp_message_s`, U, a sockperf figure). Every byte a server receives
+  passes through one thread: Caffe2 shares one Gloo TCP device across all its contexts and
+  the device's one epoll thread does every read, about 25 Gbit/s a core by Gloo's author
+  (xeon-e5-generic `tcp_rx_Bps`, U, pytorch/pytorch PR #9389), half the 50 Gbit NIC. The 161
+  allreduces take 170.0 ms with halving/doubling and 388.0 ms with rings, 2.28x, where
+  section 4.1 reports 3x on 32 servers (2.53x without the receive thread). One after another
+  they would expose 61.8 ms (0.914); Caffe2 runs up to c of them at once on separate Gloo
+  contexts (section 4.2; `collectives.concurrent_ops: 16`, Parallelize's default, U): their
+  latencies overlap while their bytes queue for the NIC and the receive thread, so 23.4 ms is
+  exposed and the step is 0.195 s (0.763; 0.767 with c = 4), against the 29 ms of
+  distribution that section 5.5's own scaling implies (0.264 s an iteration on 256 GPUs
+  against the baseline's 0.235 s). It does not touch He (one server); (4) one
   process
   driving 8 GPUs (data_parallel_model: one DAG net, 4 worker threads per GPU; each GPU op's
   `Run` ends in `CUDAContext::FinishDeviceComputation`, a `cudaStreamSynchronize`, before its
