@@ -70,7 +70,7 @@ How to read the table:
   v1.3.0 in 2018 (chainer.org, 25 May 2018), after this November 2017 run. The scenario says `collectives.overlap: false`: the 63 ms hierarchical allreduce is
   exposed and the step goes from 0.195 to 0.252 s (0.766 -> 0.988). Goyal et al. state the
   opposite for Caffe2 (section 4: "the aggregation must be performed in parallel with backprop"),
-  so Goyal (0.681, 2.3 ms exposed) and the He baseline (0.739) keep the overlap. Their gap is per
+  so Goyal (0.763, 23.4 ms exposed) and the He baseline (0.739) keep the overlap. Their gap is per
   server: the baseline is Goyal's own 8 GPUs in one server (section 5.1), 29 h for 90 epochs
   (0.232 s a step), and section 5.5 confirms it is a steady-state step (one epoch in 30 s at
   11,264, 0.264 s an iteration, 12 % over the baseline's: 0.235 s). One P100 is not it: the
@@ -122,7 +122,7 @@ How to read the table:
   boost would add 19 ms if a loaded 8-GPU server ran at base, but no source gives sustained
   clocks, and the single-GPU figures ran in the same DGX-1 chassis. Fitting the P100 or a
   per-server term to these rows would make them calibration rows, so Goyal stays the worst
-  validation row, outside 25 %.
+  validation row (23.7 %).
 - **The ABCI rows (Mikami, Yamazaki) and ABCI's fabric.** `platforms/abci-v100.json` has the
   EDR fabric as wired (news.mynavi.jp, ABCI's network: full bisection within a rack of 34 nodes,
   24 uplinks per rack to two CS7500 directors, "1/3 oversubscription"): 36-node groups at 3:1.
