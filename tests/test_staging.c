@@ -149,6 +149,47 @@ START_TEST(staged_steps_pay_tcp)
 }
 END_TEST
 
+/* Hier rhd allreduce of S bytes on two Big Basin servers (ideal network)
+ * with `leaders` a server and the socket's receive thread at rx_Bps. */
+static double leaders_time_s(int leaders, double rx_Bps, double S)
+{
+    char text[128];
+    snprintf(text, sizeof text, "{\"xeon-e5-generic\": {\"tcp_rx_Bps\": %g}}", rx_Bps);
+    json_t *devices = json_loads(text, 0, NULL);
+    platform_options opt = {.nodes = 2, .devices = devices};
+    tt_error err = {0};
+    platform *p = platform_load("big-basin-p100", &opt, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    coll_params asked = {.op = OP_ALLREDUCE, .algo = ALGO_HIER, .bytes = S, .inter = ALGO_RHD,
+                         .staging = STAGING_HOST, .nics_per_node = leaders};
+    coll_request rq = coll_request_build(p, &asked);
+    coll_result res;
+    ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, &rq, 1, &res, &err) == TT_OK, "%s", err.msg);
+    platform_free(p);
+    json_decref(devices);
+    return res.time_s;
+}
+
+/* The receive thread is the server's (Gloo's one device per process), not
+ * the leader's or the socket's. Two servers, S = 16e6 bytes, receive
+ * threads slow enough to bind (1e9 and 0.5e9 B/s, against 6.25e9 on the
+ * wire): one leader a server reads S/2 at the halving step and S/2 at the
+ * doubling step; two leaders (GPU 0 and GPU 4, staged through the server's
+ * two sockets) read S/4 each at each step through the same thread, so the
+ * later one waits for the other: either way the step chain reads 16e6
+ * bytes through one thread, and halving its rate adds
+ * 16e6 x (2e-9 - 1e-9) = 16000 us (8000 us if each had its own thread). */
+START_TEST(receive_thread_shared)
+{
+    const double S = 16e6, want_s = S * (1 / 0.5e9 - 1 / 1e9);
+    for (int leaders = 1; leaders <= 2; leaders++) {
+        double slower = leaders_time_s(leaders, 0.5e9, S) - leaders_time_s(leaders, 1e9, S);
+        ck_assert_msg(fabs(slower / want_s - 1) < 1e-6, "%d leader(s) a server: %.3f us slower, by hand %.3f us",
+                      leaders, slower * 1e6, want_s * 1e6);
+    }
+}
+END_TEST
+
 /* `ttasim ARGS` exits with rc and its message names `want`. */
 static void refused(const char *args, int rc, const char *want)
 {
@@ -285,6 +326,7 @@ int main(void)
     tcase_add_test(t, staged_schedules_sum);
     tcase_add_test(t, staged_timeline_two_servers);
     tcase_add_test(t, staged_steps_pay_tcp);
+    tcase_add_test(t, receive_thread_shared);
     tcase_add_test(t, collective_refuses);
     tcase_add_test(t, scenario_refuses);
     tcase_add_test(t, scenario_runs_staged);

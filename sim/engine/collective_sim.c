@@ -74,11 +74,11 @@ struct coll_group {
     int staged;
     sg_host_t *dev_host, *cpu_host;
     double *host_gamma, *host_message_s;
-    /* the TCP transport's one receive thread per socket (Gloo's device loop, shared by every
-     * context of the process): its seconds a byte, and when it is next free, a FIFO kept at
-     * the first member on that socket (rx_socket[r]) */
+    /* the TCP transport's one receive thread per node (Gloo's device loop, shared by every
+     * context of the server's one process): its seconds a byte, and when it is next free, a
+     * FIFO kept at the node's first member (rx_first[r]) */
     double *rx_s_per_byte, *rx_free_s;
-    int *rx_socket;
+    int *rx_first;
     double *finish_s; /* each worker's last step end */
     int sync_only;    /* rounds without free-running windows (auto's screening) */
     int classes;      /* a symmetric crossbar: steps by classes of identical flows (execute_classes) */
@@ -298,12 +298,12 @@ static void worker_stage(coll_group *g, const step_round *rd, int r)
     g->finish_s[r] = simgrid_get_clock();
 }
 
-/* Host staging: when the socket's receive thread, a FIFO shared by every
- * member on that socket, has read the rank's bytes of this step. It reads
- * as they arrive, so its time overlaps the wire's rather than following it. */
-static double socket_receive(coll_group *g, int r, double bytes)
+/* Host staging: when the node's receive thread, a FIFO shared by every
+ * member on the node, has read the rank's bytes of this step. It reads as
+ * they arrive, so its time overlaps the wire's rather than following it. */
+static double node_receive(coll_group *g, int r, double bytes)
 {
-    double *free_s = &g->rx_free_s[g->rx_socket[r]];
+    double *free_s = &g->rx_free_s[g->rx_first[r]];
     *free_s = fmax(*free_s, simgrid_get_clock()) + bytes * g->rx_s_per_byte[r];
     return *free_s;
 }
@@ -330,7 +330,7 @@ static void worker_step(coll_group *g, const step_round *rd, int r)
         sg_exec_start(reduce);
     if (rd->on_host && nc) /* from host memory, each step's messages cross the kernel TCP stacks of both ends */
         sg_actor_sleep_for(g->host_message_s[r]);
-    double read_s = rd->on_host && rd->recv_bytes[r] > 0 ? socket_receive(g, r, rd->recv_bytes[r]) : 0;
+    double read_s = rd->on_host && rd->recv_bytes[r] > 0 ? node_receive(g, r, rd->recv_bytes[r]) : 0;
     for (size_t i = s0; i < s1; i++)
         comms[k++] = sg_mailbox_put_async(rd->mailbox[i], &token, (long)llround(rd->send_bytes[i]));
     for (size_t i = q0; i < q1; i++)
@@ -383,7 +383,7 @@ static void group_free(coll_group *g)
     free(g->host_message_s);
     free(g->rx_s_per_byte);
     free(g->rx_free_s);
-    free(g->rx_socket);
+    free(g->rx_first);
     coll_fluid_free(g->fluid);
     free(g);
 }
@@ -829,9 +829,10 @@ static int group_stage_setup(coll_group *g)
     g->host_message_s = malloc(sizeof *g->host_message_s * (size_t)g->n);
     g->rx_s_per_byte = malloc(sizeof *g->rx_s_per_byte * (size_t)g->n);
     g->rx_free_s = calloc((size_t)g->n, sizeof *g->rx_free_s);
-    g->rx_socket = malloc(sizeof *g->rx_socket * (size_t)g->n);
+    g->rx_first = malloc(sizeof *g->rx_first * (size_t)g->n);
     int ok = g->dev_host && g->cpu_host && g->host_gamma && g->host_message_s && g->rx_s_per_byte && g->rx_free_s &&
-             g->rx_socket;
+             g->rx_first;
+    int per_node = platform_ranks_per_node(g->p);
     for (int r = 0; ok && r < g->n; r++) {
         char host[64];
         tt_error err = {0};
@@ -840,12 +841,8 @@ static int group_stage_setup(coll_group *g)
             !(g->cpu_host[r] = sg_host_by_name(host)))
             return -1;
         g->dev_host[r] = g->hosts[r];
-        /* members of a node are consecutive: its earlier members on the same socket share the thread */
-        g->rx_socket[r] = r;
-        for (int q = r - 1; q >= 0 && g->ranks[q] / platform_ranks_per_node(g->p) ==
-                                          g->ranks[r] / platform_ranks_per_node(g->p); q--)
-            if (g->cpu_host[q] == g->cpu_host[r])
-                g->rx_socket[r] = g->rx_socket[q];
+        /* members of a node are consecutive: all share the first one's thread, whichever socket stages them */
+        g->rx_first[r] = r > 0 && g->ranks[r - 1] / per_node == g->ranks[r] / per_node ? g->rx_first[r - 1] : r;
     }
     return ok ? 0 : -1;
 }
