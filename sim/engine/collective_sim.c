@@ -68,16 +68,15 @@ struct coll_group {
     sg_host_t *hosts;   /* of each member */
     link_tally *tally;  /* when counting link bytes: the flows of the timed run */
     double *speed_flops;
-    /* host staging (coll_params.staging): each member's accelerator and CPU socket hosts, that
-     * socket's seconds to sum a byte on one thread and its TCP stack's seconds a message;
-     * hosts[r] follows the worker while it is staged */
+    /* host staging (coll_params.staging): each member's accelerator and CPU socket hosts and
+     * that socket's rates; hosts[r] follows the worker while it is staged */
     int staged;
     sg_host_t *dev_host, *cpu_host;
-    double *host_gamma, *host_message_s;
+    coll_socket *sockets;
     /* the TCP transport's one receive thread per node (Gloo's device loop, shared by every
-     * context of the server's one process): its seconds a byte, and when it is next free, a
-     * FIFO kept at the node's first member (rx_first[r]) */
-    double *rx_s_per_byte, *rx_free_s;
+     * context of the server's one process): when it is next free, a FIFO kept at the node's
+     * first member (rx_first[r]) */
+    double *rx_free_s;
     int *rx_first;
     double *finish_s; /* each worker's last step end */
     int sync_only;    /* rounds without free-running windows (auto's screening) */
@@ -304,7 +303,7 @@ static void worker_stage(coll_group *g, const step_round *rd, int r)
 static double node_receive(coll_group *g, int r, double bytes)
 {
     double *free_s = &g->rx_free_s[g->rx_first[r]];
-    *free_s = fmax(*free_s, simgrid_get_clock()) + bytes * g->rx_s_per_byte[r];
+    *free_s = fmax(*free_s, simgrid_get_clock()) + bytes * g->sockets[r].rx_s_per_byte;
     return *free_s;
 }
 
@@ -323,13 +322,13 @@ static void worker_step(coll_group *g, const step_round *rd, int r)
     sg_comm_t *comms = g->comms[r];
     void *got = NULL;
     size_t k = 0;
-    double flops = rd->on_host ? rd->reduce_bytes[r] * g->host_gamma[r] * sg_host_get_speed(g->cpu_host[r])
+    double flops = rd->on_host ? rd->reduce_bytes[r] * g->sockets[r].reduce_s_per_byte * sg_host_get_speed(g->cpu_host[r])
                                : rd->reduce_bytes[r] * g->gamma * g->speed_flops[r];
     sg_exec_t reduce = rd->streamed && flops > 0 ? sg_actor_exec_init(flops) : NULL;
     if (reduce)
         sg_exec_start(reduce);
     if (rd->on_host && nc) /* from host memory, each step's messages cross the kernel TCP stacks of both ends */
-        sg_actor_sleep_for(g->host_message_s[r]);
+        sg_actor_sleep_for(g->sockets[r].message_s);
     double read_s = rd->on_host && rd->recv_bytes[r] > 0 ? node_receive(g, r, rd->recv_bytes[r]) : 0;
     for (size_t i = s0; i < s1; i++)
         comms[k++] = sg_mailbox_put_async(rd->mailbox[i], &token, (long)llround(rd->send_bytes[i]));
@@ -379,9 +378,7 @@ static void group_free(coll_group *g)
     free(g->hosts);
     free(g->dev_host);
     free(g->cpu_host);
-    free(g->host_gamma);
-    free(g->host_message_s);
-    free(g->rx_s_per_byte);
+    free(g->sockets);
     free(g->rx_free_s);
     free(g->rx_first);
     coll_fluid_free(g->fluid);
@@ -815,7 +812,7 @@ static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
     return err.code == TT_EINTERNAL ? -1 : 1;
 }
 
-/* Host staging: each member's CPU socket and its thread's sum rate
+/* Host staging: each member's CPU socket and its rates
  * (coll_staging_socket), found on the group's first staged request.
  * Returns -1 when out of memory or the socket is missing (coll_simulate
  * checked the platform first). */
@@ -825,20 +822,15 @@ static int group_stage_setup(coll_group *g)
         return 0;
     g->dev_host = malloc(sizeof *g->dev_host * (size_t)g->n);
     g->cpu_host = malloc(sizeof *g->cpu_host * (size_t)g->n);
-    g->host_gamma = malloc(sizeof *g->host_gamma * (size_t)g->n);
-    g->host_message_s = malloc(sizeof *g->host_message_s * (size_t)g->n);
-    g->rx_s_per_byte = malloc(sizeof *g->rx_s_per_byte * (size_t)g->n);
+    g->sockets = malloc(sizeof *g->sockets * (size_t)g->n);
     g->rx_free_s = calloc((size_t)g->n, sizeof *g->rx_free_s);
     g->rx_first = malloc(sizeof *g->rx_first * (size_t)g->n);
-    int ok = g->dev_host && g->cpu_host && g->host_gamma && g->host_message_s && g->rx_s_per_byte && g->rx_free_s &&
-             g->rx_first;
+    int ok = g->dev_host && g->cpu_host && g->sockets && g->rx_free_s && g->rx_first;
     int per_node = platform_ranks_per_node(g->p);
     for (int r = 0; ok && r < g->n; r++) {
-        char host[64];
         tt_error err = {0};
-        if (coll_staging_socket(g->p, g->ranks[r], host, sizeof host, &g->host_gamma[r], &g->host_message_s[r],
-                                &g->rx_s_per_byte[r], &err) ||
-            !(g->cpu_host[r] = sg_host_by_name(host)))
+        if (coll_staging_socket(g->p, g->ranks[r], &g->sockets[r], &err) ||
+            !(g->cpu_host[r] = sg_host_by_name(g->sockets[r].host)))
             return -1;
         g->dev_host[r] = g->hosts[r];
         /* members of a node are consecutive: all share the first one's thread, whichever socket stages them */

@@ -78,16 +78,17 @@ typedef struct coll_result {
  * (collective_request.c) */
 coll_request coll_request_build(const platform *p, const coll_params *asked);
 
-/* Host staging (collective_staging.c). The CPU socket rank stages through:
- * the nearest of its node's sockets (its SimGrid host name), a CPU thread's
- * seconds to sum one byte there (3 bytes streamed at the socket's
- * thread_mem_Bps) and the kernel TCP stack's one-way seconds a message
- * (tcp_message_s) and the seconds its TCP transport's one receive thread
- * takes to read a byte (1 / tcp_rx_Bps). Errors (TT_EINPUT) when the node
- * has no socket, no route to one, or the socket's device lacks
- * thread_mem_Bps, tcp_message_s or tcp_rx_Bps. */
-int coll_staging_socket(const platform *p, int rank, char *host, size_t host_bytes, double *reduce_s_per_byte,
-                        double *message_s, double *rx_s_per_byte, tt_error *err);
+/* Host staging (collective_staging.c): the CPU socket a rank stages
+ * through, the nearest of its node's sockets, and its rates. */
+typedef struct coll_socket {
+    char host[64];            /* its SimGrid host */
+    double reduce_s_per_byte; /* a CPU thread sums one byte: 3 bytes streamed at thread_mem_Bps */
+    double message_s;         /* the kernel TCP stack's one-way cost of a message (tcp_message_s) */
+    double rx_s_per_byte;     /* the TCP transport's one receive thread reads one byte (1 / tcp_rx_Bps) */
+} coll_socket;
+/* Errors (TT_EINPUT) when the node has no socket, no route to one, or the
+ * socket's device lacks thread_mem_Bps, tcp_message_s or tcp_rx_Bps. */
+int coll_staging_socket(const platform *p, int rank, coll_socket *out, tt_error *err);
 /* Whether params can run on p: TT_OK for device staging; host staging needs
  * the hier allreduce and a socket every rank of a node reaches. */
 int coll_staging_check(const platform *p, const coll_params *params, tt_error *err);

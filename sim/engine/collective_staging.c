@@ -19,8 +19,7 @@ static const char *rank_component(const platform *p, int rank, char *buf, size_t
     return buf;
 }
 
-int coll_staging_socket(const platform *p, int rank, char *host, size_t host_bytes, double *reduce_s_per_byte,
-                        double *message_s, double *rx_s_per_byte, tt_error *err)
+int coll_staging_socket(const platform *p, int rank, coll_socket *out, tt_error *err)
 {
     const char *names[MAX_SOCKETS];
     const device_info *devs[MAX_SOCKETS];
@@ -60,11 +59,11 @@ int coll_staging_socket(const platform *p, int rank, char *host, size_t host_byt
                             "TCP transport on CPU socket %s, whose device %s has no tcp_rx_Bps (what that thread "
                             "reads); give it in the device's definition",
                             names[best], devs[best]->name);
-    platform_component_host(p, rank / platform_ranks_per_node(p), names[best], host, host_bytes);
+    platform_component_host(p, rank / platform_ranks_per_node(p), names[best], out->host, sizeof out->host);
     /* the sum reads both operands and writes one: 3 bytes per byte reduced, as on the device */
-    *reduce_s_per_byte = 3.0 / devs[best]->thread_mem_Bps;
-    *message_s = devs[best]->tcp_message_s;
-    *rx_s_per_byte = 1.0 / devs[best]->tcp_rx_Bps;
+    out->reduce_s_per_byte = 3.0 / devs[best]->thread_mem_Bps;
+    out->message_s = devs[best]->tcp_message_s;
+    out->rx_s_per_byte = 1.0 / devs[best]->tcp_rx_Bps;
     return TT_OK;
 }
 
@@ -76,10 +75,9 @@ int coll_staging_check(const platform *p, const coll_params *prm, tt_error *err)
         return tt_error_set(err, TT_EINPUT, "host staging is hier allreduce's (%s %s asked): it stages the node's "
                             "reduced vector for the inter-node phase; use the hier allreduce",
                             coll_op_name(prm->op), coll_algo_name(prm->algo));
-    char host[64];
-    double gamma, message_s, rx_s;
+    coll_socket sock;
     int rc = TT_OK, n = platform_ranks_per_node(p);
     for (int r = 0; rc == TT_OK && r < n; r++)
-        rc = coll_staging_socket(p, r, host, sizeof host, &gamma, &message_s, &rx_s, err);
+        rc = coll_staging_socket(p, r, &sock, err);
     return rc;
 }
