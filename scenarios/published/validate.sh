@@ -159,18 +159,28 @@ How to read the table:
   talk does not say how it loads data), 8 V100 at 128 fp16 images each consume about 11,300
   images/s against the 40 host cores' 9,970: the 16-128-GPU steps become 0.103 s (160 images
   per GPU at 200 GPUs: 0.128 s), the 4-GPU ABCI node (512 images, 51 ms) does not wait. The
-  200-GPU row stays the worst (0.645): its published step grows 1.58x from 128 to 200 GPUs at
+  rows name the software GPU ViT training runs (U): PyTorch DDP over NCCL under torch.cuda.amp
+  (DeiT; HPC-AI Tech's ViT-B/32 LAMB example runs torch DDP with AMP_TYPE.TORCH), so the
+  allreduce is `nccl` on fp32 gradients (352.9 MB; it was `hier` on fp16). No row moves: NCCL's
+  rings take 16-40 ms and hide behind the backward (1-4 ms exposed). `hier` would not: it
+  reduces each pair of GPUs onto one and broadcasts back inside the node, 100.0 ms for the fp32
+  vector on two DGX-1s against NCCL's 14.5 (`ttasim collective`), and that slowness alone would carry the 200-GPU row
+  to 0.748 (the others to 1.09-1.18); NCCL does not run it, so it is not used.
+  The 200-GPU row stays the worst (0.645): its published step grows 1.58x from 128 to 200 GPUs at
   1.25x the images per GPU. Published images/s per GPU: 1,463 (1 GPU), 1,271 (4), 1,136 (16),
   1,003 (64), 1,015 (128), 804 (200): flat from 64 to 128 GPUs, then 21 % less at a larger
-  per-GPU batch. Checked and ruled out: the host (it would have to drop from 8,120 to 6,430
-  images/s per node), the allreduce (56.6 ms of 176 MB fp16 gradients, 5.2 ms exposed, the same
-  with NCCL's choice), 25 nodes crossing the assumed 16-node leaf (a 4:1 taper above it moves
-  nothing: the rings cross it twice) and the ring's length (2 x 24 steps). Nothing physical that
-  a source states explains the 200-GPU row; the talk does not say that it ran on the same
-  machines as the 128-GPU row. Searched for issue 12: HPC-AI Tech's ViT-B/32 LAMB material in the
-  stored sources (the "pre-training ViT-Base/32 in half an hour" post, whose stored opening names
-  no machine; Colossal-AI's example, 14.6 h on 4 A100 at 32K with gradient accumulation) gives
-  neither the talk's figures nor a 200-GPU machine; the row is left as it is.
+  per-GPU batch. The 64- and 128-GPU totals (6,012 and 2,988 s) scale as 2.01x, which leaves no
+  room for a fixed start-up or per-epoch cost (fitting one gives -36 s in all, -0.12 s an epoch).
+  Checked and ruled out: the host (it would have to drop from 8,120 to 6,430 images/s per node),
+  the allreduce (above), 25 nodes crossing the assumed 16-node leaf (a 4:1 taper above it moves
+  nothing: the rings cross it twice), the ring's length (2 x 24 steps), memory (4.4 GB of 16 at
+  160 images: no accumulation) and the step count (dropping the last partial batch, 40 steps an
+  epoch, makes the published step longer). Nothing physical that a source states explains the
+  200-GPU row; the talk does not say that it ran on the same machines as the 128-GPU row.
+  Searched: HPC-AI Tech's ViT-B/32 LAMB material in the stored sources (the "pre-training
+  ViT-Base/32 in half an hour" post, whose stored opening names no machine; Colossal-AI's
+  example, 14.6 h on 4 A100 at 32K with gradient accumulation) gives neither the talk's figures
+  nor a 200-GPU machine; the row is left as it is.
 
 Regenerate with `make validation-table` (or `scenarios/published/validate.sh [TTASIM]`).
 
