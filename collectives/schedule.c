@@ -13,11 +13,27 @@ static const char *const ALGO_NAMES[ALGO_COUNT] = {
     "direct", "pairwise", "bruck", "nccl",
 };
 
-static const char *const STAGING_NAMES[STAGING_COUNT] = {"device", "host"};
+static const char *const STAGING_NAMES[STAGING_COUNT + 1] = {"device", "host", NULL};
+static const char *const INTER_NAMES[] = {"ring", "rhd", NULL}; /* hier's inter-node phases, as ALGO_NAMES */
 
 const char *coll_staging_name(coll_staging staging)
 {
     return staging >= 0 && staging < STAGING_COUNT ? STAGING_NAMES[staging] : "?";
+}
+
+const char *const *coll_staging_words(void)
+{
+    return STAGING_NAMES;
+}
+
+const char *const *coll_inter_words(void)
+{
+    return INTER_NAMES;
+}
+
+coll_algo coll_inter_algo(int word)
+{
+    return word == 1 ? ALGO_RHD : ALGO_RING;
 }
 
 const char *coll_op_name(coll_op op)

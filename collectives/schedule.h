@@ -153,6 +153,12 @@ step_pattern schedule_step_pattern(const schedule *s, int stage, int step, doubl
 /* Names: "allreduce", "ring", ... Parse returns -1 for an unknown word. */
 const char *coll_op_name(coll_op op);
 const char *coll_staging_name(coll_staging staging);
+/* hier allreduce's option words for a parser, NULL-terminated: stagings in
+ * coll_staging order; inter-node phases, whose index coll_inter_algo maps to
+ * ALGO_RING or ALGO_RHD. */
+const char *const *coll_staging_words(void);
+const char *const *coll_inter_words(void);
+coll_algo coll_inter_algo(int word);
 const char *coll_algo_name(coll_algo a);
 int coll_op_parse(const char *word, coll_op *out);
 int coll_algo_parse(const char *word, coll_algo *out);

@@ -143,8 +143,6 @@ static int parse_args(int argc, char **argv, collective_args *a)
         {"links", required_argument, NULL, O_LINKS}, {"inter", required_argument, NULL, O_INTER},
         {"staging", required_argument, NULL, O_STAGING}, {NULL, 0, NULL, 0}};
     const char *op_names[OP_COUNT + 1], *algo_names[ALGO_COUNT + 1], *nets[] = {"ideal", "calibrated", NULL};
-    const char *inters[] = {coll_algo_name(ALGO_RING), coll_algo_name(ALGO_RHD), NULL};
-    const char *stagings[] = {coll_staging_name(STAGING_DEVICE), coll_staging_name(STAGING_HOST), NULL};
     for (int i = 0; i < OP_COUNT; i++)
         op_names[i] = coll_op_name((coll_op)i);
     op_names[OP_COUNT] = NULL;
@@ -186,11 +184,11 @@ static int parse_args(int argc, char **argv, collective_args *a)
             break;
         case O_MESSAGES: a->messages = 1; break;
         case O_INTER:
-            rc = parse_word(optarg, "--inter", inters, 2, &v);
-            a->params.inter = v ? ALGO_RHD : ALGO_RING;
+            rc = parse_word(optarg, "--inter", coll_inter_words(), 2, &v);
+            a->params.inter = coll_inter_algo(v);
             break;
         case O_STAGING:
-            rc = parse_word(optarg, "--staging", stagings, 2, &v);
+            rc = parse_word(optarg, "--staging", coll_staging_words(), STAGING_COUNT, &v);
             a->params.staging = (coll_staging)v;
             break;
         case O_LINKS:

@@ -491,13 +491,12 @@ static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_a
  * once it is loaded. */
 static int load_hier_options(const jx_obj *c, scenario *s)
 {
-    const char *const inters[] = {coll_algo_name(ALGO_RING), coll_algo_name(ALGO_RHD), NULL};
-    const char *const stagings[] = {coll_staging_name(STAGING_DEVICE), coll_staging_name(STAGING_HOST), NULL};
     int inter = 0, staging = 0, rc;
-    if ((rc = jx_enum(c, "inter_node", 0, inters, &inter)) || (rc = jx_enum(c, "staging", 0, stagings, &staging)))
+    if ((rc = jx_enum(c, "inter_node", 0, coll_inter_words(), &inter)) ||
+        (rc = jx_enum(c, "staging", 0, coll_staging_words(), &staging)))
         return rc;
-    s->inter_algo = inter ? ALGO_RHD : ALGO_RING;
-    s->staging = staging ? STAGING_HOST : STAGING_DEVICE;
+    s->inter_algo = coll_inter_algo(inter);
+    s->staging = (coll_staging)staging;
     if ((inter || staging) && s->allreduce_algo != ALGO_HIER)
         return tt_error_set(c->err, TT_EINPUT, "%s: %s.%s: \"%s\" is an option of the hier allreduce (its "
                             "inter-node phase), but %s.allreduce is \"%s\"; set it to \"hier\" or remove %s",
