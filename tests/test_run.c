@@ -122,6 +122,37 @@ START_TEST(run_sweep_outputs)
 }
 END_TEST
 
+/* The run's algorithms are its own point's, not those of the sweep point
+ * that happened to finish last (-j 2: either may). */
+START_TEST(run_sweep_reports_its_own_algorithm)
+{
+    char path[64], out[65536], args[512];
+    write_scenario(path, sizeof path, "algos", 64, ", \"sweep\": {\"collectives.allreduce\": [\"ring\", \"tree\"]}");
+    snprintf(args, sizeof args, "run --json --quiet -j 2 %s", path);
+    json_t *doc = tu_run_ttasim_json(args, 0, out, sizeof out);
+    unlink(path);
+    json_t *coll = json_object_get(doc, "collectives");
+    ck_assert_str_eq(json_string_value(json_object_get(coll, "allreduce")), "ring");
+    json_t *sweep = json_object_get(doc, "sweep");
+    ck_assert_int_eq(json_array_size(sweep), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(sweep, 1), "label")),
+                     "collectives.allreduce=tree");
+    json_decref(doc);
+}
+END_TEST
+
+/* "auto" tries every sharding plan; --links counts the winner's step, not
+ * nothing (the plans are only candidates until one wins). */
+START_TEST(run_auto_plan_counts_its_links)
+{
+    static char out[1 << 17];
+    ck_assert_int_eq(tu_run_ttasim("run --quiet --links 3 " TTASIM_SRCDIR "/scenarios/examples/dgx-a100-dlrm-auto.json",
+                                   out, sizeof out), 0);
+    ck_assert_ptr_null(strstr(out, "none carried data"));
+    ck_assert_ptr_nonnull(strstr(out, "busiest links   3 of 16"));
+}
+END_TEST
+
 /* A sweep over the node count and a second path: one series per value of
  * the second path (a line across the nodes axis), and a title too wide for
  * the figure goes on to a second line. */
@@ -475,6 +506,8 @@ static Suite *suite(void)
     tcase_add_test(t, run_evaluation_from_workload);
     tcase_add_test(t, run_sweep_outputs);
     tcase_add_test(t, run_sweep_svg_series_follow_the_other_path);
+    tcase_add_test(t, run_sweep_reports_its_own_algorithm);
+    tcase_add_test(t, run_auto_plan_counts_its_links);
     tcase_add_test(t, run_expect_and_errors);
     tcase_add_test(t, check_dir_junit);
     tcase_add_test(t, run_phases);

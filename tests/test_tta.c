@@ -269,7 +269,9 @@ static void dgx_h100_bill(int nodes, const char *fabric_json, cost_bill *b)
     tt_error err = {0};
     platform *p = platform_load("dgx-h100", &o, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
-    cost_bill_of(p, b);
+    platform_summary s;
+    platform_summarize(p, &s);
+    cost_bill_of(p, &s, b);
     platform_free(p);
     json_decref(fabric);
 }

@@ -24,15 +24,13 @@ static void note_missing(cost_bill *b, const char *name)
         snprintf(b->missing + used, sizeof b->missing - used, "%s%s", used ? ", " : "", name);
 }
 
-void cost_bill_of(const platform *p, cost_bill *b)
+void cost_bill_of(const platform *p, const platform_summary *sum, cost_bill *b)
 {
     memset(b, 0, sizeof *b);
-    platform_summary s;
-    platform_summarize(p, &s);
     device_kind ranks = platform_rank_kind(p);
-    for (int i = 0; i < s.n_devices; i++) {
-        const device_info *d = s.devices[i].dev;
-        double n = (double)s.devices[i].count;
+    for (int i = 0; i < sum->n_devices; i++) {
+        const device_info *d = sum->devices[i].dev;
+        double n = (double)sum->devices[i].count;
         if (!d->has_purchase)
             note_missing(b, d->name);
         switch (d->kind) {

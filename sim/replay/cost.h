@@ -52,7 +52,7 @@ typedef struct cost_bill {
 /* Prices the platform: its devices by count (CPU sockets carry their share
  * of the server), the fabric's switches (whole, at the port price times the
  * radix) and cables by the device that attaches to it. total_usd is 0 when a
- * device has no price. */
-void cost_bill_of(const platform *p, cost_bill *out);
+ * device has no price. sum: the platform's (platform_summarize). */
+void cost_bill_of(const platform *p, const platform_summary *sum, cost_bill *out);
 
 #endif

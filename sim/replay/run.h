@@ -24,6 +24,8 @@ typedef struct run_point {
     double upi_bytes;     /* CPU ranks: bytes the step's collectives put on UPI links, per link crossed */
     long global_batch;
     int micro_batch, accumulation;
+    char allreduce[96], alltoall[96]; /* algorithms that ran ("auto" resolved), with their options; "none" */
+    double peak_flops;    /* a rank's at the precision (MFU's denominator) */
     step_result step;
     host_emb_time host; /* embeddings in host memory: per micro-step, phases weighted */
     size_t n_tables;      /* model-parallel tables of the workload (0: none, no plan) */
@@ -50,7 +52,7 @@ typedef struct run_point {
 
 typedef struct run_result {
     char platform[64], accelerator[64], precision[8], model[64], optimizer[32];
-    char allreduce[96], alltoall[96]; /* algorithms used ("auto" resolved), with their options */
+    char allreduce[96], alltoall[96]; /* the scenario's own point's (else the first sweep point's that ran) */
     char convergence[600], target[256];
     int has_recipe;
     profile_recipe recipe; /* the convergence profile's, when it has one */

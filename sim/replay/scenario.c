@@ -193,7 +193,7 @@ static int load_sharding_groups(const jx_obj *e, scenario *s)
     if (why)
         return tt_error_set(e->err, TT_EINPUT, "%s: %s.sharding: %s; make the row_wise groups data_parallel or the "
                             "others row_wise or data_parallel (or auto)", e->file, e->path, why);
-    s->sharding = m->plan[0]; /* "auto" when any group's is: resolved per group by run.c */
+    s->sharding = m->plan[0]; /* "auto" when any group's is: resolved per group by plan_search.c */
     for (int g = 0; g < m->n_groups; g++)
         if (m->plan[g] == SHARD_AUTO)
             s->sharding = SHARD_AUTO;
@@ -506,7 +506,7 @@ static int load_hier_options(const jx_obj *c, scenario *s)
 }
 
 /* Evaluation is either typed in (every_steps, time_s) or from the workload:
- * every_epochs and examples become forward-only passes (run.c). */
+ * every_epochs and examples become forward-only passes (point.c). */
 static int load_evaluation(const jx_obj *e, scenario *s)
 {
     int typed = jx_has(e, "every_steps") || jx_has(e, "time_s");

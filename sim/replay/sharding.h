@@ -3,7 +3,7 @@
  * plan costs the busiest rank: memory traffic of the lookups and of the sparse
  * update (by the rows a batch touches, from the index distribution), the
  * collectives the plan needs, and the tables' memory with their optimizer
- * state. No simulator: run.c times the collectives, step.c the timeline. */
+ * state. No simulator: coll_timing.c times the collectives, step.c the timeline. */
 #ifndef TT_SHARDING_H
 #define TT_SHARDING_H
 
@@ -17,7 +17,7 @@ typedef enum {
     SHARD_HYBRID,        /* hottest rows on every rank (allreduced), the rest table-wise */
     SHARD_HOST,          /* tables in the CPU sockets' memory (host_embedding.h) */
     SHARD_COUNT,
-    SHARD_AUTO = SHARD_COUNT /* the fastest plan that fits (run.c) */
+    SHARD_AUTO = SHARD_COUNT /* the fastest plan that fits (plan_search.c) */
 } sharding_kind;
 
 /* "table_wise", ..., "host", "auto", NULL: the scenario's choices. */
@@ -84,7 +84,7 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
 /* A plan per table group (workload.embedding.sharding as an array): a table
  * joins the first group whose max_rows it does not exceed; the last group
  * has none (0) and takes the rest. Plans: not SHARD_HOST (node-wide); a
- * group's SHARD_AUTO is resolved by run.c before costing. */
+ * group's SHARD_AUTO is resolved by plan_search.c before costing. */
 #define SHARD_MAX_GROUPS 8
 typedef struct sharding_mix {
     int n_groups; /* 0: one plan for every table */

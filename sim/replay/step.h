@@ -3,7 +3,7 @@
  * saturates with the work per kernel, host dispatch per kernel, elementwise
  * and normalisation ops fused into their producer), backward overlapped with
  * bucketed allreduces, alltoall phases, the optimizer step.
- * Collective and host-embedding durations come from SimGrid (run.c,
+ * Collective and host-embedding durations come from SimGrid (coll_timing.c,
  * host_embedding.c); this module is
  * the per-rank timeline and needs no simulator, so it is tested exactly. */
 #ifndef TT_STEP_H
