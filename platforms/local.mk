@@ -1,6 +1,7 @@
 noinst_LIBRARIES += libplatforms.a
 libplatforms_a_SOURCES = \
 	platforms/device.c platforms/device.h \
+	platforms/host_rows.h \
 	platforms/link_usage.c platforms/link_usage.h \
 	platforms/network.c \
 	platforms/platform.c platforms/platform.h platforms/platform_impl.h \

@@ -45,6 +45,9 @@ CLEANFILES += scenarios-junit.xml
 # Includes follow the layering of sim/README.md.
 TESTS += tests/test_layering.sh
 EXTRA_DIST += tests/test_layering.sh
+# ... and test_layering.sh sees an engine header included by a replay/ header.
+TESTS += tests/test_layering_leak.sh
+EXTRA_DIST += tests/test_layering_leak.sh
 
 # Outputs: next to the scenario, never over an input, written whole or not at all.
 TESTS += tests/test_outputs.sh

@@ -14,22 +14,9 @@
 #define TT_HOST_EMBEDDING_H
 
 #include "common/error.h"
+#include "platforms/host_rows.h"
 #include "platforms/link_usage.h"
 #include "platforms/platform.h"
-
-/* EMB_HOST: what one rank's embedding layers move per micro-step. */
-typedef struct step_host_load {
-    double rows_bytes;      /* looked-up rows, sockets -> accelerator */
-    double grad_rows_bytes; /* their gradients, accelerator -> sockets */
-    double lookup_bytes;    /* CPU memory traffic of the lookups (the layers' forward bytes) */
-    double update_bytes;    /* of the sparse update (their backward bytes: gradient, row read, row write) */
-} step_host_load;
-
-typedef struct host_emb_time {
-    double forward_s, backward_s;                    /* per micro-step: max(transfer, DRAM) */
-    double forward_transfer_s, backward_transfer_s;  /* SimGrid, all flows at once */
-    double lookup_s, update_s;                       /* the busiest socket's DRAM time */
-} host_emb_time;
 
 /* Times n loads (one per workload phase: what one accelerator moves per
  * micro-step, see step_host_load) in one simulation (none when no load has

@@ -7,9 +7,9 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "platforms/host_rows.h"
 #include "sim/replay/cost.h"
 #include "platforms/link_usage.h"
-#include "sim/engine/host_embedding.h"
 #include "sim/replay/scenario.h"
 #include "sim/replay/step.h"
 #include "trainer/profile.h"

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
-#include "sim/engine/host_embedding.h"
+#include "platforms/host_rows.h"
 #include "sim/replay/framework.h"
 #include "sim/replay/sharding.h"
 #include "sim/replay/device_model.h"
