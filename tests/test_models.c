@@ -544,7 +544,7 @@ START_TEST(trace_consistent)
     trace_opts_default(&to);
     to.micro_batch = 4;
     to.bucket_bytes = 2e6;
-    to.optimizer = "lamb";
+    to.optimizer = optim_find("lamb");
     to.precision = "bf16";
     tt_error err = {0};
     json_t *a, *b;

@@ -219,7 +219,34 @@ START_TEST(parse_names)
     for (int i = 0; OPTIM_NAMES[i]; i++) {
         ck_assert_int_eq(optim_parse(OPTIM_NAMES[i], &c), 0);
         ck_assert_str_eq(optim_name(&c), OPTIM_NAMES[i]);
+        ck_assert_ptr_eq(optim_info_of(&c), optim_find(OPTIM_NAMES[i]));
     }
+}
+END_TEST
+
+/* One row per optimizer serves the trainer (state), the trace (update cost)
+ * and replay (state in memory): the moments each update keeps, by hand. */
+START_TEST(table_rows)
+{
+    static const struct {
+        const char *name;
+        int state_words;
+        double flops, words;
+    } want[] = {{"sgd", 0, 2, 3},   {"momentum", 1, 4, 5}, {"nesterov", 1, 6, 5},
+                {"adamw", 2, 12, 7}, {"lars", 1, 8, 7},     {"lamb", 2, 16, 9}};
+    int n = 0;
+    while (OPTIM_NAMES[n])
+        n++;
+    ck_assert_int_eq(n, sizeof want / sizeof *want);
+    for (int i = 0; i < n; i++) {
+        const optim_info *o = optim_find(want[i].name);
+        ck_assert_ptr_nonnull(o);
+        ck_assert_str_eq(o->name, want[i].name);
+        ck_assert_int_eq(o->state_words, want[i].state_words);
+        ck_assert(o->update_flops == want[i].flops && o->update_words == want[i].words);
+    }
+    ck_assert_ptr_null(optim_find("lambb"));
+    ck_assert_ptr_null(optim_find(NULL));
 }
 END_TEST
 
@@ -334,6 +361,7 @@ int main(void)
     tcase_add_test(tc, lars_trust_ratio_momentum_and_exclusions);
     tcase_add_test(tc, lamb_update_clamp_and_exclusions);
     tcase_add_test(tc, parse_names);
+    tcase_add_test(tc, table_rows);
     tcase_add_test(tc, lr_scaling_rules);
     tcase_add_test(tc, lr_warmup_decay_cooldown);
     tcase_add_test(tc, noise_scale_known_covariance);

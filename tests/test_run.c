@@ -180,6 +180,42 @@ START_TEST(run_sweep_svg_series_follow_the_other_path)
 }
 END_TEST
 
+/* The scenario's optimizer and a trace's are names of trainer/optimizer.h's
+ * table: a typo is refused (it was costed as one state word per parameter),
+ * naming the JSON path and every valid name. */
+START_TEST(run_unknown_optimizer)
+{
+    char out[8192];
+    ck_assert_int_eq(tu_run_ttasim("run " TTASIM_SRCDIR "/scenarios/quickstart.json --set optimizer=lambb", out,
+                                   sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "quickstart.json: $.optimizer: expected one of \"sgd\", \"momentum\", "
+                                      "\"nesterov\", \"adamw\", \"lars\", \"lamb\", found \"lambb\" "
+                                      "(did you mean \"lamb\"?)"));
+    char trace[64], path[64], args[512];
+    FILE *f = fopen(TRACE, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    fclose(f);
+    out[n] = '\0';
+    char *name = strstr(out, "\"optimizer\": {\"name\": \"sgd\"");
+    ck_assert_ptr_nonnull(name);
+    memcpy(strstr(name, "sgd"), "sgx", 3);
+    tu_write_temp(out, trace, sizeof trace);
+    char text[4096], edited[4096]; /* the scenario, on the edited copy */
+    snprintf(text, sizeof text, SCENARIO, "trace-optimizer", 64, 8, "");
+    char *at = strstr(text, TRACE);
+    ck_assert_ptr_nonnull(at);
+    snprintf(edited, sizeof edited, "%.*s%s%s", (int)(at - text), text, trace, at + strlen(TRACE));
+    tu_write_temp(edited, path, sizeof path);
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    unlink(path);
+    unlink(trace);
+    ck_assert_ptr_nonnull(strstr(out, "$.optimizer.name: expected one of"));
+    ck_assert_ptr_nonnull(strstr(out, "found \"sgx\""));
+}
+END_TEST
+
 START_TEST(run_expect_and_errors)
 {
     char path[64], out[32768], args[512];
@@ -509,6 +545,7 @@ static Suite *suite(void)
     tcase_add_test(t, run_sweep_reports_its_own_algorithm);
     tcase_add_test(t, run_auto_plan_counts_its_links);
     tcase_add_test(t, run_expect_and_errors);
+    tcase_add_test(t, run_unknown_optimizer);
     tcase_add_test(t, check_dir_junit);
     tcase_add_test(t, run_phases);
     tcase_add_test(t, run_model_on_the_fly);

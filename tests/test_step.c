@@ -66,7 +66,7 @@ START_TEST(trace_reads_fields)
     ck_assert_double_eq(t.gradient_bytes, 5e8);
     ck_assert_int_eq((int)t.n_buckets, 2);
     ck_assert_int_eq(t.buckets[1].ready_after_layer, 0);
-    ck_assert_str_eq(t.optimizer, "sgd");
+    ck_assert_str_eq(t.optimizer->name, "sgd");
     ck_assert_int_eq((int)t.n_comm, 0);
     workload_free(&t);
 }

@@ -13,7 +13,39 @@ struct optimizer {
     long t;
 };
 
-const char *const OPTIM_NAMES[] = {"sgd", "momentum", "nesterov", "adamw", "lars", "lamb", NULL};
+/* name, kind, nesterov, state words, update FLOPs, fp32 words read + written.
+ * sgd w -= lr g; momentum adds its buffer; nesterov the look-ahead g + mu buf;
+ * adamw keeps m, v (sqrt, divide, decay); lars and lamb add a pass for the
+ * per-tensor norms of w and of the update. */
+#define OPTIMIZER_TABLE(X)                    \
+    X("sgd", OPT_SGD, 0, 0, 2, 3)             \
+    X("momentum", OPT_MOMENTUM, 0, 1, 4, 5)   \
+    X("nesterov", OPT_MOMENTUM, 1, 1, 6, 5)   \
+    X("adamw", OPT_ADAMW, 0, 2, 12, 7)        \
+    X("lars", OPT_LARS, 0, 1, 8, 7)           \
+    X("lamb", OPT_LAMB, 0, 2, 16, 9)
+
+#define OPTIM_ROW(name, kind, nesterov, state, flops, words) {name, kind, nesterov, state, flops, words},
+#define OPTIM_NAME(name, kind, nesterov, state, flops, words) name,
+static const optim_info OPTIMIZERS[] = {OPTIMIZER_TABLE(OPTIM_ROW)};
+const char *const OPTIM_NAMES[] = {OPTIMIZER_TABLE(OPTIM_NAME) NULL};
+#define N_OPTIMIZERS (sizeof OPTIMIZERS / sizeof OPTIMIZERS[0])
+
+const optim_info *optim_find(const char *name)
+{
+    for (size_t i = 0; name && i < N_OPTIMIZERS; i++)
+        if (strcmp(name, OPTIMIZERS[i].name) == 0)
+            return &OPTIMIZERS[i];
+    return NULL;
+}
+
+const optim_info *optim_info_of(const optim_config *c)
+{
+    for (size_t i = 0; i < N_OPTIMIZERS; i++)
+        if (OPTIMIZERS[i].kind == c->kind && OPTIMIZERS[i].nesterov == (c->kind == OPT_MOMENTUM && c->nesterov))
+            return &OPTIMIZERS[i];
+    return NULL;
+}
 
 void optim_config_default(optim_config *c, optim_kind kind)
 {
@@ -29,27 +61,18 @@ void optim_config_default(optim_config *c, optim_kind kind)
 
 int optim_parse(const char *name, optim_config *c)
 {
-    static const optim_kind kinds[] = {OPT_SGD, OPT_MOMENTUM, OPT_MOMENTUM, OPT_ADAMW,
-                                       OPT_LARS, OPT_LAMB};
-    for (int i = 0; OPTIM_NAMES[i]; i++)
-        if (strcmp(name, OPTIM_NAMES[i]) == 0) {
-            optim_config_default(c, kinds[i]);
-            c->nesterov = strcmp(name, "nesterov") == 0;
-            return 0;
-        }
-    return -1;
+    const optim_info *o = optim_find(name);
+    if (!o)
+        return -1;
+    optim_config_default(c, o->kind);
+    c->nesterov = o->nesterov;
+    return 0;
 }
 
 const char *optim_name(const optim_config *c)
 {
-    switch (c->kind) {
-    case OPT_SGD: return "sgd";
-    case OPT_MOMENTUM: return c->nesterov ? "nesterov" : "momentum";
-    case OPT_ADAMW: return "adamw";
-    case OPT_LARS: return "lars";
-    case OPT_LAMB: return "lamb";
-    default: return "?";
-    }
+    const optim_info *o = optim_info_of(c);
+    return o ? o->name : "?";
 }
 
 double optim_norm(const float *x, size_t n)
@@ -62,7 +85,8 @@ double optim_norm(const float *x, size_t n)
 
 int optimizer_create(const optim_config *c, const param_set *ps, optimizer **out, tt_error *err)
 {
-    if (c->kind < 0 || c->kind >= OPT_COUNT)
+    const optim_info *info = optim_info_of(c);
+    if (!info)
         return tt_error_set(err, TT_EINPUT, "optimizer: unknown kind %d", (int)c->kind);
     optimizer *o = calloc(1, sizeof *o);
     if (!o)
@@ -70,8 +94,7 @@ int optimizer_create(const optim_config *c, const param_set *ps, optimizer **out
     o->c = *c;
     o->numel = ps->numel;
     o->nviews = ps->nviews;
-    int moments = c->kind == OPT_ADAMW || c->kind == OPT_LAMB ? 2
-                  : c->kind == OPT_MOMENTUM || c->kind == OPT_LARS ? 1 : 0;
+    int moments = info->state_words;
     int ok = 1;
     if (moments >= 1)
         ok &= (o->m = calloc(ps->numel ? ps->numel : 1, sizeof(float))) != NULL;

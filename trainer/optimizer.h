@@ -46,12 +46,30 @@ typedef struct optimizer optimizer;
 /* Defaults for a kind (the values in the comments above). */
 void optim_config_default(optim_config *c, optim_kind kind);
 
-/* "sgd", "momentum", "nesterov", "adamw", "lars", "lamb"; -1 if unknown. Nesterov
- * sets kind OPT_MOMENTUM with nesterov 1. */
+/* An optimizer as every part of ttasim sees it, one row each: the trainer's
+ * update and state, the trace's cost of an update, replay's state in memory.
+ * Per parameter, in fp32 (master weights and state stay fp32 whatever the
+ * precision); the update's words are those it reads and writes. */
+typedef struct optim_info {
+    const char *name;    /* as scenarios, traces, ttasim train and trace spell it */
+    optim_kind kind;
+    int nesterov;
+    int state_words;     /* moments kept per parameter */
+    double update_flops;
+    double update_words;
+} optim_info;
+
+/* "sgd", "momentum", "nesterov", "adamw", "lars", "lamb": the table's rows,
+ * OPTIM_NAMES's order; NULL if unknown. */
+const optim_info *optim_find(const char *name);
+/* A config's row (nesterov momentum is its own). */
+const optim_info *optim_info_of(const optim_config *c);
+/* The names, NULL-terminated (for parsers and suggestions). */
+extern const char *const OPTIM_NAMES[];
+
+/* Defaults of name's kind (nesterov: OPT_MOMENTUM with nesterov 1); -1 if unknown. */
 int optim_parse(const char *name, optim_config *c);
 const char *optim_name(const optim_config *c);
-/* The names optim_parse accepts, NULL-terminated (for suggestions). */
-extern const char *const OPTIM_NAMES[];
 
 /* Allocates the state for ps's layout (zeroed moments). */
 int optimizer_create(const optim_config *c, const param_set *ps, optimizer **out, tt_error *err);

@@ -8,29 +8,13 @@
 #include "trainer/synth.h"
 #include "trainer/trace.h"
 
-/* FLOPs and fp32 words read + written per parameter (documented in README):
- * sgd w -= lr g; momentum adds v; adamw keeps m, v (sqrt, divide, decay);
- * lars/lamb add a pass for the per-tensor norms of w and the update. */
-static const optimizer_cost COSTS[] = {
-    {"sgd", 2, 3},       {"momentum", 4, 5}, {"adamw", 12, 7},
-    {"lars", 8, 7},      {"lamb", 16, 9},    {NULL, 0, 0},
-};
-
-const optimizer_cost *trace_optimizer_cost(const char *name)
-{
-    for (int i = 0; COSTS[i].name; i++)
-        if (strcmp(COSTS[i].name, name) == 0)
-            return &COSTS[i];
-    return NULL;
-}
-
 void trace_opts_default(trace_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->micro_batch = 32;
     o->precision = "fp32";
     o->bucket_bytes = TRACE_DEFAULT_BUCKET_BYTES;
-    o->optimizer = "sgd";
+    o->optimizer = optim_find("sgd");
 }
 
 /* Executes one step of the model at batch B (tables capped for DLRM). */
@@ -135,11 +119,7 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
         return tt_error_set(err, TT_EINPUT, "precision '%s': expected fp32, fp16 or bf16",
                             to->precision);
     int dt = dtype_bytes(dtype);
-    const optimizer_cost *oc = trace_optimizer_cost(to->optimizer);
-    if (!oc)
-        return tt_error_set(err, TT_EINPUT,
-                            "optimizer '%s': expected sgd, momentum, adamw, lars or lamb",
-                            to->optimizer);
+    const optim_info *oc = to->optimizer;
     if (to->micro_batch < 1 || to->bucket_bytes <= 0)
         return tt_error_set(err, TT_EINPUT, "micro-batch and bucket bytes must be positive");
     model *m;
@@ -203,7 +183,7 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
     }
     snprintf(note, sizeof note,
              "optimizer cost per parameter: %s %.0f FLOPs and %.0f fp32 words (master weights "
-             "and state fp32)", oc->name, oc->flops, oc->words);
+             "and state fp32)", oc->name, oc->update_flops, oc->update_words);
     json_array_append_new(notes, json_string(note));
     json_t *grads = json_array(), *buckets = json_array();
     gradients_json(m, to, dt, grads, buckets);
@@ -215,7 +195,7 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
         "precision", to->precision, "dtype_bytes", dt, "params", (json_int_t)ps->numel,
         "param_bytes", (double)ps->numel * dt, "forward_flops", fwd, "backward_flops", bwd,
         "layers", layers_json(m, B, dt), "gradients", grads, "optimizer", "name", oc->name,
-        "flops", oc->flops * upd, "bytes", oc->words * 4 * upd, "buckets", buckets, "comm", comm);
+        "flops", oc->update_flops * upd, "bytes", oc->update_words * 4 * upd, "buckets", buckets, "comm", comm);
     json_object_set_new(doc, "description", json_string(model_describe(model_name)));
     json_object_set_new(doc, "executed_micro_batch", json_integer(run));
     if (model_get_inputs(m)->seq_len)

@@ -7,12 +7,13 @@
 
 #include "common/error.h"
 #include "trainer/model.h"
+#include "trainer/optimizer.h"
 
 typedef struct trace_opts {
     int micro_batch;        /* samples per rank per step */
     const char *precision;  /* "fp32", "fp16" or "bf16" */
     double bucket_bytes;    /* DDP bucket cap (first bucket: min(1 MiB, cap), as DDP) */
-    const char *optimizer;  /* sgd, momentum, adamw, lars, lamb */
+    const optim_info *optimizer; /* its update's cost per parameter (optimizer.h) */
     int run_batch;          /* micro-batch actually executed (0: as much of micro_batch as
                                fits in TRACE_RUN_BYTES of activations) */
 } trace_opts;
@@ -20,14 +21,6 @@ typedef struct trace_opts {
 #define TRACE_DEFAULT_BUCKET_BYTES (25.0 * 1024 * 1024) /* torch DDP bucket_cap_mb = 25 */
 #define TRACE_RUN_BYTES 2e9
 #define TRACE_RUN_TABLE_ROWS 10000 /* DLRM tables are capped at this many rows for the run */
-
-/* Per-parameter cost of an optimizer update, in FLOPs and fp32 words moved
- * (master weights and state stay fp32 whatever the precision). */
-typedef struct optimizer_cost {
-    const char *name;
-    double flops, words;
-} optimizer_cost;
-const optimizer_cost *trace_optimizer_cost(const char *name);
 
 void trace_opts_default(trace_opts *o);
 

@@ -51,6 +51,21 @@ int cli_bad_option(const cli_command *cmd, char **argv, int optind_now, int opto
     return cli_usage_error(cmd, "unknown option '%s'", word);
 }
 
+int cli_choice(const cli_command *cmd, const char *opt, const char *word, const char *const *names, int *out)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(word, names[i]) == 0) {
+            *out = i;
+            return TT_OK;
+        }
+    char all[512] = "";
+    for (int i = 0; names[i]; i++)
+        snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "", names[i]);
+    const char *near = jx_closest(word, names);
+    return cli_usage_error(cmd, "%s: unknown value '%s'%s%s%s; expected one of: %s", opt, word,
+                           near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "", all);
+}
+
 void cli_print_json(const json_t *doc, size_t flags)
 {
     json_dumpf(doc, stdout, flags);

@@ -27,6 +27,10 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 int cli_bad_option(const cli_command *cmd, char **argv, int optind_now, int optopt_now,
                    const void *long_options, int missing_arg);
 
+/* word as one of names (NULL-terminated): its index in *out, else a usage
+ * error (2) naming opt, the closest name and every name. */
+int cli_choice(const cli_command *cmd, const char *opt, const char *word, const char *const *names, int *out);
+
 /* Collects one --set PATH=VALUE (at most SCENARIO_MAX_SETS, 32); a usage
  * error (2) past that. The strings are argv's. */
 int cli_add_set(const cli_command *cmd, char **sets, size_t *n, char *arg);

@@ -29,7 +29,8 @@ static void trace_help(FILE *out)
             "  --micro-batch N    samples per rank (32)\n"
             "  --precision P      fp32 (default), fp16 or bf16: bytes per element\n"
             "  --bucket-bytes S   gradient bucket cap (25Mi, as PyTorch DDP; first bucket 1Mi)\n"
-            "  --optimizer NAME   sgd (default), momentum, adamw, lars or lamb: update cost\n"
+            "  --optimizer NAME   sgd (default), momentum, nesterov, adamw, lars or lamb: the\n"
+            "                     update's cost\n"
             "  --run-batch N      micro-batch to execute (default: what fits in 2 GB of\n"
             "                     activations; counts scale linearly to --micro-batch)\n"
             "  --out F            write to F instead of stdout\n"
@@ -69,7 +70,13 @@ static int trace_main(int argc, char **argv)
         switch (c) {
         case 'm': name = optarg; break;
         case 'p': to.precision = optarg; break;
-        case 'o': to.optimizer = optarg; break;
+        case 'o': {
+            int k;
+            if ((rc = cli_choice(&cmd_trace, "--optimizer", optarg, OPTIM_NAMES, &k)))
+                return rc;
+            to.optimizer = optim_find(OPTIM_NAMES[k]);
+            break;
+        }
         case 'f': out_path = optarg; break;
         case 'h': trace_help(stdout); return TT_OK;
         case 'b':

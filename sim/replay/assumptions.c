@@ -78,10 +78,10 @@ void assumptions_note(run_result *r, const run_ctx *x, const cluster *c, const r
         snprintf(buf, sizeof buf, "%s (set on the command line: --set)", sc->sets[i]);
         assumptions_add(r, buf);
     }
-    if (strcmp(x->optimizer, x->tr[0].optimizer) != 0) {
+    if (x->optimizer != x->tr[0].optimizer) {
         snprintf(buf, sizeof buf, "optimizer_step = the trace's %s update (the scenario's %s sets the optimizer "
                  "state in memory; make the trace with --optimizer %s for its exact update cost)",
-                 x->tr[0].optimizer, x->optimizer, x->optimizer);
+                 x->tr[0].optimizer->name, x->optimizer->name, x->optimizer->name);
         assumptions_add(r, buf);
     }
     if (run_ctx_has_tables(x))

@@ -55,15 +55,6 @@ static void fit_micro_batch(const workload *t, const device_model *d, step_optio
     free(zero); /* when nothing fits, micro-batch 1 stays and step_replay says why */
 }
 
-static int optimizer_state_words(const char *name)
-{
-    if (strcmp(name, "sgd") == 0)
-        return 0;
-    if (strcmp(name, "adamw") == 0 || strcmp(name, "adam") == 0 || strcmp(name, "lamb") == 0)
-        return 2;
-    return 1; /* momentum, nesterov, lars */
-}
-
 /* One phase of the workload at a point: its batch split and its step. */
 typedef struct phase_plan {
     long global_batch;
@@ -359,7 +350,7 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
     o->overlap = sc->overlap;
     o->concurrent_ops = sc->concurrent_ops;
     o->ranks = ranks;
-    o->optimizer_state_words = optimizer_state_words(x->optimizer);
+    o->optimizer_state_words = x->optimizer->state_words;
     o->embeddings = plan == SHARD_HOST ? EMB_HOST : EMB_ACCELERATORS;
     if ((rc = plan_tables(x, k, plan, mix, c->p, d, pp, err)))
         return rc;

@@ -78,7 +78,7 @@ int run_ctx_load(run_ctx *x, const scenario *sc, const cluster *c, tt_error *err
         return rc;
     snprintf(x->model, sizeof x->model, "%s", x->tr[0].model);
     snprintf(x->precision, sizeof x->precision, "%s", sc->precision ? sc->precision : x->tr[0].precision);
-    snprintf(x->optimizer, sizeof x->optimizer, "%s", sc->optimizer ? sc->optimizer : x->tr[0].optimizer);
+    x->optimizer = sc->optimizer ? sc->optimizer : x->tr[0].optimizer;
     return load_convergence(x, err);
 }
 
@@ -119,7 +119,7 @@ static void describe_workload(run_result *r, const run_ctx *x)
     const scenario *sc = x->sc;
     snprintf(r->model, sizeof r->model, "%s", x->model);
     snprintf(r->precision, sizeof r->precision, "%s", x->precision);
-    snprintf(r->optimizer, sizeof r->optimizer, "%s", x->optimizer);
+    snprintf(r->optimizer, sizeof r->optimizer, "%s", x->optimizer->name);
     if (x->conv) {
         if (convergence_recipe(x->conv)) {
             r->recipe = *convergence_recipe(x->conv);

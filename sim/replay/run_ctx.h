@@ -18,7 +18,8 @@ typedef struct run_ctx {
     workload tr[SCENARIO_MAX_PHASES];
     convergence *conv;
     /* the scenario's, else the first trace's */
-    char model[64], precision[8], optimizer[32];
+    char model[64], precision[16];
+    const optim_info *optimizer;
     char conv_notes[CONVERGENCE_MAX_NOTES + 1][512]; /* mismatches accepted, the run spread assumed */
     int n_conv_notes;
 } run_ctx;

@@ -556,11 +556,11 @@ static int load_rest(const jx_obj *r, scenario *s)
     static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source",
                                         "calibrated", NULL};
     jx_obj c, e, o, f;
-    const char *opt = NULL, *ar = "nccl", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL,
+    const char *ar = "nccl", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL,
                *cal = NULL;
     long concurrent_ops = 1;
-    int rc;
-    if ((rc = jx_string(r, "optimizer", 0, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
+    int rc, opt = -1;
+    if ((rc = jx_enum(r, "optimizer", 0, OPTIM_NAMES, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
         (c.obj && ((rc = jx_check_keys(&c, ckeys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
                    (rc = jx_string(&c, "alltoall", 0, &a2a)) || (rc = jx_bool(&c, "overlap", 0, &s->overlap)) ||
                    (rc = jx_int(&c, "concurrent_ops", 0, 1, STEP_MAX_CONCURRENT_OPS, &concurrent_ops)))) ||
@@ -581,7 +581,7 @@ static int load_rest(const jx_obj *r, scenario *s)
         (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)) || (c.obj && (rc = load_hier_options(&c, s))))
         return rc;
     s->concurrent_ops = (int)concurrent_ops;
-    s->optimizer = dup_or_null(opt);
+    s->optimizer = opt >= 0 ? optim_find(OPTIM_NAMES[opt]) : NULL;
     s->allreduce = strdup(ar);
     s->alltoall = strdup(a2a);
     s->out_json = dup_or_null(js);
@@ -722,7 +722,7 @@ void scenario_free(scenario *s)
         free(s->phases[i].model);
     }
     char **strs[] = {&s->path, &s->name, &s->description, &s->platform, &s->accelerator, &s->mesh,
-                     &s->precision, &s->gradient_precision, &s->optimizer, &s->allreduce,
+                     &s->precision, &s->gradient_precision, &s->allreduce,
                      &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
                      &s->ref_source, &s->ref_calibrated, &s->target_dataset, &s->target_metric,
                      &s->table_precision};

@@ -12,6 +12,7 @@
 #include "common/jsonx.h"
 #include "platforms/platform.h"
 #include "sim/replay/sharding.h"
+#include "trainer/optimizer.h"
 
 #define SCENARIO_VERSION 1
 #define SCENARIO_MAX_SWEEP 64
@@ -92,7 +93,7 @@ typedef struct scenario {
     int input_pipeline; /* workload.input.pipeline (input_pipeline.h): 0 none, not modelled */
     int input_threads;  /* workload.input.threads: decode workers per node (0: one per host core) */
 
-    char *optimizer; /* NULL: the trace's */
+    const optim_info *optimizer; /* NULL: the trace's */
 
     /* collectives: algorithm names ("auto" or one of collectives/) */
     char *allreduce, *alltoall;

@@ -78,7 +78,7 @@ static int load_embedding(const jx_obj *r, workload *t, tt_error *err)
 
 static int load_body(const jx_obj *r, workload *t, tt_error *err)
 {
-    const char *model, *precision, *format, *opt;
+    const char *model, *precision, *format;
     long version = 0, mb = 0, dtype = 0;
     size_t n;
     jx_obj o;
@@ -126,11 +126,12 @@ static int load_body(const jx_obj *r, workload *t, tt_error *err)
         t->gradient_bytes += bytes;
     }
 
-    if ((rc = jx_child(r, "optimizer", 1, &o)) || (rc = jx_string(&o, "name", 1, &opt)) ||
+    int opt = 0;
+    if ((rc = jx_child(r, "optimizer", 1, &o)) || (rc = jx_enum(&o, "name", 1, OPTIM_NAMES, &opt)) ||
         (rc = jx_number(&o, "flops", 1, 0, 1e18, &t->optimizer_flops)) ||
         (rc = jx_number(&o, "bytes", 1, 0, 1e17, &t->optimizer_bytes)))
         return rc;
-    t->optimizer = strdup(opt);
+    t->optimizer = optim_find(OPTIM_NAMES[opt]);
 
     if ((rc = jx_array(r, "buckets", 1, &n)))
         return rc;
@@ -195,12 +196,11 @@ void workload_free(workload *t)
     free(t->path);
     free(t->model);
     free(t->precision);
-    free(t->optimizer);
     memset(t, 0, sizeof *t);
 }
 
 int workload_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
-               const char *optimizer, workload *out, tt_error *err)
+               const optim_info *optim, workload *out, tt_error *err)
 {
     /* the child writes the trace on its stdout into an unlinked scratch file */
     int fd = scratch_open("trace file", err);
@@ -224,9 +224,9 @@ int workload_make(const char *model, int micro_batch, const char *precision, dou
         argv[argc++] = "--precision";
         argv[argc++] = precision;
     }
-    if (optimizer) {
+    if (optim) {
         argv[argc++] = "--optimizer";
-        argv[argc++] = optimizer;
+        argv[argc++] = optim->name;
     }
     if (bucket_bytes > 0) {
         argv[argc++] = "--bucket-bytes";

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/vocab.h"
+#include "trainer/optimizer.h"
 
 typedef struct workload_layer {
     char *name;
@@ -62,7 +63,7 @@ typedef struct workload {
     workload_bucket *buckets;
     workload_comm *comm;
     double gradient_bytes; /* sum of the gradient tensors' bytes */
-    char *optimizer;
+    const optim_info *optimizer;
     double optimizer_flops, optimizer_bytes; /* dense parameters (tables: see emb) */
     workload_embedding emb;
 } workload;
@@ -78,6 +79,6 @@ void workload_free(workload *t);
  * temporary file, then loads it. micro_batch 0, precision and optimizer NULL
  * and bucket_bytes 0 keep the trace command's defaults. */
 int workload_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
-               const char *optimizer, workload *out, tt_error *err);
+               const optim_info *optim, workload *out, tt_error *err);
 
 #endif
