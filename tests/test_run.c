@@ -456,7 +456,38 @@ START_TEST(run_model_on_the_fly)
     ck_assert(report_lookup(doc, "steps_to_target", &s));
     ck_assert_double_eq_tol(s, 500 * (1 + 128 / 256.0), 1e-9);
     ck_assert(report_lookup(doc, "step.optimizer_s", &opt) && opt > 0);
+    /* made in this process: the same step as from the file `ttasim trace` writes */
+    char trace[64], args[256];
+    snprintf(trace, sizeof trace, "/tmp/ttasim-test-fly-XXXXXX");
+    int fd = mkstemp(trace);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(args, sizeof args, "trace --model mlp --micro-batch 64 --optimizer lamb --out %s", trace);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"version\": 1, \"name\": \"file\",\n"
+             " \"platform\": {\"name\": \"star\", \"nodes\": 4, \"link_bw_Bps\": \"12.5G\", \"link_latency_s\": \"1us\"},\n"
+             " \"workload\": {\"trace\": \"%s\", \"global_batch\": 256}, \"optimizer\": \"lamb\",\n"
+             " \"collectives\": {\"allreduce\": \"ring\"},\n"
+             " \"convergence\": {\"mccandlish\": {\"s_min\": 500, \"noise_scale\": 128}}}\n", trace);
+    tu_write_temp(text, path, sizeof path);
+    json_t *file = run_json(path, 0, out, sizeof out);
+    unlink(path);
+    unlink(trace);
+    ck_assert(json_equal(json_object_get(doc, "step"), json_object_get(file, "step")));
+    ck_assert(json_equal(json_object_get(doc, "per_step"), json_object_get(file, "per_step")));
+    json_decref(file);
     json_decref(doc);
+    /* a model the trainer does not know: the builder's error, at the scenario's path */
+    tu_write_temp("{\"version\": 1, \"name\": \"fly\",\n"
+                  " \"platform\": {\"name\": \"star\", \"nodes\": 4},\n"
+                  " \"workload\": {\"model\": \"mlpx\", \"global_batch\": 256},\n"
+                  " \"convergence\": {\"steps\": 10}}\n", path, sizeof path);
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    unlink(path);
+    ck_assert_ptr_nonnull(strstr(out, ": $.workload.model: model mlpx: unknown model 'mlpx' (did you mean 'mlp'?)"));
 }
 END_TEST
 

@@ -71,8 +71,15 @@ int run_ctx_load(run_ctx *x, const scenario *sc, const cluster *c, tt_error *err
                 return rc;
             mb = gb % ranks == 0 && gb / ranks <= (1 << 24) ? (int)(gb / ranks) : 0;
         }
-        rc = sp->trace_path ? workload_load(sp->trace_path, &x->tr[k], err)
-                            : workload_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k], err);
+        if (sp->trace_path) {
+            rc = workload_load(sp->trace_path, &x->tr[k], err);
+        } else if ((rc = workload_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k],
+                                       err))) {
+            char phase[32] = "";
+            if (json_object_get(json_object_get(sc->doc, "workload"), "phases"))
+                snprintf(phase, sizeof phase, ".phases[%zu]", k);
+            return tt_error_prefix(err, "%s: $.workload%s.model: ", sc->path, phase);
+        }
     }
     if (rc)
         return rc;

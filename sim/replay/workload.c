@@ -1,16 +1,11 @@
 #include "sim/replay/workload.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "common/jsonx.h"
-#include "common/scratch.h"
+#include "trainer/trace.h"
 
 static const char *const PHASES[] = {"forward", "backward", NULL};
 
@@ -78,7 +73,7 @@ static int load_embedding(const jx_obj *r, workload *t, tt_error *err)
 
 static int load_body(const jx_obj *r, workload *t, tt_error *err)
 {
-    const char *model, *precision, *format;
+    const char *model_name, *precision, *format;
     long version = 0, mb = 0, dtype = 0;
     size_t n;
     jx_obj o;
@@ -89,7 +84,7 @@ static int load_body(const jx_obj *r, workload *t, tt_error *err)
         return tt_error_set(err, TT_EINPUT, "%s: $.format: expected \"ttasim-trace\", found \"%s\"; "
                             "give a file written by 'ttasim trace'", t->path, format);
     if ((rc = jx_int(r, "version", 1, WORKLOAD_VERSION, WORKLOAD_VERSION, &version)) ||
-        (rc = jx_string(r, "model", 1, &model)) ||
+        (rc = jx_string(r, "model", 1, &model_name)) ||
         (rc = jx_int(r, "micro_batch", 1, 1, 1 << 24, &mb)) ||
         (rc = jx_string(r, "precision", 1, &precision)) ||
         (rc = jx_int(r, "dtype_bytes", 1, 1, 8, &dtype)) ||
@@ -101,7 +96,7 @@ static int load_body(const jx_obj *r, workload *t, tt_error *err)
     tt_dtype dt;
     if ((rc = dtype_parse(precision, &dt, err)))
         return tt_error_prefix(err, "%s: $.precision: ", t->path);
-    t->model = strdup(model);
+    t->model = strdup(model_name);
     t->precision = strdup(precision);
     t->micro_batch = (int)mb;
     t->dtype_bytes = (int)dtype;
@@ -168,6 +163,19 @@ static int load_body(const jx_obj *r, workload *t, tt_error *err)
     return load_embedding(r, t, err);
 }
 
+/* root as a trace named `name` in messages (its file, or what made it). */
+static int load_json(json_t *root, const char *name, workload *out, tt_error *err)
+{
+    out->path = strdup(name);
+    jx_obj r;
+    int rc = out->path ? jx_root(&r, name, root, err) : tt_error_set(err, TT_EINTERNAL, "out of memory");
+    if (rc == TT_OK)
+        rc = load_body(&r, out, err);
+    if (rc)
+        workload_free(out);
+    return rc;
+}
+
 int workload_load(const char *path, workload *out, tt_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -175,13 +183,8 @@ int workload_load(const char *path, workload *out, tt_error *err)
     int rc = jx_load_file(path, &root, err);
     if (rc)
         return tt_error_prefix(err, "workload trace ");
-    out->path = strdup(path);
-    jx_obj r;
-    if ((rc = jx_root(&r, path, root, err)) == TT_OK)
-        rc = load_body(&r, out, err);
+    rc = load_json(root, path, out, err);
     json_decref(root);
-    if (rc)
-        workload_free(out);
     return rc;
 }
 
@@ -199,64 +202,28 @@ void workload_free(workload *t)
     memset(t, 0, sizeof *t);
 }
 
-int workload_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
-               const optim_info *optim, workload *out, tt_error *err)
+int workload_make(const char *model_name, int micro_batch, const char *precision, double bucket_bytes,
+                  const optim_info *optim, workload *out, tt_error *err)
 {
-    /* the child writes the trace on its stdout into an unlinked scratch file */
-    int fd = scratch_open("trace file", err);
-    if (fd < 0)
-        return err->code;
-    char mb[32], bb[32], path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    snprintf(mb, sizeof mb, "%d", micro_batch);
-    snprintf(bb, sizeof bb, "%.0f", bucket_bytes);
-    const char *argv[20];
-    int argc = 0;
-    argv[argc++] = "ttasim";
-    argv[argc++] = "trace";
-    argv[argc++] = "--model";
-    argv[argc++] = model;
-    if (micro_batch > 0) {
-        argv[argc++] = "--micro-batch";
-        argv[argc++] = mb;
-    }
-    if (precision) {
-        argv[argc++] = "--precision";
-        argv[argc++] = precision;
-    }
-    if (optim) {
-        argv[argc++] = "--optimizer";
-        argv[argc++] = optim->name;
-    }
-    if (bucket_bytes > 0) {
-        argv[argc++] = "--bucket-bytes";
-        argv[argc++] = bb;
-    }
-    argv[argc] = NULL;
-    fflush(NULL);
-    pid_t parent = getpid(), pid = fork();
-    if (pid < 0) {
-        close(fd);
-        return tt_error_set(err, TT_EINTERNAL, "fork: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        /* a trace step can take minutes: it must not outlive an interrupted run */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-            _exit(127);
-        dup2(fd, STDOUT_FILENO);
-        execv("/proc/self/exe", (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        close(fd);
-        return tt_error_set(err, TT_EINPUT, "'ttasim trace --model %s' failed (exit status %d); run it alone "
-                            "to see why, or give a trace file in $.workload.trace", model,
-                            WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    }
-    int rc = workload_load(path, out, err);
-    close(fd);
+    memset(out, 0, sizeof *out);
+    model_opts mo;
+    model_opts_default(&mo);
+    trace_opts to;
+    trace_opts_default(&to);
+    if (micro_batch > 0)
+        to.micro_batch = micro_batch;
+    if (precision)
+        to.precision = precision;
+    if (optim)
+        to.optimizer = optim;
+    if (bucket_bytes > 0)
+        to.bucket_bytes = bucket_bytes;
+    json_t *doc = NULL;
+    char name[160];
+    snprintf(name, sizeof name, "the trace of model %s", model_name);
+    int rc = trace_build(model_name, &mo, &to, &doc, err);
+    if (rc == TT_OK)
+        rc = load_json(doc, name, out, err);
+    json_decref(doc);
     return rc;
 }

@@ -75,10 +75,11 @@ typedef struct workload {
 int workload_load(const char *path, workload *out, tt_error *err);
 void workload_free(workload *t);
 
-/* Makes a trace on the fly by running 'ttasim trace' (this binary) into a
- * temporary file, then loads it. micro_batch 0, precision and optimizer NULL
- * and bucket_bytes 0 keep the trace command's defaults. */
-int workload_make(const char *model, int micro_batch, const char *precision, double bucket_bytes,
-               const optim_info *optim, workload *out, tt_error *err);
+/* Makes a trace on the fly with the trainer's trace builder (trainer/trace.h:
+ * one real step of the model, in this process), as `ttasim trace` writes it.
+ * micro_batch 0, precision and optim NULL and bucket_bytes 0 keep the
+ * builder's defaults. */
+int workload_make(const char *model_name, int micro_batch, const char *precision, double bucket_bytes,
+                  const optim_info *optim, workload *out, tt_error *err);
 
 #endif
