@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "common/fdio.h"
+#include "common/units.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -40,14 +41,11 @@ int parallel_jobs_default(void)
 
 int parallel_jobs_parse(const char *text, int *jobs, tt_error *err)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v < 1 || v > PARALLEL_MAX_JOBS)
-        return tt_error_set(err, TT_EINPUT, "-j '%s': expected a whole number of parallel jobs from 1 to %d",
-                            text, PARALLEL_MAX_JOBS);
-    *jobs = (int)v;
-    return TT_OK;
+    long v;
+    int rc = units_parse_int("-j (parallel jobs)", text, 1, PARALLEL_MAX_JOBS, &v, err);
+    if (rc == TT_OK)
+        *jobs = (int)v;
+    return rc;
 }
 
 typedef struct worker {

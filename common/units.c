@@ -1,5 +1,6 @@
 #include "common/units.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,4 +104,31 @@ const char *units_format_bytes(double bytes, char *buf, int buf_bytes)
     }
     snprintf(buf, (size_t)buf_bytes, "%.4g%s", bytes, suf[i]);
     return buf;
+}
+
+int units_parse_int(const char *name, const char *text, long lo, long hi, long *out, tt_error *err)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(text, &end, 10);
+    if (errno || end == text || *end || x < lo || x > hi)
+        return tt_error_set(err, TT_EINPUT, "%s: expected a whole number from %ld to %ld, got '%s'", name, lo, hi,
+                            text);
+    *out = x;
+    return TT_OK;
+}
+
+int units_parse_int_list(const char *text, const char *seps, long lo, long hi, long *out, int cap)
+{
+    int n = 0;
+    for (const char *p = text; *p;) {
+        char *end;
+        errno = 0;
+        long x = strtol(p, &end, 10);
+        if (errno || end == p || x < lo || x > hi || n == cap || (*end && (!strchr(seps, *end) || !end[1])))
+            return -1;
+        out[n++] = x;
+        p = *end ? end + 1 : end;
+    }
+    return n;
 }

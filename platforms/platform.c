@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/units.h"
 #include "platforms/platform_impl.h"
 
 platform *plat_alloc(const char *name, tt_error *err)
@@ -420,18 +421,14 @@ int platform_fattree_shape(const platform *p, int *nodes_per_leaf, int *levels, 
 
 int platform_shape_parse(const char *text, int shape[3], tt_error *err)
 {
-    int n = 0;
-    const char *c = text;
+    long v[3];
+    int n = units_parse_int_list(text, "x", 1, 4096, v, 3);
     memset(shape, 0, 3 * sizeof *shape);
-    while (*c) {
-        char *end;
-        long v = strtol(c, &end, 10);
-        if (end == c || v < 1 || v > 4096 || n == 3 || (*end && (*end != 'x' || !end[1])))
-            return tt_error_set(err, TT_EINPUT, "torus shape \"%s\": expected 2 or 3 sizes of 1..4096 joined by "
-                                "'x' (\"16x32\", \"8x8x12\"), fastest-varying first", text);
-        shape[n++] = (int)v;
-        c = *end ? end + 1 : end;
-    }
+    if (n < 0)
+        return tt_error_set(err, TT_EINPUT, "torus shape \"%s\": expected 2 or 3 sizes of 1..4096 joined by "
+                            "'x' (\"16x32\", \"8x8x12\"), fastest-varying first", text);
+    for (int i = 0; i < n; i++)
+        shape[i] = (int)v[i];
     if (n < 1)
         return tt_error_set(err, TT_EINPUT, "torus shape \"\": expected sizes joined by 'x' (\"16x32\")");
     return TT_OK;

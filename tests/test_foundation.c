@@ -11,6 +11,7 @@
 #include "collectives/closed_form.h"
 #include "collectives/schedule.h"
 #include "common/parallel.h"
+#include "common/stats.h"
 #include "common/units.h"
 #include "common/vocab.h"
 #include "sim/engine/collective_sim.h"
@@ -72,6 +73,44 @@ START_TEST(units_sizes)
     ck_assert_double_eq_tol(x, 5e-6, 1e-18);
     ck_assert_int_eq(units_parse_seconds("2ms", &x, &why), 0);
     ck_assert_double_eq_tol(x, 2e-3, 1e-15);
+}
+END_TEST
+
+/* Whole numbers: the one parser of integer options (-j, --links, --nodes,
+ * model options...) and of integer lists (--widths, torus shapes). */
+START_TEST(units_whole_numbers)
+{
+    long x = 0, v[3];
+    tt_error err = {0};
+    ck_assert_int_eq(units_parse_int("-j", "12", 1, 64, &x, &err), TT_OK);
+    ck_assert_int_eq(x, 12);
+    ck_assert_int_eq(units_parse_int("-j", "64", 1, 64, &x, &err), TT_OK);
+    static const char *const bad[] = {"0", "65", "", "1.5", "12x", "two", "99999999999999999999", NULL};
+    for (int i = 0; bad[i]; i++) {
+        ck_assert_int_eq(units_parse_int("-j", bad[i], 1, 64, &x, &err), TT_EINPUT);
+        ck_assert_int_eq(x, 64); /* untouched */
+    }
+    ck_assert_str_eq(err.msg, "-j: expected a whole number from 1 to 64, got '99999999999999999999'");
+    ck_assert_int_eq(units_parse_int_list("16x32", "x", 1, 4096, v, 3), 2);
+    ck_assert(v[0] == 16 && v[1] == 32);
+    ck_assert_int_eq(units_parse_int_list("1-2,3", "-,", 1, 9, v, 3), 3);
+    ck_assert(v[0] == 1 && v[1] == 2 && v[2] == 3);
+    ck_assert_int_eq(units_parse_int_list("", ",", 1, 9, v, 3), 0);
+    static const char *const bad_lists[] = {"1,2,3,4", "1,", ",1", "1,,2", "1;2", "0,1", "1,10", NULL};
+    for (int i = 0; bad_lists[i]; i++)
+        ck_assert_msg(units_parse_int_list(bad_lists[i], ",", 1, 9, v, 3) == -1, "%s", bad_lists[i]);
+}
+END_TEST
+
+/* The median the profiles, their leave-one-out and check's summary share. */
+START_TEST(stats_median_sorts)
+{
+    double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, unreached[] = {INFINITY, 5, INFINITY};
+    ck_assert(stats_median(odd, 3) == 2);
+    ck_assert(odd[0] == 1 && odd[2] == 3); /* sorted in place */
+    ck_assert(stats_median(even, 4) == 2.5);
+    ck_assert(isinf(stats_median(unreached, 3)));
+    ck_assert(isnan(stats_median(odd, 0)));
 }
 END_TEST
 
@@ -346,6 +385,8 @@ static Suite *suite(void)
     Suite *s = suite_create("foundation");
     TCase *t = tcase_create("loader");
     tcase_add_test(t, units_sizes);
+    tcase_add_test(t, units_whole_numbers);
+    tcase_add_test(t, stats_median_sorts);
     tcase_add_test(t, vocab_names_and_sizes);
     tcase_add_test(t, loader_valid);
     tcase_add_test(t, loader_syntax_error_line_column);

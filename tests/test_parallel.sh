@@ -109,7 +109,7 @@ for bad in 0 -3 two 99999; do
     "$ttasim" run "$work/sweep.json" -j "$bad" >/dev/null 2>"$work/err"
     rc=$?
     [ $rc -eq 2 ] || fail "run -j $bad exited $rc, wanted 2"
-    grep -q 'expected a whole number of parallel jobs from 1 to' "$work/err" || fail "run -j $bad: $(cat "$work/err")"
+    grep -q -- '-j (parallel jobs): expected a whole number from 1 to' "$work/err" || fail "run -j $bad: $(cat "$work/err")"
 done
 "$ttasim" check "$work/set" -j x >/dev/null 2>"$work/err"
 [ $? -eq 2 ] || fail "check -j x did not exit 2"

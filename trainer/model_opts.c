@@ -1,21 +1,11 @@
 /* model_opts.c: model options from "key value" text (command lines). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/units.h"
 #include "trainer/model.h"
-
-static int parse_long(const char *key, const char *v, long lo, long hi, long *out, tt_error *err)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi)
-        return tt_error_set(err, TT_EINPUT, "--%s: expected an integer in %ld..%ld, got '%s'",
-                            key, lo, hi, v);
-    *out = x;
-    return TT_OK;
-}
 
 static int parse_float(const char *key, const char *v, float lo, float hi, float *out,
                        tt_error *err)
@@ -30,30 +20,15 @@ static int parse_float(const char *key, const char *v, float lo, float hi, float
     return TT_OK;
 }
 
-/* Integers in 1..hi separated by any of seps, at most cap, into out: how many,
- * or -1 on a bad value or too many. */
-static int parse_list(const char *v, const char *seps, long hi, long *out, int cap)
-{
-    int n = 0;
-    for (const char *p = v; *p;) {
-        char *end;
-        errno = 0;
-        long x = strtol(p, &end, 10);
-        if (errno || end == p || x < 1 || x > hi || n == cap || (*end && !strchr(seps, *end)))
-            return -1;
-        out[n++] = x;
-        p = *end ? end + 1 : end;
-    }
-    return n;
-}
-
 int model_opts_set(model_opts *o, const char *key, const char *v, tt_error *err)
 {
     long x = 0;
     int rc = TT_OK;
+    char name[48]; /* as messages name the option */
+    snprintf(name, sizeof name, "--%s", key);
     if (strcmp(key, "widths") == 0) {
         long w[MODEL_MAX_WIDTHS];
-        int n = parse_list(v, "-,", 1000000, w, MODEL_MAX_WIDTHS);
+        int n = units_parse_int_list(v, "-,", 1, 1000000, w, MODEL_MAX_WIDTHS);
         if (n < 0)
             return tt_error_set(err, TT_EINPUT,
                                 "--widths: expected 2 to %d positive integers separated by "
@@ -66,22 +41,22 @@ int model_opts_set(model_opts *o, const char *key, const char *v, tt_error *err)
             o->widths[i] = (int)w[i];
         o->nwidths = n;
     } else if (strcmp(key, "image") == 0) {
-        rc = parse_long(key, v, 1, 4096, &x, err);
+        rc = units_parse_int(name, v, 1, 4096, &x, err);
         o->image = (int)x;
     } else if (strcmp(key, "channels") == 0) {
-        rc = parse_long(key, v, 1, 4096, &x, err);
+        rc = units_parse_int(name, v, 1, 4096, &x, err);
         o->channels = (int)x;
     } else if (strcmp(key, "classes") == 0) {
-        rc = parse_long(key, v, 2, 10000000, &x, err);
+        rc = units_parse_int(name, v, 2, 10000000, &x, err);
         o->classes = (int)x;
     } else if (strcmp(key, "seq-len") == 0) {
-        rc = parse_long(key, v, 2, 512, &x, err);
+        rc = units_parse_int(name, v, 2, 512, &x, err);
         o->seq_len = (int)x;
     } else if (strcmp(key, "vocab") == 0) {
-        rc = parse_long(key, v, 1100, 10000000, &x, err);
+        rc = units_parse_int(name, v, 1100, 10000000, &x, err);
         o->vocab = (int)x;
     } else if (strcmp(key, "table-rows") == 0) {
-        int n = parse_list(v, ",", 2000000000L, o->table_rows, MODEL_MAX_TABLES);
+        int n = units_parse_int_list(v, ",", 1, 2000000000L, o->table_rows, MODEL_MAX_TABLES);
         if (n < 0)
             return tt_error_set(err, TT_EINPUT,
                                 "--table-rows: expected 1 to %d positive row counts separated "
@@ -92,7 +67,7 @@ int model_opts_set(model_opts *o, const char *key, const char *v, tt_error *err)
         o->ntables = n;
     } else if (strcmp(key, "multi-hot") == 0) {
         long h[MODEL_MAX_TABLES];
-        int n = parse_list(v, ",", 4096, h, MODEL_MAX_TABLES);
+        int n = units_parse_int_list(v, ",", 1, 4096, h, MODEL_MAX_TABLES);
         if (n <= 0)
             return tt_error_set(err, TT_EINPUT,
                                 "--multi-hot: expected 1 to %d ids-per-sample counts in 1..4096 "
@@ -102,14 +77,14 @@ int model_opts_set(model_opts *o, const char *key, const char *v, tt_error *err)
             o->multi_hot[i] = (int)h[i];
         o->nmulti_hot = n;
     } else if (strcmp(key, "table-rows-cap") == 0) {
-        rc = parse_long(key, v, 1, 2000000000L, &x, err);
+        rc = units_parse_int(name, v, 1, 2000000000L, &x, err);
         o->table_rows_cap = x;
     } else if (strcmp(key, "dropout") == 0) {
         rc = parse_float(key, v, 0.0f, 0.95f, &o->dropout, err);
     } else if (strcmp(key, "label-smoothing") == 0) {
         rc = parse_float(key, v, 0.0f, 0.99f, &o->label_smoothing, err);
     } else if (strcmp(key, "seed") == 0) {
-        rc = parse_long(key, v, 0, 0x7fffffffL, &x, err);
+        rc = units_parse_int(name, v, 0, 0x7fffffffL, &x, err);
         o->seed = (uint64_t)x;
     } else {
         return tt_error_set(err, TT_EINPUT, "unknown model option --%s", key);

@@ -8,6 +8,7 @@
 
 #include "common/jsonx.h"
 #include "common/outfile.h"
+#include "common/stats.h"
 #include "trainer/model.h"
 
 void profile_init(conv_profile *p, const char *model_name, const char *dataset, const char *optimizer,
@@ -39,19 +40,6 @@ const profile_point *profile_find(const conv_profile *p, long batch)
     return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double profile_median(double *v, int n)
-{
-    if (n <= 0)
-        return NAN;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* The point from its runs: the median (an unreached run counts as slower than
  * any reached one, so an even count with one of the middle two unreached is
@@ -72,7 +60,7 @@ static void summarise_runs(profile_point *pt, double dataset_examples)
             budget = r->steps;
     }
     int n = pt->nruns;
-    double med = profile_median(s, n);
+    double med = stats_median(s, (size_t)n); /* an unreached run is +inf: sorts last */
     pt->reached = isfinite(med);
     pt->steps = pt->reached ? lround(med) : budget;
     pt->examples = (double)pt->steps * (double)pt->batch;
@@ -189,7 +177,7 @@ void profile_refit(conv_profile *p)
             dof += pt->nruns - 1;
         }
     }
-    p->noise_scale = profile_median(ns, n);
+    p->noise_scale = stats_median(ns, (size_t)n);
     p->run_log_sd = dof ? sqrt(var / dof) : NAN;
 }
 

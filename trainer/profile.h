@@ -99,8 +99,6 @@ int profile_add_source(conv_profile *p, const char *source);
  * each point counts by its relative error): S_min = a, E_min = b, B_crit = b / a,
  * with the covariance of (a, b). Also refreshes noise_scale and run_log_sd. */
 void profile_refit(conv_profile *p);
-/* The median of n values (sorted in place; +inf sorts last); NAN when n is 0. */
-double profile_median(double *v, int n);
 
 /* Steps the fit predicts at this batch, S_min (1 + B_crit / B); NAN without a fit. */
 double profile_fit_steps(const profile_fit *f, long batch);

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/jsonx.h"
+#include "common/units.h"
 
 const cli_command *cli_find(const char *name)
 {
@@ -49,6 +50,12 @@ int cli_bad_option(const cli_command *cmd, char **argv, int optind_now, int opto
     if (near)
         return cli_usage_error(cmd, "unknown option '%s' (did you mean '--%s'?)", word, near);
     return cli_usage_error(cmd, "unknown option '%s'", word);
+}
+
+int cli_int(const cli_command *cmd, const char *opt, const char *text, long lo, long hi, long *out)
+{
+    tt_error err = {0};
+    return units_parse_int(opt, text, lo, hi, out, &err) ? cli_usage_error(cmd, "%s", err.msg) : TT_OK;
 }
 
 int cli_choice(const cli_command *cmd, const char *opt, const char *word, const char *const *names, int *out)

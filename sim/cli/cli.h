@@ -27,6 +27,10 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 int cli_bad_option(const cli_command *cmd, char **argv, int optind_now, int optopt_now,
                    const void *long_options, int missing_arg);
 
+/* text as a whole number from lo to hi (units_parse_int) into *out, else a
+ * usage error (2) naming opt. */
+int cli_int(const cli_command *cmd, const char *opt, const char *text, long lo, long hi, long *out);
+
 /* word as one of names (NULL-terminated): its index in *out, else a usage
  * error (2) naming opt, the closest name and every name. */
 int cli_choice(const cli_command *cmd, const char *opt, const char *word, const char *const *names, int *out);

@@ -142,7 +142,6 @@ static int bench_main(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     int as_json = 0, repeat = 5, rbatch = 4, c;
     const char *cores = NULL;
-    char *end;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -152,11 +151,10 @@ static int bench_main(int argc, char **argv)
         case 'c': cores = optarg; break;
         case 'r':
         case 'b': {
-            long v = strtol(optarg, &end, 10);
-            if (*end || end == optarg || v < (c == 'r' ? 1 : 0) || v > 1000)
-                return cli_usage_error(&cmd_bench, "--%s: expected an integer in %d..1000, got '%s'",
-                                       c == 'r' ? "repeat" : "resnet-batch", c == 'r' ? 1 : 0,
-                                       optarg);
+            long v;
+            int rc = cli_int(&cmd_bench, c == 'r' ? "--repeat" : "--resnet-batch", optarg, c == 'r' ? 1 : 0, 1000, &v);
+            if (rc)
+                return rc;
             *(c == 'r' ? &repeat : &rbatch) = (int)v;
             break;
         }

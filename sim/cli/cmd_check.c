@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/outfile.h"
+#include "common/stats.h"
 #include "common/parallel.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/progress.h"
@@ -226,12 +227,6 @@ static void scenario_done(void *arg, size_t done, size_t total)
     print_rows(arg, total);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The validation table: predicted against published per-step time, with the
  * median and worst |predicted / published - 1| per model. */
 static void print_collectives_markdown(const outcome *o, char **files, size_t n)
@@ -265,8 +260,7 @@ static void print_summary_row(const outcome *o, size_t n, const char *model, int
             dev[k++] = fabs(o[j].step_time_s / o[j].ref_step_time_s - 1);
     if (k == 0)
         return;
-    qsort(dev, k, sizeof *dev, cmp_double);
-    double med = k % 2 ? dev[k / 2] : 0.5 * (dev[k / 2 - 1] + dev[k / 2]);
+    double med = stats_median(dev, k);
     printf("| %s | %s | %zu | %.1f %% | %.1f %% |\n", *model ? model : "all of the above",
            calibration ? "calibration" : "validation", k, 100 * med, 100 * dev[k - 1]);
 }

@@ -71,12 +71,11 @@ typedef struct collective_args {
 
 static int parse_count(const char *word, const char *opt, int *out)
 {
-    char *end;
-    long v = strtol(word, &end, 10);
-    if (*word == '\0' || *end || v < 1 || v > 1 << 20)
-        return cli_usage_error(&cmd_collective, "%s expects a positive whole number, got '%s'", opt, word);
-    *out = (int)v;
-    return TT_OK;
+    long v;
+    int rc = cli_int(&cmd_collective, opt, word, 1, 1 << 20, &v);
+    if (rc == TT_OK)
+        *out = (int)v;
+    return rc;
 }
 
 static int parse_amount(const char *word, const char *opt, int seconds, double *out)
@@ -110,22 +109,6 @@ static int parse_sizes(const char *list, collective_args *a)
     if (rc == TT_OK && a->nsizes == 0)
         rc = cli_usage_error(&cmd_collective, "--bytes needs at least one size");
     return rc;
-}
-
-static int parse_word(const char *word, const char *opt, const char *const *names, int count, int *out)
-{
-    for (int i = 0; i < count; i++)
-        if (strcmp(word, names[i]) == 0) {
-            *out = i;
-            return TT_OK;
-        }
-    char list[256] = "";
-    for (int i = 0; i < count; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
-    const char *near = jx_closest(word, names);
-    if (near)
-        return cli_usage_error(&cmd_collective, "%s: unknown '%s' (did you mean '%s'?)", opt, word, near);
-    return cli_usage_error(&cmd_collective, "%s: unknown '%s' (expected one of: %s)", opt, word, list);
 }
 
 static int parse_args(int argc, char **argv, collective_args *a)
@@ -163,11 +146,11 @@ static int parse_args(int argc, char **argv, collective_args *a)
         case O_BW: rc = parse_amount(optarg, "--link-bw", 0, &a->popt.link_bw_Bps); break;
         case O_LAT: rc = parse_amount(optarg, "--link-latency", 1, &a->popt.link_latency_s); break;
         case O_OP:
-            rc = parse_word(optarg, "--op", op_names, OP_COUNT, &v);
+            rc = cli_choice(&cmd_collective, "--op", optarg, op_names, &v);
             a->params.op = (coll_op)v;
             break;
         case O_ALGO:
-            rc = parse_word(optarg, "--algo", algo_names, ALGO_COUNT, &v);
+            rc = cli_choice(&cmd_collective, "--algo", optarg, algo_names, &v);
             a->params.algo = (coll_algo)v;
             break;
         case O_BYTES: rc = parse_sizes(optarg, a); break;
@@ -179,16 +162,16 @@ static int parse_args(int argc, char **argv, collective_args *a)
         case O_RPN: rc = parse_count(optarg, "--ranks-per-node", &a->params.ranks_per_node); break;
         case O_DIMX: rc = parse_count(optarg, "--dim-x", &a->params.dim_x); break;
         case O_NETWORK:
-            rc = parse_word(optarg, "--network", nets, 2, &v);
+            rc = cli_choice(&cmd_collective, "--network", optarg, nets, &v);
             a->net = (network_model)v;
             break;
         case O_MESSAGES: a->messages = 1; break;
         case O_INTER:
-            rc = parse_word(optarg, "--inter", coll_inter_words(), 2, &v);
+            rc = cli_choice(&cmd_collective, "--inter", optarg, coll_inter_words(), &v);
             a->params.inter = coll_inter_algo(v);
             break;
         case O_STAGING:
-            rc = parse_word(optarg, "--staging", coll_staging_words(), STAGING_COUNT, &v);
+            rc = cli_choice(&cmd_collective, "--staging", optarg, coll_staging_words(), &v);
             a->params.staging = (coll_staging)v;
             break;
         case O_LINKS:

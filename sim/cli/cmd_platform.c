@@ -215,12 +215,12 @@ static int platform_main(int argc, char **argv)
     argc--;
     argv++;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        char *end;
+        long nodes;
         switch (c) {
         case 'n':
-            o.nodes = (int)strtol(optarg, &end, 10);
-            if (*end || o.nodes < 1 || o.nodes > 65536)
-                return cli_usage_error(&cmd_platform, "--nodes %s: expected an integer in [1, 65536]", optarg);
+            if (cli_int(&cmd_platform, "--nodes", optarg, 1, 65536, &nodes))
+                return TT_EINPUT;
+            o.nodes = (int)nodes;
             break;
         case 'b':
             if (parse_positive("--link-bw", optarg, 0, &o.link_bw_Bps))

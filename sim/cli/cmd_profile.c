@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/jsonx.h"
+#include "common/stats.h"
 #include "sim/cli/cli.h"
 #include "sim/replay/convergence.h"
 #include "sim/replay/scenario.h"
@@ -255,7 +256,7 @@ static double median_abs_error(const loo_row *rows, int n, int *inside)
         e[i] = fabs(rows[i].predicted / rows[i].published - 1);
         *inside += rows[i].published >= rows[i].p10 && rows[i].published <= rows[i].p90;
     }
-    double m = profile_median(e, n);
+    double m = stats_median(e, (size_t)n);
     free(e);
     return m;
 }

@@ -217,11 +217,9 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
         else if (c == 'q')
             quiet = 1;
         else if (c == 'L' && !merge) {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end || v < 1 || v > LINK_USAGE_MAX)
-                return cli_usage_error(cmd, "--links expects a number of links from 1 to %d, got '%s'",
-                                       LINK_USAGE_MAX, optarg);
+            long v;
+            if (cli_int(cmd, "--links", optarg, 1, LINK_USAGE_MAX, &v))
+                return TT_EINPUT;
             opt.links = (int)v;
         }
         else if (c == 'S') {

@@ -38,17 +38,6 @@ static void trace_help(FILE *out)
     model_cli_help(out);
 }
 
-static int parse_count(const char *opt, const char *v, int *out)
-{
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || x < 1 || x > 1000000)
-        return cli_usage_error(&cmd_trace, "--%s: expected an integer in 1..1000000, got '%s'",
-                               opt, v);
-    *out = (int)x;
-    return TT_OK;
-}
-
 static int trace_main(int argc, char **argv)
 {
     struct option opts[MODEL_CLI_COUNT + 9] = {
@@ -80,13 +69,13 @@ static int trace_main(int argc, char **argv)
         case 'f': out_path = optarg; break;
         case 'h': trace_help(stdout); return TT_OK;
         case 'b':
-            if ((rc = parse_count("micro-batch", optarg, &to.micro_batch)))
+        case 'r': {
+            long v;
+            if ((rc = cli_int(&cmd_trace, c == 'b' ? "--micro-batch" : "--run-batch", optarg, 1, 1000000, &v)))
                 return rc;
+            *(c == 'b' ? &to.micro_batch : &to.run_batch) = (int)v;
             break;
-        case 'r':
-            if ((rc = parse_count("run-batch", optarg, &to.run_batch)))
-                return rc;
-            break;
+        }
         case 'k':
             if (units_parse_bytes(optarg, &to.bucket_bytes, &why) || to.bucket_bytes < 1)
                 return cli_usage_error(&cmd_trace, "--bucket-bytes '%s': %s", optarg,

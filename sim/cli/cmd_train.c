@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/jsonx.h"
+#include "common/units.h"
 #include "sim/cli/cli.h"
 #include "trainer/dataparallel.h"
 #include "trainer/profile.h"
@@ -138,51 +139,33 @@ static int parse_double(int code, const char *s, double lo, double hi, double *o
     return TT_OK;
 }
 
-static int parse_long(int code, const char *s, long lo, long hi, long *out)
+/* The option's name as messages give it: "--batch". */
+static const char *opt_flag(int code, char *buf, size_t n)
 {
-    char *end;
-    long x = strtol(s, &end, 10);
-    if (end == s || *end || x < lo || x > hi)
-        return cli_usage_error(&cmd_train, "--%s: expected an integer in [%ld, %ld], found '%s'",
-                               opt_name(code), lo, hi, s);
-    *out = x;
-    return TT_OK;
+    snprintf(buf, n, "--%s", opt_name(code));
+    return buf;
 }
 
-/* Comma-separated positive integers into v (at most cap). */
+static int parse_long(int code, const char *s, long lo, long hi, long *out)
+{
+    char flag[48];
+    return cli_int(&cmd_train, opt_flag(code, flag, sizeof flag), s, lo, hi, out);
+}
+
+/* Comma-separated whole numbers into v (1 to cap of them). */
 static int parse_list(int code, const char *s, long lo, long hi, long *v, int cap, int *n)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", s);
-    *n = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        if (*n == cap)
-            return cli_usage_error(&cmd_train, "--%s: at most %d values", opt_name(code), cap);
-        int rc = parse_long(code, tok, lo, hi, &v[(*n)++]);
-        if (rc)
-            return rc;
-    }
-    if (*n == 0)
-        return cli_usage_error(&cmd_train, "--%s: expected a comma-separated list, found '%s'",
-                               opt_name(code), s);
+    *n = units_parse_int_list(s, ",", lo, hi, v, cap);
+    if (*n <= 0)
+        return cli_usage_error(&cmd_train, "--%s: expected 1 to %d whole numbers from %ld to %ld separated by ',', "
+                               "found '%s'", opt_name(code), cap, lo, hi, s);
     return TT_OK;
 }
 
 static int parse_choice(int code, const char *s, const char *const *names, int *out)
 {
-    for (int i = 0; names[i]; i++)
-        if (strcmp(names[i], s) == 0) {
-            *out = i;
-            return TT_OK;
-        }
-    char all[256] = "";
-    for (int i = 0; names[i]; i++)
-        snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", i ? ", " : "", names[i]);
-    const char *near = jx_closest(s, names);
-    return cli_usage_error(&cmd_train, "--%s: unknown value '%s'%s%s%s; expected one of: %s",
-                           opt_name(code), s, near ? " (did you mean '" : "", near ? near : "",
-                           near ? "'?)" : "", all);
+    char flag[48];
+    return cli_choice(&cmd_train, opt_flag(code, flag, sizeof flag), s, names, out);
 }
 
 typedef struct train_cli {

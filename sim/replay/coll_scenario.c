@@ -23,7 +23,7 @@ int coll_scenario_run(const scenario *sc, coll_scenario_result *out, tt_error *e
     coll_params asked = {.op = sc->coll_op, .algo = sc->coll_algo, .ranks = n, .bytes = sc->coll_bytes};
     coll_request rq = coll_request_build(p, &asked);
     coll_result res;
-    int rc = coll_simulate(p, (network_model)sc->network, &rq, 1, &res, err);
+    int rc = coll_simulate(p, sc->network, &rq, 1, &res, err);
     if (rc == TT_OK) {
         snprintf(out->platform, sizeof out->platform, "%s", platform_name(p));
         snprintf(out->op, sizeof out->op, "%s", coll_op_name(sc->coll_op));

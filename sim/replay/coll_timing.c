@@ -96,7 +96,7 @@ int coll_timing_run(const scenario *sc, const platform *p, const step_coll *c, s
     int rc = req_hi[STEP_ALLREDUCE] >= 0 ? coll_staging_check(p, &req[req_hi[STEP_ALLREDUCE]].params, err) : TT_OK;
     if (rc)
         return tt_error_prefix(err, "%s: $.collectives.staging: ", sc->path);
-    rc = nreq > 0 ? coll_simulate(p, (network_model)sc->network, req, nreq, out, err) : TT_OK;
+    rc = nreq > 0 ? coll_simulate(p, sc->network, req, nreq, out, err) : TT_OK;
     for (size_t i = 0; rc == TT_OK && i < n; i++) {
         int op = c[i].op;
         if (c[i].bytes <= 0)

@@ -75,7 +75,7 @@ int plan_search_point(const run_ctx *x, const cluster *c, long global_batch, lin
     if (sc->shard_mix.n_groups > 0 && run_ctx_has_tables(x))
         return search_mix(x, c, global_batch, links, pt, err);
     if (sc->sharding != SHARD_AUTO || !run_ctx_has_tables(x))
-        return point_run(x, c, global_batch, sc->sharding == SHARD_AUTO ? SHARD_TABLE_WISE : (sharding_kind)sc->sharding,
+        return point_run(x, c, global_batch, sc->sharding == SHARD_AUTO ? SHARD_TABLE_WISE : sc->sharding,
                          NULL, 0, links, pt, err);
     return search_auto(x, c, global_batch, links, pt, err);
 }

@@ -82,10 +82,10 @@ static int plan_tables(const run_ctx *x, size_t k, sharding_kind plan, const sha
         return rc;
     sharding_options so = {.ranks = pp->o.ranks, .micro_batch = pp->micro_batch, .table_dtype_bytes = dtype_bytes(dt),
                            .act_dtype_bytes = pp->o.dtype_bytes, .grad_dtype_bytes = pp->o.grad_dtype_bytes,
-                           .master_weights = sc->master_weights, .optimizer = (embedding_optimizer)sc->table_optimizer,
+                           .master_weights = sc->master_weights, .optimizer = sc->table_optimizer,
                            .zipf_s = sc->index_zipf_s > 0 ? sc->index_zipf_s : t->emb.zipf_s,
-                           .mem_Bps = d->mem_Bps, .dispatch_s = framework_kernel_s((framework)sc->framework, d->dispatch_s), .node_ranks = node_ranks,
-                           .ids = (embedding_ids)sc->embedding_ids};
+                           .mem_Bps = d->mem_Bps, .dispatch_s = framework_kernel_s(sc->framework, d->dispatch_s), .node_ranks = node_ranks,
+                           .ids = sc->embedding_ids};
     /* the hybrid plan's hot set and the ids' alltoall are timed on the slowest route from rank 0 */
     for (int r = 1; r < pp->o.ranks; r++) {
         double lat_s, bw_Bps;
@@ -157,7 +157,7 @@ static int time_host_embeddings(const scenario *sc, const platform *p, const wor
         step_host_load_of(&tr[k], &ph[k].o, &load[k]);
         weight[k] = sc->phases[k].fraction * ph[k].o.accumulation;
     }
-    if (host_embedding_time(p, (network_model)sc->network, load, (int)sc->n_phases, weight, t,
+    if (host_embedding_time(p, sc->network, load, (int)sc->n_phases, weight, t,
                             links ? &host_links : NULL, err) != TT_OK)
         return tt_error_prefix(err, "%s: $.workload.embeddings: ", sc->path);
     if (links)
@@ -177,7 +177,7 @@ static int time_host_embeddings(const scenario *sc, const platform *p, const wor
 static int wait_for_input(const scenario *sc, const cluster *c, phase_plan *ph, tt_error *err)
 {
     double host_images_per_s;
-    int rc = input_pipeline_host_images_per_s((input_pipeline_kind)sc->input_pipeline, c->host_cores,
+    int rc = input_pipeline_host_images_per_s(sc->input_pipeline, c->host_cores,
                                               sc->input_threads, sc->path, platform_name(c->p), &host_images_per_s,
                                               err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases && host_images_per_s > 0; k++) {
@@ -357,7 +357,7 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
     o->recompute = sc->recompute;
     o->fused_attention = sc->fused_attention;
     o->autograd_activations = sc->autograd_activations;
-    o->framework = (framework)sc->framework;
+    o->framework = sc->framework;
     if (!sp->micro_batch && !sc->micro_batch && pp->global_batch) {
         fit_micro_batch(t, d, o, t->n_buckets + t->n_comm);
         pp->micro_batch = o->micro_batch;

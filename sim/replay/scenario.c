@@ -207,21 +207,25 @@ static int load_embedding(const jx_obj *w, scenario *s)
     static const char *const keys[] = {"sharding", "precision", "optimizer", "master_weights", "index_zipf_s", "ids",
                                        NULL};
     jx_obj e;
-    int prec = -1, rc;
+    int prec = -1, sharding = s->sharding, table_optimizer = EMB_SGD, ids = IDS_READER, rc;
     if (s->embeddings == EMB_HOST)
-        s->sharding = SHARD_HOST;
+        s->sharding = sharding = SHARD_HOST;
     if (!jx_has(w, "embedding"))
         return TT_OK;
     if ((rc = jx_child(w, "embedding", 1, &e)) || (rc = jx_check_keys(&e, keys)) ||
         (rc = json_is_array(json_object_get(e.obj, "sharding"))
                   ? load_sharding_groups(&e, s)
-                  : jx_enum(&e, "sharding", 0, SHARDING_NAMES, &s->sharding)) ||
+                  : jx_enum(&e, "sharding", 0, SHARDING_NAMES, &sharding)) ||
         (rc = jx_enum(&e, "precision", 0, DTYPE_NAMES, &prec)) ||
-        (rc = jx_enum(&e, "optimizer", 0, EMBEDDING_OPTIMIZER_NAMES, &s->table_optimizer)) ||
+        (rc = jx_enum(&e, "optimizer", 0, EMBEDDING_OPTIMIZER_NAMES, &table_optimizer)) ||
         (rc = jx_bool(&e, "master_weights", 0, &s->master_weights)) ||
         (rc = jx_number(&e, "index_zipf_s", 0, 0.01, 10, &s->index_zipf_s)) ||
-        (rc = jx_enum(&e, "ids", 0, EMBEDDING_IDS_NAMES, &s->embedding_ids)))
+        (rc = jx_enum(&e, "ids", 0, EMBEDDING_IDS_NAMES, &ids)))
         return rc;
+    if (!json_is_array(json_object_get(e.obj, "sharding"))) /* the groups set their own */
+        s->sharding = (sharding_kind)sharding;
+    s->table_optimizer = (embedding_optimizer)table_optimizer;
+    s->embedding_ids = (embedding_ids)ids;
     s->table_precision = prec >= 0 ? strdup(DTYPE_NAMES[prec]) : NULL;
     if (s->sharding == SHARD_HOST && jx_has(w, "embeddings") && s->embeddings != EMB_HOST)
         return tt_error_set(e.err, TT_EINPUT, "%s: %s.sharding: \"host\" puts the tables in host memory but "
@@ -237,12 +241,13 @@ static int load_input(const jx_obj *w, scenario *s)
     static const char *const keys[] = {"pipeline", "threads", NULL};
     jx_obj in;
     long threads = 0;
-    int rc;
+    int pipeline = INPUT_NONE, rc;
     if ((rc = jx_child(w, "input", 0, &in)) || !in.obj)
         return rc;
-    if ((rc = jx_check_keys(&in, keys)) || (rc = jx_enum(&in, "pipeline", 1, INPUT_PIPELINE_NAMES, &s->input_pipeline)) ||
+    if ((rc = jx_check_keys(&in, keys)) || (rc = jx_enum(&in, "pipeline", 1, INPUT_PIPELINE_NAMES, &pipeline)) ||
         (rc = jx_int(&in, "threads", 0, 1, 1 << 16, &threads)))
         return rc;
+    s->input_pipeline = (input_pipeline_kind)pipeline;
     s->input_threads = (int)threads;
     return TT_OK;
 }
@@ -287,7 +292,7 @@ static int load_workload(const jx_obj *r, scenario *s)
     static const char *const activation_kinds[] = {"outputs", "autograd", NULL};
     jx_obj w;
     long mb = 0, gb = 0;
-    int prec = -1, gprec = -1, rc;
+    int prec = -1, gprec = -1, placement = EMB_ACCELERATORS, fw = FRAMEWORK_NONE, rc;
     if (s->is_collective)
         return TT_OK;
     if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
@@ -297,12 +302,16 @@ static int load_workload(const jx_obj *r, scenario *s)
         (rc = jx_enum(&w, "gradient_precision", 0, DTYPE_NAMES, &gprec)) ||
         (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
         (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
-        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &s->embeddings)) || (rc = load_embedding(&w, s)) ||
-        (rc = jx_bool(&w, "fusion", 0, &s->fusion)) || (rc = jx_bool(&w, "recompute", 0, &s->recompute)) ||
+        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &placement)))
+        return rc;
+    s->embeddings = (embedding_placement)placement; /* load_embedding reads it */
+    if ((rc = load_embedding(&w, s)) || (rc = jx_bool(&w, "fusion", 0, &s->fusion)) ||
+        (rc = jx_bool(&w, "recompute", 0, &s->recompute)) ||
         (rc = jx_enum(&w, "attention", 0, attention_kinds, &s->fused_attention)) ||
         (rc = jx_enum(&w, "activations", 0, activation_kinds, &s->autograd_activations)) ||
-        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &s->framework)) || (rc = load_input(&w, s)))
+        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &fw)) || (rc = load_input(&w, s)))
         return rc;
+    s->framework = (framework)fw;
     s->micro_batch = (int)mb;
     s->global_batch = gb;
     s->precision = prec >= 0 ? strdup(DTYPE_NAMES[prec]) : NULL;
@@ -599,7 +608,6 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
                                        "network", "workload", "collective", "optimizer", "collectives",
                                        "convergence", "evaluation", "sweep", "outputs", "reference", "expect",
                                        "devices", "cost", NULL};
-    out->network = 1;
     out->overlap = 1;
     out->fusion = -1;
     out->doc = root;
@@ -607,17 +615,18 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
     jx_obj r;
     long version = 0;
     const char *name = NULL, *desc = NULL;
-    int rc;
+    int network = NETWORK_CALIBRATED, rc;
     if ((rc = jx_root(&r, path, root, err)) || (rc = jx_check_keys(&r, keys)) ||
         (rc = jx_int(&r, "version", 1, SCENARIO_VERSION, SCENARIO_VERSION, &version)) ||
         (rc = jx_string(&r, "name", 1, &name)) || (rc = jx_string(&r, "description", 0, &desc)) ||
         (rc = load_strings(&r, "assumptions", &out->assumptions)) || (rc = load_platform(&r, out)) ||
-        (rc = jx_enum(&r, "network", 0, NETWORKS, &out->network)) || (rc = load_collective(&r, out)) ||
+        (rc = jx_enum(&r, "network", 0, NETWORKS, &network)) || (rc = load_collective(&r, out)) ||
         (rc = load_workload(&r, out)) ||
         (rc = load_rest(&r, out))) {
         scenario_free(out);
         return rc;
     }
+    out->network = (network_model)network;
     out->devices = json_object_get(root, "devices");
     if (out->devices && !json_is_object(out->devices)) {
         scenario_free(out);

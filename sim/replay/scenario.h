@@ -11,6 +11,8 @@
 #include "common/error.h"
 #include "common/jsonx.h"
 #include "platforms/platform.h"
+#include "sim/replay/framework.h"
+#include "sim/replay/input_pipeline.h"
 #include "sim/replay/sharding.h"
 #include "trainer/optimizer.h"
 
@@ -56,7 +58,7 @@ typedef struct scenario {
     char *mesh;        /* NULL: the platform's */
     int cpu_ranks;     /* "ranks": "cpu": the nodes' CPU sockets train, not their accelerators */
     int shape[3];      /* torus grid of the slice (0: the platform's choice) */
-    int network;       /* network_model: 0 ideal, 1 calibrated */
+    network_model network;
     json_t *fabric;    /* "platform.fabric": merged over the platform file's fabric (in doc) */
     json_t *devices;   /* "devices": partial or new definitions by name (in doc) */
 
@@ -77,20 +79,20 @@ typedef struct scenario {
     char *gradient_precision; /* NULL: the precision's */
     double bucket_bytes; /* for traces made on the fly */
     double dataset_examples; /* 0: unknown (no epochs) */
-    int embeddings;   /* embedding_placement */
-    int sharding;     /* sharding_kind of model-parallel tables (table_wise; host with embeddings "host") */
+    embedding_placement embeddings;
+    sharding_kind sharding; /* of model-parallel tables (table_wise; host with embeddings "host") */
     sharding_mix shard_mix; /* a plan per table group (n_groups 0: `sharding` for every table) */
     char *table_precision; /* the tables as stored (NULL: precision's) */
-    int table_optimizer;   /* embedding_optimizer */
+    embedding_optimizer table_optimizer;
     int master_weights;    /* an fp32 master copy of low-precision tables */
     double index_zipf_s;   /* the lookups' Zipf exponent (0: the trace's) */
-    int embedding_ids;     /* embedding_ids: how the shards get their ids (reader) */
+    embedding_ids embedding_ids; /* how the shards get their ids (reader) */
     int fusion;       /* norm/elementwise ops fused into their producer: 1, 0, or -1 for the device's default */
     int recompute;    /* activation recomputation (checkpointing at normalisation layers) */
     int fused_attention; /* workload.attention: 0 "standard" (scores kept), 1 "fused" (FlashAttention) */
     int autograd_activations; /* workload.activations: 0 "outputs" (every op's), 1 "autograd" (what backward reads) */
-    int framework;    /* framework (framework.h): its unfused epilogue passes; 0 none */
-    int input_pipeline; /* workload.input.pipeline (input_pipeline.h): 0 none, not modelled */
+    framework framework; /* its unfused epilogue passes (framework.h); FRAMEWORK_NONE */
+    input_pipeline_kind input_pipeline; /* workload.input.pipeline; INPUT_NONE: not modelled */
     int input_threads;  /* workload.input.threads: decode workers per node (0: one per host core) */
 
     const optim_info *optimizer; /* NULL: the trace's */

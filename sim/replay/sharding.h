@@ -23,6 +23,10 @@ typedef enum {
 /* "table_wise", ..., "host", "auto", NULL: the scenario's choices. */
 extern const char *const SHARDING_NAMES[];
 
+/* Where a step's embedding tables live: the ranks' memory, or the CPU
+ * sockets' (SHARD_HOST, workload.embeddings "host"). */
+typedef enum { EMB_ACCELERATORS = 0, EMB_HOST = 1 } embedding_placement;
+
 typedef enum { EMB_SGD = 0, EMB_ROWWISE_ADAGRAD = 1 } embedding_optimizer;
 extern const char *const EMBEDDING_OPTIMIZER_NAMES[]; /* "sgd", "rowwise_adagrad", NULL */
 

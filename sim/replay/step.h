@@ -18,8 +18,6 @@
 #include "sim/replay/device_model.h"
 #include "sim/replay/workload.h"
 
-typedef enum { EMB_ACCELERATORS = 0, EMB_HOST = 1 } embedding_placement;
-
 typedef struct step_options {
     int micro_batch;           /* samples per rank per micro-step */
     int accumulation;          /* micro-steps per optimizer step (>= 1) */

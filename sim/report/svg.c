@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/outfile.h"
+#include "common/stats.h"
 #include "sim/report/human.h"
 #include "sim/report/plot.h"
 #include "sim/report/xml.h"
@@ -95,12 +96,6 @@ static void add_point(figure *fig, const char *run, const run_point *p, int seve
         fig->s[i].pts[fig->s[i].n++] = p;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void build(figure *fig, const svg_run *runs, size_t n)
 {
     memset(fig, 0, sizeof *fig);
@@ -139,7 +134,7 @@ static void build(figure *fig, const svg_run *runs, size_t n)
                 fig->extrapolated |= p->extrapolated;
             }
         }
-    qsort(fig->slot_value, fig->n_slots, sizeof *fig->slot_value, cmp_double);
+    qsort(fig->slot_value, fig->n_slots, sizeof *fig->slot_value, stats_cmp_double);
     for (size_t k = 0; k < fig->n_slots; k++) {
         if (fig->x == X_SERIES) /* one point per series: the slot is the series */
             snprintf(fig->slot_label[k], sizeof fig->slot_label[k], "%c  %.24s", (char)('A' + k), fig->s[k].name);

@@ -1,4 +1,4 @@
-/* Sizes and units (common/units.c): amounts, bytes, rates, durations. */
+/* Sizes and units (common/units.c): amounts, bytes, rates, durations, whole numbers and their lists. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -23,6 +23,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (units_parse_seconds(text, &x, &why) == 0 && !(x >= 0 && isfinite(x)))
         abort();
+    /* whole numbers: within their bounds, a list no longer than its cap */
+    long n, v[4];
+    tt_error err = {0};
+    if (units_parse_int("fuzz", text, -5, 4096, &n, &err) == TT_OK && !(n >= -5 && n <= 4096))
+        abort();
+    int k = units_parse_int_list(text, "x,", 1, 4096, v, 4);
+    if (k > 4)
+        abort();
+    for (int i = 0; i < k; i++)
+        if (!(v[i] >= 1 && v[i] <= 4096))
+            abort();
     free(text);
     return 0;
 }
