@@ -1,53 +1,37 @@
 #include "common/jsonx.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/infile.h"
 #include "common/units.h"
 
 int jx_load_file(const char *path, json_t **out, tt_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot open: %s", path, strerror(errno));
-    /* Whole file in memory: lets an empty file, a directory and a byte-order
-     * mark get their own message instead of Jansson's "near end of file". */
-    size_t have = 0, cap = 1u << 16;
-    char *text = malloc(cap);
-    int read_errno = 0;
-    while (text) {
-        have += fread(text + have, 1, cap - have, f);
-        if (have < cap) {
-            read_errno = ferror(f) ? errno : 0;
-            break;
-        }
-        char *grown = realloc(text, cap *= 2);
-        if (!grown)
-            free(text);
-        text = grown;
-    }
-    fclose(f);
-    if (!text)
-        return tt_error_set(err, TT_EINTERNAL, "%s: out of memory reading the file", path);
-    int rc = TT_OK;
-    if (read_errno)
-        rc = tt_error_set(err, TT_EINPUT, "%s: cannot read: %s; expected a JSON file", path,
-                          strerror(read_errno));
-    else if (have == 0)
-        rc = tt_error_set(err, TT_EINPUT, "%s: the file is empty; expected a JSON document", path);
-    if (rc) {
-        free(text);
+    char *text;
+    size_t have;
+    /* Whole file in memory: lets an empty file and a byte-order mark get
+     * their own message instead of Jansson's "near end of file". */
+    int rc = infile_read(path, INFILE_JSON_MAX_BYTES, &text, &have, err);
+    if (rc)
         return rc;
+    if (have == 0) {
+        free(text);
+        return tt_error_set(err, TT_EINPUT, "%s: the file is empty; expected a JSON document", path);
     }
     /* RFC 8259 section 8.1: a parser may ignore a UTF-8 byte-order mark */
     size_t skip = have >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     json_error_t je;
     *out = json_loadb(text + skip, have - skip, JSON_REJECT_DUPLICATES, &je);
     free(text);
+    if (!*out && json_error_code(&je) == json_error_out_of_memory)
+        return tt_error_set(err, TT_EINPUT, "%s: out of memory parsing its %zu bytes; free some memory or give a "
+                            "smaller file", path, have);
     if (!*out)
         return tt_error_set(err, TT_EINPUT,
                             "%s:%d:%d: invalid JSON: %s; fix the syntax at that position",
@@ -195,6 +179,14 @@ static int range_error(const jx_obj *o, const char *key, double lo, double hi, d
                         o->file, o->path, key, lo, hi, x);
 }
 
+/* A nonzero number below the smallest normal double (or a duration below a
+ * femtosecond) means nothing here, and SimGrid's parser refuses it. */
+static int too_small(const jx_obj *o, const char *key, double x, double floor)
+{
+    return tt_error_set(o->err, TT_EINPUT, "%s: %s.%s: expected 0 or a value of at least %g, found %g",
+                        o->file, o->path, key, floor, x);
+}
+
 int jx_child(const jx_obj *o, const char *key, int required, jx_obj *child)
 {
     json_t *v;
@@ -222,6 +214,8 @@ int jx_number(const jx_obj *o, const char *key, int required, double lo, double 
     double x = json_number_value(v);
     if (!(x >= lo && x <= hi))
         return range_error(o, key, lo, hi, x);
+    if (x != 0 && fabs(x) < DBL_MIN)
+        return too_small(o, key, x, DBL_MIN);
     *out = x;
     return TT_OK;
 }
@@ -310,6 +304,9 @@ static int quantity(const jx_obj *o, const char *key, int required, double lo, d
     }
     if (!(x >= lo && x <= hi))
         return range_error(o, key, lo, hi, x);
+    double floor = parse == units_parse_seconds ? UNITS_MIN_S : DBL_MIN;
+    if (x != 0 && fabs(x) < floor)
+        return too_small(o, key, x, floor);
     *out = x;
     return TT_OK;
 }

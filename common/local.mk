@@ -12,3 +12,4 @@ libcommon_a_SOURCES += common/parallel.c common/parallel.h
 libcommon_a_SOURCES += common/fdio.c common/fdio.h
 libcommon_a_SOURCES += common/scratch.c common/scratch.h
 libcommon_a_SOURCES += common/stats.c common/stats.h
+libcommon_a_SOURCES += common/infile.c common/infile.h

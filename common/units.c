@@ -1,6 +1,7 @@
 #include "common/units.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,10 @@ int units_parse_amount(const char *text, const char *const *unit_words,
         *why = "too large (at most 1e30)";
         return -1;
     }
+    if (v * mult > 0 && v * mult < DBL_MIN) {
+        *why = "too small (0, or at least 2.2e-308)";
+        return -1;
+    }
     *out = v * mult;
     return 0;
 }
@@ -87,6 +92,10 @@ int units_parse_seconds(const char *text, double *out_s, const char **why)
     }
     for (size_t i = 0; i < sizeof S / sizeof S[0]; i++)
         if (strcmp(end, S[i].suffix) == 0) {
+            if (v * S[i].mult > 0 && v * S[i].mult < UNITS_MIN_S) {
+                *why = "too small (0, or at least 1e-15 seconds)";
+                return -1;
+            }
             *out_s = v * S[i].mult;
             return 0;
         }

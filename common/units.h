@@ -8,6 +8,11 @@
  * sweep names, and far from overflowing the products computed from it. */
 #define UNITS_MAX 1e30
 
+/* The shortest nonzero duration accepted: a femtosecond, far below any latency
+ * modelled and far above the subnormal numbers SimGrid's platform parser
+ * refuses. A nonzero amount below DBL_MIN (subnormal) is refused as well. */
+#define UNITS_MIN_S 1e-15
+
 /* Parses a non-negative amount with an optional K/M/G/T (powers of 10) or
  * Ki/Mi/Gi/Ti (powers of 2) suffix, optionally followed by a unit word the
  * caller allows ("B", "Bps", "FLOPS"...; NULL allows none), at most UNITS_MAX. Returns 0 on

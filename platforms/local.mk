@@ -8,7 +8,8 @@ libplatforms_a_SOURCES = \
 	platforms/platform_json.c \
 	platforms/platform_estimate.c \
 	platforms/platform_load.c \
-	platforms/platform_xml.c
+	platforms/platform_xml.c \
+	platforms/user_xml.c
 
 platformsdir = $(pkgdatadir)/platforms
 dist_platforms_DATA = platforms/README.md \

@@ -14,6 +14,10 @@
 
 typedef struct platform platform;
 
+/* The most nodes a platform may have, in every entry point (--nodes, a
+ * scenario's platform.nodes and sweep.nodes, a fabric's node count). */
+#define PLATFORM_MAX_NODES 65536
+
 /* Network models: ideal = CM02 without cross-traffic (the alpha-beta closed
  * form); calibrated = the documented default for predictions (README.md). */
 typedef enum { NETWORK_IDEAL = 0, NETWORK_CALIBRATED = 1 } network_model;
@@ -115,6 +119,13 @@ typedef struct platform_load_cost {
     double memory_bytes, cpu_s;
 } platform_load_cost;
 void platform_estimate(const platform *p, int nodes, double actors_per_rank, platform_load_cost *out);
+/* The pairs of ranks whose route the engine checks in a user's XML before
+ * simulating: every pair up to PLATFORM_ROUTE_CHECK_ALL_RANKS ranks (a pair
+ * costs about a microsecond), else each rank with rank 0 both ways and with
+ * the next (a route missing elsewhere stops the simulation that takes it).
+ * Pair k of n ranks into *a, *b; 0 past the last. */
+#define PLATFORM_ROUTE_CHECK_ALL_RANKS 1024
+int platform_route_pair(int ranks, long k, int *a, int *b);
 /* The most nodes (below the platform's) whose estimate fits budget_bytes; 0 if none. */
 int platform_estimate_max_nodes(const platform *p, double actors_per_rank, double budget_bytes);
 

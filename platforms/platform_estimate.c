@@ -5,8 +5,6 @@
  * re-measures them. */
 #include "platforms/platform.h"
 
-#include <sys/stat.h>
-
 #include "platforms/platform_impl.h"
 
 /* Resident bytes per object (ru_maxrss slopes between 3 sizes, 2x apart). */
@@ -22,7 +20,7 @@
 #define CELL_BYTES 8.0          /* a Full zone's V x V table, Floyd's three (1k-4k hosts in one Full zone) */
 #define ACTOR_BYTES 13000.0     /* a simulated rank: its actor, stack pages, mailboxes and flows
                                  * (ring allreduce on star, 2,048-8,192 ranks, cluster subtracted) */
-#define USER_XML_BYTES_PER_BYTE 4.0 /* a user's XML, by its size: dgx-a100 exports of 512-2,048 nodes took 2.3-3.7 */
+#define USER_XML_BYTES_PER_BYTE 1.0 /* a user's XML beyond its objects: SimGrid's parser buffers (U) */
 
 /* CPU seconds per object, from the same runs (user time). */
 #define HOST_S 5.9e-6
@@ -33,13 +31,19 @@
 #define EDGE_S 3.1e-6
 #define BYPASS_S 1.8e-6
 #define MEMBER_S 10e-6
+/* A FAT_TREE cluster's load grows with its members times its switches
+ * (knl-cluster and the generic fattree at 8,192-32,768 nodes: the excess
+ * over the linear terms; FLAT and TORUS clusters stay linear). */
+#define TREE_PAIR_S 2.3e-7
 /* SimGrid 3.32 seals each zone by filtering every host of the engine, and
  * checks each new host's name zone by zone: zones x hosts, measured with
  * 64-512 zones of 200 hosts, as platform_xml.c writes groups (the cost per
  * pair grows past the caches: 200 ns at 64 zones, 500 ns at 256-512; the
  * estimate takes the largest). */
 #define ZONE_HOST_S 500e-9
-#define FLOYD_STEP_S 2e-9 /* U: Floyd's inner step, not measured (never dominant in ours) */
+#define FLOYD_STEP_S 4.2e-10 /* Floyd's inner step: one zone of 2,000-3,000 hosts (user XML) */
+#define FULL_CELL_S 3e-8     /* a Full zone's table cell, user and system time (its pages zeroed): 8k-11k hosts */
+#define ROUTE_QUERY_S 1e-6 /* sg_host_get_route between two ranks: dgx-a100 exports, 512-2,048 ranks */
 
 void platform_estimate(const platform *p, int nodes, double actors_per_rank, platform_load_cost *out)
 {
@@ -58,10 +62,31 @@ void platform_estimate(const platform *p, int nodes, double actors_per_rank, pla
     out->cpu_s = c.hosts * HOST_S + c.routers * ROUTER_S + c.links * LINK_S + c.routes * ROUTE_S +
                  c.edges * EDGE_S + c.bypass_routes * BYPASS_S +
                  c.route_links * ROUTE_LINK_S + c.cluster_members * MEMBER_S +
-                 c.zones * out->hosts * ZONE_HOST_S + c.floyd_steps * FLOYD_STEP_S;
-    struct stat st;
-    if (p->user_xml && stat(p->user_xml, &st) == 0)
-        out->memory_bytes += (double)st.st_size * USER_XML_BYTES_PER_BYTE;
+                 c.zones * out->hosts * ZONE_HOST_S + c.floyd_steps * FLOYD_STEP_S + c.full_cells * FULL_CELL_S +
+                 c.tree_pairs * TREE_PAIR_S;
+    if (p->user_xml) { /* the engine checks routes between ranks */
+        int n = platform_ranks(p);
+        out->memory_bytes += p->user_bytes * USER_XML_BYTES_PER_BYTE;
+        out->cpu_s += (n <= PLATFORM_ROUTE_CHECK_ALL_RANKS ? (double)n * n : 3.0 * n) * ROUTE_QUERY_S;
+    }
+}
+
+int platform_route_pair(int ranks, long k, int *a, int *b)
+{
+    long n = ranks;
+    if (n <= PLATFORM_ROUTE_CHECK_ALL_RANKS) {
+        if (k >= n * n)
+            return 0;
+        *a = (int)(k / n);
+        *b = (int)(k % n);
+        return 1;
+    }
+    if (k >= 3 * n)
+        return 0;
+    long i = k % n;
+    *a = k < n ? 0 : (int)i;
+    *b = k < n ? (int)i : k < 2 * n ? 0 : (int)((i + 1) % n);
+    return 1;
 }
 
 int platform_estimate_max_nodes(const platform *p, double actors_per_rank, double budget_bytes)

@@ -4,6 +4,10 @@
 #define TT_PLATFORM_IMPL_H
 
 #include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/infile.h"
 
 #include "platforms/device.h"
 #include "platforms/platform.h"
@@ -30,6 +34,20 @@ typedef struct plink {
     int count;
     char cls[32];
 } plink;
+
+/* What a SimGrid XML holds, for the load estimate (platform_estimate.c):
+ * plat_xml_count's of what platform_write_xml writes, or a user's file as
+ * scanned. Routes include zoneRoutes; route_links counts the links listed
+ * by routes, edges and bypass routes; a Full zone of V netpoints holds a
+ * V x V table, a Floyd zone three. */
+typedef struct plat_xml_counts {
+    double hosts, routers, links, routes, route_links, zones;
+    double edges, bypass_routes; /* a Dijkstra zone's routes; <bypassRoute>s */
+    double cluster_members; /* a <cluster>'s hosts, each with its private link */
+    double tree_pairs; /* a FAT_TREE cluster's members times its switches: its load grows with that product */
+    double full_cells, floyd_cells;
+    double floyd_steps; /* sum of V^3 over the Floyd zones */
+} plat_xml_counts;
 
 typedef enum { FABRIC_NONE, FABRIC_SWITCH, FABRIC_FATTREE, FABRIC_RAIL, FABRIC_TORUS } fabric_kind;
 
@@ -78,6 +96,9 @@ struct platform {
     int n_rank_hosts;
     double user_bw_Bps, user_lat_s;
     int user_hops;
+    plat_xml_counts user_counts; /* the user's XML as scanned (user_xml.c) */
+    uint64_t user_fnv;      /* its bytes' checksum: SimGrid gets the same bytes */
+    double user_bytes;
 };
 
 /* Building (platform.c). */
@@ -105,18 +126,26 @@ double plat_fabric_link_Bps(const platform *p);
 long plat_cluster_hosts(const platform *p, int members);
 int plat_group_nodes(const platform *p);
 
-/* What platform_write_xml writes for this platform with `nodes` nodes, for
- * the load estimate (platform_estimate.c). Routes include zoneRoutes;
- * route_links counts the links listed by routes, edges and bypass routes; a
- * Full zone of V netpoints holds a V x V table, a Floyd zone three. */
-typedef struct plat_xml_counts {
-    double hosts, routers, links, routes, route_links, zones;
-    double edges, bypass_routes; /* a Dijkstra zone's routes; <bypassRoute>s */
-    double cluster_members; /* a <cluster>'s hosts, each with its private link */
-    double full_cells, floyd_cells;
-    double floyd_steps; /* sum of V^3 over the Floyd zones */
-} plat_xml_counts;
+/* What platform_write_xml writes for this platform with `nodes` nodes (a
+ * user's XML: its scanned counts). */
 void plat_xml_count(const platform *p, int nodes, plat_xml_counts *out);
+
+/* A user's own SimGrid XML (user_xml.c), read as data before SimGrid sees
+ * it: XML with <platform> at its root and only the elements of a platform
+ * (no <include>, <config>, <trace>, actors or *_file attributes, which read
+ * or write other files or run code), its objects counted for the estimate.
+ * plat_user_xml_load reads and scans p->user_xml's file (path); copy writes
+ * the same bytes to out for SimGrid, refusing a file changed since. */
+#define PLAT_USER_XML_MAX_BYTES INFILE_MAX_BYTES
+int plat_user_xml_scan(const char *file, const char *text, size_t len, plat_xml_counts *out, tt_error *err);
+int plat_user_xml_load(platform *p, const char *path, tt_error *err);
+int plat_user_xml_copy(const platform *p, FILE *out, tt_error *err);
+
+/* A user platform's rank -> host file (platform_json.c): one host name a
+ * line, no line-length limit. */
+#define PLAT_RANK_HOSTS_MAX_BYTES (64u << 20)
+#define PLAT_HOST_NAME_MAX 255
+int plat_parse_rank_hosts(platform *p, const char *file, const char *text, size_t len, long *ranks, tt_error *err);
 
 /* Loading a platform JSON file (platform_json.c). */
 platform *plat_load_json(const char *path, const platform_options *opt, tt_error *err);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/infile.h"
 #include "common/jsonx.h"
 #include "platforms/platform_impl.h"
 
@@ -275,7 +276,7 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
         return TT_OK;
     }
     if ((rc = jx_check_keys(&f, keys)) || (rc = jx_enum(&f, "topology", 1, TOPOLOGIES, &topo)) ||
-        (rc = jx_int(&f, "nodes", 1, 1, 65536, &nodes)) || (rc = jx_string(&f, "attach", topo != 0 && topo < 4, attach)) ||
+        (rc = jx_int(&f, "nodes", 1, 1, PLATFORM_MAX_NODES, &nodes)) || (rc = jx_string(&f, "attach", topo != 0 && topo < 4, attach)) ||
         (rc = jx_string(&f, "class", 0, &cls)) || (rc = jx_int(&f, "nodes_per_leaf", 0, 1, 4096, &per_leaf)) ||
         (rc = jx_int(&f, "levels", 0, 2, PLAT_MAX_LEVELS, &levels)) ||
         (rc = jx_int(&f, "oversubscription", 0, 1, 64, &over)) || (rc = jx_array(&f, "dims", topo >= 4, &nd)))
@@ -416,37 +417,57 @@ static char *relative_to(const char *file, const char *path)
 }
 
 /* The rank -> host file: one SimGrid host name per line, rank order; blank
- * lines and lines starting with # are skipped. */
-static int load_rank_hosts(platform *p, const char *file, long *ranks, tt_error *err)
+ * lines and lines starting with # are skipped. Read whole: a line has no
+ * length limit, a name has PLAT_HOST_NAME_MAX bytes (messages and the
+ * engine's lookups hold a name in 256). */
+int plat_parse_rank_hosts(platform *p, const char *file, const char *text, size_t len, long *ranks, tt_error *err)
 {
-    FILE *f = fopen(file, "r");
-    if (!f)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot read the rank-to-host file", file);
-    char line[512];
     long n = 0, lineno = 0;
-    int rc = TT_OK;
-    while (rc == TT_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '\0' || line[0] == '#')
+    for (const char *line = text, *end = text + len; line < end; lineno++) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t ll = (size_t)((nl ? nl : end) - line);
+        const char *next = nl ? nl + 1 : end;
+        while (ll > 0 && line[ll - 1] == '\r')
+            ll--;
+        if (ll == 0 || line[0] == '#') {
+            line = next;
             continue;
-        if (strpbrk(line, " \t")) {
-            rc = tt_error_set(err, TT_EINPUT, "%s:%ld: expected one SimGrid host name per line, found \"%s\"", file, lineno, line);
-            break;
         }
+        for (size_t k = 0; k < ll; k++)
+            if (line[k] == ' ' || line[k] == '\t' || line[k] == '\0' || line[k] == '\r')
+                return tt_error_set(err, TT_EINPUT, "%s:%ld: expected one SimGrid host name per line, found \"%.*s\"",
+                                    file, lineno + 1, (int)(ll < 80 ? ll : 80), line);
+        if (ll > PLAT_HOST_NAME_MAX)
+            return tt_error_set(err, TT_EINPUT, "%s:%ld: a host name of %zu bytes; at most %d", file, lineno + 1, ll,
+                                PLAT_HOST_NAME_MAX);
         char **grown = realloc(p->rank_hosts, sizeof *grown * (size_t)(n + 1));
-        if (!grown) {
-            rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
-            break;
+        char *name = strndup(line, ll);
+        if (!grown || !name) {
+            free(name);
+            if (grown)
+                p->rank_hosts = grown;
+            return tt_error_set(err, TT_EINPUT, "%s: out of memory reading the host names; free some memory", file);
         }
         p->rank_hosts = grown;
-        p->rank_hosts[n++] = strdup(line);
+        p->rank_hosts[n++] = name;
         p->n_rank_hosts = (int)n;
+        line = next;
     }
-    fclose(f);
     *ranks = n;
-    if (rc == TT_OK && n == 0)
-        rc = tt_error_set(err, TT_EINPUT, "%s: no host names (rank i is the host on the i-th line)", file);
+    if (n == 0)
+        return tt_error_set(err, TT_EINPUT, "%s: no host names (rank i is the host on the i-th line)", file);
+    return TT_OK;
+}
+
+static int load_rank_hosts(platform *p, const char *file, long *ranks, tt_error *err)
+{
+    char *text;
+    size_t len;
+    int rc = infile_read(file, PLAT_RANK_HOSTS_MAX_BYTES, &text, &len, err);
+    if (rc)
+        return tt_error_prefix(err, "the rank-to-host file ");
+    rc = plat_parse_rank_hosts(p, file, text, len, ranks, err);
+    free(text);
     return rc;
 }
 
@@ -477,6 +498,10 @@ static int load_user_simgrid(platform *p, const jx_obj *r)
         return tt_error_set(u.err, TT_EINTERNAL, "out of memory");
     }
     rc = load_rank_hosts(p, hosts_path, &ranks, u.err);
+    if (rc == TT_OK && ranks > PLATFORM_MAX_NODES * 8L)
+        rc = tt_error_set(u.err, TT_EINPUT, "%s: %ld ranks; at most %ld", hosts_path, ranks, PLATFORM_MAX_NODES * 8L);
+    if (rc == TT_OK)
+        rc = plat_user_xml_load(p, p->user_xml, u.err);
     if (rc == TT_OK && ranks % rpn != 0)
         rc = tt_error_set(u.err, TT_EINPUT, "%s: %ld ranks are not a whole number of nodes of %ld (%s.ranks_per_node)",
                           hosts_path, ranks, rpn, u.path);

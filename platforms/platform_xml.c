@@ -247,26 +247,10 @@ static void write_spine(const platform *p, int groups, double eff, FILE *out)
     fprintf(out, "/>\n");
 }
 
-/* A user's platform is their file, as it is. */
-static int copy_user_xml(const platform *p, FILE *out, tt_error *err)
-{
-    FILE *in = fopen(p->user_xml, "r");
-    if (!in)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot read the SimGrid platform", p->user_xml);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, n, out);
-    fclose(in);
-    if (ferror(out))
-        return tt_error_set(err, TT_EINPUT, "could not write the platform XML");
-    return TT_OK;
-}
-
 int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error *err)
 {
-    if (p->user_xml)
-        return copy_user_xml(p, out, err);
+    if (p->user_xml) /* their file, as it was checked */
+        return plat_user_xml_copy(p, out, err);
     double eff[2] = {1, 1};
     if (net == NETWORK_CALIBRATED) {
         eff[0] = PLAT_NODE_EFFICIENCY;
@@ -407,14 +391,17 @@ static void count_cluster(const platform *p, long members, plat_xml_counts *c)
                 sw *= p->up[i];
             c->routers += sw;
             c->links += sw * p->down[l - 1];
+            c->tree_pairs += sw * (double)members;
         }
 }
 
 void plat_xml_count(const platform *p, int nodes, plat_xml_counts *c)
 {
     memset(c, 0, sizeof *c);
-    if (p->user_xml)
+    if (p->user_xml) {
+        *c = p->user_counts;
         return;
+    }
     if (p->flat) {
         count_cluster(p, plat_cluster_hosts(p, nodes * p->nacc), c);
         return;

@@ -11,9 +11,11 @@
 
 #include "config.h"
 
+#include "common/infile.h"
 #include "common/jsonx.h"
 #include "common/units.h"
 #include "platforms/platform.h"
+#include "platforms/platform_impl.h"
 #include "tests/testutil.h"
 #include "trainer/fmnist.h"
 #include "trainer/model.h"
@@ -210,11 +212,12 @@ START_TEST(json_empty_directory_bom)
 {
     json_t *root = NULL;
     tt_error err = {0};
-    ck_assert_int_eq(jx_load_file("/dev/null", &root, &err), TT_EINPUT);
-    ck_assert_str_eq(err.msg, "/dev/null: the file is empty; expected a JSON document");
-    ck_assert_int_eq(jx_load_file("/tmp", &root, &err), TT_EINPUT);
-    ck_assert_str_eq(err.msg, "/tmp: cannot read: Is a directory; expected a JSON file");
     char path[64];
+    tu_write_temp("", path, sizeof path);
+    ck_assert_int_eq(jx_load_file(path, &root, &err), TT_EINPUT);
+    ck_assert_msg(strstr(err.msg, ": the file is empty; expected a JSON document"), "%s", err.msg);
+    ck_assert_int_eq(jx_load_file("/tmp", &root, &err), TT_EINPUT);
+    ck_assert_str_eq(err.msg, "/tmp: cannot read: Is a directory; expected a file");
     tu_write_temp("\xEF\xBB\xBF{\"a\": 1}", path, sizeof path);
     ck_assert_int_eq(jx_load_file(path, &root, &err), TT_OK);
     ck_assert_int_eq(json_integer_value(json_object_get(root, "a")), 1);
@@ -236,8 +239,220 @@ START_TEST(trace_that_is_empty_names_its_role)
     tu_write_temp(sc, path, sizeof path);
     snprintf(args, sizeof args, "run %s", path);
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
-    ck_assert_msg(strstr(out, "workload trace /dev/null: the file is empty"), "%s", out);
+    ck_assert_msg(strstr(out, "workload trace /dev/null: not a regular file (a character device)"), "%s", out);
     unlink(path);
+}
+END_TEST
+
+/* F01 (round 3): an input is a regular file within a size limit, read
+ * before any parser sees it: /dev/zero was read until memory ran out (exit
+ * 3), a FIFO blocked the run. */
+START_TEST(input_must_be_a_regular_file)
+{
+    json_t *root = NULL;
+    tt_error err = {0};
+    ck_assert_int_eq(jx_load_file("/dev/zero", &root, &err), TT_EINPUT);
+    ck_assert_str_eq(err.msg, "/dev/zero: not a regular file (a character device); give a file");
+    char dir[] = "/tmp/ttasim-fifo-XXXXXX", fifo[64], big[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/f", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(jx_load_file(fifo, &root, &err), TT_EINPUT); /* no writer: must not block */
+    ck_assert_msg(strstr(err.msg, "not a regular file (a FIFO (named pipe))"), "%s", err.msg);
+    /* one byte past the limit, as a sparse file: refused by its size, not read */
+    snprintf(big, sizeof big, "%s/big.json", dir);
+    FILE *f = fopen(big, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(ftruncate(fileno(f), (off_t)INFILE_JSON_MAX_BYTES + 1), 0);
+    fclose(f);
+    ck_assert_int_eq(jx_load_file(big, &root, &err), TT_EINPUT);
+    ck_assert_msg(strstr(err.msg, "file too large (67108865 bytes; an input of this kind may have at most 67108864)"),
+                  "%s", err.msg);
+    unlink(big);
+    unlink(fifo);
+    rmdir(dir);
+}
+END_TEST
+
+/* F10: a subnormal latency passed validation and SimGrid's parser aborted
+ * the simulation (exit 3); now 0 or at least a femtosecond. */
+START_TEST(subnormal_and_femtosecond)
+{
+    double x = -1;
+    const char *why = NULL;
+    ck_assert_int_eq(units_parse_seconds("1e-310", &x, &why), -1);
+    ck_assert_str_eq(why, "too small (0, or at least 1e-15 seconds)");
+    ck_assert_int_eq(units_parse_seconds("0.5fs", &x, &why), -1);
+    ck_assert_int_eq(units_parse_seconds("1e-6ns", &x, &why), 0);
+    ck_assert_double_eq(x, 1e-15);
+    ck_assert_int_eq(units_parse_seconds("0", &x, &why), 0);
+    ck_assert_double_eq(x, 0);
+    ck_assert_int_eq(units_parse_bytes("4e-320", &x, &why), -1);
+    json_t *doc = json_loads("{\"lat\": 5e-324, \"n\": 1e-310, \"ok\": 1e-15}", 0, NULL);
+    tt_error err = {0};
+    jx_obj o;
+    ck_assert_int_eq(jx_root(&o, "f.json", doc, &err), TT_OK);
+    ck_assert_int_eq(jx_seconds(&o, "lat", 1, 0, 1, &x), TT_EINPUT);
+    ck_assert_str_eq(err.msg, "f.json: $.lat: expected 0 or a value of at least 1e-15, found 4.94066e-324");
+    ck_assert_int_eq(jx_number(&o, "n", 1, 0, 1, &x), TT_EINPUT);
+    ck_assert_int_eq(jx_seconds(&o, "ok", 1, 0, 1, &x), TT_OK);
+    json_decref(doc);
+    char out[4096];
+    ck_assert_int_eq(tu_run_ttasim("collective --platform torus2d --nodes 8 --link-bw 50Gi --link-latency 1e-310 "
+                                   "--bytes 1M", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--link-latency: '1e-310' too small"), "%s", out);
+}
+END_TEST
+
+/* F05: a user's SimGrid XML is read as data: SimGrid loads a path ending in
+ * .so as code, and <include>, <config>, <trace> and *_file attributes read or
+ * write other files. Only XML with the elements of a platform passes, and
+ * its objects are counted for the load estimate (F04). */
+static int scan(const char *text, plat_xml_counts *c, tt_error *err)
+{
+    return plat_user_xml_scan("u.xml", text, strlen(text), c, err);
+}
+
+START_TEST(user_xml_is_data)
+{
+    plat_xml_counts c;
+    tt_error err = {0};
+    static const char elf[] = "\x7f" "ELF\x02\x01\x01";
+    ck_assert_int_eq(plat_user_xml_scan("evil.so", elf, sizeof elf, &c, &err), TT_EINPUT);
+    ck_assert_msg(strstr(err.msg, "evil.so:1:1: the file holds NUL bytes"), "%s", err.msg);
+    static const char *const refused[][2] = {
+        {"garbage", "not an XML file"},
+        {"<platform><include file=\"/etc/x.xml\"/></platform>", "element <include> is not accepted"},
+        {"<platform><config><prop id=\"tracing\" value=\"yes\"/></config></platform>", "element <config>"},
+        {"<platform><zone id=\"z\" routing=\"Full\"><host id=\"h\" speed=\"1f\" state_file=\"/dev/zero\"/></zone>"
+         "</platform>", "attribute \"state_file\" names a file"},
+        {"<!DOCTYPE platform [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><platform/>", "DOCTYPE with its own"},
+        {"<zone id=\"z\"/>", "the root element is <zone>, expected <platform>"},
+        {"<platform><zone id=\"z\"></platform>", "</platform> closes zone"},
+        {"<platform/><platform/>", "a second root element"},
+        {"<platform><actor host=\"h\" function=\"f\"/></platform>", "element <actor>"},
+        {"<platform><!-- open", "a comment is never closed"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        ck_assert_msg(scan(refused[i][0], &c, &err) == TT_EINPUT, "accepted: %s", refused[i][0]);
+        ck_assert_msg(strstr(err.msg, refused[i][1]) && strstr(err.msg, "u.xml:1:"), "%s: %s", refused[i][0],
+                      err.msg);
+    }
+    /* a Full zone of 3 hosts and a router in a Floyd world with one more zone */
+    const char *ok = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+                     "<platform version=\"4.1\"><!-- <include> in a comment is text -->\n"
+                     "<zone id=\"w\" routing=\"Floyd\">\n"
+                     " <zone id=\"a\" routing=\"Full\"><host id=\"h0\" speed=\"1f\"/><host id=\"h1\" speed=\"1f\"/>\n"
+                     "  <host id=\"h2\" speed=\"1f\"/><router id=\"r\"/><link id=\"l\" bandwidth=\"1Bps\" "
+                     "latency=\"0s\"/>\n  <route src=\"h0\" dst=\"h1\"><link_ctn id=\"l\"/></route></zone>\n"
+                     " <cluster id=\"c\" prefix=\"c-\" suffix=\"\" radical=\"0-9,20-29\" speed=\"1f\" bw=\"1Bps\" "
+                     "lat=\"0s\" topology=\"FAT_TREE\" topo_parameters=\"2;4,5;1,2;1,1\"/>\n"
+                     " <zoneRoute src=\"a\" dst=\"c\" gw_src=\"r\" gw_dst=\"c-c_router\"><link_ctn id=\"l\"/>"
+                     "</zoneRoute>\n</zone></platform>\n";
+    ck_assert_msg(scan(ok, &c, &err) == TT_OK, "%s", err.msg);
+    ck_assert_double_eq(c.hosts, 3);
+    ck_assert_double_eq(c.routers, 1 + 5 + 2);   /* r, the tree's 5 leaves (4 x 5 members) and 2 spines */
+    ck_assert_double_eq(c.zones, 3);             /* w, a and the cluster's */
+    ck_assert_double_eq(c.cluster_members, 20);
+    ck_assert_double_eq(c.tree_pairs, 20 * 7);
+    ck_assert_double_eq(c.routes, 2);
+    ck_assert_double_eq(c.route_links, 2);
+    ck_assert_double_eq(c.full_cells, 16);       /* 4 netpoints in a */
+    ck_assert_double_eq(c.floyd_cells, 3 * 2 * 2); /* a and c in w */
+    ck_assert_double_eq(c.floyd_steps, 8);
+}
+END_TEST
+
+/* F04: a user's XML entered the estimate as 4 bytes per file byte and 0 CPU
+ * seconds: a Full zone of 16,000 hosts (500 KB) took 2 GB under
+ * --max-memory 100M. Its table (V x V cells of 8 bytes) is estimated now. */
+START_TEST(user_xml_estimate)
+{
+    size_t cap = 64 << 10;
+    char *xml = malloc(cap);
+    size_t n = (size_t)snprintf(xml, cap, "<platform version=\"4.1\"><zone id=\"w\" routing=\"%s\">\n", _i ? "Floyd" : "Full");
+    for (int h = 0; h < 1500; h++)
+        n += (size_t)snprintf(xml + n, cap - n, "<host id=\"h%d\" speed=\"1f\"/>\n", h);
+    snprintf(xml + n, cap - n, "<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/><route src=\"h0\" dst=\"h1\">"
+             "<link_ctn id=\"l\"/></route></zone></platform>\n");
+    tu_user_platform u;
+    tu_user_platform_write(&u, xml, "h0\nh1\n", "v100-sxm2");
+    free(xml);
+    tt_error err = {0};
+    platform *p = platform_load(u.json, NULL, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    platform_load_cost c;
+    platform_estimate(p, platform_nodes(p), 0, &c);
+    ck_assert_double_eq(c.hosts, 1500);
+    /* Full: 1500^2 cells of 8 bytes; Floyd three tables and 1500^3 steps */
+    ck_assert_double_ge(c.memory_bytes, (_i ? 3 : 1) * 1500.0 * 1500 * 8);
+    if (_i)
+        ck_assert_double_ge(c.cpu_s, 1500.0 * 1500 * 1500 * 4e-10);
+    char args[256], out[4096];
+    snprintf(args, sizeof args, "platform check %s %s", u.json, _i ? "--max-time 1" : "--max-memory 10M");
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, _i ? "more than --max-time 1" : "more than the 10MB this run's simulations may use"), "%s", out);
+    platform_free(p);
+    tu_user_platform_remove(&u);
+}
+END_TEST
+
+/* F19: rank_hosts was read with fgets into 512 bytes: a longer line became
+ * two ranks. Lines have no length limit; a host name is refused past 255. */
+START_TEST(rank_hosts_lines)
+{
+    tt_error err = {0};
+    char name[300], text[700];
+    memset(name, 'x', sizeof name);
+    name[sizeof name - 1] = '\0';
+    snprintf(text, sizeof text, "# ranks\nh0\r\n\n%.255s\n", name);
+    platform *p = platform_load("star", NULL, &err);
+    long ranks = 0;
+    ck_assert_int_eq(plat_parse_rank_hosts(p, "r.hosts", text, strlen(text), &ranks, &err), TT_OK);
+    ck_assert_int_eq(ranks, 2);
+    snprintf(text, sizeof text, "h0\n%s\n", name);
+    ck_assert_int_eq(plat_parse_rank_hosts(p, "r.hosts", text, strlen(text), &ranks, &err), TT_EINPUT);
+    ck_assert_str_eq(err.msg, "r.hosts:2: a host name of 299 bytes; at most 255");
+    ck_assert_int_eq(plat_parse_rank_hosts(p, "r.hosts", "a b\n", 4, &ranks, &err), TT_EINPUT);
+    ck_assert_str_eq(err.msg, "r.hosts:1: expected one SimGrid host name per line, found \"a b\"");
+    platform_free(p);
+}
+END_TEST
+
+/* F11: an automatic micro-batch was the per-rank batch cast to int
+ * (2^31 on one rank gave -2^31, exit 0). */
+START_TEST(samples_per_rank_bounded)
+{
+    char sc[1024], path[64], out[4096], args[128];
+    snprintf(sc, sizeof sc, "{\"version\": 1, \"name\": \"gb\", \"platform\": {\"name\": \"star\", \"nodes\": 1},\n"
+             " \"workload\": {\"model\": \"mlp\", \"global_batch\": %s}, \"convergence\": {\"steps\": 10}}\n",
+             _i ? "4294967296" : "2147483648");
+    tu_write_temp(sc, path, sizeof path);
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "$.workload.global_batch: ") && strstr(out, "samples per rank") &&
+                  strstr(out, path), "%s", out);
+    unlink(path);
+}
+END_TEST
+
+/* The same node limit in every entry point (a scenario took 100,000). */
+START_TEST(node_limit_everywhere)
+{
+    char sc[512], path[64], out[4096], args[160];
+    snprintf(sc, sizeof sc, "{\"version\": 1, \"name\": \"n\", \"platform\": {\"name\": \"star\", \"nodes\": 65537},"
+             " \"workload\": {\"model\": \"mlp\"}, \"convergence\": {\"steps\": 10}}\n");
+    tu_write_temp(sc, path, sizeof path);
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "$.platform.nodes: expected a value in [1, 65536], found 65537"), "%s", out);
+    unlink(path);
+    ck_assert_int_eq(tu_run_ttasim("platform show star --nodes 65537", out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "expected an integer in [1, 65536]"), "%s", out);
+    ck_assert_int_eq(tu_run_ttasim("platform show star --nodes 4294967297", out, sizeof out), 2);
+    ck_assert_int_eq(tu_run_ttasim("collective --platform star --nodes 65537 --op allreduce --algo ring --bytes 1M",
+                                   out, sizeof out), 2);
+    ck_assert_msg(strstr(out, "--nodes 65537: at most 65536"), "%s", out);
 }
 END_TEST
 
@@ -397,6 +612,13 @@ int main(void)
     tcase_add_test(t, idx_header_not_trusted_for_memory);
     tcase_add_test(t, json_empty_directory_bom);
     tcase_add_test(t, trace_that_is_empty_names_its_role);
+    tcase_add_test(t, input_must_be_a_regular_file);
+    tcase_add_test(t, subnormal_and_femtosecond);
+    tcase_add_test(t, user_xml_is_data);
+    tcase_add_loop_test(t, user_xml_estimate, 0, 2);
+    tcase_add_test(t, rank_hosts_lines);
+    tcase_add_loop_test(t, samples_per_rank_bounded, 0, 2);
+    tcase_add_test(t, node_limit_everywhere);
     tcase_add_test(t, platform_self_loop_names_path);
     tcase_add_test(t, platform_torus_dims_must_match);
     tcase_add_test(t, platform_oversubscription_checked_at_any_size);

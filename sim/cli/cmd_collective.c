@@ -142,7 +142,12 @@ static int parse_args(int argc, char **argv, collective_args *a)
     while (rc == TT_OK && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case O_PLATFORM: a->platform = optarg; break;
-        case O_NODES: rc = parse_count(optarg, "--nodes", &a->popt.nodes); break;
+        case O_NODES: {
+            long nodes = 0;
+            rc = cli_int(&cmd_collective, "--nodes", optarg, 1, PLATFORM_MAX_NODES, &nodes);
+            a->popt.nodes = (int)nodes;
+            break;
+        }
         case O_BW: rc = parse_amount(optarg, "--link-bw", 0, &a->popt.link_bw_Bps); break;
         case O_LAT: rc = parse_amount(optarg, "--link-latency", 1, &a->popt.link_latency_s); break;
         case O_OP:

@@ -218,7 +218,7 @@ static int platform_main(int argc, char **argv)
         long nodes;
         switch (c) {
         case 'n':
-            if (cli_int(&cmd_platform, "--nodes", optarg, 1, 65536, &nodes))
+            if (cli_int(&cmd_platform, "--nodes", optarg, 1, PLATFORM_MAX_NODES, &nodes))
                 return TT_EINPUT;
             o.nodes = (int)nodes;
             break;

@@ -29,6 +29,8 @@ static char *dup_or_null(const char *s)
 int scenario_resolve_path(const jx_obj *o, const char *key, const char *rel, char **out)
 {
     char buf[4096];
+    if (!rel[0]) /* "" would name the scenario's folder */
+        return tt_error_set(o->err, TT_EINPUT, "%s: %s.%s: an empty path; give a file", o->file, o->path, key);
     if (rel[0] == '/') {
         snprintf(buf, sizeof buf, "%s", rel);
     } else {
@@ -76,7 +78,7 @@ static int load_platform(const jx_obj *r, scenario *s)
     long nodes = 0;
     int rc;
     if ((rc = jx_child(r, "platform", 1, &p)) || (rc = jx_check_keys(&p, keys)) ||
-        (rc = jx_string(&p, "name", 1, &name)) || (rc = jx_int(&p, "nodes", 0, 1, 100000, &nodes)) ||
+        (rc = jx_string(&p, "name", 1, &name)) || (rc = jx_int(&p, "nodes", 0, 1, PLATFORM_MAX_NODES, &nodes)) ||
         (rc = jx_rate(&p, "link_bw_Bps", 0, 1e3, 1e15, &s->link_bw_Bps)) ||
         (rc = jx_seconds(&p, "link_latency_s", 0, 0, 10, &s->link_latency_s)) ||
         (rc = jx_string(&p, "accelerator", 0, &acc)) || (rc = jx_string(&p, "mesh", 0, &mesh)) ||
@@ -444,12 +446,20 @@ static int load_sweep(const jx_obj *r, scenario *s)
     }
     for (size_t i = 0; i < s->n_sweep_nodes; i++) {
         double v;
-        if ((rc = sweep_value(&w, "nodes", i, 100000, &v)))
+        if ((rc = sweep_value(&w, "nodes", i, PLATFORM_MAX_NODES, &v)))
             return rc;
         s->sweep_nodes[i] = (int)v;
     }
     const char *key;
     json_t *v;
+    double points = (double)(s->n_sweep_batch ? s->n_sweep_batch : 1) * (double)(s->n_sweep_nodes ? s->n_sweep_nodes : 1);
+    json_object_foreach(w.obj, key, v)
+        points *= json_is_array(v) && json_array_size(v) && strcmp(key, "global_batch") && strcmp(key, "nodes")
+                      ? (double)json_array_size(v) : 1;
+    if (points > SCENARIO_MAX_POINTS) /* before any is checked: each costs a parse, later a simulation or more */
+        return tt_error_set(w.err, TT_EINPUT, "%s: %s: %.0f points (the product of the lists' lengths), more than "
+                            "the %d one run takes (each at least one simulation); sweep fewer values, or split the "
+                            "sweep over several scenarios", w.file, w.path, points, SCENARIO_MAX_POINTS);
     json_object_foreach(w.obj, key, v)
         if (strcmp(key, "global_batch") != 0 && strcmp(key, "nodes") != 0 && (rc = load_sweep_path(&w, s, key)))
             return rc;
@@ -681,12 +691,16 @@ int scenario_at(const scenario *base, const char *const *paths, json_t *const *v
     json_t *doc = json_deep_copy(base->doc);
     if (!doc)
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
-    /* the point keeps its global batch and node lists (they run inside it), not the swept paths */
+    /* the point keeps its global batch and node lists (they run inside it),
+     * none of the swept paths (those not yet checked would be checked again
+     * for each value: values^paths parses) */
     json_t *sweep = json_object_get(doc, "sweep");
-    for (size_t i = 0; i < base->n_sweep_paths; i++)
-        json_object_del(sweep, base->sweep_path[i]);
-    for (size_t i = 0; i < n; i++)
-        json_object_del(sweep, paths[i]);
+    const char *key;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(sweep, tmp, key, v)
+        if (strcmp(key, "global_batch") != 0 && strcmp(key, "nodes") != 0)
+            json_object_del(sweep, key);
     int rc = TT_OK;
     for (size_t i = 0; rc == TT_OK && i < n; i++) {
         char what[256];

@@ -21,6 +21,7 @@
 #define SCENARIO_MAX_EXPECT 32
 #define SCENARIO_MAX_PHASES 8
 #define SCENARIO_MAX_SWEEP_PATHS 4
+#define SCENARIO_MAX_POINTS 4096 /* a sweep's points in all (64 x 64) */
 #define SCENARIO_MAX_SETS 32
 
 typedef enum { CONV_NONE, CONV_PROFILE, CONV_MCCANDLISH, CONV_STEPS } convergence_kind;
