@@ -1,119 +1,338 @@
 #include "common/outfile.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "common/infile.h"
 
 #define OUTFILE_MAX_PENDING 16
 #define OUTFILE_PATH_BYTES 4096
+/* A temporary output is ".NAME.ttasim-XXXXXX" beside NAME, locked while its
+ * writer lives: the next run writing NAME removes one a SIGKILL left. */
+#define TEMP_TAG ".ttasim-"
+#define TEMP_SUFFIX 6
 
-/* Temporary names live in static slots so that a signal handler can unlink
- * them without allocating; a slot is in use while its first byte is set. */
+/* Named temporary files live in static slots so that a signal handler can
+ * unlink them without allocating; a slot is in use while its first byte is
+ * set. */
 static char pending[OUTFILE_MAX_PENDING][OUTFILE_PATH_BYTES];
 
 struct outfile {
     FILE *f;
-    int slot;
-    char *path;
+    char *path;       /* the target; for a regular file, its real path */
     const char *what;
+    int plain;        /* a FIFO, a device, stdout or stderr: written in place */
+    int update;       /* may replace a file the run read (outfile_open_update) */
+    int slot;         /* pending[slot] names the temporary file; -1 while it has no name */
 };
+
+static outfile *held[OUTFILE_MAX_PENDING];
+static int n_held, batching, batch_failed;
+
+static int claim_slot(void)
+{
+    for (int i = 0; i < OUTFILE_MAX_PENDING; i++)
+        if (!pending[i][0])
+            return i;
+    return -1;
+}
 
 static void release(outfile *o)
 {
-    pending[o->slot][0] = '\0';
+    if (o->slot >= 0)
+        pending[o->slot][0] = '\0';
     free(o->path);
     free(o);
 }
 
-int outfile_open(const char *path, const char *what, outfile **out, FILE **f, tt_error *err)
+static int write_error(const outfile *o, int e, tt_error *err)
 {
-    int slot = 0;
-    while (slot < OUTFILE_MAX_PENDING && pending[slot][0])
-        slot++;
-    if (slot == OUTFILE_MAX_PENDING)
-        return tt_error_set(err, TT_EINTERNAL, "%s: more than %d outputs open at once", path,
-                            OUTFILE_MAX_PENDING);
-    char *copy = strdup(path);
-    outfile *o = calloc(1, sizeof *o);
-    if (!copy || !o) {
-        free(copy);
-        free(o);
-        return tt_error_set(err, TT_EINTERNAL, "%s: out of memory", path);
+    return tt_error_set(err, TT_EINPUT, "%s: cannot write %s: %s%s", o->path, o->what, strerror(e),
+                        o->plain ? "" : " (the previous file, if any, is unchanged)");
+}
+
+/* The directory of path and its last component, in out (dir, then base). */
+static void split_path(const char *path, char *dir, size_t dir_bytes, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    if (!slash)
+        snprintf(dir, dir_bytes, ".");
+    else
+        snprintf(dir, dir_bytes, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+/* Temporary files of NAME that no living writer holds: left by a SIGKILL. */
+static void remove_stale(const char *dir, const char *base)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char prefix[NAME_MAX + 16];
+    int plen = snprintf(prefix, sizeof prefix, ".%s" TEMP_TAG, base);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0 || strlen(e->d_name) != (size_t)plen + TEMP_SUFFIX)
+            continue;
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat a, b;
+        if (fd >= 0 && fstat(fd, &a) == 0 && S_ISREG(a.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+            fstatat(dirfd(d), e->d_name, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_ino == b.st_ino)
+            unlinkat(dirfd(d), e->d_name, 0);
+        if (fd >= 0)
+            close(fd);
     }
-    char *base = strrchr(copy, '/');
-    int dir_len = base ? (int)(base - copy + 1) : 0;
-    if (snprintf(pending[slot], OUTFILE_PATH_BYTES, "%.*s.%s.XXXXXX", dir_len, copy,
-                 base ? base + 1 : copy) >= OUTFILE_PATH_BYTES) {
-        pending[slot][0] = '\0';
-        free(copy);
-        free(o);
-        return tt_error_set(err, TT_EINPUT, "%s: path too long", path);
+    closedir(d);
+}
+
+/* An unnamed file in dir (O_TMPFILE), or where the file system has none a
+ * named one; locked either way. Returns the descriptor or -1 (errno). */
+static int open_temp(const char *dir, const char *base, int *slot)
+{
+    *slot = -1;
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+        flock(fd, LOCK_EX);
+        return fd;
     }
-    int fd = mkstemp(pending[slot]);
-    if (fd < 0) {
-        int e = errno;
-        pending[slot][0] = '\0';
-        free(copy);
-        free(o);
-        return tt_error_set(err, TT_EINPUT, "%s: cannot write %s: %s; give a writable path", path, what,
-                            strerror(e));
-    }
-    /* mkstemp creates 0600; an output gets the usual 0666 less the umask */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
-    o->f = fdopen(fd, "w");
-    if (!o->f) {
-        int e = errno;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        return -1;
+    if ((*slot = claim_slot()) < 0)
+        return errno = EMFILE, -1;
+    for (int tries = 0; tries < 8; tries++) {
+        if (snprintf(pending[*slot], OUTFILE_PATH_BYTES, "%s/.%s" TEMP_TAG "XXXXXX", dir, base) >= OUTFILE_PATH_BYTES)
+            return pending[*slot][0] = '\0', errno = ENAMETOOLONG, -1;
+        fd = mkstemp(pending[*slot]);
+        if (fd < 0)
+            return pending[*slot][0] = '\0', -1;
+        struct stat st;
+        flock(fd, LOCK_EX);
+        if (fstat(fd, &st) == 0 && st.st_nlink > 0) { /* not taken for a stale one meanwhile */
+            mode_t mask = umask(0); /* mkstemp creates 0600; an output gets 0666 less the umask */
+            umask(mask);
+            (void)fchmod(fd, 0666 & ~mask);
+            return fd;
+        }
         close(fd);
-        unlink(pending[slot]);
-        pending[slot][0] = '\0';
-        free(copy);
-        free(o);
-        return tt_error_set(err, TT_EINTERNAL, "%s: cannot write %s: %s", path, what, strerror(e));
     }
-    o->slot = slot;
-    o->path = copy;
+    pending[*slot][0] = '\0';
+    return errno = EEXIST, -1;
+}
+
+/* Whether the target is a file this run read: then it must not be replaced. */
+static int is_input(const char *path, tt_error *err)
+{
+    struct stat st;
+    const char *read_as;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && infile_was_read(st.st_dev, st.st_ino, &read_as))
+        return tt_error_set(err, TT_EINPUT, "%s: this output is a file the run read (%s); writing it would destroy "
+                            "it: choose another output path", path, read_as);
+    return TT_OK;
+}
+
+/* A FIFO, a character device, or this process's own stdout or stderr
+ * (/dev/stdout, a file it was redirected to): its descriptor, or -1. */
+static int open_in_place(const char *path, const struct stat *st)
+{
+    for (int fd = 1; fd <= 2; fd++) {
+        struct stat o;
+        if (fstat(fd, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino)
+            return dup(fd);
+    }
+    if (S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode))
+        return open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    return errno = EINVAL, -2;
+}
+
+static int open_output(const char *path, const char *what, int update, outfile **out, FILE **f, tt_error *err)
+{
+    outfile *o = calloc(1, sizeof *o);
+    char real[PATH_MAX];
+    if (!o)
+        return tt_error_set(err, TT_EINPUT, "%s: out of memory; free some memory", path);
     o->what = what;
+    o->update = update;
+    o->slot = -1;
+    struct stat st;
+    int fd = -1, rc = TT_OK, open_errno = 0;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            rc = tt_error_set(err, TT_EINPUT, "%s: cannot write %s: it is a directory; give a file path", path, what);
+        else if ((fd = open_in_place(path, &st)) >= 0 || fd == -1)
+            o->plain = 1, open_errno = errno;
+        else if (!S_ISREG(st.st_mode))
+            rc = tt_error_set(err, TT_EINPUT, "%s: cannot write %s: not a regular file, FIFO or character device; "
+                              "give a file path", path, what);
+        else if ((update || (rc = is_input(path, err)) == TT_OK) && !realpath(path, real))
+            rc = tt_error_set(err, TT_EINPUT, "%s: cannot write %s: %s", path, what, strerror(errno));
+        o->path = strdup(o->plain || rc ? path : real);
+    } else {
+        struct stat ls;
+        if (errno == ENOENT && lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode))
+            rc = tt_error_set(err, TT_EINPUT, "%s: cannot write %s: a symbolic link to a missing file; give the "
+                              "path of the file itself", path, what);
+        o->path = strdup(path);
+    }
+    if (rc == TT_OK && !o->path)
+        rc = tt_error_set(err, TT_EINPUT, "%s: out of memory; free some memory", path);
+    if (rc == TT_OK && o->plain && fd < 0)
+        rc = write_error(o, open_errno, err);
+    if (rc == TT_OK && !o->plain) {
+        char dir[OUTFILE_PATH_BYTES];
+        const char *base;
+        split_path(o->path, dir, sizeof dir, &base);
+        remove_stale(dir, base);
+        if ((fd = open_temp(dir, base, &o->slot)) < 0)
+            rc = tt_error_set(err, TT_EINPUT, "%s: cannot write %s: %s; give a writable path", path, what,
+                              strerror(errno));
+    }
+    if (rc == TT_OK && !(o->f = fdopen(fd, "w")))
+        rc = write_error(o, errno, err);
+    if (rc) {
+        if (fd >= 0)
+            close(fd);
+        if (o->slot >= 0)
+            unlink(pending[o->slot]);
+        release(o);
+        return rc;
+    }
     *out = o;
     *f = o->f;
     return TT_OK;
 }
 
-int outfile_commit(outfile *o, tt_error *err)
+int outfile_open(const char *path, const char *what, outfile **out, FILE **f, tt_error *err)
 {
-    int e = 0;
-    if (ferror(o->f))
-        e = errno ? errno : EIO;
+    return open_output(path, what, 0, out, f, err);
+}
+
+int outfile_open_update(const char *path, const char *what, outfile **out, FILE **f, tt_error *err)
+{
+    return open_output(path, what, 1, out, f, err);
+}
+
+/* Everything written, on disk: the error number, or 0. */
+static int flush_all(outfile *o)
+{
+    int e = ferror(o->f) ? (errno ? errno : EIO) : 0;
     if (fflush(o->f) != 0 && !e)
         e = errno;
-    if (fsync(fileno(o->f)) != 0 && !e)
+    if (!o->plain && fsync(fileno(o->f)) != 0 && !e)
         e = errno;
-    if (fclose(o->f) != 0 && !e)
-        e = errno;
-    if (!e && rename(pending[o->slot], o->path) != 0)
-        e = errno;
-    if (e) {
-        unlink(pending[o->slot]);
-        tt_error_set(err, TT_EINPUT, "%s: cannot write %s: %s (the previous file, if any, is unchanged)",
-                     o->path, o->what, strerror(e));
+    return e;
+}
+
+/* The temporary file gets its name beside the target, if it has none yet. */
+static int name_temp(outfile *o, tt_error *err)
+{
+    if (o->slot >= 0)
+        return TT_OK;
+    if ((o->slot = claim_slot()) < 0)
+        return write_error(o, EMFILE, err);
+    char dir[OUTFILE_PATH_BYTES], proc[64];
+    const char *base;
+    split_path(o->path, dir, sizeof dir, &base);
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fileno(o->f));
+    unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL) ^ (unsigned)(size_t)o;
+    for (int tries = 0; tries < 64; tries++) {
+        static const char ALNUM[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        char suffix[TEMP_SUFFIX + 1];
+        for (int i = 0; i < TEMP_SUFFIX; i++)
+            suffix[i] = ALNUM[((seed = seed * 1103515245u + 12345u) >> 16) % 62];
+        suffix[TEMP_SUFFIX] = '\0';
+        if (snprintf(pending[o->slot], OUTFILE_PATH_BYTES, "%s/.%s" TEMP_TAG "%s", dir, base, suffix) >=
+            OUTFILE_PATH_BYTES)
+            break;
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, pending[o->slot], AT_SYMLINK_FOLLOW) == 0)
+            return TT_OK;
+        if (errno != EEXIST)
+            break;
     }
+    int e = errno;
+    pending[o->slot][0] = '\0';
+    o->slot = -1;
+    return write_error(o, e, err);
+}
+
+static void drop(outfile *o)
+{
+    fclose(o->f);
+    if (o->slot >= 0)
+        unlink(pending[o->slot]);
     release(o);
-    return e ? TT_EINPUT : TT_OK;
+}
+
+/* Named, checked against the run's inputs, renamed over the target. */
+static int replace(outfile *o, tt_error *err)
+{
+    int rc = o->update ? TT_OK : is_input(o->path, err);
+    if (rc == TT_OK && rename(pending[o->slot], o->path) != 0)
+        rc = write_error(o, errno, err);
+    if (rc == TT_OK) { /* renamed while locked: no cleaner can take it */
+        pending[o->slot][0] = '\0';
+        o->slot = -1;
+    }
+    return rc;
+}
+
+int outfile_commit(outfile *o, tt_error *err)
+{
+    int e = flush_all(o);
+    if (o->plain) {
+        if (fclose(o->f) != 0 && !e)
+            e = errno;
+        int rc = e ? write_error(o, e, err) : TT_OK;
+        release(o);
+        batch_failed |= rc != TT_OK;
+        return rc;
+    }
+    int rc = e ? write_error(o, e, err) : TT_OK;
+    if (rc == TT_OK && batching && n_held < OUTFILE_MAX_PENDING) {
+        held[n_held++] = o;
+        return TT_OK;
+    }
+    if (rc == TT_OK && (rc = name_temp(o, err)) == TT_OK)
+        rc = replace(o, err);
+    batch_failed |= rc != TT_OK;
+    drop(o);
+    return rc;
 }
 
 void outfile_discard(outfile *o)
 {
-    if (!o)
-        return;
-    fclose(o->f);
-    unlink(pending[o->slot]);
-    release(o);
+    if (o)
+        drop(o);
+}
+
+void outfile_batch_begin(void)
+{
+    batching = 1;
+    batch_failed = 0;
+    n_held = 0;
+}
+
+int outfile_batch_end(int commit, tt_error *err)
+{
+    int rc = commit && !batch_failed ? TT_OK : TT_EINPUT;
+    /* every one named and checked before any replaces its target */
+    for (int i = 0; rc == TT_OK && i < n_held; i++)
+        if ((rc = name_temp(held[i], err)) == TT_OK && !held[i]->update)
+            rc = is_input(held[i]->path, err);
+    for (int i = 0; rc == TT_OK && i < n_held; i++)
+        rc = replace(held[i], err);
+    for (int i = 0; i < n_held; i++)
+        drop(held[i]);
+    batching = n_held = 0;
+    return commit && !batch_failed ? rc : TT_OK;
 }
 
 void outfile_remove_pending(void)
@@ -155,6 +374,8 @@ int outfile_check_distinct(const char *const *outputs, size_t n_outputs, const c
                                         "it: choose another output path",
                                         outputs[i], input_what[k], inputs[k]);
             }
+            if (is_input(outputs[i], err))
+                return err->code;
         }
         char ci[PATH_MAX + 256], cj[PATH_MAX + 256];
         if (canonical(outputs[i], ci, sizeof ci) != 0)

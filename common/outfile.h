@@ -1,7 +1,11 @@
-/* outfile.h: an output file written whole or not at all. The bytes go to a
- * temporary file in the target's directory, which is flushed, synced and
- * renamed over the target on commit: a full disk, an error or an interrupt
- * leaves the previous file as it was and no partial one. */
+/* outfile.h: outputs never destroy. A regular file (or a new one) is
+ * written whole or not at all: the bytes go to an unnamed temporary file in
+ * the target's directory, flushed and synced, then linked and renamed over
+ * the target (a symbolic link keeps pointing at it): a full disk, an error
+ * or an interrupt leaves the previous file as it was. A FIFO, a character
+ * device or this process's standard output or error is written in place,
+ * every write and the close checked; nothing else is replaced. An output
+ * that is a file the run read (common/infile.h) is refused. */
 #ifndef TT_OUTFILE_H
 #define TT_OUTFILE_H
 
@@ -12,25 +16,37 @@
 
 typedef struct outfile outfile;
 
-/* Opens a temporary file beside path for writing; what names the output in
- * messages ("the CSV file"). On success *f is the stream to write. */
+/* Opens path for writing; what names the output in messages ("the CSV
+ * file"). On success *f is the stream to write. */
 int outfile_open(const char *path, const char *what, outfile **out, FILE **f, tt_error *err);
 
-/* Flushes, syncs and renames over the target; frees o. An error (with the
+/* The same for a file the command reads and writes back by design (a
+ * convergence profile a sweep resumes from): replaced even though the run
+ * read it. */
+int outfile_open_update(const char *path, const char *what, outfile **out, FILE **f, tt_error *err);
+
+/* Flushes, syncs and renames over the target (in a batch: flushes and syncs,
+ * the rename waits for outfile_batch_end); frees o. An error (with the
  * system's reason) removes the temporary file and leaves the target alone. */
 int outfile_commit(outfile *o, tt_error *err);
 
 /* Drops the output: removes the temporary file, frees o. NULL is a no-op. */
 void outfile_discard(outfile *o);
 
-/* Removes every temporary output still open; async-signal-safe (for the
- * SIGINT/SIGTERM handler). */
+/* A run's outputs are of one run: between begin and end, committed outputs
+ * wait; end renames them all when commit is set and every one was written,
+ * else none (each target stays as it was). Returns the first error. */
+void outfile_batch_begin(void);
+int outfile_batch_end(int commit, tt_error *err);
+
+/* Removes every named temporary output still open; async-signal-safe (for
+ * the SIGINT/SIGTERM handler). Unnamed ones go with the process. */
 void outfile_remove_pending(void);
 
 /* Refuses (TT_EINPUT) an output path that names an existing file among the
- * inputs (same device and inode, whatever the spelling) or another output
- * of the same run: writing it would destroy what the run reads. Entries may
- * be NULL. input_what[i] names inputs[i] in the message. */
+ * inputs (same device and inode, whatever the spelling), a file the run has
+ * read, or another output of the same run: writing it would destroy what
+ * the run reads. Entries may be NULL. input_what[i] names inputs[i]. */
 int outfile_check_distinct(const char *const *outputs, size_t n_outputs, const char *const *inputs,
                            const char *const *input_what, size_t n_inputs, tt_error *err);
 

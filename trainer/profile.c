@@ -248,10 +248,11 @@ int profile_save(const conv_profile *p, const char *path, tt_error *err)
                             "recipe", recipe, "target", "metric", p->metric, "value", p->target,
                             "points", pts, "fit", fit, "noise_scale", jx_real_or_null(p->noise_scale),
                             "run_log_sd", jx_real_or_null(p->run_log_sd), "sources", src);
-    /* written whole or not at all, so an interrupted sweep never leaves half a file */
+    /* written whole or not at all, so an interrupted sweep never leaves half a
+     * file; it may be the profile the sweep resumed from */
     FILE *f;
     outfile *o;
-    int rc = outfile_open(path, "the profile", &o, &f, err);
+    int rc = outfile_open_update(path, "the profile", &o, &f, err);
     if (rc == TT_OK) {
         json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         rc = outfile_commit(o, err);

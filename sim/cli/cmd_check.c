@@ -41,7 +41,8 @@ static void check_help(FILE *out)
             "              process may use); the output is the same for any N\n"
             "  --quiet     no progress on stderr\n"
             "  --help      this text\n\n"
-            "Exit status 1 when a scenario fails its expectations or cannot run.\n");
+            "Exit status 1 when a scenario fails its expectations, 2 when one cannot run\n"
+            "(an input error).\n");
 }
 
 typedef struct file_list {
@@ -106,7 +107,8 @@ static int collect(const char *path, file_list *l, tt_error *err)
 typedef struct outcome {
     char name[256];
     char model[64];
-    int finished, passed, error;
+    int finished, passed;
+    int error; /* the error code that stopped it (TT_EINPUT...), 0 if it ran */
     char message[2048];
     double step_time_s, ref_step_time_s, tta_s, ref_time_s;
     /* collective scenarios: the figure compared (busbw, else time) */
@@ -144,7 +146,7 @@ static void check_one(const char *path, char *const *sets, size_t n_sets, int jo
     int rc = scenario_load_set(path, (char **)sets, n_sets, &sc, &err);
     if (rc) {
         snprintf(o->name, sizeof o->name, "%s", path);
-        o->error = 1;
+        o->error = rc;
         snprintf(o->message, sizeof o->message, "%s", err.msg);
         return;
     }
@@ -153,7 +155,7 @@ static void check_one(const char *path, char *const *sets, size_t n_sets, int jo
     if (sc.is_collective) {
         rc = check_collective(&sc, o, &failed, &err);
         if (rc) {
-            o->error = 1;
+            o->error = rc;
             snprintf(o->message, sizeof o->message, "%s", err.msg);
         }
         o->passed = rc == TT_OK && failed == 0;
@@ -175,7 +177,7 @@ static void check_one(const char *path, char *const *sets, size_t n_sets, int jo
         snprintf(o->model, sizeof o->model, "%s", r.model);
     }
     if (rc) {
-        o->error = 1;
+        o->error = rc;
         snprintf(o->message, sizeof o->message, "%s", err.msg);
     }
     o->passed = rc == TT_OK && failed == 0;
@@ -316,13 +318,17 @@ static void print_markdown(const outcome *o, char **files, size_t n)
     free(dev);
 }
 
-/* The JSON, Markdown or text summary and the JUnit file; TT_EFAIL when a scenario did not pass. */
+/* The JSON, Markdown or text summary and the JUnit file; TT_EINPUT when a
+ * scenario could not run (an input error: CI must tell it from a moved
+ * prediction), else TT_EFAIL when one did not pass. */
 static int report_outcomes(const outcome *out, char **files, size_t n, int as_json, int markdown,
                            const char *junit)
 {
-    size_t passed = 0;
-    for (size_t i = 0; i < n; i++)
+    size_t passed = 0, errors = 0;
+    for (size_t i = 0; i < n; i++) {
         passed += out[i].passed;
+        errors += out[i].error != 0;
+    }
     if (as_json) {
         json_t *list = json_array();
         for (size_t i = 0; i < n; i++) {
@@ -345,14 +351,16 @@ static int report_outcomes(const outcome *out, char **files, size_t n, int as_js
         tt_error err = {0};
         junit_case *cases = calloc(n, sizeof *cases);
         for (size_t i = 0; cases && i < n; i++)
-            cases[i] = (junit_case){out[i].name, files[i], out[i].passed, out[i].error, out[i].message};
+            cases[i] = (junit_case){out[i].name, files[i], out[i].passed, out[i].error != 0, out[i].message};
         int rc = cases ? junit_write(junit, "ttasim check", cases, n, &err)
                        : tt_error_set(&err, TT_EINTERNAL, "out of memory");
         free(cases);
         if (rc)
             return cli_report_error(rc, err.msg);
     }
-    return passed == n ? TT_OK : TT_EFAIL;
+    if (errors)
+        fprintf(stderr, "ttasim check: %zu of %zu scenarios could not run (input errors above)\n", errors, n);
+    return errors ? TT_EINPUT : passed == n ? TT_OK : TT_EFAIL;
 }
 
 static int check_main(int argc, char **argv)

@@ -149,6 +149,7 @@ static int compare_main(int argc, char **argv)
     if (rc == TT_OK)
         rc = run_all(j, jobs, quiet, &err);
     int writer = parallel_is_writer(); /* under mpirun, rank 0 alone */
+    outfile_batch_begin(); /* both outputs or neither */
     if (rc == TT_OK && csv && writer) {
         const char *names[COMPARE_MAX];
         const run_result *rs[COMPARE_MAX];
@@ -166,6 +167,8 @@ static int compare_main(int argc, char **argv)
             sr[k] = (svg_run){j->sc[k].name, &j->r[k]};
         rc = svg_write_runs(svg, title, sr, n, &err);
     }
+    int end = outfile_batch_end(rc == TT_OK, &err);
+    rc = rc ? rc : end;
     if (rc == TT_OK) {
         if (as_json) {
             json_t *doc = compare_json(j->runs, n);

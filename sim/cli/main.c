@@ -1,8 +1,11 @@
 /* ttasim: how long, and at what cost, a model takes to reach its target
  * accuracy on a cluster, at a batch size. This file only dispatches. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "common/jsonx.h"
@@ -24,11 +27,14 @@ static void global_help(FILE *out)
         fprintf(out, "  %-12s %s\n", CLI_COMMANDS[i]->name, CLI_COMMANDS[i]->summary);
     fprintf(out, "\nEvery command that simulates estimates a platform's memory before building it and\n"
                  "refuses one that will not fit or load in time (exit 2, with the estimate and what to change):\n"
-                 "  --max-memory SIZE  the memory a simulation may use (\"4G\", \"512Mi\"); default the\n"
-                 "                     least of MemAvailable, the cgroup's room and ulimit -v\n"
-                 "  --max-time S       the CPU seconds loading a platform may take (default 3600)\n"
+                 "  --max-memory SIZE  the memory the run's simulations may use at once, all -j workers\n"
+                 "                     together (\"4G\", \"512Mi\"); default the least of MemAvailable,\n"
+                 "                     the cgroup's room and ulimit -v\n"
+                 "  --max-time S       the CPU seconds the run's platform loads may take in all\n"
+                 "                     (default %d)\n"
                  "\nRun 'ttasim COMMAND --help' for a command's options.\n"
-                 "Exit status: 0 success, 1 an expectation or target not met, 2 usage or input error.\n");
+                 "Exit status: 0 success, 1 an expectation or target not met, 2 usage or input error.\n",
+            SIM_DEFAULT_MAX_LOAD_S);
 }
 
 /* An interrupted command leaves no half-written output behind: the
@@ -85,19 +91,56 @@ static int take_limits(int *argc, char **argv)
     return TT_OK;
 }
 
+/* A closed standard descriptor would be taken by the first file opened (an
+ * output's temporary file would get the report): each gets /dev/null, read
+ * only, so writes to it fail and are reported. */
+static void hold_standard_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            int n = open("/dev/null", O_RDONLY);
+            if (n >= 0 && n != fd) {
+                dup2(n, fd);
+                close(n);
+            }
+        }
+}
+
+/* Everything printed must have arrived: a full disk or a closed pipe under
+ * the report is an error (exit 2), never a truncated document and exit 0. */
+static int close_stdout(int rc)
+{
+    int failed = ferror(stdout), e = 0;
+    errno = 0;
+    if (fflush(stdout) != 0) /* a buffer that did not go out is written again: the reason comes back */
+        e = errno ? errno : EIO;
+    else if (failed)
+        e = EIO;
+    if (fclose(stdout) != 0 && !e)
+        e = errno ? errno : EIO;
+    if (!e)
+        return rc;
+    fprintf(stderr, "ttasim: cannot write standard output: %s; the output is incomplete\n", strerror(e));
+    return TT_EINPUT;
+}
+
 /* Under mpirun every rank runs the command, sharing its points or scenarios;
- * rank 0 alone prints and writes, so the bytes are a serial run's. */
+ * rank 0 alone prints and writes, so the bytes are a serial run's. The exit
+ * status is 0, 1 or 2 whatever happens: an internal failure (memory, disk,
+ * a process killed) is reported with what to change and exits 2. */
 int main(int argc, char **argv)
 {
     tt_error err = {0};
+    hold_standard_fds();
     if (parallel_mpi_start(&argc, &argv, &err))
-        return cli_report_error(err.code, err.msg);
+        return cli_report_error(TT_EINPUT, err.msg);
     if (!parallel_is_writer() && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)))
-        return TT_EINTERNAL;
+        return TT_EINPUT;
     int rc = dispatch(argc, argv);
+    rc = close_stdout(rc);
     fflush(NULL);
     parallel_mpi_finish();
-    return rc;
+    return rc == TT_OK || rc == TT_EFAIL ? rc : TT_EINPUT;
 }
 
 static int dispatch(int argc, char **argv)
@@ -108,6 +151,11 @@ static int dispatch(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    /* a closed pipe and a file size limit are write errors (EPIPE, EFBIG),
+     * reported with exit 2, not signals that kill the run mid-write */
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
     if (take_limits(&argc, argv) != TT_OK)
         return TT_EINPUT;
     if (argc < 2) {
