@@ -64,7 +64,7 @@ printf '{"version": 1,\n' >"$work/set/s9-bad.json" # cannot load: an ERROR row
 for j in 1 2; do
     "$ttasim" check "$work/set" -j $j --quiet --junit "$work/c$j.xml" >"$work/c$j.txt" 2>"$work/err"
     rc=$?
-    [ $rc -eq 1 ] || fail "check -j $j exited $rc, wanted 1 (one scenario cannot run): $(cat "$work/err")"
+    [ $rc -eq 2 ] || fail "check -j $j exited $rc, wanted 2 (one scenario cannot run: an input error): $(cat "$work/err")"
     "$ttasim" check "$work/set" -j $j --json >"$work/c$j.json" 2>/dev/null
 done
 grep -q '3 of 4 scenarios passed' "$work/c1.txt" || fail "check -j 1: $(cat "$work/c1.txt")"
@@ -95,14 +95,14 @@ expect2() { # expect2 PATTERN CMD...
 }
 expect2 'sweep point 1 (nodes 2, global batch 128) is in none of the shards' \
     "$ttasim" merge "$work/sweep.json" "$work/shard0.json" "$work/shard2.json"
-expect2 'is also in an earlier shard' \
+expect2 'is given twice' \
     "$ttasim" merge "$work/sweep.json" "$work/shard0.json" "$work/shard0.json" "$work/shard1.json"
 sed 's/"noise_scale": 256/"noise_scale": 512/' "$work/sweep.json" >"$work/changed.json"
 expect2 'another version of the scenario' "$ttasim" merge "$work/changed.json" "$work/shard0.json"
 expect2 'expected I/N' "$ttasim" run "$work/sweep.json" --shard 3/3
 expect2 'expected I/N' "$ttasim" run "$work/sweep.json" --shard 1
 expect2 'drop --json' "$ttasim" run "$work/sweep.json" --shard 0/2 --json
-expect2 'not a shard document' "$ttasim" merge "$work/sweep.json" "$work/sweep.json"
+expect2 "give the file 'ttasim run SCENARIO --shard I/N' wrote" "$ttasim" merge "$work/sweep.json" "$work/sweep.json"
 
 # 5. A bad -j is a usage error naming what it expects.
 for bad in 0 -3 two 99999; do

@@ -8,6 +8,7 @@ libsim_a_SOURCES += sim/cli/bench_scale.c sim/cli/bench_scale.h
 libsim_a_SOURCES += sim/cli/cmd_run.c sim/cli/cmd_run.h
 libsim_a_SOURCES += sim/cli/cmd_merge.c
 libsim_a_SOURCES += sim/cli/shard.c sim/cli/shard.h
+libsim_a_SOURCES += sim/cli/shard_record.c sim/cli/shard_record.h
 libsim_a_SOURCES += sim/cli/cmd_check.c
 libsim_a_SOURCES += sim/cli/cmd_train.c
 libsim_a_SOURCES += sim/cli/cmd_trace.c

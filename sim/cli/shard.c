@@ -1,13 +1,21 @@
 #include "sim/cli/shard.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "common/infile.h"
+#include "common/jsonx.h"
+#include "sim/cli/shard_record.h"
 
 #define SHARD_FORMAT "ttasim-shard"
 #define SHARD_MAX 100000
+#define CHECKSUM_KEY ",\"checksum\":\""
+#define HEX64 16
 
 int shard_parse(const char *text, int *index, int *count, tt_error *err)
 {
@@ -28,140 +36,401 @@ int shard_parse(const char *text, int *index, int *count, tt_error *err)
     return TT_OK;
 }
 
-/* The scenario file's bytes and its --set values, hashed (FNV-1a): shards
- * of another version of it are refused. */
-static int scenario_digest(const char *path, char *const *sets, size_t n_sets, char out[17], tt_error *err)
+static void hex64(uint64_t h, char out[HEX64 + 1])
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tt_error_set(err, TT_EINPUT, "%s: cannot read: %s", path, strerror(errno));
-    uint64_t h = 1469598103934665603ULL;
-    int c;
-    while ((c = getc(f)) != EOF)
-        h = (h ^ (uint64_t)(unsigned char)c) * 1099511628211ULL;
-    fclose(f);
+    snprintf(out, HEX64 + 1, "%016" PRIx64, h);
+}
+
+/* This ttasim's executable, hashed once: shards are read by the build that wrote them. */
+static uint64_t build_fnv(void)
+{
+    static uint64_t h;
+    if (h)
+        return h;
+    uint64_t x = INFILE_FNV_START;
+    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    char buf[1 << 16];
+    ssize_t n;
+    while (fd >= 0 && ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+        if (n > 0)
+            x = infile_fnv(x, buf, (size_t)n);
+    if (fd >= 0)
+        close(fd);
+    return h = x;
+}
+
+/* The run a shard belongs to: the build, the scenario file's bytes and its
+ * --set values (each with its terminating NUL). */
+static int run_digest(const char *path, char *const *sets, size_t n_sets, char out[HEX64 + 1], tt_error *err)
+{
+    char *text;
+    size_t len;
+    int rc = infile_read(path, INFILE_JSON_MAX_BYTES, &text, &len, err);
+    if (rc)
+        return rc;
+    uint64_t b = build_fnv(), h = infile_fnv(INFILE_FNV_START, &b, sizeof b);
+    h = infile_fnv(h, text, len);
+    free(text);
     for (size_t i = 0; i < n_sets; i++)
-        for (const char *p = sets[i]; p == sets[i] || p[-1]; p++) /* each value with its terminating NUL */
-            h = (h ^ (uint64_t)(unsigned char)*p) * 1099511628211ULL;
-    snprintf(out, 17, "%016" PRIx64, h);
+        h = infile_fnv(h, sets[i], strlen(sets[i]) + 1);
+    hex64(h, out);
     return TT_OK;
 }
 
-/* A record of zeros is a point no shard ran. */
-static int record_empty(const unsigned char *rec, size_t rb)
+static int by_path(const void *a, const void *b)
 {
-    return !rec[0] && !memcmp(rec, rec + 1, rb - 1);
+    const infile_entry *x = a, *y = b;
+    int c = strcmp(x->path, y->path);
+    return c ? c : x->fnv < y->fnv ? -1 : x->fnv > y->fnv;
+}
+
+/* The files the run read in one phase (0: before its points), by path;
+ * NULL with err set when one changed while the run read it. */
+static json_t *inputs_json(int phase, tt_error *err)
+{
+    size_t n = infile_count(), m = 0;
+    infile_entry *e = calloc(n + 1, sizeof *e);
+    json_t *a = json_array();
+    if (!e || !a) {
+        free(e);
+        json_decref(a);
+        return tt_error_set(err, TT_EINPUT, "out of memory listing the shard's inputs; free some memory"), NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (infile_get(i, &e[m]) && e[m].phase == phase && e[m].fnv) /* descriptors-only reads have no checksum */
+            m++;
+    for (size_t i = 0; i < m; i++)
+        if (e[i].changed) { /* its points may have seen two versions of it */
+            tt_error_set(err, TT_EINPUT, "%s changed while the run read it; run the shard again on files that do "
+                         "not change", e[i].path);
+            free(e);
+            json_decref(a);
+            return NULL;
+        }
+    qsort(e, m, sizeof *e, by_path);
+    for (size_t i = 0; i < m; i++) {
+        char h[HEX64 + 1];
+        hex64(e[i].fnv, h);
+        json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "path", e[i].path, "bytes", (json_int_t)e[i].bytes,
+                                           "fnv1a64", h));
+    }
+    free(e);
+    return a;
 }
 
 int shard_write(FILE *f, const char *scenario_path, char *const *sets, size_t n_sets, const run_options *opt,
                 const run_result *r, tt_error *err)
 {
-    char digest[17];
-    int rc = scenario_digest(scenario_path, sets, n_sets, digest, err);
+    char digest[HEX64 + 1], build[HEX64 + 1];
+    int rc = run_digest(scenario_path, sets, n_sets, digest, err);
     if (rc)
         return rc;
-    size_t rb = run_record_bytes();
-    json_t *recs = json_object();
-    char *hex = malloc(2 * rb + 1);
-    for (size_t i = 0; hex && i < r->n_records; i++) {
-        const unsigned char *rec = (const unsigned char *)r->records + i * rb;
-        if (record_empty(rec, rb)) /* not this shard's point */
-            continue;
-        for (size_t k = 0; k < rb; k++)
-            snprintf(hex + 2 * k, 3, "%02x", rec[k]);
-        char key[24];
-        snprintf(key, sizeof key, "%zu", i);
-        json_object_set_new(recs, key, json_string(hex));
+    hex64(build_fnv(), build);
+    json_t *before = inputs_json(0, err), *during = before ? inputs_json(1, err) : NULL, *recs = json_array();
+    if (!before || !during) {
+        json_decref(before);
+        json_decref(recs);
+        return err->code;
     }
-    free(hex);
-    json_t *doc = json_pack("{s:s, s:i, s:s, s:s, s:i, s:i, s:I, s:I, s:o}", "format", SHARD_FORMAT, "version", 1,
-                            "scenario", scenario_path, "scenario_fnv1a64", digest, "shard", opt->shard, "shards",
-                            opt->shards, "points", (json_int_t)r->n_records, "record_bytes", (json_int_t)rb,
-                            "records", recs);
-    if (!doc || json_dumpf(doc, f, JSON_INDENT(1)) != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
-        rc = tt_error_set(err, TT_EINTERNAL, "cannot write the shard document: %s", strerror(errno));
+    for (size_t i = 0; recs && i < r->n_records; i++)
+        if (r->records[i].present && json_array_append_new(recs, shard_record_json(&r->records[i], i)))
+            json_decref(recs), recs = NULL;
+    json_t *doc = json_pack("{s:s, s:i, s:s, s:s, s:s, s:i, s:i, s:I, s:o, s:o, s:o*}", "format", SHARD_FORMAT,
+                            "version", SHARD_SCHEMA_VERSION, "build", build, "scenario", scenario_path,
+                            "run_fnv1a64", digest, "shard", opt->shard, "shards", opt->shards, "points",
+                            (json_int_t)r->n_records, "inputs", before, "point_inputs", during, "records", recs);
+    char *text = doc && json_object_size(doc) == 11 ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
     json_decref(doc);
+    if (!text)
+        return tt_error_set(err, TT_EINPUT, "%s: out of memory writing the shard document; free some memory",
+                            scenario_path);
+    /* the checksum covers every byte before it, the document less its closing brace */
+    size_t len = strlen(text) - 1;
+    char sum[HEX64 + 1];
+    hex64(infile_fnv(INFILE_FNV_START, text, len), sum);
+    if (fwrite(text, 1, len, f) != len || fprintf(f, CHECKSUM_KEY "%s\"}\n", sum) < 0 || fflush(f) != 0)
+        rc = tt_error_set(err, TT_EINPUT, "cannot write the shard document to standard output: %s; the shard is "
+                          "incomplete: run it again with room for it", strerror(errno));
+    free(text);
     return rc;
 }
 
-static int hex_value(int c)
+/* ---- merge ---- */
+
+typedef struct shard_doc {
+    const char *file;
+    json_t *doc; /* inputs and point_inputs are checked after the merge's own point */
+} shard_doc;
+
+struct shard_set {
+    size_t n;
+    shard_doc *d;
+};
+
+void shard_set_free(shard_set *s)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        json_decref(s->d[i].doc);
+    free(s->d);
+    free(s);
 }
 
-/* One shard file's records into their places; a point given twice is refused. */
-static int read_one(const char *file, const char *digest, size_t n_points, unsigned char *records, int *shards,
-                    tt_error *err)
+static int not_a_shard(const char *file, const char *why, tt_error *err)
 {
-    json_error_t je;
-    json_t *doc = json_load_file(file, 0, &je);
-    if (!doc)
-        return tt_error_set(err, TT_EINPUT, "%s:%d:%d: %s; give the file 'ttasim run --shard I/N' wrote", file,
-                            je.line, je.column, je.text);
-    const char *format = "", *sdigest = "";
-    json_int_t shard = -1, of = 0, points = -1, rb = 0;
-    json_t *recs = NULL;
-    int rc = TT_OK;
-    if (json_unpack(doc, "{s:s, s:s, s:I, s:I, s:I, s:I, s:o}", "format", &format, "scenario_fnv1a64", &sdigest,
-                    "shard", &shard, "shards", &of, "points", &points, "record_bytes", &rb, "records", &recs) ||
-        strcmp(format, SHARD_FORMAT) != 0 || !json_is_object(recs))
-        rc = tt_error_set(err, TT_EINPUT, "%s: $: not a shard document (\"format\": \"%s\" with shard, shards, "
-                          "points, record_bytes, records); give the file 'ttasim run --shard I/N' wrote",
-                          file, SHARD_FORMAT);
-    else if (strcmp(sdigest, digest) != 0)
-        rc = tt_error_set(err, TT_EINPUT, "%s: $.scenario_fnv1a64: the shard was run on another version of the "
-                          "scenario or with other --set values; run every shard again on this one", file);
-    else if ((size_t)rb != run_record_bytes())
-        rc = tt_error_set(err, TT_EINPUT, "%s: $.record_bytes: %lld, this ttasim's records are %zu bytes: the "
-                          "shard was written by another build; merge with the ttasim that ran the shards",
-                          file, (long long)rb, run_record_bytes());
-    else if ((size_t)points != n_points)
-        rc = tt_error_set(err, TT_EINPUT, "%s: $.points: %lld, the scenario's sweep has %zu", file,
-                          (long long)points, n_points);
-    else if (*shards && of != *shards)
-        rc = tt_error_set(err, TT_EINPUT, "%s: $.shards: %lld, an earlier file says %d; merge the shards of "
-                          "one run", file, (long long)of, *shards);
-    *shards = (int)of;
-    const char *key;
-    json_t *v;
-    json_object_foreach(recs, key, v)
-    {
-        char *end;
-        unsigned long i = strtoul(key, &end, 10);
-        const char *hex = json_string_value(v);
+    return tt_error_set(err, TT_EINPUT, "%s: %s; give the file 'ttasim run SCENARIO --shard I/N' wrote", file, why);
+}
+
+/* The file's bytes against the checksum that ends them, then its JSON. */
+static int load_checked(const char *file, json_t **doc, tt_error *err)
+{
+    char *text;
+    size_t len;
+    int rc = infile_read(file, INFILE_JSON_MAX_BYTES, &text, &len, err);
+    if (rc)
+        return rc;
+    size_t tail = strlen(CHECKSUM_KEY) + HEX64 + 2, end = len;
+    if (end > 0 && text[end - 1] == '\n')
+        end--;
+    const char *key = end >= tail ? text + end - tail : NULL;
+    uint64_t want = 0;
+    char sum[HEX64 + 1];
+    if (!key || strncmp(key, CHECKSUM_KEY, strlen(CHECKSUM_KEY)) != 0 || text[end - 2] != '"' || text[end - 1] != '}')
+        rc = not_a_shard(file, "it does not end with the shard's checksum", err);
+    if (rc == TT_OK) {
+        want = infile_fnv(INFILE_FNV_START, text, (size_t)(key - text));
+        hex64(want, sum);
+        if (memcmp(key + strlen(CHECKSUM_KEY), sum, HEX64) != 0)
+            rc = tt_error_set(err, TT_EINPUT, "%s: $.checksum: the file's bytes do not match the checksum it was "
+                              "written with: it was changed or cut short after 'ttasim run --shard' wrote it; run "
+                              "that shard again", file);
+    }
+    if (rc == TT_OK) {
+        json_error_t je;
+        *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+        if (!*doc)
+            rc = tt_error_set(err, TT_EINPUT, "%s:%d:%d: invalid JSON: %s; give the file 'ttasim run --shard I/N' "
+                              "wrote", file, je.line, je.column, je.text);
+    }
+    free(text);
+    return rc;
+}
+
+/* The document's header: this schema, build and run; its place among the shards. */
+static int check_header(const char *file, json_t *doc, const char *digest, size_t n_points, long *shard,
+                        long *shards, tt_error *err)
+{
+    static const char *const keys[] = {"format", "version", "build", "scenario", "run_fnv1a64", "shard", "shards",
+                                       "points", "inputs", "point_inputs", "records", "checksum", NULL};
+    jx_obj r;
+    const char *format = "", *build = "", *run = "", *scen = "";
+    long version = 0, points = 0;
+    char mine[HEX64 + 1];
+    hex64(build_fnv(), mine);
+    int rc;
+    if ((rc = jx_root(&r, file, doc, err)) || (rc = jx_string(&r, "format", 1, &format)))
+        return rc;
+    if (strcmp(format, SHARD_FORMAT) != 0)
+        return not_a_shard(file, "$.format: not \"" SHARD_FORMAT "\"", err);
+    if ((rc = jx_int(&r, "version", 1, 1, 1L << 30, &version)))
+        return rc;
+    if (version != SHARD_SCHEMA_VERSION)
+        return tt_error_set(err, TT_EINPUT, "%s: $.version: shard schema %ld, this ttasim reads schema %d (its fields "
+                            "may mean something else); run the shards again with this ttasim", file, version,
+                            SHARD_SCHEMA_VERSION);
+    if ((rc = jx_check_keys(&r, keys)) || (rc = jx_string(&r, "build", 1, &build)) ||
+        (rc = jx_string(&r, "run_fnv1a64", 1, &run)) || (rc = jx_string(&r, "scenario", 1, &scen)) ||
+        (rc = jx_int(&r, "shards", 1, 1, SHARD_MAX, shards)) || (rc = jx_int(&r, "shard", 1, 0, *shards - 1, shard)) ||
+        (rc = jx_int(&r, "points", 1, 0, 1L << 40, &points)))
+        return rc;
+    if (strcmp(build, mine) != 0)
+        return tt_error_set(err, TT_EINPUT, "%s: $.build: written by another ttasim build (%s, this one is %s); merge "
+                            "with the ttasim that ran the shards, or run them again", file, build, mine);
+    if (strcmp(run, digest) != 0)
+        return tt_error_set(err, TT_EINPUT, "%s: $.run_fnv1a64: the shard was run on another version of the "
+                            "scenario or with other --set values; run every shard again on this one", file);
+    if ((size_t)points != n_points)
+        return tt_error_set(err, TT_EINPUT, "%s: $.points: %ld, the scenario's sweep has %zu", file, points, n_points);
+    return TT_OK;
+}
+
+/* One shard file's records into their places: each point of this shard
+ * (i mod shards == shard), once. */
+static int read_records(const char *file, json_t *doc, long shard, long shards, size_t n_points,
+                        point_outcome *records, tt_error *err)
+{
+    json_t *recs = json_object_get(doc, "records");
+    if (!json_is_array(recs))
+        return not_a_shard(file, "$.records: expected a list of points", err);
+    for (size_t k = 0; k < json_array_size(recs); k++) {
+        json_t *rec = json_array_get(recs, k), *pv = json_object_get(rec, "point");
+        char where[48];
+        snprintf(where, sizeof where, "$.records[%zu]", k);
+        json_int_t i = json_integer_value(pv);
+        if (!json_is_integer(pv) || i < 0 || (size_t)i >= n_points || i % shards != shard)
+            return tt_error_set(err, TT_EINPUT, "%s: %s.point: expected a point of shard %ld of %ld (i mod %ld = "
+                                "%ld, below %zu)", file, where, shard, shards, shards, shard, n_points);
+        if (records[i].present)
+            return tt_error_set(err, TT_EINPUT, "%s: %s: point %lld is also in an earlier shard; give each shard "
+                                "once", file, where, (long long)i);
+        int rc = shard_record_read(rec, file, where, &records[i], err);
         if (rc)
-            break;
-        if (*end || i >= n_points || !hex || strlen(hex) != 2 * (size_t)rb) {
-            rc = tt_error_set(err, TT_EINPUT, "%s: $.records.%s: expected a point index below %zu and %lld hex "
-                              "bytes", file, key, n_points, (long long)rb);
-            break;
-        }
-        unsigned char *rec = records + i * (size_t)rb;
-        if (!record_empty(rec, (size_t)rb)) {
-            rc = tt_error_set(err, TT_EINPUT, "%s: $.records.%s: point %lu is also in an earlier shard; give "
-                              "each shard once", file, key, i);
-            break;
-        }
-        for (size_t k = 0; k < (size_t)rb; k++) {
-            int hi = hex_value(hex[2 * k]), lo = hex_value(hex[2 * k + 1]);
-            if (hi < 0 || lo < 0) {
-                rc = tt_error_set(err, TT_EINPUT, "%s: $.records.%s: not hex at byte %zu", file, key, k);
-                break;
-            }
-            rec[k] = (unsigned char)(hi << 4 | lo);
-        }
+            return rc;
     }
-    json_decref(doc);
-    return rc;
+    return TT_OK;
 }
 
-int shard_read_all(char *const *files, size_t nfiles, const char *scenario_path, char *const *sets,
-                   size_t n_sets, size_t n_points, void *records, tt_error *err)
+int shard_set_read(char *const *files, size_t nfiles, const char *scenario_path, char *const *sets, size_t n_sets,
+                   size_t n_points, void *records, shard_set **out, tt_error *err)
 {
-    char digest[17];
-    int rc = scenario_digest(scenario_path, sets, n_sets, digest, err), shards = 0;
-    memset(records, 0, n_points * run_record_bytes());
-    for (size_t i = 0; rc == TT_OK && i < nfiles; i++)
-        rc = read_one(files[i], digest, n_points, records, &shards, err);
+    char digest[HEX64 + 1];
+    *out = NULL;
+    memset(records, 0, n_points * sizeof(point_outcome));
+    shard_set *s = calloc(1, sizeof *s);
+    if (!s || !(s->d = calloc(nfiles + 1, sizeof *s->d))) {
+        free(s);
+        return tt_error_set(err, TT_EINPUT, "out of memory reading %zu shards; free some memory", nfiles);
+    }
+    int rc = run_digest(scenario_path, sets, n_sets, digest, err);
+    long first_shards = 0;
+    char *seen = calloc(SHARD_MAX, 1);
+    if (rc == TT_OK && !seen)
+        rc = tt_error_set(err, TT_EINPUT, "out of memory reading the shards; free some memory");
+    for (size_t i = 0; rc == TT_OK && i < nfiles; i++) {
+        shard_doc *d = &s->d[s->n++];
+        long shard = 0, shards = 0;
+        d->file = files[i];
+        if ((rc = load_checked(d->file, &d->doc, err)) ||
+            (rc = check_header(d->file, d->doc, digest, n_points, &shard, &shards, err)))
+            break;
+        if (first_shards && shards != first_shards)
+            rc = tt_error_set(err, TT_EINPUT, "%s: $.shards: %ld, %s says %ld; merge the shards of one run", d->file,
+                              shards, files[0], first_shards);
+        else if (seen[shard]++)
+            rc = tt_error_set(err, TT_EINPUT, "%s: $.shard: shard %ld of %ld is given twice; give each shard once",
+                              d->file, shard, shards);
+        else
+            rc = read_records(d->file, d->doc, shard, shards, n_points, records, err);
+        first_shards = shards;
+    }
+    free(seen);
+    if (rc) {
+        shard_set_free(s);
+        return rc;
+    }
+    *out = s;
+    return TT_OK;
+}
+
+/* An "inputs" entry: path, size, checksum. */
+static int entry(const shard_doc *d, const char *list, size_t k, const char **path, json_int_t *bytes,
+                 uint64_t *fnv, tt_error *err)
+{
+    json_t *e = json_array_get(json_object_get(d->doc, list), k);
+    const char *h = json_string_value(json_object_get(e, "fnv1a64"));
+    *path = json_string_value(json_object_get(e, "path"));
+    *bytes = json_integer_value(json_object_get(e, "bytes"));
+    char *end = NULL;
+    if (h && strlen(h) == HEX64)
+        *fnv = strtoull(h, &end, 16);
+    if (!*path || !json_is_integer(json_object_get(e, "bytes")) || !end || *end || json_object_size(e) != 3)
+        return tt_error_set(err, TT_EINPUT, "%s: $.%s[%zu]: expected {\"path\", \"bytes\", \"fnv1a64\"}", d->file, list,
+                            k);
+    return TT_OK;
+}
+
+/* Whether this process read a file with these bytes (by checksum, wherever
+ * it was: a copy of the shards' folder is the same data); *changed when it
+ * read the same path with other bytes. */
+static int merge_read(const char *path, uint64_t fnv, int *changed)
+{
+    infile_entry e;
+    int found = 0;
+    *changed = 0;
+    for (size_t i = 0; i < infile_count(); i++)
+        if (infile_get(i, &e)) {
+            found |= e.fnv == fnv;
+            *changed |= e.fnv && e.fnv != fnv && strcmp(e.path, path) == 0;
+        }
+    return found;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The checksums of a shard's "inputs", sorted: what its run read before its
+ * points, wherever it was. NULL with err set on a malformed list. */
+static uint64_t *input_sums(const shard_doc *d, size_t *n, tt_error *err)
+{
+    json_t *list = json_object_get(d->doc, "inputs");
+    *n = json_array_size(list);
+    uint64_t *sums = calloc(*n + 1, sizeof *sums);
+    if (!json_is_array(list) || !json_is_array(json_object_get(d->doc, "point_inputs")) || !sums) {
+        free(sums);
+        return not_a_shard(d->file, "$.inputs: expected lists of the files its run read", err), NULL;
+    }
+    for (size_t k = 0; k < *n; k++) {
+        const char *path;
+        json_int_t bytes;
+        if (entry(d, "inputs", k, &path, &bytes, &sums[k], err)) {
+            free(sums);
+            return NULL;
+        }
+    }
+    qsort(sums, *n, sizeof *sums, cmp_u64);
+    return sums;
+}
+
+int shard_set_check_inputs(const shard_set *s, tt_error *err)
+{
+    size_t n0 = 0;
+    uint64_t *first = s->n ? input_sums(&s->d[0], &n0, err) : NULL;
+    int rc = s->n && !first ? TT_EINPUT : TT_OK;
+    for (size_t i = 0; rc == TT_OK && i < s->n; i++) {
+        const shard_doc *d = &s->d[i];
+        size_t n;
+        uint64_t *sums = input_sums(d, &n, err);
+        if (!sums)
+            rc = TT_EINPUT;
+        else if (n != n0 || memcmp(sums, first, n * sizeof *sums) != 0)
+            rc = tt_error_set(err, TT_EINPUT, "%s: $.inputs: its run read other data than %s's before its points "
+                              "(other files, or a file changed between the runs); run every shard on the same "
+                              "files", d->file, s->d[0].file);
+        free(sums);
+        for (size_t k = 0; rc == TT_OK && k < n; k++) {
+            const char *path;
+            json_int_t bytes;
+            uint64_t fnv;
+            int changed;
+            if ((rc = entry(d, "inputs", k, &path, &bytes, &fnv, err)) == TT_OK && !merge_read(path, fnv, &changed))
+                rc = tt_error_set(err, TT_EINPUT, "%s: $.inputs[%zu]: its run read %s, %s; merge on the files the "
+                                  "shards ran on, or run them again", d->file, k, path,
+                                  changed ? "which has changed since" : "and this merge read no file with its bytes "
+                                  "(it was run on other files)");
+        }
+        json_t *later = json_object_get(d->doc, "point_inputs");
+        for (size_t k = 0; rc == TT_OK && k < json_array_size(later); k++) {
+            const char *path;
+            json_int_t bytes;
+            uint64_t fnv;
+            int changed;
+            char *text;
+            size_t len;
+            if ((rc = entry(d, "point_inputs", k, &path, &bytes, &fnv, err)) || merge_read(path, fnv, &changed))
+                continue;
+            tt_error why = {0};
+            int same = infile_read(path, INFILE_MAX_BYTES, &text, &len, &why) == TT_OK &&
+                       infile_fnv(INFILE_FNV_START, text, len) == fnv;
+            free(text);
+            if (!same)
+                rc = tt_error_set(err, TT_EINPUT, "%s: $.point_inputs[%zu]: its points read %s, which has changed "
+                                  "since (or is gone); run the shards again", d->file, k, path);
+        }
+    }
+    free(first);
     return rc;
 }

@@ -25,6 +25,10 @@ static int split_batch(const scenario *sc, const workload *t, int want_micro, in
         return tt_error_set(err, TT_EINPUT, "%s: the global batch %ld does not split over %d ranks; "
                             "use a multiple of %d", sc->path, gb, ranks, ranks);
     long per_rank = gb / ranks;
+    if (per_rank > RUN_MAX_SAMPLES_PER_RANK) /* micro-batch and accumulation are ints */
+        return tt_error_set(err, TT_EINPUT, "%s: $.workload.global_batch: %ld samples per rank (global batch %ld "
+                            "over %d ranks), more than %d; use a smaller global batch or more ranks", sc->path,
+                            per_rank, gb, ranks, RUN_MAX_SAMPLES_PER_RANK);
     long mb = want_micro ? want_micro : per_rank;
     if (per_rank % mb != 0)
         return tt_error_set(err, TT_EINPUT, "%s: $.workload.micro_batch: %ld samples per rank (global batch "

@@ -49,6 +49,9 @@ typedef struct run_point {
 } run_point;
 
 #define RUN_MAX_ASSUMPTIONS 64
+/* The most samples one rank takes per step (2^24): far above any batch
+ * trained, and its micro-batch search stays short. */
+#define RUN_MAX_SAMPLES_PER_RANK (1 << 24)
 
 typedef struct run_result {
     char platform[64], accelerator[64], precision[8], model[64], optimizer[32];
@@ -62,13 +65,21 @@ typedef struct run_result {
     run_point base;
     size_t n_points; /* sweep points (0 without a sweep) */
     run_point *points;
-    size_t n_records; /* a shard's run: every sweep point's record (run_record_bytes), its own filled */
-    void *records;
+    size_t n_records; /* a shard's run: every sweep point's record, its own present */
+    struct point_outcome *records;
     int n_notes;
     char notes[4][512]; /* a value that has no effect because another overrides it (platform_note) */
     int links_shown;  /* run_options.links: N of `--links N` (0: no link report) */
     link_usage links; /* then: the scenario's own point's links over one step */
 } run_result;
+
+/* A sweep point as a worker hands it back, and as a shard records it
+ * (sim/cli/shard_record.c): the point, or the error that stops the run. */
+typedef struct point_outcome {
+    int present, rc, reused;
+    tt_error err;
+    run_point pt;
+} point_outcome;
 
 /* How run_scenario runs the sweep. */
 typedef struct run_options {

@@ -8,14 +8,6 @@
 #include "sim/replay/plan_search.h"
 #include "sim/replay/point.h"
 
-/* A sweep point as a worker hands it back, and as a shard records it: the
- * point, or the error that stops the run. */
-typedef struct point_outcome {
-    int present, rc, reused;
-    tt_error err;
-    run_point pt;
-} point_outcome;
-
 size_t run_record_bytes(void)
 {
     return sizeof(point_outcome);
