@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "common/fdio.h"
+#include "common/infile.h"
 #include "common/units.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,6 +50,12 @@ int parallel_jobs_parse(const char *text, int *jobs, tt_error *err)
     return rc;
 }
 
+void parallel_die_with(pid_t parent)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        raise(SIGKILL);
+}
+
 typedef struct worker {
     pid_t pid;
     int cmd_fd, res_fd; /* parent's ends: task indices out, results in */
@@ -58,9 +66,7 @@ typedef struct worker {
 static void worker_main(int cmd_fd, int res_fd, pid_t parent, size_t result_bytes, parallel_task task,
                         void *ctx)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* an interrupted run leaves no workers behind */
-    if (getppid() != parent)
-        _exit(3);
+    parallel_die_with(parent); /* an interrupted run leaves no workers behind */
     char *buf = malloc(result_bytes ? result_bytes : 1);
     size_t index;
     while (buf && fdio_read_all(cmd_fd, &index, sizeof index) == sizeof index) {
@@ -136,10 +142,79 @@ static int worker_died(worker *wk, tt_error *err)
     while (waitpid(wk->pid, &status, 0) < 0 && errno == EINTR)
         ;
     wk->pid = 0;
-    return tt_error_set(err, TT_EINTERNAL, "a parallel worker died running task %zu (%s %d); run with -j 1 "
-                        "to see the failure in this process", wk->task,
-                        WIFSIGNALED(status) ? "signal" : "exit status",
-                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    return tt_error_set(err, TT_EINTERNAL, "a parallel worker died running task %zu (%s %d%s); run with -j 1 "
+                        "to see the failure in this process, or with fewer jobs or a lower --max-memory if the "
+                        "system ran out of memory", wk->task, WIFSIGNALED(status) ? "signal" : "exit status",
+                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+                        WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? ": killed from outside, often by the "
+                        "kernel when memory runs out" : "");
+}
+
+/* The budgets in memory shared with the forked processes; amounts in whole
+ * bytes and milliseconds, updated with atomic operations. */
+typedef struct budget {
+    long long mem_total, mem_held, cpu_ms;
+} budget;
+static budget *g_budget;
+
+static budget *budget_get(void)
+{
+    if (!g_budget) {
+        void *m = mmap(NULL, sizeof *g_budget, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        g_budget = m == MAP_FAILED ? calloc(1, sizeof *g_budget) : m; /* unshared: still this process's budget */
+    }
+    return g_budget;
+}
+
+double parallel_memory_budget(double limit)
+{
+    budget *b = budget_get();
+    if (!b)
+        return limit;
+    const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); /* ranks on this machine share its memory */
+    double share = g_size > 1 && local && atoi(local) > 1 ? limit / atoi(local) : limit;
+    long long want = share < 9e18 ? (long long)share : (long long)9e18, none = 0;
+    __atomic_compare_exchange_n(&b->mem_total, &none, want > 0 ? want : 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    return (double)__atomic_load_n(&b->mem_total, __ATOMIC_ACQUIRE);
+}
+
+void parallel_memory_hold(double bytes)
+{
+    budget *b = budget_get();
+    long long want = (long long)bytes;
+    if (!b || want <= 0)
+        return;
+    for (;;) {
+        long long held = __atomic_load_n(&b->mem_held, __ATOMIC_ACQUIRE);
+        /* alone it always fits (the caller checked): nothing else to wait for */
+        if ((held == 0 || held + want <= b->mem_total) &&
+            __atomic_compare_exchange_n(&b->mem_held, &held, held + want, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return;
+        usleep(10000);
+    }
+}
+
+void parallel_memory_release(double bytes)
+{
+    budget *b = budget_get();
+    if (b && (long long)bytes > 0)
+        __atomic_sub_fetch(&b->mem_held, (long long)bytes, __ATOMIC_ACQ_REL);
+}
+
+int parallel_time_charge(double cpu_s, double limit, double *so_far)
+{
+    budget *b = budget_get();
+    long long add = (long long)(cpu_s * 1000 + 0.5);
+    if (!b)
+        return *so_far = 0, cpu_s <= limit ? 0 : -1;
+    for (;;) {
+        long long used = __atomic_load_n(&b->cpu_ms, __ATOMIC_ACQUIRE);
+        *so_far = (double)used / 1000;
+        if ((double)(used + add) / 1000 > limit)
+            return -1;
+        if (__atomic_compare_exchange_n(&b->cpu_ms, &used, used + add, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return 0;
+    }
 }
 
 int parallel_mpi_start(int *argc, char ***argv, tt_error *err)
@@ -147,6 +222,9 @@ int parallel_mpi_start(int *argc, char ***argv, tt_error *err)
     const char *size = getenv("OMPI_COMM_WORLD_SIZE"); /* set by Open MPI's mpirun */
     if (!size || atoi(size) <= 1)
         return TT_OK;
+    /* a rank dies with the mpirun (or daemon) that started it, killed or
+     * not, and its workers and simulations with it (each dies with its parent) */
+    parallel_die_with(getppid());
     if (MPI_Init(argc, argv) != MPI_SUCCESS)
         return tt_error_set(err, TT_EINTERNAL, "MPI_Init failed under mpirun (%s ranks)", size);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -249,7 +327,8 @@ static int run_local(const size_t *own, size_t m, int jobs, size_t result_bytes,
     if (!ws || !pfd) {
         free(ws);
         free(pfd);
-        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+        return tt_error_set(err, TT_EINTERNAL, "out of memory starting %d workers; free some memory or use "
+                            "fewer jobs (-j)", nw);
     }
     for (int w = 0; w < nw; w++)
         ws[w] = (worker){0, -1, -1, SIZE_MAX};
@@ -274,9 +353,15 @@ int parallel_run(size_t n, int jobs, size_t result_bytes, parallel_task task, pa
 {
     char *out = results;
     int share = g_size > 1 && g_depth == 0; /* over the MPI ranks: task i on rank i mod size */
+    /* the files the tasks read count for the run (outputs never replace
+     * one), apart from those read before them (infile.h) */
+    if (g_depth == 0 && (infile_share(err) != TT_OK || !budget_get()))
+        return err->code ? err->code : tt_error_set(err, TT_EINTERNAL, "out of memory for the run's budgets");
+    if (g_depth == 0)
+        infile_next_phase();
     size_t *own = malloc(sizeof *own * (n + 1)), m = 0;
     if (!own)
-        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+        return tt_error_set(err, TT_EINTERNAL, "out of memory listing %zu tasks; free some memory", n);
     for (size_t i = 0; i < n; i++)
         if (!share || (int)(i % (size_t)g_size) == g_rank)
             own[m++] = i;

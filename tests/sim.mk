@@ -120,3 +120,14 @@ tests_test_input_pipeline_SOURCES = tests/test_input_pipeline.c
 tests_test_input_pipeline_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_input_pipeline_LDADD = $(TEST_LIBS)
 TESTS += tests/test_input_pipeline
+
+# Shards are JSON, checked field by field and by checksum (round-3 finding F07).
+check_PROGRAMS += tests/test_shards
+tests_test_shards_SOURCES = tests/test_shards.c
+tests_test_shards_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_shards_LDADD = $(TEST_LIBS)
+TESTS += tests/test_shards
+
+# Inputs are data, outputs never destroy, exit codes 0/1/2 (the round-3 findings F01-F19, end to end).
+TESTS += tests/test_reliability.sh
+EXTRA_DIST += tests/test_reliability.sh

@@ -3,9 +3,13 @@
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collectives/closed_form.h"
@@ -201,7 +205,7 @@ START_TEST(loader_out_of_range)
     char msg[TT_ERROR_MSG_BYTES];
     load_bad(variant("\"nodes\": 8", "\"nodes\": 0"), msg, sizeof msg);
     ck_assert_ptr_nonnull(strstr(msg, "$.platform.nodes"));
-    ck_assert_ptr_nonnull(strstr(msg, "[1, 100000]"));
+    ck_assert_ptr_nonnull(strstr(msg, "[1, 65536]"));
     ck_assert_ptr_nonnull(strstr(msg, "found 0"));
 }
 END_TEST
@@ -380,6 +384,81 @@ START_TEST(parallel_worker_death_names_task)
 }
 END_TEST
 
+/* F17 (round 3): --max-memory held per simulation, so -j 2 used twice it.
+ * The run's simulations share one budget: two of 60 in a budget of 100 run
+ * one after the other, two of 40 at once; the load time adds up too. */
+static void holding_task(void *ctx, size_t i, void *result)
+{
+    (void)i;
+    double *t = result, bytes = *(const double *)ctx;
+    struct timespec a, b;
+    parallel_memory_hold(bytes);
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    usleep(300000);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    parallel_memory_release(bytes);
+    t[0] = a.tv_sec + a.tv_nsec * 1e-9;
+    t[1] = b.tv_sec + b.tv_nsec * 1e-9;
+}
+
+START_TEST(parallel_budgets_are_the_runs)
+{
+    tt_error err = {0};
+    ck_assert_double_eq(parallel_memory_budget(100), 100);
+    ck_assert_double_eq(parallel_memory_budget(1e12), 100); /* the first limit holds for the run */
+    double t[2][2], bytes = 60;
+    ck_assert_int_eq(parallel_run(2, 2, sizeof t[0], holding_task, NULL, &bytes, t, &err), TT_OK);
+    ck_assert_msg(t[0][1] <= t[1][0] || t[1][1] <= t[0][0], "60 + 60 of 100 held at once: [%f, %f] [%f, %f]",
+                  t[0][0], t[0][1], t[1][0], t[1][1]);
+    bytes = 40;
+    ck_assert_int_eq(parallel_run(2, 2, sizeof t[0], holding_task, NULL, &bytes, t, &err), TT_OK);
+    ck_assert_msg(t[0][0] < t[1][1] && t[1][0] < t[0][1], "40 + 40 of 100 not held at once: [%f, %f] [%f, %f]",
+                  t[0][0], t[0][1], t[1][0], t[1][1]);
+    double so_far = -1;
+    ck_assert_int_eq(parallel_time_charge(100, 300, &so_far), 0);
+    ck_assert_int_eq(parallel_time_charge(250, 300, &so_far), -1);
+    ck_assert_double_eq(so_far, 100);
+    ck_assert_int_eq(parallel_time_charge(200, 300, &so_far), 0);
+}
+END_TEST
+
+/* F15: after kill -9 of mpirun its ranks computed on for 1-5 s. A process
+ * tied to its parent dies with it: a launcher killed, its child is gone
+ * within a second (this test adopts the orphan to see it go). */
+START_TEST(parallel_dies_with_parent)
+{
+    ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    int pfd[2];
+    ck_assert_int_eq(pipe(pfd), 0);
+    pid_t launcher = fork();
+    if (launcher == 0) {
+        pid_t me = getpid(), rank = fork();
+        if (rank == 0) {
+            parallel_die_with(me);
+            ck_assert_int_eq(write(pfd[1], "r", 1), 1); /* tied */
+            pause();
+            _exit(0);
+        }
+        ck_assert_int_eq(write(pfd[1], &rank, sizeof rank), (ssize_t)sizeof rank);
+        pause();
+        _exit(0);
+    }
+    pid_t rank;
+    char tied;
+    ck_assert_int_eq(read(pfd[0], &rank, sizeof rank), (ssize_t)sizeof rank);
+    ck_assert_int_eq(read(pfd[0], &tied, 1), 1);
+    kill(launcher, SIGKILL);
+    ck_assert_int_eq(waitpid(launcher, NULL, 0), launcher);
+    int st = 0, i = 0;
+    pid_t got = 0;
+    while ((got = waitpid(rank, &st, WNOHANG)) == 0 && i++ < 100)
+        usleep(10000);
+    if (got == 0)
+        kill(rank, SIGKILL);
+    ck_assert_msg(got == rank && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the child outlived its killed parent");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("foundation");
@@ -405,6 +484,8 @@ static Suite *suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, parallel_results_in_task_order);
     tcase_add_test(t, parallel_worker_death_names_task);
+    tcase_add_test(t, parallel_budgets_are_the_runs);
+    tcase_add_test(t, parallel_dies_with_parent);
     suite_add_tcase(s, t);
     t = tcase_create("ring");
     tcase_set_timeout(t, 60);

@@ -50,5 +50,32 @@ grep -q '4 of 4 scenarios passed' "$work/mpi-check.txt" || fail "mpirun check: $
 cmp -s "$work/serial-check.txt" "$work/mpi-check.txt" || fail "mpirun check: table differs from the serial one"
 cmp -s "$work/serial.xml" "$work/mpi.xml" || fail "mpirun check: JUnit differs from the serial one"
 
+# F15 (round 3): mpirun killed with -9 takes its ranks with it at once (they kept computing 1-5 s),
+# and their workers and simulations with them.
+sed 's/"nodes": 4}/"nodes": 128}/; s/"global_batch": 64}/"global_batch": 1024}/; s/"nodes": \[2, 4, 8\]/"nodes": [128, 256, 64]/; s/"global_batch": \[64, 128, 256\]/"global_batch": [1024, 2048, 4096]/' \
+    "$work/sweep.json" >"$work/long.json"
+"$mpirun" --oversubscribe -n 2 "$ttasim" run "$work/long.json" -j 2 --quiet >/dev/null 2>&1 &
+launcher=$!
+children() { awk -v p="$1" '$4 == p && $3 != "Z" { print $1 }' /proc/[0-9]*/stat 2>/dev/null; }
+ranks= busy= i=0
+while [ -z "$busy" ] && [ $i -lt 300 ]; do # the ranks at work: each with a worker or a simulation
+    ranks=$(children $launcher)
+    for r in $ranks; do busy="$busy$(children "$r")"; done
+    [ -n "$busy" ] || sleep 0.05
+    i=$((i + 1))
+done
+kill -9 $launcher
+wait $launcher 2>/dev/null
+i=0
+left=$ranks
+while [ -n "$left" ] && [ $i -lt 20 ]; do # 1 s at most
+    left=
+    for r in $ranks; do left="$left$(awk '$3 != "Z" { print " " $1 }' "/proc/$r/stat" 2>/dev/null)"; done
+    [ -n "$left" ] && sleep 0.05
+    i=$((i + 1))
+done
+[ -n "$busy" ] || fail "mpirun's ranks never started working"
+[ -z "$left" ] || { fail "ranks$left outlived their mpirun by 1 s"; kill -9 $left 2>/dev/null; }
+
 [ $fails -eq 0 ] || exit 1
 echo "test_mpi: all passed"

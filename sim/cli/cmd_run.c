@@ -13,6 +13,7 @@
 #include "sim/cli/cmd_run.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/shard.h"
+#include "sim/engine/engine.h"
 #include "sim/report/coll_report.h"
 #include "sim/report/expect.h"
 #include "sim/report/report.h"
@@ -51,9 +52,10 @@ static void run_help(FILE *out)
             "              and then with the points done, elapsed and remaining)\n"
             "  --help      this text\n\n"
             "The scenario's \"outputs\" name the same files; relative ones go next to the\n"
-            "scenario (or under --out-dir). Outputs are replaced whole or not at all, and\n"
-            "one that is also an input of the run is refused. Exit status 1 when a bound\n"
-            "in the scenario's \"expect\" is violated (each one is named on stderr).\n");
+            "scenario (or under --out-dir). A run's outputs are replaced together, whole,\n"
+            "or not at all; a FIFO or a device (/dev/stdout) is written in place; an\n"
+            "output onto a file the run reads is refused. Exit status 1 when a bound in\n"
+            "the scenario's \"expect\" is violated (each one is named on stderr).\n");
 }
 
 /* The run's output files: the command line's, else the scenario's (resolved). */
@@ -72,9 +74,11 @@ static char *resolve_output(const scenario *sc, const char *given, const char *o
     return p;
 }
 
-/* Resolves the outputs and refuses any that would overwrite an input or another output. */
+/* Resolves the outputs and refuses any that would overwrite an input (the
+ * scenario's files, a merge's shards) or another output; files the run
+ * reads later are refused when the outputs are written (outfile.h). */
 static int plan_outputs(const scenario *sc, const char *csv, const char *svg, const char *out_dir,
-                        run_outputs *o, tt_error *err)
+                        char *const *shards, size_t n_shards, run_outputs *o, tt_error *err)
 {
     int rc = TT_OK;
     o->json = resolve_output(sc, sc->out_json, out_dir, err, &rc);
@@ -82,10 +86,23 @@ static int plan_outputs(const scenario *sc, const char *csv, const char *svg, co
     o->svg = svg ? strdup(svg) : resolve_output(sc, sc->out_svg, out_dir, err, &rc);
     if (rc)
         return rc;
-    const char *inputs[SCENARIO_MAX_PHASES + 3], *what[SCENARIO_MAX_PHASES + 3];
-    size_t n = scenario_inputs(sc, inputs, what, sizeof inputs / sizeof *inputs);
+    size_t cap = SCENARIO_MAX_PHASES + 3 + n_shards;
+    const char **inputs = calloc(cap, sizeof *inputs), **what = calloc(cap, sizeof *what);
+    if (!inputs || !what) {
+        free(inputs);
+        free(what);
+        return tt_error_set(err, TT_EINPUT, "%s: out of memory; free some memory", sc->path);
+    }
+    size_t n = scenario_inputs(sc, inputs, what, SCENARIO_MAX_PHASES + 3);
+    for (size_t i = 0; i < n_shards; i++, n++) {
+        inputs[n] = shards[i];
+        what[n] = "a shard";
+    }
     const char *outs[] = {o->json, o->csv, o->svg};
-    return outfile_check_distinct(outs, 3, inputs, what, n, err);
+    rc = outfile_check_distinct(outs, 3, inputs, what, n, err);
+    free(inputs);
+    free(what);
+    return rc;
 }
 
 static void free_outputs(run_outputs *o)
@@ -102,22 +119,33 @@ static int write_json(const char *path, json_t *doc, tt_error *err)
     int rc = outfile_open(path, "the JSON output", &o, &f, err);
     if (rc)
         return rc;
-    json_dumpf(doc, f, REPORT_JSON_FLAGS);
+    json_dumpf(doc, f, REPORT_JSON_FLAGS); /* a write error stays on the stream: commit reports it */
     fputc('\n', f);
     return outfile_commit(o, err);
 }
 
+/* All of a run's outputs or none: a failure leaves each as it was. */
 static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, const run_outputs *o,
                          tt_error *err)
 {
     int rc = TT_OK;
+    outfile_batch_begin();
     if (o->csv)
         rc = report_csv(o->csv, sc, r, err);
     if (rc == TT_OK && o->svg)
         rc = svg_write(o->svg, sc, r, err);
     if (rc == TT_OK && o->json)
         rc = write_json(o->json, doc, err);
-    return rc;
+    int end = outfile_batch_end(rc == TT_OK, err);
+    return rc ? rc : end;
+}
+
+/* Every message of a run names its scenario file. */
+static int run_error(const scenario *sc, int rc, tt_error *err)
+{
+    if (!strstr(err->msg, sc->path))
+        tt_error_prefix(err, "%s: ", sc->path);
+    return cli_report_error(rc, err->msg);
 }
 
 /* A collective measurement: one nccl-tests-like figure, its reference and
@@ -151,10 +179,46 @@ static int run_collective(const scenario *sc, const run_outputs *outs, int as_js
             rc = TT_EFAIL;
         }
     } else {
-        cli_report_error(rc, err.msg);
+        run_error(sc, rc, &err);
     }
     json_decref(doc);
     return rc;
+}
+
+/* Each point of a sweep loads its platform at least once: a sweep whose
+ * loads alone pass --max-time is refused before any runs, with the
+ * estimate (the scenario's platform at each point's node count). */
+static int check_sweep_time(const scenario *sc, const run_options *opt, tt_error *err)
+{
+    size_t n = run_sweep_points(sc), nb = sc->n_sweep_batch ? sc->n_sweep_batch : 1;
+    size_t grid = nb * (sc->n_sweep_nodes ? sc->n_sweep_nodes : 1), points = 0;
+    double cpu_s[SCENARIO_MAX_SWEEP + 1] = {0}, total = 0; /* per node count (last: the scenario's own) */
+    int shards = opt->shards > 1 ? opt->shards : 1;
+    if (n == 0) /* the scenario's own load: its simulation refuses it */
+        return TT_OK;
+    for (size_t i = 0; i <= n; i++) {
+        size_t k = i < n && sc->n_sweep_nodes ? (i % grid) / nb : SCENARIO_MAX_SWEEP;
+        if (i < n && (int)(i % (size_t)shards) != opt->shard)
+            continue;
+        if (cpu_s[k] == 0) {
+            platform_options po = scenario_platform_options(sc, k < SCENARIO_MAX_SWEEP ? sc->sweep_nodes[k] : 0);
+            tt_error ignored = {0}; /* a platform that does not load is the run's error, named there */
+            platform *p = platform_load(sc->platform, &po, &ignored);
+            platform_load_cost c = {0};
+            if (p)
+                platform_estimate(p, platform_nodes(p), 1, &c);
+            platform_free(p);
+            cpu_s[k] = c.cpu_s > 0 ? c.cpu_s : 1e-300;
+        }
+        total += cpu_s[k];
+        points += i < n;
+    }
+    if (total <= sim_max_load_time())
+        return TT_OK;
+    return tt_error_set(err, TT_EINPUT, "%s: $.sweep: its %zu points%s would take at least %.3g CPU seconds to load "
+                        "their platforms (one load each), more than --max-time %g; sweep fewer points, run them as "
+                        "shards (--shard I/N), or set --max-time SECONDS", sc->path, points,
+                        shards > 1 ? " in this shard" : "", total, sim_max_load_time());
 }
 
 /* The scenario's points: run here (all, or a shard's, printed as a shard
@@ -163,18 +227,22 @@ static int run_points(const char *path, char *const *sets, size_t n_sets, const 
                       char *const *shard_files, size_t n_shards, run_result *r, tt_error *err)
 {
     void *records = NULL;
+    shard_set *shards = NULL;
     int rc = TT_OK;
     if (shard_files) {
         size_t n = run_sweep_points(sc);
         records = calloc(n + 1, run_record_bytes());
-        rc = records ? shard_read_all(shard_files, n_shards, path, sets, n_sets, n, records, err)
-                     : tt_error_set(err, TT_EINTERNAL, "out of memory");
+        rc = records ? shard_set_read(shard_files, n_shards, path, sets, n_sets, n, records, &shards, err)
+                     : tt_error_set(err, TT_EINPUT, "%s: out of memory for %zu points; free some memory", path, n);
         opt->records = records;
     }
     if (rc == TT_OK)
         rc = run_scenario(sc, opt, r, err);
     else
         memset(r, 0, sizeof *r);
+    if (rc == TT_OK && shards) /* the shards ran on the files this merge read */
+        rc = shard_set_check_inputs(shards, err);
+    shard_set_free(shards);
     free(records);
     return rc;
 }
@@ -240,16 +308,11 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
     if (rc)
         return cli_report_error(rc, err.msg);
     run_outputs outs = {0};
-    if (opt.shards <= 1 && (rc = plan_outputs(&sc, csv, svg, out_dir, &outs, &err))) {
+    if (opt.shards <= 1 && (rc = plan_outputs(&sc, csv, svg, out_dir, merge ? argv + optind + 1 : NULL,
+                                              merge ? (size_t)(argc - optind - 1) : 0, &outs, &err))) {
         free_outputs(&outs);
         scenario_free(&sc);
         return cli_report_error(rc, err.msg);
-    }
-    if (sc.is_collective) {
-        rc = run_collective(&sc, &outs, as_json);
-        free_outputs(&outs);
-        scenario_free(&sc);
-        return rc;
     }
     if (sc.is_collective) {
         rc = run_collective(&sc, &outs, as_json);
@@ -261,8 +324,12 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
     char what[200];
     snprintf(what, sizeof what, "%s %s", cmd->name, sc.name);
     progress_start(what, "points", quiet || merge);
-    rc = run_points(argv[optind], sets, n_sets, &sc, &opt, merge ? argv + optind + 1 : NULL,
-                    (size_t)(argc - optind - 1), &r, &err);
+    rc = merge ? TT_OK : check_sweep_time(&sc, &opt, &err);
+    if (rc == TT_OK)
+        rc = run_points(argv[optind], sets, n_sets, &sc, &opt, merge ? argv + optind + 1 : NULL,
+                        (size_t)(argc - optind - 1), &r, &err);
+    else
+        memset(&r, 0, sizeof r);
     json_t *doc = NULL;
     int failed = 0;
     char failures[2048];
@@ -286,7 +353,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
             rc = TT_EFAIL;
         }
     } else if (rc) {
-        cli_report_error(rc, err.msg);
+        run_error(&sc, rc, &err);
     }
     json_decref(doc);
     free_outputs(&outs);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include <simgrid/link.h>
 #include <xbt/dynar.h>
 
+#include "common/parallel.h"
 #include "common/scratch.h"
 #include "common/units.h"
 
@@ -59,8 +59,9 @@ static int by_host_name(const void *a, const void *b)
 }
 
 /* Every rank's host must be in the loaded platform (a user's rank_hosts file
- * may name one their XML lacks); with a user's XML, every route between two
- * ranks must have a link (SimGrid would abort the run on an empty one). The
+ * may name one their XML lacks); with a user's XML, the routes between ranks
+ * platform_route_pair lists must have a link (SimGrid would abort the run
+ * on an empty one). The
  * hosts are found by bisection in one sorted list: sg_host_by_name searches
  * zone by zone, which over thousands of nodes' zones was quadratic. */
 static int check_rank_hosts(const platform *p, const char *xml, child_progress *pr, tt_error *err)
@@ -97,17 +98,16 @@ static int check_rank_hosts(const platform *p, const char *xml, child_progress *
     if (platform_user_xml(p))
         simgrid_run_until(0.0); /* seals the platform: Floyd and others compute their routes then */
     xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
-    int rc = TT_OK;
-    for (int a = 0; rc == TT_OK && platform_user_xml(p) && a < n; a++)
-        for (int b = 0; rc == TT_OK && b < n; b++)
-            if (h[a] != h[b]) {
-                pr->from_rank = a;
-                pr->to_rank = b;
-                xbt_dynar_reset(links);
-                sg_host_get_route(h[a], h[b], links);
-                if (xbt_dynar_is_empty(links))
-                    rc = no_route(p, xml, a, b, err);
-            }
+    int rc = TT_OK, a, b;
+    for (long k = 0; rc == TT_OK && platform_user_xml(p) && platform_route_pair(n, k, &a, &b); k++)
+        if (h[a] != h[b]) {
+            pr->from_rank = a;
+            pr->to_rank = b;
+            xbt_dynar_reset(links);
+            sg_host_get_route(h[a], h[b], links);
+            if (xbt_dynar_is_empty(links))
+                rc = no_route(p, xml, a, b, err);
+        }
     xbt_dynar_free(&links);
     return rc; /* rank_host lives as long as the child */
 }
@@ -163,7 +163,7 @@ static void child_main(const sim_job *job, const char *xml_path, const char *xml
     _exit(bad ? 3 : 0);
 }
 
-/* Our own platform XML in a file unlinked as soon as it exists: the child
+/* The platform XML in a file unlinked as soon as it exists: the child
  * reads it through the descriptor it inherits, so no signal, crash or kill
  * can leave it behind. Returns the descriptor, or -1 with err set. */
 static int write_platform_xml(const platform *p, network_model net, tt_error *err)
@@ -205,15 +205,22 @@ static int child_failure(const sim_job *job, const child_progress *pr, int statu
                             "(rank %d) (its message is above); check the XML's routes (every rank must reach "
                             "every other)", user, platform_rank_host(p, pr->from_rank, a, sizeof a), pr->from_rank,
                             platform_rank_host(p, pr->to_rank, b, sizeof b), pr->to_rank);
-    return tt_error_set(err, TT_EINTERNAL, "the simulation process failed (%s %d) on platform %s",
+    if (user && pr->stage == STAGE_RUN) /* past the checked routes: one the run took */
+        return tt_error_set(err, TT_EINPUT, "%s: SimGrid stopped the simulation on this platform XML (its message is "
+                            "above), most likely on a route between two ranks that is missing; check the XML's routes "
+                            "(every rank must reach every other)", user);
+    return tt_error_set(err, TT_EINTERNAL, "the simulation process failed (%s %d%s) on platform %s; free some "
+                        "memory, set a lower --max-memory or use fewer nodes if it ran out of memory",
                         WIFSIGNALED(status) ? "signal" : "exit status",
-                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), platform_name(p));
+                        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+                        WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? ": killed from outside, often by the "
+                        "kernel when memory runs out" : "", platform_name(p));
 }
 
 static int no_actors(void *arg, tt_error *err);
 
 static double max_memory_bytes; /* 0: what the machine lets this process have */
-static double max_load_s = 3600;
+static double max_load_s = SIM_DEFAULT_MAX_LOAD_S;
 
 void sim_set_max_memory(double bytes)
 {
@@ -223,6 +230,11 @@ void sim_set_max_memory(double bytes)
 void sim_set_max_load_time(double seconds)
 {
     max_load_s = seconds;
+}
+
+double sim_max_load_time(void)
+{
+    return max_load_s;
 }
 
 /* A number read from a one-line file (cgroup limits); -1 if absent or "max". */
@@ -260,49 +272,58 @@ double sim_memory_limit(const char **source)
 }
 
 /* Refuses, before anything is written, a platform whose load estimate does
- * not fit: the estimate, the limit and what to change. */
-static int check_estimate(const sim_job *job, tt_error *err)
+ * not fit the run's budgets (parallel.h): memory, with what fits, and CPU
+ * seconds in all, with what it takes. *hold: the bytes to hold while it runs. */
+static int check_estimate(const sim_job *job, double *hold, tt_error *err)
 {
     const platform *p = job->platform;
     platform_load_cost c;
-    double actors = job->setup == no_actors ? 0 : 1;
+    double actors = job->setup == no_actors ? 0 : 1, before;
     platform_estimate(p, platform_nodes(p), actors, &c);
     const char *source;
-    double limit = sim_memory_limit(&source);
-    if (c.memory_bytes <= limit && c.cpu_s <= max_load_s)
+    double limit = parallel_memory_budget(sim_memory_limit(&source));
+    *hold = c.memory_bytes;
+    if (c.memory_bytes <= limit && parallel_time_charge(c.cpu_s, max_load_s, &before) == 0)
         return TT_OK;
-    if (c.memory_bytes <= limit)
+    if (c.memory_bytes <= limit && c.cpu_s > max_load_s)
         return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes (%d accelerators) would take about %.3g CPU "
-                            "seconds to load into SimGrid (%.0f hosts in %.0f zones: SimGrid 3.32's load grows with "
-                            "their product), more than --max-time %g; use fewer nodes, or set --max-time SECONDS "
-                            "(platforms/README.md, \"Load estimate\")", platform_name(p), platform_nodes(p),
-                            platform_ranks(p), c.cpu_s, c.hosts, c.zones, max_load_s);
+                            "seconds to load into SimGrid (%.0f hosts, %.0f zones), more than --max-time %g; use "
+                            "fewer nodes, or set --max-time SECONDS (platforms/README.md, \"Load estimate\")",
+                            platform_name(p), platform_nodes(p), platform_ranks(p), c.cpu_s, c.hosts, c.zones,
+                            max_load_s);
+    if (c.memory_bytes <= limit)
+        return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes: this run's simulations would take about "
+                            "%.3g CPU seconds to load their platforms in all (%.3g so far, %.3g this one), more than "
+                            "--max-time %g; run fewer points (sweep or --shard), or set --max-time SECONDS",
+                            platform_name(p), platform_nodes(p), before + c.cpu_s, before, c.cpu_s, max_load_s);
     int fit = platform_estimate_max_nodes(p, actors, limit);
     char fewer[96] = "", need[32], have[32];
     if (fit > 0)
         snprintf(fewer, sizeof fewer, "at most %d nodes (--nodes or platform.nodes), ", fit);
     return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes (%d accelerators) needs an estimated %sB "
                         "to load into SimGrid (%.0f hosts, %.0f links, %.0f routes, %.0f zones; about %.3g CPU "
-                        "seconds), more than the %sB this process may use (%s); use %sfewer ranks, or set "
-                        "--max-memory SIZE if the estimate is too high for your machine (platforms/README.md, "
+                        "seconds), more than the %sB this run's simulations may use (%s); use %sfewer ranks, or "
+                        "set --max-memory SIZE if the estimate is too high for your machine (platforms/README.md, "
                         "\"Load estimate\")", platform_name(p), platform_nodes(p), platform_ranks(p),
                         units_format_bytes(c.memory_bytes, need, sizeof need), c.hosts, c.links, c.routes, c.zones,
-                        c.cpu_s, units_format_bytes(limit, have, sizeof have), source,
-                        fewer);
+                        c.cpu_s, units_format_bytes(limit, have, sizeof have), source, fewer);
 }
 
 int sim_run(const sim_job *job, tt_error *err)
 {
     const char *user = platform_user_xml(job->platform);
     int xfd = -1;
-    if (check_estimate(job, err) != TT_OK)
+    double hold;
+    if (check_estimate(job, &hold, err) != TT_OK)
         return err->code;
+    /* a user's XML too: SimGrid gets a checked copy (user_xml.c), by a name
+     * that does not end in .so (which it would load as code) */
     char xml_path[64];
-    if (!user) {
-        if ((xfd = write_platform_xml(job->platform, job->network, err)) < 0)
-            return err->code;
-        snprintf(xml_path, sizeof xml_path, "/proc/self/fd/%d", xfd);
-    }
+    if ((xfd = write_platform_xml(job->platform, job->network, err)) < 0)
+        return err->code;
+    snprintf(xml_path, sizeof xml_path, "/proc/self/fd/%d", xfd);
+    /* the run's simulations together stay within its memory (-j workers wait their turn) */
+    parallel_memory_hold(hold);
     child_progress *pr = mmap(NULL, sizeof *pr, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     int pfd[2] = {-1, -1};
     if (pr == MAP_FAILED || pipe(pfd) != 0) {
@@ -311,7 +332,8 @@ int sim_run(const sim_job *job, tt_error *err)
             munmap(pr, sizeof *pr);
         if (xfd >= 0)
             close(xfd);
-        return tt_error_set(err, TT_EINTERNAL, "cannot start a simulation: %s", strerror(e));
+        parallel_memory_release(hold);
+        return tt_error_set(err, TT_EINTERNAL, "cannot start a simulation: %s; free some memory", strerror(e));
     }
     pr->stage = STAGE_START;
     pid_t parent = getpid();
@@ -319,11 +341,9 @@ int sim_run(const sim_job *job, tt_error *err)
     pid_t pid = fork();
     int fork_errno = errno;
     if (pid == 0) {
-        /* die with the parent (Ctrl-C, kill): a simulation nobody reads is waste */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-            _exit(3);
+        parallel_die_with(parent); /* a simulation nobody reads is waste */
         close(pfd[0]);
-        child_main(job, user ? user : xml_path, user ? user : "the generated platform XML", pr, pfd[1]);
+        child_main(job, xml_path, user ? user : "the generated platform XML", pr, pfd[1]);
     }
     close(pfd[1]);
     tt_error child_err = {0};
@@ -338,10 +358,12 @@ int sim_run(const sim_job *job, tt_error *err)
         close(xfd);
     int status = 0, rc = TT_OK;
     if (pid < 0)
-        rc = tt_error_set(err, TT_EINTERNAL, "cannot start a simulation process: %s", strerror(fork_errno));
+        rc = tt_error_set(err, TT_EINTERNAL, "cannot start a simulation process: %s; free some memory or use "
+                          "fewer jobs (-j)", strerror(fork_errno));
     else
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
+    parallel_memory_release(hold);
     if (rc == TT_OK && got >= sizeof child_err && child_err.code != TT_OK) {
         child_err.msg[sizeof child_err.msg - 1] = '\0';
         rc = tt_error_set(err, child_err.code, "%s", child_err.msg);

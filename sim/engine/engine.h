@@ -24,15 +24,18 @@ typedef struct sim_job {
 } sim_job;
 
 /* Refuses (TT_EINPUT, before the platform is written) a platform whose load
- * estimate (platform_estimate) exceeds sim_memory_limit or the load time. */
+ * estimate (platform_estimate) exceeds the run's memory or load time. */
 int sim_run(const sim_job *job, tt_error *err);
 
 /* The memory a simulation may take: bytes set by --max-memory (0: unset),
  * else the least of MemAvailable, the cgroup's room and RLIMIT_AS; source
  * names where the limit came from. */
 void sim_set_max_memory(double bytes);
-/* The estimated CPU seconds a platform's load may take (default 3600). */
+/* The estimated CPU seconds the run's platform loads may take in all: a
+ * typo in a size is refused at once, not after an hour (default 300). */
+#define SIM_DEFAULT_MAX_LOAD_S 300
 void sim_set_max_load_time(double seconds);
+double sim_max_load_time(void);
 
 /* In the simulation process, from a job's setup on: rank's SimGrid host
  * (sg_host_t), looked up once for every rank when the platform loaded. */

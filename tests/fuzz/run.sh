@@ -6,7 +6,7 @@
 set -eu
 src=$1 build=$2 out=$3
 : "${FUZZ_SECONDS:=60}" "${FUZZ_CC:=clang}" "${FUZZ_JOBS:=2}"
-: "${FUZZ_TARGETS:=scenario platform device trace profile idx units options}"
+: "${FUZZ_TARGETS:=scenario platform device trace profile idx units options userxml shard outpath}"
 command -v "$FUZZ_CC" >/dev/null || { echo "make fuzz: $FUZZ_CC not found; apt-get install clang libclang-rt-14-dev" >&2; exit 2; }
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 cflags="-std=c11 -D_GNU_SOURCE -g -O1 $san -I$src -I$build \
@@ -45,6 +45,21 @@ seed trace "$src"/scenarios/traces/*.json "$src"/tests/data/*.json
 seed profile "$src"/scenarios/profiles/*.json
 seed idx /usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz
 seed units
+# a user's SimGrid XML: the writer's own, exported by the built ttasim
+mkdir -p "$out/seeds/userxml" "$out/seeds/shard" "$out/seeds/outpath"
+for p in dgx1-v100 knl-cluster torus2d; do
+  [ -x "$build/ttasim" ] && "$build/ttasim" platform export $p --nodes 2 --xml "$out/seeds/userxml/$p.xml" 2>/dev/null
+done
+# shards of a 4-point sweep (fuzz_shard loads the same scenario)
+printf '{"version": 1, "name": "f", "platform": {"name": "star", "nodes": 4}, "workload": {"trace": "%s/tests/data/tiny-trace.json", "global_batch": 64}, "convergence": {"steps": 10}, "sweep": {"nodes": [2, 4], "global_batch": [64, 128]}}' \
+  "$src" >"$out/seeds/sweep.json"
+for i in 0 1; do
+  [ -x "$build/ttasim" ] && "$build/ttasim" run "$out/seeds/sweep.json" --quiet --shard $i/2 >"$out/seeds/shard/s$i.json" 2>/dev/null
+done
+printf '\000out.csv' >"$out/seeds/outpath/one"
+printf '\001a.csv\nb.svg' >"$out/seeds/outpath/batch"
+printf '\002link' >"$out/seeds/outpath/dropped"
+printf '\000null\nin.json' >"$out/seeds/outpath/special"
 seed options
 
 status=0
