@@ -204,13 +204,14 @@ void parallel_memory_release(double bytes)
 int parallel_time_charge(double cpu_s, double limit, double *so_far)
 {
     budget *b = budget_get();
-    long long add = (long long)(cpu_s * 1000 + 0.5);
-    if (!b)
-        return *so_far = 0, cpu_s <= limit ? 0 : -1;
+    *so_far = b ? (double)__atomic_load_n(&b->cpu_ms, __ATOMIC_ACQUIRE) / 1000 : 0;
+    if (!b || !(cpu_s <= limit)) /* alone past the limit (or not a number) */
+        return !b && cpu_s <= limit ? 0 : -1;
+    long long add = cpu_s * 1000 < 9e15 ? (long long)(cpu_s * 1000 + 0.5) : (long long)9e15;
     for (;;) {
         long long used = __atomic_load_n(&b->cpu_ms, __ATOMIC_ACQUIRE);
         *so_far = (double)used / 1000;
-        if ((double)(used + add) / 1000 > limit)
+        if ((double)used / 1000 + cpu_s > limit)
             return -1;
         if (__atomic_compare_exchange_n(&b->cpu_ms, &used, used + add, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             return 0;

@@ -428,14 +428,15 @@ END_TEST
 START_TEST(parallel_dies_with_parent)
 {
     ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-    int pfd[2];
+    int pfd[2], tfd[2]; /* the rank's pid from the launcher; "tied" from the rank */
     ck_assert_int_eq(pipe(pfd), 0);
+    ck_assert_int_eq(pipe(tfd), 0);
     pid_t launcher = fork();
     if (launcher == 0) {
         pid_t me = getpid(), rank = fork();
         if (rank == 0) {
             parallel_die_with(me);
-            ck_assert_int_eq(write(pfd[1], "r", 1), 1); /* tied */
+            ck_assert_int_eq(write(tfd[1], "r", 1), 1);
             pause();
             _exit(0);
         }
@@ -446,7 +447,7 @@ START_TEST(parallel_dies_with_parent)
     pid_t rank;
     char tied;
     ck_assert_int_eq(read(pfd[0], &rank, sizeof rank), (ssize_t)sizeof rank);
-    ck_assert_int_eq(read(pfd[0], &tied, 1), 1);
+    ck_assert_int_eq(read(tfd[0], &tied, 1), 1);
     kill(launcher, SIGKILL);
     ck_assert_int_eq(waitpid(launcher, NULL, 0), launcher);
     int st = 0, i = 0;

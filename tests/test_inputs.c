@@ -259,6 +259,10 @@ START_TEST(input_must_be_a_regular_file)
     ck_assert_int_eq(mkfifo(fifo, 0600), 0);
     ck_assert_int_eq(jx_load_file(fifo, &root, &err), TT_EINPUT); /* no writer: must not block */
     ck_assert_msg(strstr(err.msg, "not a regular file (a FIFO (named pipe))"), "%s", err.msg);
+    int dims[3];
+    unsigned char *data = NULL;
+    ck_assert_int_eq(idx_read("/dev/zero", 0x801, dims, &data, &err), TT_EINPUT); /* gzread of zeros forever */
+    ck_assert_msg(strstr(err.msg, "/dev/zero: not a regular file"), "%s", err.msg);
     /* one byte past the limit, as a sparse file: refused by its size, not read */
     snprintf(big, sizeof big, "%s/big.json", dir);
     FILE *f = fopen(big, "w");

@@ -46,6 +46,9 @@ sed "s|\"trace\": \"traces/|\"trace\": \"$D/scenarios/traces/|; s|\"profile\": \
 expect 2 '/dev/zero: not a regular file (a character device)' "$ttasim" run /dev/zero
 mkfifo "$work/fifo"
 expect 2 'not a regular file (a FIFO' "$ttasim" run "$work/fifo"
+mkdir "$work/withfifo" # check DIR opens no FIFO to see whether it is a scenario (it blocked)
+mkfifo "$work/withfifo/x.json"
+expect 2 'could not run' timeout 60 "$ttasim" check "$work/withfifo" --quiet
 
 # F02: standard output that cannot be written is exit 2, never a truncated document and 0.
 expect 2 'cannot write standard output: No space left on device' sh -c '"$0" run "$1" --json --quiet >/dev/full' \

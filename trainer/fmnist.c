@@ -1,16 +1,18 @@
 /* fmnist.c: the IDX reader (big-endian header: magic, then one 32-bit size per
  * dimension, then unsigned bytes) over zlib's gzread. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "common/infile.h"
 #include "trainer/fmnist.h"
 
 /* Fashion-MNIST's largest file holds 47 MB; 1 GiB leaves room for bigger
  * image sets while a wrapped or absurd header is refused. */
 #define IDX_MAX_BYTES ((size_t)1 << 30)
+#define IDX_MAX_FILE_BYTES (IDX_MAX_BYTES + 16) /* a plain IDX file: the data and its header */
 
 static unsigned be32(const unsigned char *b)
 {
@@ -21,17 +23,21 @@ int idx_read(const char *path, unsigned expect_magic, int *dims, unsigned char *
              tt_error *err)
 {
     *data = NULL;
-    FILE *probe = fopen(path, "rb");
-    if (!probe)
+    /* a regular file of a sane size (not a FIFO or /dev/zero), read through its descriptor */
+    int fd = infile_open(path, IDX_MAX_FILE_BYTES, err);
+    if (fd < 0) {
+        char why[TT_ERROR_MSG_BYTES];
+        snprintf(why, sizeof why, "%s", err->msg);
         return tt_error_set(err, TT_EINPUT,
-                            "%s: %s; Fashion-MNIST comes with the Debian package "
+                            "%s; Fashion-MNIST comes with the Debian package "
                             "dataset-fashion-mnist (apt-get install dataset-fashion-mnist), or "
-                            "pass --data-dir DIR holding the four *-ubyte.gz files",
-                            path, strerror(errno));
-    fclose(probe);
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
+                            "pass --data-dir DIR holding the four *-ubyte.gz files", why);
+    }
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz) {
+        close(fd);
         return tt_error_set(err, TT_EINPUT, "%s: cannot open as gzip", path);
+    }
     unsigned char hdr[16];
     int ndim = (expect_magic & 0xff) == 3 ? 3 : 1, hbytes = 4 + 4 * ndim;
     int got = gzread(gz, hdr, 4);

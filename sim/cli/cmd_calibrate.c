@@ -1,6 +1,5 @@
 /* ttasim calibrate [SET]: fits the per-op cost parameters of the devices of a
  * calibration set, writes them, prints the residuals. */
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -10,6 +9,7 @@
 
 #include "common/datapath.h"
 #include "common/error.h"
+#include "common/infile.h"
 #include "common/outfile.h"
 #include "platforms/device.h"
 #include "sim/cli/cli.h"
@@ -67,17 +67,14 @@ static void print_residuals(const json_t *doc)
 /* Exit 1 (a result) when the file's bytes differ from the fit's. */
 static int check_file(const char *path, const char *want)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        tt_error err;
-        tt_error_set(&err, TT_EINPUT, "%s: cannot read: %s; give the committed fitted-parameters file",
-                     path, strerror(errno));
+    tt_error err = {0};
+    char *buf;
+    size_t got;
+    if (infile_read(path, INFILE_JSON_MAX_BYTES, &buf, &got, &err) != TT_OK) {
+        tt_error_prefix(&err, "the fitted-parameters file to check: ");
         return cli_report_error(TT_EINPUT, err.msg);
     }
-    size_t n = strlen(want), got = 0;
-    char *buf = malloc(n + 2);
-    got = fread(buf, 1, n + 1, f);
-    fclose(f);
+    size_t n = strlen(want);
     int same = got == n && memcmp(buf, want, n) == 0;
     free(buf);
     if (!same) {

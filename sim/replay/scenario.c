@@ -731,8 +731,9 @@ platform_options scenario_platform_options(const scenario *s, int nodes)
 
 int scenario_file_is_scenario(const char *path)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
+    tt_error ignored = {0};
+    json_t *root = NULL;
+    jx_load_file(path, &root, &ignored); /* a FIFO or a device is not opened */
     int is = !root || !json_object_get(root, "format"); /* unreadable: let the loader explain */
     json_decref(root);
     return is;
