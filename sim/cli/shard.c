@@ -10,6 +10,7 @@
 
 #include "common/infile.h"
 #include "common/jsonx.h"
+#include "common/units.h"
 #include "sim/cli/shard_record.h"
 
 #define SHARD_FORMAT "ttasim-shard"
@@ -19,16 +20,17 @@
 
 int shard_parse(const char *text, int *index, int *count, tt_error *err)
 {
-    char *end;
-    errno = 0;
-    long i = strtol(text, &end, 10), n = 0;
-    if (!errno && end != text && *end == '/') {
-        const char *rest = end + 1;
-        n = strtol(rest, &end, 10);
-        if (end == rest || *end)
-            n = 0;
+    const char *slash = strchr(text, '/');
+    char first[32];
+    long i = -1, n = 0;
+    tt_error ignored = {0};
+    if (slash && (size_t)(slash - text) < sizeof first) {
+        snprintf(first, sizeof first, "%.*s", (int)(slash - text), text);
+        if (units_parse_int("N", slash + 1, 1, SHARD_MAX, &n, &ignored) != TT_OK ||
+            units_parse_int("I", first, 0, n - 1, &i, &ignored) != TT_OK)
+            i = -1;
     }
-    if (errno || n < 1 || n > SHARD_MAX || i < 0 || i >= n)
+    if (i < 0)
         return tt_error_set(err, TT_EINPUT, "--shard '%s': expected I/N, shard I of N counted from 0 "
                             "(0 <= I < N <= %d), e.g. --shard $SLURM_ARRAY_TASK_ID/16", text, SHARD_MAX);
     *index = (int)i;
