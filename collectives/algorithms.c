@@ -66,8 +66,29 @@ static int nics_per_node(const coll_params *p)
     return p->nics_per_node > 0 ? p->nics_per_node : per_node(p);
 }
 
+/* ALGO_PIPELINE: an allreduce over whole nodes of at most 16 ranks. */
+static int pipeline_applies(const coll_params *p, const char **why)
+{
+    int g = p->ranks_per_node > 0 ? p->ranks_per_node : 1;
+    if (p->op != OP_ALLREDUCE) {
+        *why = "NCCL's pipelined trees, CollNet and NVLS run allreduce here";
+        return 0;
+    }
+    if (g > 16 || p->ranks % g) {
+        *why = "a pipeline runs over whole nodes of at most 16 ranks";
+        return 0;
+    }
+    if (p->pipe_inter == PIPE_NONE && p->ranks != g) {
+        *why = "a pipeline across nodes needs a tree or SHARP between them";
+        return 0;
+    }
+    return 1;
+}
+
 int coll_algo_applies(const coll_params *p, const char **why)
 {
+    if (p->algo == ALGO_PIPELINE)
+        return pipeline_applies(p, why);
     int n = p->ranks, known = 0;
     coll_algo list[12];
     int m = coll_algos_for(p->op, list, 12);
@@ -231,20 +252,26 @@ static int build_channel_rings(schedule *s, const coll_params *pp, size_t count,
     /* Channels cut the vector in c pieces: right for allreduce, whose result
      * is the whole vector; reduce-scatter and allgather keep one ring so rank
      * r's block stays the r-th of the vector. */
-    int c = pp->channels > 0 && rs && ag ? pp->channels : 1;
+    int c = pp->channels > 0 ? pp->channels : 1;
     if (g > 16 || n % g)
         g = 1;
     if (c > g) /* more rings than a node's ranks would share their node-crossing pairs */
         c = g;
+    /* Reduce-scatter and allgather keep rank r's block the r-th of the vector:
+     * each ring moves its piece of every block (NCCL's channels); an allreduce's
+     * rings take contiguous slices, which is the same traffic. */
+    int pieces = !(rs && ag);
     sched_part ps[16];
     for (int phase = 0; phase < 2; phase++) {
         if ((phase == 0 && !rs) || (phase == 1 && !ag))
             continue;
         for (int j = 0; j < c; j++) {
             size_t off, len;
-            block_of(0, count, c, j, &off, &len);
+            block_of(0, count, pieces ? 1 : c, pieces ? 0 : j, &off, &len);
             ps[j] = part(phase ? P_RING_AG : P_RING_RS, 1, n, 0, 1, off, len);
             ps[j].node_size = g;
+            ps[j].sub = pieces ? j : 0;
+            ps[j].subs = pieces ? c : 1;
             /* An order given enters a node at its first rank and leaves at its last;
              * rank order is rotated by j g/c to spread the crossings. */
             const int *o = pp->node_order[j % 8];
@@ -371,6 +398,8 @@ static int build(schedule *s, const coll_params *pp, size_t count)
     switch (pp->op) {
     case OP_ALLREDUCE:
         switch (pp->algo) {
+        case ALGO_PIPELINE:
+            return build_pipeline(s, pp, count);
         case ALGO_RING:
             return build_channel_rings(s, pp, count, 1, 1);
         case ALGO_RHD:

@@ -4,4 +4,4 @@ libcollectives_a_SOURCES = \
 	collectives/algorithms.c \
 	collectives/functional.h collectives/functional.c \
 	collectives/closed_form.h collectives/closed_form.c \
-	collectives/nccl.h collectives/nccl.c
+	collectives/nccl.h collectives/nccl.c collectives/pipeline.c

@@ -1,31 +1,64 @@
-/* nccl.h: what NCCL would run. NCCL's public tuning model (src/graph/tuning.cc,
- * NCCL 2.19) predicts, per collective, size and communicator, the time of every
- * algorithm x protocol as latency + bytes / bandwidth and runs the fastest.
- * This is that model as data and arithmetic, fed with rates taken from the
- * platform instead of NCCL's topology search; no SimGrid here. */
+/* nccl.h: what NCCL would run. NCCL's topology search (src/graph/search.cc)
+ * finds, per algorithm, channels and a bandwidth per channel; its tuning
+ * model (src/graph/tuning.cc, NCCL 2.23-2.27) predicts, per collective, size
+ * and communicator, the time of every algorithm x protocol as latency +
+ * bytes / bandwidth and runs the fastest enabled one. This is the search's
+ * outcome on the nodes ttasim describes and that model, as data and
+ * arithmetic; no SimGrid here. */
 #ifndef TT_NCCL_H
 #define TT_NCCL_H
 
 #include "collectives/schedule.h"
 
-typedef enum { NCCL_RING, NCCL_TREE, NCCL_NVLS, NCCL_ALGOS } nccl_algo;
+/* NCCL's algorithms, in its order (NCCL_ALGO_*); PAT, which runs only with
+ * one GPU per node, is not modelled. */
+typedef enum {
+    NCCL_TREE,
+    NCCL_RING,
+    NCCL_COLLNET_DIRECT,
+    NCCL_COLLNET_CHAIN,
+    NCCL_NVLS,
+    NCCL_NVLS_TREE,
+    NCCL_ALGOS
+} nccl_algo;
 typedef enum { NCCL_LL, NCCL_LL128, NCCL_SIMPLE, NCCL_PROTOS } nccl_proto;
 
 /* GPU generations NCCL tells apart (its per-channel caps differ). */
-typedef enum { NCCL_VOLTA, NCCL_AMPERE, NCCL_HOPPER } nccl_arch;
+typedef enum { NCCL_VOLTA, NCCL_AMPERE, NCCL_HOPPER, NCCL_BLACKWELL } nccl_arch;
+
+/* A node as NCCL's topology detection sees it (every node alike). */
+typedef struct nccl_node {
+    int gpus;          /* GPUs of the node in the communicator */
+    nccl_arch arch;
+    int nvlinks;       /* NVLinks per GPU (0: the GPUs talk over PCIe) */
+    int nvswitch;      /* the NVLinks go to NVSwitches (else GPU to GPU) */
+    int pair_nvlinks;  /* without NVSwitch: the most NVLinks between two GPUs */
+    int nvls;          /* the NVSwitches reduce and multicast (NVLink SHARP, Hopper and later) */
+    double pcie_GBps;  /* a GPU's PCIe path (to its NIC, or to peers without NVLink), NCCL's figure */
+    int nics;          /* NICs the node's GPUs use */
+    double nic_GBps;   /* each NIC's rate as NCCL reads it (port speed / 8000) */
+    int collnet;       /* the fabric's switches reduce (InfiniBand SHARP: NCCL's CollNet) */
+    int cpu_amd;       /* NCCL caps LL lower and doubles network overhead behind AMD CPUs */
+} nccl_node;
+
+/* What the search found for one algorithm (struct ncclTopoGraph). */
+typedef struct nccl_graph {
+    int channels;          /* nChannels (NCCL then doubles them for rings and trees at run time) */
+    double bw_intra_GBps;  /* per channel, inside a node */
+    double bw_inter_GBps;  /* per channel, across nodes */
+    int simple_tree;       /* tree: NCCL_TOPO_PATTERN_TREE (all network traffic on one GPU), else balanced */
+} nccl_graph;
 
 /* The communicator as NCCL's tuner sees it. */
 typedef struct nccl_comm {
     int ranks, nodes;
-    nccl_arch arch;
-    int intra_nvlink;     /* ranks of a node talk over NVLink (else PCIe) */
-    int nvls;             /* NVSwitch with in-switch reduction (NVLink SHARP, H100) */
-    int channels;         /* parallel rings/trees: one per NVLink, or per NIC across nodes */
-    double bus_intra_Bps; /* a rank's payload rate inside its node, all channels */
-    double bus_inter_Bps; /* the node's NICs summed: each channel's ring leaves by one (0: one node) */
-    int nics;             /* NICs of a node (0: one node) */
-    int cpu_amd;          /* NCCL caps LL lower behind AMD CPUs */
+    nccl_node node;
+    nccl_graph graph[NCCL_ALGOS]; /* channels 0: the algorithm is not available */
 } nccl_comm;
+
+/* The search's outcome for a communicator of ranks over nodes of node: fills
+ * comm (ranks, nodes, node and every algorithm's graph). */
+void nccl_search(const nccl_node *node, int ranks, int nodes, nccl_comm *comm);
 
 typedef struct nccl_choice {
     nccl_algo algo;
@@ -40,11 +73,31 @@ typedef struct nccl_choice {
     int steps, inter_steps;
 } nccl_choice;
 
-/* The fastest enabled algorithm x protocol for op on bytes (nccl-tests size);
- * returns 0, or -1 if none applies (an alltoall: NCCL has no tuned algorithm). */
-int nccl_choose(const nccl_comm *c, coll_op op, double bytes, nccl_choice *out);
+/* NCCL_ALGO / NCCL_PROTO as masks of 1 << nccl_algo and 1 << nccl_proto; 0
+ * is NCCL's default (every algorithm, every protocol, LL128 only where NCCL
+ * enables it by default; a protocol list naming LL128 turns it on anywhere).
+ * Parses NCCL's syntax: comma-separated names, case-insensitive (Tree, Ring,
+ * CollnetDirect, CollnetChain, NVLS, NVLSTree; LL, LL128, Simple), or ^names
+ * for all but those. Returns 0, or -1 with *bad pointing at the unknown word
+ * in value (its length in *bad_len). */
+int nccl_parse_algos(const char *value, unsigned *mask, const char **bad, int *bad_len);
+int nccl_parse_protos(const char *value, unsigned *mask, const char **bad, int *bad_len);
+/* The words parse accepts, for messages: "tree, ring, ..." */
+const char *nccl_algo_words(void);
+const char *nccl_proto_words(void);
 
-/* The same for one given algorithm x protocol; -1 when NCCL would not run it. */
+/* The fastest enabled algorithm x protocol for op on bytes (nccl-tests size)
+ * under the masks. Returns 0, or -1 if none applies (an alltoall: NCCL has
+ * no tuned algorithm; or the masks left nothing that runs). */
+int nccl_choose(const nccl_comm *c, unsigned algos, unsigned protos, coll_op op, double bytes, nccl_choice *out);
+
+/* What NCCL's kernels move at most, from its per-channel limits (tuning.cc:
+ * LL's and LL128's per-channel maxima, the tree's): an algorithm bandwidth
+ * in B/s, or 0 where NCCL states none. */
+double nccl_kernel_cap_Bps(const nccl_comm *c, coll_op op, nccl_algo a, nccl_proto p);
+
+/* The same for one given algorithm x protocol; -1 when NCCL would not run it
+ * (by default: LL128 where NCCL leaves it off counts as not run). */
 int nccl_predict(const nccl_comm *c, coll_op op, double bytes, nccl_algo a, nccl_proto p, nccl_choice *out);
 
 /* Bytes on the wire per payload byte: LL sends a 4-byte flag with every 4
@@ -60,10 +113,21 @@ double nccl_wire_factor(nccl_proto p);
 #define NCCL_RING_SLICES 2
 int nccl_ring_slices(nccl_proto p);
 
-/* The ttasim schedule that moves data as algo does (ring -> ring, tree ->
- * double binary tree); NVLS has none (ALGO_AUTO): its reduction is in the switch. */
-coll_algo nccl_schedule_algo(nccl_algo a);
+/* NCCL's tree chunk per channel (src/enqueue.cc): a Simple step of its 4 MiB
+ * buffer over 8 FIFO steps, halved while a channel has fewer than 8 x depth
+ * chunks (to 128 KiB), 4 x depth (64 KiB) and depth (32 KiB) of them, so
+ * the pipeline fills. */
+double nccl_tree_chunk_bytes(double channel_bytes, int depth);
 
+/* NVLS's efficiency on an NVSwitch of this generation: the multimem loads and
+ * stores move this much per byte of a port's payload rate (NCCL's
+ * nvlsEfficiency, src/tuning/nvls.cc: Hopper 0.85, Blackwell 0.74). */
+double nccl_nvls_efficiency(nccl_arch arch);
+
+/* NCCL's approximate tree depth (connectTrees): GPUs per node - 1 + log2 nodes. */
+int nccl_tree_depth(const nccl_comm *c);
+
+/* "ring", "tree", "collnet_direct", ... and "LL", "LL128", "Simple". */
 const char *nccl_algo_name(nccl_algo a);
 const char *nccl_proto_name(nccl_proto p);
 

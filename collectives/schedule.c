@@ -10,7 +10,7 @@ static const char *const OP_NAMES[OP_COUNT] = {
 };
 static const char *const ALGO_NAMES[ALGO_COUNT] = {
     "auto", "ring", "rhd", "rd", "binomial", "tree", "dbtree", "torus2d", "torus", "hier",
-    "direct", "pairwise", "bruck", "nccl",
+    "direct", "pairwise", "bruck", "nccl", "pipeline",
 };
 
 static const char *const STAGING_NAMES[STAGING_COUNT + 1] = {"device", "host", NULL};
@@ -58,7 +58,7 @@ int coll_op_parse(const char *word, coll_op *out)
 
 int coll_algo_parse(const char *word, coll_algo *out)
 {
-    for (int i = 0; i < ALGO_COUNT; i++)
+    for (int i = 0; i <= ALGO_NCCL; i++) /* ALGO_PIPELINE is NCCL's, built by its plan */
         if (strcmp(word, ALGO_NAMES[i]) == 0) {
             *out = (coll_algo)i;
             return 0;
@@ -152,6 +152,8 @@ int part_steps(const sched_part *p)
         return ilog2_ceil(k) + 2;
     case P_A2A_HIER:
         return 2;
+    case P_PIPE:
+        return p->chunks + p->max_delay;
     }
     return 0;
 }
@@ -169,6 +171,8 @@ size_t part_max_xfers(const sched_part *p)
         return k * k;
     case P_A2A_PAIRWISE:
         return 2 * k;
+    case P_PIPE:
+        return (size_t)p->nedges;
     default:
         return g * k * (size_t)(p->arity > 1 ? p->arity : 1);
     }
@@ -264,6 +268,8 @@ static size_t gen_group(const sched_part *p, int g, int t, xfer *out, size_t n)
             if (p->node_size) /* a channel ring: a rank ends owning its own block, wherever it sits */
                 blk = member(p, g, blk);
             block_of(off, len, k, blk, &bo, &bl);
+            if (p->subs > 1) /* a channel's piece of every block */
+                block_of(bo, bl, p->subs, p->sub, &bo, &bl);
             n = emit(out, n, member(p, g, i), member(p, g, mod(i + p->dir, k)), bo, bo, bl,
                      p->kind == P_RING_RS ? XFER_REDUCE : XFER_COPY);
         }
@@ -367,6 +373,8 @@ static size_t gen_group(const sched_part *p, int g, int t, xfer *out, size_t n)
     case P_A2A_BRUCK:
     case P_A2A_HIER:
         return gen_alltoall(p, t, out, n);
+    case P_PIPE:
+        return gen_pipe(p, t, out, n);
     }
     return n;
 }
@@ -421,6 +429,8 @@ size_t schedule_merge_flows(const schedule *s, const xfer *xs, size_t nx, coll_f
 
 void schedule_free(schedule *s)
 {
+    for (int i = 0; i < s->nparts; i++)
+        free(s->parts[i].edges);
     free(s->stages);
     free(s->parts);
     s->stages = NULL;

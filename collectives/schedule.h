@@ -41,6 +41,8 @@ typedef enum {
     ALGO_PAIRWISE, /* alltoall: n-1 shifted exchanges */
     ALGO_BRUCK,    /* alltoall: log2 n steps of aggregated blocks */
     ALGO_NCCL,     /* what NCCL's tuner picks on the platform (collectives/nccl.h), run as one of the above */
+    ALGO_PIPELINE, /* NCCL's pipelined kernels: chunks stream through an intra-node shape and an
+                      inter-node one at once (pipe_intra, pipe_inter); built by nccl_plan, not asked for */
     ALGO_COUNT
 } coll_algo;
 
@@ -52,6 +54,16 @@ typedef enum { XFER_COPY = 0, XFER_REDUCE = 1 } xfer_op;
  * vector is copied down over PCIe, the inter-node steps are summed on a CPU
  * thread, the result is copied back up before the broadcast. */
 typedef enum { STAGING_DEVICE = 0, STAGING_HOST = 1, STAGING_COUNT } coll_staging;
+
+/* ALGO_PIPELINE's shape inside a node: a chain of the node's GPUs per channel
+ * (NCCL's tree and CollNet chain), every GPU to every channel head with the
+ * heads reducing (CollNet direct), or the same through an NVSwitch that
+ * reduces and multicasts (NVLS: the GPUs only copy). */
+typedef enum { PIPE_CHAIN, PIPE_DIRECT, PIPE_SWITCH } coll_pipe_intra;
+/* ... and between the nodes' heads: nothing (one node), NCCL's double binary
+ * tree over the nodes (trees.cc), or the fabric's switches reducing
+ * (InfiniBand SHARP: each head sends its share up once and receives the sum once). */
+typedef enum { PIPE_NONE, PIPE_DTREE, PIPE_SHARP } coll_pipe_inter;
 
 /* Offsets and lengths are in elements of the per-rank working buffer. */
 typedef struct xfer {
@@ -76,6 +88,13 @@ typedef struct coll_params {
     int node_order[8][16]; /* ring: channel j's order of a node's ranks (all 0 = rank order; j >= 8 reuse j % 8) */
     coll_algo inter;       /* hier allreduce: the inter-node phase, ring (AUTO = ring) or rhd (power-of-two nodes) */
     coll_staging staging;  /* hier allreduce: where the inter-node phase works */
+    coll_pipe_intra pipe_intra; /* ALGO_PIPELINE: the shape inside a node (channels: chains, node_order) */
+    coll_pipe_inter pipe_inter; /* ALGO_PIPELINE: the shape between the nodes */
+    double switch_efficiency;   /* PIPE_SWITCH: what NVLS moves per byte of a port's payload rate (0: 1) */
+    /* ALGO_NCCL: what NCCL's environment forces (collectives/nccl.h): NCCL_ALGO and
+     * NCCL_PROTO as masks (0: NCCL's defaults) and NCCL_COLLNET_ENABLE. */
+    unsigned nccl_algos, nccl_protos;
+    int nccl_collnet;
 } coll_params;
 
 typedef struct sched_part sched_part;
@@ -109,6 +128,7 @@ typedef struct schedule {
     sched_stage *stages;
     sched_part *parts;
     size_t max_step_xfers; /* an upper bound on the transfers of any step */
+    int switched;          /* timing only: switches reduce (NVLS, SHARP), so GPUs copy what they would sum */
 } schedule;
 
 /* Builds the schedule of params (algo must not be AUTO) for a vector of
@@ -167,8 +187,13 @@ int coll_algos_for(coll_op op, coll_algo *out, int max);
 /* Whether algo applies to op on n ranks (why names the reason when not). */
 int coll_algo_applies(const coll_params *params, const char **why);
 
-/* Pipeline chunks of a tree/chain for a vector of count elements (>= 1). */
+/* Pipeline chunks of a tree/chain for a vector of count elements (>= 1);
+ * ALGO_PIPELINE: per channel (chunk_bytes is NCCL's per-channel chunk). */
 int coll_chunks(const coll_params *params, size_t count);
+/* ALGO_PIPELINE: its lanes (NCCL channels or heads, times the two trees)
+ * and the chunks each lane's share of the vector is cut into. */
+int coll_pipeline_lanes(const coll_params *params);
+int coll_pipeline_chunks(const coll_params *params, size_t count);
 /* torus2d: ranks per row. */
 int coll_torus_dim_x(const coll_params *params);
 /* The grid a torus algorithm runs on (dims[0] fastest): returns its dimensions. */

@@ -14,7 +14,18 @@ typedef enum {
     P_DIRECT_RS, P_DIRECT_AG,      /* one step, all pairs */
     P_A2A_PAIRWISE, P_A2A_DIRECT, P_A2A_BRUCK, P_A2A_HIER,
     P_STAGE,                       /* one step: every member copies its group's range onto itself (host staging) */
+    P_PIPE,                        /* pipelined edges: chunk x crosses edge e at step x + e.delay (pipeline.c) */
 } part_kind;
+
+/* One edge of a pipelined part: ranks, the step chunk 0 crosses it, whether
+ * the receiver adds, and how many of the chunk's bytes it carries per byte
+ * (an NVSwitch moves NVLS's shares at (g+1)/(2(g-1)) of a direct exchange). */
+typedef struct pipe_edge {
+    int src, dst;
+    int delay;
+    xfer_op op;
+    float wire;
+} pipe_edge;
 
 /* Index i of group g is rank g*gstride + i*istride. Group g works on
  * [off, off+len) of each member's buffer, or on its g-th of `groups` blocks
@@ -37,8 +48,11 @@ struct sched_part {
     int tnest, torder[3];    /* torus rings: the dimensions reduced before this one, in order */
     int node_size, rot;      /* channel rings: ranks per node and this ring's rotation inside each node */
     int order[16];           /* channel rings: a node's ranks in ring order */
+    int sub, subs;  /* channel rings of reduce-scatter/allgather: each block's piece sub of subs */
     size_t block;   /* alltoall: elements per peer */
     int per_node;   /* alltoall hier: ranks per node */
+    pipe_edge *edges; /* P_PIPE: owned by the schedule (schedule_free) */
+    int nedges, max_delay;
 };
 
 int ilog2_floor(int n);
@@ -49,6 +63,9 @@ int part_tree_depth(const sched_part *p);
 size_t part_max_xfers(const sched_part *p);
 size_t part_gen(const sched_part *p, int t, xfer *out, size_t n);
 size_t gen_alltoall(const sched_part *p, int t, xfer *out, size_t n);
+size_t gen_pipe(const sched_part *p, int t, xfer *out, size_t n);
+/* ALGO_PIPELINE's parts and stages (pipeline.c). */
+int build_pipeline(schedule *s, const coll_params *pp, size_t count);
 int sched_add_part(schedule *s, const sched_part *p);
 int sched_add_stage(schedule *s, int first_part, int parts, int first_step, int steps, int identical);
 /* Marks stages [first, s->nstages) as working in host memory. */

@@ -522,6 +522,13 @@ const char *platform_rank_exit(const platform *p, int rank)
     return p->comp[p->att[p->comp_att[p->acc[rank % p->nacc]]]].name;
 }
 
+const char *platform_rank_component(const platform *p, int rank)
+{
+    if (p->flat || p->user_xml || p->nacc < 1)
+        return NULL;
+    return p->comp[p->acc[rank % p->nacc]].name;
+}
+
 int plat_fabric_hops(const platform *p, int x, int y)
 {
     if (x == y)
@@ -748,6 +755,11 @@ int platform_ring_orders(const platform *p, int c, int orders[][16])
         }
     }
     return rings;
+}
+
+int platform_fabric_sharp(const platform *p)
+{
+    return p->sharp;
 }
 
 int platform_hops(const platform *p, int a, int b)

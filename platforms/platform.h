@@ -78,6 +78,9 @@ int platform_torus_dims(const platform *p, int dims[3]);
  * oversubscription (down:up); returns 0 for other fabrics. */
 int platform_fattree_shape(const platform *p, int *nodes_per_leaf, int *levels, int *oversubscription);
 int platform_hops(const platform *p, int a, int b);
+/* Whether the fabric's switches reduce in the network (InfiniBand SHARP,
+ * the fabric's "in_network_reduction"): NCCL's CollNet can use them. */
+int platform_fabric_sharp(const platform *p);
 /* How many links of class cls ("upi") a message from rank a to rank b
  * crosses inside nodes (to and from the NICs across nodes); 0 for flat and
  * user-XML platforms, which have no node template. */
@@ -86,6 +89,9 @@ int platform_path_class_links(const platform *p, int a, int b, const char *cls);
  * (an NVLink bundle counts its links) and class ("nvlink3"); 0 and NULL for
  * ranks of different nodes and flat platforms. NCCL runs a channel per link. */
 int platform_rank_links(const platform *p, int a, int b, const char **cls);
+/* The node template's component a rank is ("gpu3"), NULL for flat and
+ * user-XML platforms. */
+const char *platform_rank_component(const platform *p, int rank);
 /* The component through which rank leaves its node ("nic3"), NULL if the
  * platform has no node fabric; rail-optimised fabrics give GPU i NIC i. */
 const char *platform_rank_exit(const platform *p, int rank);

@@ -87,6 +87,7 @@ struct platform {
     int shape_forced;             /* dims come from platform_options.shape */
     int levels, down[PLAT_MAX_LEVELS], up[PLAT_MAX_LEVELS]; /* fat tree (SimGrid's PGFT) */
     int oversubscription;
+    int sharp; /* the fabric's switches reduce (in_network_reduction "sharp": InfiniBand SHARP) */
     int flat; /* written as one SimGrid cluster of accelerators */
 
     /* A user's own SimGrid XML: the file, rank -> host, and the route

@@ -260,8 +260,10 @@ static int load_slices(platform *p, const jx_obj *f)
 static int load_fabric(platform *p, const jx_obj *root, const platform_options *opt, const char **attach)
 {
     static const char *keys[] = {"topology", "nodes", "attach", "link", "class", "nodes_per_leaf",
-                                 "levels", "oversubscription", "dims", "slices", "slice_unit", NULL};
+                                 "levels", "oversubscription", "dims", "slices", "slice_unit",
+                                 "in_network_reduction", NULL};
     static const char *lkeys[] = {"bandwidth_Bps", "latency_s", "payload_efficiency", NULL};
+    static const char *const REDUCTIONS[] = {"none", "sharp", NULL};
     jx_obj f, l;
     int topo = 0, rc;
     long nodes = 1, per_leaf = 16, levels = 2, over = 1;
@@ -279,7 +281,8 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
         (rc = jx_int(&f, "nodes", 1, 1, PLATFORM_MAX_NODES, &nodes)) || (rc = jx_string(&f, "attach", topo != 0 && topo < 4, attach)) ||
         (rc = jx_string(&f, "class", 0, &cls)) || (rc = jx_int(&f, "nodes_per_leaf", 0, 1, 4096, &per_leaf)) ||
         (rc = jx_int(&f, "levels", 0, 2, PLAT_MAX_LEVELS, &levels)) ||
-        (rc = jx_int(&f, "oversubscription", 0, 1, 64, &over)) || (rc = jx_array(&f, "dims", topo >= 4, &nd)))
+        (rc = jx_int(&f, "oversubscription", 0, 1, 64, &over)) || (rc = jx_array(&f, "dims", topo >= 4, &nd)) ||
+        (rc = jx_enum(&f, "in_network_reduction", 0, REDUCTIONS, &p->sharp)))
         return rc;
     if (topo != 0 && ((rc = jx_child(&f, "link", 1, &l)) || (rc = jx_check_keys(&l, lkeys)) ||
                       (rc = jx_rate(&l, "bandwidth_Bps", 1, 1e3, 1e15, &p->fab_bw_Bps)) ||

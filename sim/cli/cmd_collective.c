@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/nccl.h"
 #include "collectives/schedule.h"
 #include "common/error.h"
 #include "common/jsonx.h"
@@ -30,12 +31,19 @@ static void collective_help(FILE *out)
             "  --link-latency S     generic platforms: link latency, seconds\n"
             "  --op OP              allreduce (default), reduce_scatter, allgather, broadcast,\n"
             "                       reduce, alltoall\n"
-            "  --algo ALG           nccl (default): what NCCL's tuning model picks on NVIDIA GPUs\n"
-            "                       (ring, tree or NVLS with LL, LL128 or Simple, with NCCL's\n"
-            "                       latencies), the torus schedule on a torus, else auto;\n"
-            "                       auto: simulates every algorithm of OP and keeps the fastest\n"
-            "                       per size (an optimistic bound); or ring, rhd, rd, binomial,\n"
-            "                       tree, dbtree, torus2d, torus, hier, direct, pairwise, bruck\n"
+            "  --algo ALG           nccl (default): what NCCL picks on NVIDIA GPUs (ring, tree,\n"
+            "                       nvls, nvls_tree, collnet_direct, collnet_chain with LL, LL128\n"
+            "                       or Simple: its channels per NIC, pipelines and latencies),\n"
+            "                       the torus schedule on a torus, else auto; auto: the fastest\n"
+            "                       of ttasim's own schedules below, each simulated; or one of\n"
+            "                       them: ring (one ring; rings per NIC under nccl), rhd, rd,\n"
+            "                       binomial, tree, dbtree (over ranks), torus2d, torus, hier,\n"
+            "                       direct, pairwise, bruck\n"
+            "  --nccl-algo LIST     as NCCL_ALGO: the algorithms nccl may pick (tree, ring,\n"
+            "                       collnetdirect, collnetchain, nvls, nvlstree; ^LIST: all but)\n"
+            "  --nccl-proto LIST    as NCCL_PROTO: ll, ll128, simple (^LIST: all but)\n"
+            "  --nccl-collnet       as NCCL_COLLNET_ENABLE=1: CollNet and NVLS across nodes\n"
+            "                       where the fabric reduces in the network (SHARP)\n"
             "  --bytes S[,S...]     sizes (nccl-tests' meaning: the whole vector per rank);\n"
             "                       K/M/G and Ki/Mi/Gi suffixes\n"
             "  --ranks N            use ranks 0..N-1 only (default: every accelerator)\n"
@@ -114,7 +122,8 @@ static int parse_sizes(const char *list, collective_args *a)
 static int parse_args(int argc, char **argv, collective_args *a)
 {
     enum { O_PLATFORM = 1, O_NODES, O_BW, O_LAT, O_OP, O_ALGO, O_BYTES, O_RANKS, O_CHUNK, O_RPN,
-           O_DIMX, O_NETWORK, O_MESSAGES, O_JSON, O_LINKS, O_INTER, O_STAGING };
+           O_DIMX, O_NETWORK, O_MESSAGES, O_JSON, O_LINKS, O_INTER, O_STAGING, O_NCCL_ALGO, O_NCCL_PROTO,
+           O_NCCL_COLLNET };
     static const struct option opts[] = {
         {"platform", required_argument, NULL, O_PLATFORM}, {"nodes", required_argument, NULL, O_NODES},
         {"link-bw", required_argument, NULL, O_BW}, {"link-latency", required_argument, NULL, O_LAT},
@@ -124,14 +133,17 @@ static int parse_args(int argc, char **argv, collective_args *a)
         {"dim-x", required_argument, NULL, O_DIMX}, {"network", required_argument, NULL, O_NETWORK},
         {"messages", no_argument, NULL, O_MESSAGES}, {"json", no_argument, NULL, O_JSON},
         {"links", required_argument, NULL, O_LINKS}, {"inter", required_argument, NULL, O_INTER},
-        {"staging", required_argument, NULL, O_STAGING}, {NULL, 0, NULL, 0}};
+        {"staging", required_argument, NULL, O_STAGING}, {"nccl-algo", required_argument, NULL, O_NCCL_ALGO},
+        {"nccl-proto", required_argument, NULL, O_NCCL_PROTO}, {"nccl-collnet", no_argument, NULL, O_NCCL_COLLNET},
+        {NULL, 0, NULL, 0}};
     const char *op_names[OP_COUNT + 1], *algo_names[ALGO_COUNT + 1], *nets[] = {"ideal", "calibrated", NULL};
     for (int i = 0; i < OP_COUNT; i++)
         op_names[i] = coll_op_name((coll_op)i);
     op_names[OP_COUNT] = NULL;
-    for (int i = 0; i < ALGO_COUNT; i++)
+    int nalgos = ALGO_NCCL + 1; /* ALGO_PIPELINE is NCCL's own, never asked for */
+    for (int i = 0; i < nalgos; i++)
         algo_names[i] = coll_algo_name((coll_algo)i);
-    algo_names[ALGO_COUNT] = NULL;
+    algo_names[nalgos] = NULL;
     memset(a, 0, sizeof *a);
     a->params.op = OP_ALLREDUCE;
     a->params.algo = ALGO_NCCL;
@@ -185,6 +197,20 @@ static int parse_args(int argc, char **argv, collective_args *a)
                 rc = cli_usage_error(&cmd_collective, "--links %d: at most %d links are kept", a->links,
                                      LINK_USAGE_MAX);
             break;
+        case O_NCCL_ALGO:
+        case O_NCCL_PROTO: {
+            const char *bad;
+            int len;
+            int proto = c == O_NCCL_PROTO;
+            if ((proto ? nccl_parse_protos(optarg, &a->params.nccl_protos, &bad, &len)
+                       : nccl_parse_algos(optarg, &a->params.nccl_algos, &bad, &len)) ||
+                (proto ? a->params.nccl_protos : a->params.nccl_algos) == 0)
+                rc = cli_usage_error(&cmd_collective, "%s: '%s' names %s '%.*s' (expected a list of: %s)",
+                                     proto ? "--nccl-proto" : "--nccl-algo", optarg,
+                                     len ? "an unknown" : "nothing", len, bad, proto ? nccl_proto_words() : nccl_algo_words());
+            break;
+        }
+        case O_NCCL_COLLNET: a->params.nccl_collnet = 1; break;
         case O_JSON: a->as_json = 1; break;
         default: return cli_bad_option(&cmd_collective, argv, optind, optopt, opts, c == ':');
         }
@@ -212,6 +238,14 @@ static const char *inter_node_name(const coll_params *c)
     return coll_algo_name(c->inter == ALGO_RHD ? ALGO_RHD : ALGO_RING);
 }
 
+/* What ran: "nccl" for NCCL's pick (its algorithm and protocol in the nccl
+ * column), else ttasim's own schedule, so NCCL's rings per NIC and ttasim's
+ * single ring never share a name. */
+static const char *result_algo_name(const coll_result *res)
+{
+    return res->nccl[0] ? "nccl" : coll_algo_name(res->algo);
+}
+
 static void print_table(const collective_args *a, const platform *p, const coll_request *rq,
                         const coll_result *res)
 {
@@ -222,11 +256,11 @@ static void print_table(const collective_args *a, const platform *p, const coll_
         printf("# note: %s\n", platform_note(p, i));
     printf("# %s executor, chunk %.0f bytes, staging %s, inter-node %s\n#\n", a->messages ? "message-level" : "rounds",
            rq[0].params.chunk_bytes, coll_staging_name(a->params.staging), inter_node_name(&a->params));
-    printf("# %14s  %-9s %-12s %14s %13s %13s\n", "size(B)", "algo", "nccl", "time(us)", "algbw(GB/s)",
+    printf("# %14s  %-9s %-21s %14s %13s %13s\n", "size(B)", "algo", "nccl", "time(us)", "algbw(GB/s)",
            "busbw(GB/s)");
     for (int i = 0; i < a->nsizes; i++) {
         double algbw = algbw_Bps(&rq[i], &res[i]);
-        printf("  %14.0f  %-9s %-12s %14.3f %13.3f %13.3f\n", rq[i].params.bytes, coll_algo_name(res[i].algo),
+        printf("  %14.0f  %-9s %-21s %14.3f %13.3f %13.3f\n", rq[i].params.bytes, result_algo_name(&res[i]),
                res[i].nccl[0] ? res[i].nccl : "-", res[i].time_s * 1e6, algbw / 1e9,
                algbw * coll_busbw_factor(a->params.op, n) / 1e9);
     }
@@ -245,7 +279,7 @@ static json_t *result_json(const collective_args *a, const platform *p, const co
         double algbw = algbw_Bps(&rq[i], &res[i]);
         json_array_append_new(
             list, json_pack("{s:s, s:s, s:s, s:f, s:i, s:f, s:f, s:f}", "op", coll_op_name(a->params.op),
-                            "algo", coll_algo_name(res[i].algo), "requested_algo",
+                            "algo", result_algo_name(&res[i]), "requested_algo",
                             coll_algo_name(a->params.algo), "bytes", rq[i].params.bytes, "ranks", n,
                             "time_s", res[i].time_s, "algbw_Bps", algbw, "busbw_Bps",
                             algbw * coll_busbw_factor(a->params.op, n)));

@@ -996,7 +996,7 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
             return tt_error_set(err, TT_EINPUT, "%s with %s on %d ranks: %s", coll_op_name(prm->op),
                                 coll_algo_name(prm->algo), prm->ranks, why);
         int rc = coll_staging_check(p, prm, err);
-        if (rc)
+        if (rc || (rc = nccl_plan_check(p, prm, err)))
             return rc;
     }
     coll_result *res = calloc((size_t)nreq + 1, sizeof *res);

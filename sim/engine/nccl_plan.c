@@ -6,126 +6,177 @@
 #include "sim/engine/collective_sim.h"
 #include "sim/engine/nccl_plan.h"
 
-int nccl_comm_of(const platform *p, int ranks, nccl_comm *out)
+/* NCCL's figure for a PCIe link: width x rate / 80 (topo.cc), 3/4 of the
+ * raw rate (Gen3 x16 12 GB/s, topo.h PCI_BW; Gen4 24, Gen5 48). */
+#define NCCL_PCIE_SHARE 0.75
+
+int nccl_comm_of(const platform *p, int ranks, int collnet, nccl_comm *out)
 {
     const device_info *gpu = platform_device(p, 0);
     memset(out, 0, sizeof *out);
     if (!gpu || gpu->compute_capability <= 0 || ranks < 1)
         return -1;
     int rpn = platform_ranks_per_node(p);
-    out->ranks = ranks;
-    out->nodes = rpn > 0 && ranks > rpn ? (ranks + rpn - 1) / rpn : 1;
+    int nodes = rpn > 0 && ranks > rpn ? (ranks + rpn - 1) / rpn : 1;
+    nccl_node nd;
+    memset(&nd, 0, sizeof nd);
+    nd.gpus = ranks < rpn ? ranks : rpn;
     double cc = gpu->compute_capability;
-    out->arch = cc >= 9 ? NCCL_HOPPER : cc >= 8 ? NCCL_AMPERE : NCCL_VOLTA;
-    /* Inside a node: the first link toward the next GPU says NVLink or PCIe and
-     * how many links (channels) NCCL spreads over. */
-    int local = ranks < rpn ? ranks : rpn;
-    double lat, bw = 0;
+    nd.arch = cc >= 10 ? NCCL_BLACKWELL : cc >= 9 ? NCCL_HOPPER : cc >= 8 ? NCCL_AMPERE : NCCL_VOLTA;
+    /* Inside a node: NVLink to the next GPU through a switch (two hops) or
+     * direct links to each neighbour; else PCIe. */
     const char *cls = NULL;
-    int links = local > 1 ? platform_rank_links(p, 0, 1, &cls) : 0;
-    if (local > 1)
+    int pair = nd.gpus > 1 ? platform_rank_links(p, 0, 1, &cls) : 0;
+    double lat, bw = 0;
+    if (cls && strncmp(cls, "nvlink", 6) == 0) {
+        nd.nvswitch = platform_hops(p, 0, 1) > 1;
+        nd.pair_nvlinks = pair;
+        nd.nvlinks = nd.nvswitch ? pair : 0;
+        for (int b = 1; !nd.nvswitch && b < rpn; b++) {
+            const char *c2 = NULL;
+            int k = platform_hops(p, 0, b) == 1 ? platform_rank_links(p, 0, b, &c2) : 0;
+            nd.nvlinks += k;
+            nd.pair_nvlinks = k > nd.pair_nvlinks ? k : nd.pair_nvlinks;
+        }
+    } else if (nd.gpus > 1) {
         platform_path(p, 0, 1, &lat, &bw);
-    out->intra_nvlink = cls && strncmp(cls, "nvlink", 6) == 0;
-    out->channels = links > 0 ? links : 1;
-    /* Across nodes: a channel's ring leaves by one NIC; the node's NICs in parallel. */
-    if (out->nodes > 1) {
-        double ibw;
-        platform_path(p, 0, rpn, &lat, &ibw);
-        int nics = 0;
+        nd.pcie_GBps = NCCL_PCIE_SHARE * bw / 1e9;
+    }
+    /* The node's NICs: the distinct components its GPUs leave by. */
+    const char *gpu0 = platform_rank_component(p, 0), *exit0 = platform_rank_exit(p, 0);
+    if (nodes > 1 && exit0) {
         for (int r = 0; r < rpn; r++) {
             int seen = 0;
             for (int q = 0; q < r && !seen; q++)
-                seen = platform_rank_exit(p, q) && platform_rank_exit(p, r) &&
-                       strcmp(platform_rank_exit(p, q), platform_rank_exit(p, r)) == 0;
-            nics += !seen;
+                seen = strcmp(platform_rank_exit(p, q), platform_rank_exit(p, r)) == 0;
+            nd.nics += !seen;
         }
-        out->bus_inter_Bps = nics * ibw;
-        out->nics = nics;
-        if (local <= 1)
-            bw = out->bus_inter_Bps;
+        double nic_bw = 0, pcie_bw = 0;
+        if (gpu0 && platform_component_path(p, gpu0, exit0, &lat, &pcie_bw) >= 0) {
+            const char *nn[64];
+            const device_info *nics[64];
+            int k = platform_node_components(p, DEVICE_NIC, nn, nics, 64);
+            for (int i = 0; i < k && i < 64; i++)
+                if (strcmp(nn[i], exit0) == 0)
+                    nic_bw = nics[i]->bandwidth_Bps;
+        }
+        double ibw;
+        platform_path(p, 0, rpn, &lat, &ibw);
+        nd.nic_GBps = (nic_bw > 0 ? nic_bw : ibw) / 1e9;
+        nd.pcie_GBps = pcie_bw > 0 ? NCCL_PCIE_SHARE * pcie_bw / 1e9 : nd.nic_GBps;
+        nd.collnet = collnet && platform_fabric_sharp(p);
     }
-    out->bus_intra_Bps = bw;
     const char *names[64];
     const device_info *devs[64];
     int ns = platform_node_components(p, DEVICE_SWITCH, names, devs, 64);
     for (int i = 0; i < ns && i < 64; i++)
-        out->nvls |= devs[i]->switch_reduction && out->intra_nvlink;
+        nd.nvls |= devs[i]->switch_reduction && nd.nvswitch;
     int nc = platform_node_components(p, DEVICE_CPU, names, devs, 64);
-    out->cpu_amd = nc > 0 && strcmp(devs[0]->vendor, "amd") == 0;
+    nd.cpu_amd = nc > 0 && strcmp(devs[0]->vendor, "amd") == 0;
+    nccl_search(&nd, ranks, nodes, out);
     return 0;
 }
 
-int nccl_plan_make(const platform *p, const coll_params *params, nccl_plan *out)
+/* The shapes NCCL's pipelined algorithms run as (collectives/pipeline.c). */
+static void pipeline_shape(nccl_algo a, int nodes, coll_params *q)
 {
-    return nccl_plan_make_reducing(p, params, 0, out);
+    q->algo = ALGO_PIPELINE;
+    q->pipe_intra = a == NCCL_TREE || a == NCCL_COLLNET_CHAIN ? PIPE_CHAIN
+                    : a == NCCL_COLLNET_DIRECT                 ? PIPE_DIRECT
+                                                               : PIPE_SWITCH;
+    q->pipe_inter = nodes < 2                                      ? PIPE_NONE
+                    : a == NCCL_TREE || a == NCCL_NVLS_TREE       ? PIPE_DTREE
+                                                                  : PIPE_SHARP;
 }
 
-int nccl_plan_make_reducing(const platform *p, const coll_params *params, double reduce_s_per_byte,
-                            nccl_plan *out)
+int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s_per_byte, nccl_plan *out)
 {
     memset(out, 0, sizeof *out);
-    if (nccl_comm_of(p, params->ranks, &out->comm) || nccl_choose(&out->comm, params->op, params->bytes, &out->choice))
+    if (nccl_comm_of(p, params->ranks, params->nccl_collnet, &out->comm) ||
+        nccl_choose(&out->comm, params->nccl_algos, params->nccl_protos, params->op, params->bytes, &out->choice))
         return -1;
+    const nccl_comm *c = &out->comm;
+    nccl_algo a = out->choice.algo;
     out->params = *params;
-    int n = params->ranks;
+    coll_params *q = &out->params;
+    int n = params->ranks, nodes = c->nodes, g = c->node.gpus;
     double wire = nccl_wire_factor(out->choice.proto);
-    if (out->choice.algo == NCCL_NVLS) {
-        /* In-switch reduction: each GPU pushes its vector once (multimem
-         * ld_reduce) and receives it once (multicast store), (n+1)/n of it per
-         * direction against a ring's 2(n-1)/n: a ring of that volume through
-         * the same links, without GPU reductions. */
-        out->params.algo = ALGO_RING;
-        wire *= (n + 1.0) / (2.0 * (n - 1));
-        out->switch_reduces = 1;
-    } else {
-        out->params.algo = nccl_schedule_algo(out->choice.algo);
-    }
-    if (out->params.algo == ALGO_RING) {
-        /* NCCL's rings follow direct links inside a node; across nodes it runs
-         * a ring per channel, one channel per NIC, each leaving by its own. */
-        out->params.ranks_per_node = platform_ranks_per_node(p);
-        if (out->comm.nodes > 1) {
-            out->params.channels = out->comm.nics;
-            platform_ring_orders(p, out->params.channels < 8 ? out->params.channels : 8, out->params.node_order);
+    q->ranks_per_node = platform_ranks_per_node(p);
+    q->bytes = params->bytes * wire;
+    int lanes = 1, ch = c->graph[a].channels;
+    if (a == NCCL_RING) {
+        /* Rings follow direct links inside a node; across nodes one per NIC,
+         * each leaving by its own (NCCL's channels per NIC run alike). */
+        q->algo = ALGO_RING;
+        if (nodes > 1) {
+            q->channels = c->node.nics;
+            platform_ring_orders(p, q->channels < 8 ? q->channels : 8, q->node_order);
         } else { /* one node: as many rings as have links of their own (DGX-1: 6) */
-            int rings = platform_ring_orders(p, 8, out->params.node_order);
-            out->params.channels = rings > 1 ? rings : 1;
+            int rings = platform_ring_orders(p, 8, q->node_order);
+            q->channels = rings > 1 ? rings : 1;
         }
+        lanes = 2 * ch;
+    } else {
+        pipeline_shape(a, nodes, q);
+        q->ranks_per_node = g;
+        q->switch_efficiency = nccl_nvls_efficiency(c->node.arch);
+        if (a == NCCL_TREE || a == NCCL_COLLNET_CHAIN) {
+            /* a chain per channel from the GPU of its NIC; NCCL doubles a tree's channels onto its second tree */
+            q->channels = nodes > 1 && c->node.nics > 0 && ch > c->node.nics ? c->node.nics : ch;
+            if (q->channels > 16)
+                q->channels = 16;
+            platform_ring_orders(p, q->channels < 8 ? q->channels : 8, q->node_order);
+            lanes = q->channels * (q->pipe_inter == PIPE_DTREE ? 2 : 1);
+        } else {
+            lanes = g * (q->pipe_inter == PIPE_DTREE ? 2 : 1);
+        }
+        q->chunk_bytes = nccl_tree_chunk_bytes(q->bytes / lanes, nccl_tree_depth(c));
     }
-    out->params.bytes = params->bytes * wire;
     /* The links' own latency, which the simulation already charges: the
      * schedule's time on one byte. NCCL's figure beyond it is software. */
-    coll_params tiny = out->params;
+    coll_params tiny = *q;
     tiny.bytes = 1;
+    tiny.chunk_bytes = 0;
     schedule s;
     tt_error err = {0};
     double hw_s = 0;
+    long tiny_steps = 0;
     if (schedule_build(&tiny, 1, 1.0, &s, &err) == TT_OK) {
         hw_s = coll_estimate_s(p, NULL, &s, 0, NULL);
+        tiny_steps = schedule_steps(&s);
         schedule_free(&s);
     }
     nccl_timing *t = &out->timing;
+    if (q->algo == ALGO_PIPELINE && tiny_steps > 0) {
+        /* what every steady step's edges pay at least: the latency inside a node
+         * (the network's where each node has one GPU) */
+        double bw;
+        platform_path(p, 0, g > 1 ? 1 : q->ranks_per_node, &t->pipe_lat_s, &bw);
+        t->pipe_steady = coll_pipeline_chunks(q, (size_t)llround(q->bytes)) - (tiny_steps - 1);
+        if (t->pipe_steady < 0)
+            t->pipe_steady = 0;
+    }
     t->on = 1;
     t->latency_s = out->choice.latency_s;
     t->hw_s = fmax(0, hw_s);
     t->launch_s = out->choice.launch_s;
     t->step_intra_s = out->choice.step_intra_s;
     t->step_inter_s = out->choice.step_inter_s;
-    t->steps = out->params.algo == ALGO_RING && !out->switch_reduces ? out->choice.steps : 0;
+    t->steps = q->algo == ALGO_RING ? out->choice.steps : 0;
     t->inter_steps = out->choice.inter_steps;
     t->slices = nccl_ring_slices(out->choice.proto);
-    /* Simple cuts a block into chunks; LL and LL128 stream lines, one latency per step.
-     * NCCL's channels: one per NVLink inside a node, one per NIC across nodes. */
-    int ch = out->comm.nodes > 1 ? out->comm.nics : out->comm.channels;
-    if (ch < 1)
-        ch = 1;
-    t->chunks = out->choice.proto == NCCL_SIMPLE ? ceil(out->params.bytes / ((double)ch * n * NCCL_RING_CHUNK_BYTES)) : 1;
+    t->bytes = params->bytes;
+    t->cap_Bps = nccl_kernel_cap_Bps(c, params->op, a, out->choice.proto);
+    /* Simple cuts a ring's block into chunks; LL and LL128 stream lines, one latency per step. */
+    t->chunks = out->choice.proto == NCCL_SIMPLE ? ceil(q->bytes / ((double)lanes * n * NCCL_RING_CHUNK_BYTES)) : 1;
     if (t->chunks < 1)
         t->chunks = 1;
-    double wire_Bps = out->comm.nodes > 1 && out->comm.bus_inter_Bps > 0
-                          ? fmin(out->comm.bus_intra_Bps, out->comm.bus_inter_Bps / (params->ranks / out->comm.nodes))
-                          : out->comm.bus_intra_Bps;
-    if (!out->switch_reduces && wire_Bps > 0)
+    /* What the wire carries per rank: the slower of a GPU's links and its share of the NICs. */
+    double intra_Bps = g > 1 ? c->graph[NCCL_RING].channels * c->graph[NCCL_RING].bw_intra_GBps * 1e9 : 0;
+    double nic_Bps = nodes > 1 && g > 0 ? c->node.nics * c->node.nic_GBps * 1e9 / g : 0;
+    double wire_Bps = intra_Bps > 0 && nic_Bps > 0 ? fmin(intra_Bps, nic_Bps) : intra_Bps > 0 ? intra_Bps : nic_Bps;
+    int gpus_reduce = !(q->algo == ALGO_PIPELINE && q->pipe_intra == PIPE_SWITCH && q->pipe_inter != PIPE_DTREE);
+    if (gpus_reduce && wire_Bps > 0)
         out->reduce_s_per_byte = fmax(0, reduce_s_per_byte - 1 / wire_Bps);
     return 0;
 }
@@ -134,16 +185,37 @@ double nccl_timing_total_s(const nccl_timing *t, double simulated_s)
 {
     if (!t->on || isnan(simulated_s))
         return simulated_s;
-    if (t->steps <= 0)
-        return simulated_s + fmax(0, t->latency_s - t->hw_s);
-    double bw_s = fmax(0, simulated_s - t->hw_s); /* the transfers alone */
-    double units = t->chunks * t->steps, unit_s = bw_s / units;
-    double hidden_s = unit_s - unit_s / t->slices; /* a step's latency hides under its later slices */
-    double exposed = t->launch_s + t->chunks * ((t->steps - t->inter_steps) * fmax(0, t->step_intra_s - hidden_s) +
-                                                t->inter_steps * fmax(0, t->step_inter_s - hidden_s));
-    /* The links' latency is a floor under NCCL's, pipelined the same way. */
-    double links = units * fmax(0, t->hw_s / t->steps - hidden_s);
-    return bw_s + fmax(exposed, links);
+    double total;
+    if (t->pipe_steady > 0) { /* the steady steps without their links' latency */
+        total = fmax(0, simulated_s - t->pipe_steady * t->pipe_lat_s) + fmax(0, t->latency_s - t->hw_s);
+    } else if (t->steps <= 0) {
+        total = simulated_s + fmax(0, t->latency_s - t->hw_s);
+    } else {
+        double bw_s = fmax(0, simulated_s - t->hw_s); /* the transfers alone */
+        double units = t->chunks * t->steps, unit_s = bw_s / units;
+        double hidden_s = unit_s - unit_s / t->slices; /* a step's latency hides under its later slices */
+        double exposed = t->launch_s + t->chunks * ((t->steps - t->inter_steps) * fmax(0, t->step_intra_s - hidden_s) +
+                                                    t->inter_steps * fmax(0, t->step_inter_s - hidden_s));
+        /* The links' latency is a floor under NCCL's, pipelined the same way. */
+        double links = units * fmax(0, t->hw_s / t->steps - hidden_s);
+        total = bw_s + fmax(exposed, links);
+    }
+    if (t->cap_Bps > 0) /* the kernels cannot outrun NCCL's per-channel limits */
+        total = fmax(total, t->latency_s + t->bytes / t->cap_Bps);
+    return total;
+}
+
+int nccl_plan_check(const platform *p, const coll_params *params, tt_error *err)
+{
+    nccl_comm c;
+    nccl_plan plan;
+    if (params->algo != ALGO_NCCL || params->op == OP_ALLTOALL || nccl_comm_of(p, params->ranks, 0, &c) ||
+        nccl_plan_make(p, params, 0, &plan) == 0)
+        return TT_OK;
+    return tt_error_set(err, TT_EINPUT,
+                        "%s on %d ranks of %s: NCCL has no algorithm and protocol left to run it under the NCCL_ALGO/"
+                        "NCCL_PROTO given (NCCL fails with 'no algorithm/protocol available'); allow ring and simple",
+                        coll_op_name(params->op), params->ranks, platform_name(p));
 }
 
 const char *nccl_plan_name(const nccl_plan *plan, char *buf, size_t buf_bytes)
@@ -161,7 +233,7 @@ void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_b
     if (params->algo != ALGO_NCCL)
         return;
     nccl_plan plan;
-    if (nccl_plan_make_reducing(p, params, *reduce_s_per_byte, &plan) == 0) {
+    if (nccl_plan_make(p, params, *reduce_s_per_byte, &plan) == 0) {
         *params = plan.params;
         *reduce_s_per_byte = plan.reduce_s_per_byte;
         *timing = plan.timing;

@@ -1,14 +1,16 @@
 /* nccl_plan.h: what NCCL would run on a platform's first `ranks` ranks. The
- * communicator NCCL's tuner sees is read off the platform (GPU generation,
- * NVLink or PCIe inside a node, links per GPU, NICs per node, in-switch
- * reduction), then collectives/nccl.h picks the algorithm and protocol. The
- * pick runs as a ttasim schedule on SimGrid, and NCCL's modelled latency
- * takes the place of the links' own (nccl_timing_total_s). No SimGrid here. */
+ * node NCCL's topology detection sees is read off the platform (GPU
+ * generation, NVLinks and NVSwitches, PCIe, NICs, the fabric's in-network
+ * reduction, CPU vendor); collectives/nccl.h finds the channels and picks
+ * the algorithm and protocol. The pick runs as a ttasim schedule on SimGrid
+ * with the protocol's bytes on the wire, and NCCL's modelled latency takes
+ * the place of the links' own (nccl_timing_total_s). No SimGrid here. */
 #ifndef TT_NCCL_PLAN_H
 #define TT_NCCL_PLAN_H
 
 #include "collectives/nccl.h"
 #include "collectives/schedule.h"
+#include "common/error.h"
 #include "platforms/platform.h"
 
 /* How NCCL's latency enters the simulated time. The schedule runs its steps
@@ -18,8 +20,12 @@
  * they arrive, so a step's latency (NCCL's per-step figure, replacing the
  * links') shows only where it exceeds what the step's later slices still have
  * to send: per chunk-step max(transfer, latency + one slice's transfer). Its
- * launch latency is always paid. Other algorithms (tree, NVLS, chains) add
- * NCCL's latency beyond the links' own. */
+ * launch latency is always paid. A pipeline (trees, CollNet, NVLS) keeps
+ * NCCL's 8 FIFO slots of chunks in flight per edge, so its steps pay no
+ * latency once it runs: the links' latency every simulated steady step pays
+ * (that of a link inside a node) comes off, and NCCL's latency beyond the links' own is paid once, with the
+ * fill and drain. Chains add NCCL's latency beyond the links' own. No kernel moves
+ * more than NCCL's per-channel limits allow (cap_Bps). */
 typedef struct nccl_timing {
     int on;              /* 0: not NCCL, the simulated time stands */
     double latency_s;    /* NCCL's modelled latency (nccl_choice.latency_s) */
@@ -28,6 +34,10 @@ typedef struct nccl_timing {
     int steps, inter_steps; /* a pipelined ring's steps (0: not one) */
     double chunks;       /* chunks per rank's block of a step (NCCL's loops) */
     int slices;          /* slices per chunk */
+    long pipe_steady;    /* a pipeline's steady steps (chunks - its depth), 0: none or not one */
+    double pipe_lat_s;   /* the links' latency each steady step pays at least in the simulation */
+    double bytes;        /* the payload (nccl-tests size) */
+    double cap_Bps;      /* the kernels' algorithm bandwidth limit (0: none) */
 } nccl_timing;
 
 /* The time of the collective from its simulated time. */
@@ -37,22 +47,22 @@ typedef struct nccl_plan {
     nccl_comm comm;
     nccl_choice choice;
     coll_params params;  /* what to simulate: the schedule and the bytes on the wire */
-    int switch_reduces;  /* NVLS: the switch reduces, the GPUs do not */
     double reduce_s_per_byte; /* the reduction NCCL's pipelined kernels leave exposed */
     nccl_timing timing;  /* how NCCL's latency enters the simulated time */
 } nccl_plan;
 
-/* 0, or -1 when the ranks are not NVIDIA GPUs (NCCL does not apply). */
-int nccl_comm_of(const platform *p, int ranks, nccl_comm *out);
+/* The node NCCL sees on the platform and the search's outcome for a
+ * communicator of ranks 0..ranks-1; collnet: NCCL_COLLNET_ENABLE (CollNet
+ * and multi-node NVLS where the fabric reduces). 0, or -1 when the ranks are
+ * not NVIDIA GPUs (NCCL does not apply). */
+int nccl_comm_of(const platform *p, int ranks, int collnet, nccl_comm *out);
 
-/* The plan for params (op, ranks, bytes; algo is ignored): 0, or -1 when NCCL
- * does not apply (not GPUs, or an alltoall: NCCL has no tuned algorithm). */
-int nccl_plan_make(const platform *p, const coll_params *params, nccl_plan *out);
-/* The same with the GPU's reduction cost (coll_reduce_s_per_byte): NCCL
+/* The plan for params (op, ranks, bytes, the nccl_* environment; algo is
+ * ignored) with the GPU's reduction cost (coll_reduce_s_per_byte): NCCL
  * reduces slice k while slice k+1 is on the wire, so only the part slower
- * than the wire shows. */
-int nccl_plan_make_reducing(const platform *p, const coll_params *params, double reduce_s_per_byte,
-                            nccl_plan *out);
+ * than the wire shows. 0, or -1 when NCCL does not apply (not GPUs, an
+ * alltoall: NCCL has no tuned algorithm, or the environment disabled all). */
+int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s_per_byte, nccl_plan *out);
 
 /* Turns a request for ALGO_NCCL into what runs: NCCL's plan on NVIDIA GPUs
  * (name "ring/Simple", *timing for nccl_timing_total_s), else the
@@ -61,7 +71,11 @@ int nccl_plan_make_reducing(const platform *p, const coll_params *params, double
 void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_byte, nccl_timing *timing,
                   char *name, size_t name_bytes);
 
-/* "ring/LL128", "nvls/Simple". */
+/* TT_EINPUT when params asks NCCL (on its GPUs) for a collective that the
+ * environment's masks leave no algorithm for; else TT_OK. */
+int nccl_plan_check(const platform *p, const coll_params *params, tt_error *err);
+
+/* "ring/LL128", "nvls_tree/Simple". */
 const char *nccl_plan_name(const nccl_plan *plan, char *buf, size_t buf_bytes);
 
 #endif
