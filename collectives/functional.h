@@ -10,7 +10,9 @@
 
 #include "collectives/schedule.h"
 
-/* 0 when the schedule computes its collective; -1 with why filled otherwise. */
+/* 0 when the schedule computes its collective; -1 with why filled otherwise.
+ * A switched schedule (NVLS, SHARP: the switches reduce) is checked for its
+ * identical stages only. */
 int schedule_verify(const schedule *s, char *why, size_t why_bytes);
 
 #endif

@@ -97,8 +97,8 @@ static void search_ring_tree(const nccl_node *nd, int nodes, int tree, nccl_grap
 {
     int g = nd->gpus > 0 ? nd->gpus : 1;
     double nvl = nd->nvlinks * NVLINK_GBPS[nd->arch];
-    double gpu_total = nd->nvlinks ? nvl : nd->pcie_GBps;
-    double pair = nd->nvlinks ? (nd->nvswitch ? nvl : nd->pair_nvlinks * NVLINK_GBPS[nd->arch]) : nd->pcie_GBps;
+    double gpu_total = nd->nvlinks ? nvl : nd->p2p_GBps;
+    double pair = nd->nvlinks ? (nd->nvswitch ? nvl : nd->pair_nvlinks * NVLINK_GBPS[nd->arch]) : nd->p2p_GBps;
     double relax = g > 1 && (tree || nodes > 1) ? (double)g / (g - 1) : 1.0;
     double s, ch;
     memset(out, 0, sizeof *out);
@@ -111,6 +111,8 @@ static void search_ring_tree(const nccl_node *nd, int nodes, int tree, nccl_grap
         if (nd->nics < 1)
             return;
         double max_bw = fmin(nd->nic_GBps, nd->pcie_GBps > 0 ? nd->pcie_GBps : nd->nic_GBps);
+        if (g > 1 && pair > 0) /* a channel also crosses the node */
+            max_bw = fmin(max_bw, pair);
         s = first_speed(speeds(nd->arch, 1), max_bw, INFINITY, 1);
         double per_nic = fmax(1, floor(nd->nic_GBps / s + 1e-9));
         ch = nd->nics * per_nic;
@@ -192,10 +194,12 @@ static int algo_runs_op(nccl_algo a, coll_op op)
     return 1;
 }
 
-/* LL128 is on by default only where NVIDIA validated it: NVLink inside the node. */
+/* LL128 is on by default only where NVIDIA validated it: NVLink inside the
+ * node, on the generations NCCL lists (tuning.cc). */
 static int ll128_by_default(const nccl_comm *c)
 {
-    return c->node.nvlinks > 0;
+    int sm = c->node.sm;
+    return c->node.nvlinks > 0 && (sm == 70 || sm == 80 || sm == 90 || sm == 100 || sm == 120);
 }
 
 static int available(const nccl_comm *c, coll_op op, nccl_algo a, nccl_proto p)
@@ -410,24 +414,11 @@ int nccl_choose(const nccl_comm *c, unsigned algos, unsigned protos, coll_op op,
     return found;
 }
 
-double nccl_kernel_cap_Bps(const nccl_comm *c, coll_op op, nccl_algo a, nccl_proto p)
+double nccl_kernel_cap_Bps(const nccl_choice *choice)
 {
-    int nodes = c->nodes, arch = (int)c->node.arch, col = nodes <= 2 ? nodes - 1 : 2;
-    int llrow = nodes == 1 ? arch : c->node.cpu_amd ? 1 : 0;
-    double ch = c->graph[a].channels, bus = 0;
-    if (a == NCCL_RING && p == NCCL_LL)
-        bus = LL_MAX_GBPS[llrow][col];
-    else if (a == NCCL_RING && p == NCCL_LL128)
-        bus = ch * RING_LL128_MAX_GBPS[arch][col];
-    else if (a == NCCL_TREE && p == NCCL_LL)
-        bus = LL_MAX_GBPS[llrow][col];
-    else if (a == NCCL_TREE && p == NCCL_LL128)
-        bus = ch * TREE_LL128_MAX_GBPS[arch][col];
-    else if (a == NCCL_TREE && op == OP_ALLREDUCE)
-        bus = ch * TREE_MAX_GBPS[arch][col];
-    if (bus <= 0 || c->ranks < 2)
-        return 0;
-    return 1e9 * (a == NCCL_RING ? bus * c->ranks / ring_steps(op, c->ranks) : bus * .5);
+    if (choice->algo == NCCL_TREE || (choice->algo == NCCL_RING && choice->proto != NCCL_SIMPLE))
+        return choice->algbw_Bps;
+    return 0;
 }
 
 double nccl_tree_chunk_bytes(double channel_bytes, int depth)

@@ -30,11 +30,14 @@ typedef enum { NCCL_VOLTA, NCCL_AMPERE, NCCL_HOPPER, NCCL_BLACKWELL } nccl_arch;
 typedef struct nccl_node {
     int gpus;          /* GPUs of the node in the communicator */
     nccl_arch arch;
+    int sm;            /* compute capability x 10 (70 = V100): LL128 runs by default on 70, 80, 90, 100, 120 */
     int nvlinks;       /* NVLinks per GPU (0: the GPUs talk over PCIe) */
     int nvswitch;      /* the NVLinks go to NVSwitches (else GPU to GPU) */
     int pair_nvlinks;  /* without NVSwitch: the most NVLinks between two GPUs */
     int nvls;          /* the NVSwitches reduce and multicast (NVLink SHARP, Hopper and later) */
-    double pcie_GBps;  /* a GPU's PCIe path (to its NIC, or to peers without NVLink), NCCL's figure */
+    double pcie_GBps;  /* a GPU's PCIe path to its NIC, NCCL's figure */
+    double p2p_GBps;   /* without NVLink: a GPU's path to its peers, NCCL's figure (the CPUs' link between
+                          sockets where the node's GPUs span two, less Intel's 64-byte P2P packets) */
     int nics;          /* NICs the node's GPUs use */
     double nic_GBps;   /* each NIC's rate as NCCL reads it (port speed / 8000) */
     int collnet;       /* the fabric's switches reduce (InfiniBand SHARP: NCCL's CollNet) */
@@ -91,10 +94,12 @@ const char *nccl_proto_words(void);
  * no tuned algorithm; or the masks left nothing that runs). */
 int nccl_choose(const nccl_comm *c, unsigned algos, unsigned protos, coll_op op, double bytes, nccl_choice *out);
 
-/* What NCCL's kernels move at most, from its per-channel limits (tuning.cc:
- * LL's and LL128's per-channel maxima, the tree's): an algorithm bandwidth
- * in B/s, or 0 where NCCL states none. */
-double nccl_kernel_cap_Bps(const nccl_comm *c, coll_op op, nccl_algo a, nccl_proto p);
+/* What NCCL's kernels move at most, in B/s of algorithm bandwidth: for the
+ * tree and the LL and LL128 rings NCCL's bandwidth is its kernels' measured
+ * rate (LL's flag per 4 bytes, the tree's 1/3.8 with LL, per-channel caps,
+ * the tree's correction at medium sizes), so it is choice's own algbw; 0 for
+ * Simple rings, NVLS and CollNet, whose rate is the wire's. */
+double nccl_kernel_cap_Bps(const nccl_choice *choice);
 
 /* The same for one given algorithm x protocol; -1 when NCCL would not run it
  * (by default: LL128 where NCCL leaves it off counts as not run). */

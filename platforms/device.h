@@ -34,6 +34,7 @@ typedef struct device_info {
     double compute_capability; /* NVIDIA GPUs (7.0 = Volta): NCCL's tuning by generation; 0 = not a CUDA GPU */
     int switch_reduction;      /* switches: reduce in the switch (NVLink SHARP, NVSwitch gen3) */
     char vendor[16];           /* CPUs: "amd", "intel" (NCCL's network overhead differs) */
+    double nccl_socket_Bps;    /* CPUs: the link between two sockets as NCCL's topology rates it (0 = unknown) */
     /* The per-op model (sim/replay/device_model.h): work per kernel at which a
      * kernel reaches half its class efficiency (0: every kernel at full
      * efficiency), host time to issue one kernel, and whether norm and

@@ -127,6 +127,61 @@ START_TEST(functional_channel_rings)
 }
 END_TEST
 
+/* NCCL's pipelines: a chain per channel through each node and the double
+ * binary tree over the nodes' heads, chunks reduced up and broadcast down at
+ * once, compute the allreduce; no rank forwards a chunk before it holds it.
+ * The switches' shapes (NVLS, SHARP) are timing only: their steady state is
+ * still identical steps. */
+START_TEST(functional_pipelines)
+{
+    static const int NODES[] = {1, 2, 3, 5, 8, 13};
+    for (int i = 0; i < 6; i++)
+        for (int g = 1; g <= 4; g++)
+            for (int c = 1; c <= 3; c++)
+                for (int v = 0; v < 2; v++) {
+                    int n = NODES[i] * g;
+                    if (n < 2)
+                        continue;
+                    size_t count = v ? 7 : 40 * (size_t)n + 3;
+                    coll_params p = {.op = OP_ALLREDUCE, .algo = ALGO_PIPELINE, .ranks = n, .bytes = (double)count * 8,
+                                     .ranks_per_node = g, .channels = c, .chunk_bytes = 8 * 5,
+                                     .pipe_intra = PIPE_CHAIN, .pipe_inter = NODES[i] > 1 ? PIPE_DTREE : PIPE_NONE,
+                                     .node_order = {{1, 0, 3, 2}}};
+                    if (g < 4)
+                        memset(p.node_order, 0, sizeof p.node_order);
+                    schedule s;
+                    tt_error err = {0};
+                    ck_assert_int_eq(schedule_build(&p, count, 8, &s, &err), TT_OK);
+                    char msg[256];
+                    ck_assert_msg(schedule_verify(&s, msg, sizeof msg) == 0, "%d nodes x %d, %d channels, %zu: %s",
+                                  NODES[i], g, c, count, msg);
+                    ck_assert_int_eq(s.switched, 0);
+                    schedule_free(&s);
+                }
+    /* 8 nodes of 4, NVLS tree: steps = chunks + the depth (RS, up 3, down 3, AG = 7 steps of delay). */
+    coll_params p = {.op = OP_ALLREDUCE, .algo = ALGO_PIPELINE, .ranks = 32, .bytes = 8e6, .ranks_per_node = 4,
+                     .chunk_bytes = 1e5, .pipe_intra = PIPE_SWITCH, .pipe_inter = PIPE_DTREE};
+    schedule s;
+    tt_error err = {0};
+    ck_assert_int_eq(schedule_build(&p, (size_t)8e6, 1, &s, &err), TT_OK);
+    ck_assert_int_eq(s.switched, 1);
+    ck_assert_int_eq(coll_pipeline_lanes(&p), 8); /* 4 heads x 2 trees */
+    ck_assert_int_eq(schedule_steps(&s), 10 + 7);  /* 1 MB lanes in 0.1 MB chunks */
+    char msg[256];
+    ck_assert_msg(schedule_verify(&s, msg, sizeof msg) == 0, "%s", msg);
+    schedule_free(&s);
+    p.pipe_inter = PIPE_SHARP; /* RS, the switch, AG */
+    ck_assert_int_eq(schedule_build(&p, (size_t)8e6, 1, &s, &err), TT_OK);
+    ck_assert_int_eq(schedule_steps(&s), 20 + 2); /* one tree: 4 lanes of 2 MB */
+    ck_assert_msg(schedule_verify(&s, msg, sizeof msg) == 0, "%s", msg);
+    schedule_free(&s);
+    p.algo = ALGO_PIPELINE;
+    p.op = OP_ALLGATHER;
+    const char *why;
+    ck_assert(!coll_algo_applies(&p, &why));
+}
+END_TEST
+
 /* The verifier itself fails on a wrong schedule: a ring allgather with one
  * stage too few leaves blocks missing. */
 START_TEST(functional_detects_wrong_result)
@@ -839,6 +894,7 @@ static Suite *suite(void)
     tcase_add_test(t, functional_detects_wrong_result);
     tcase_add_test(t, functional_torus_grids);
     tcase_add_test(t, functional_channel_rings);
+    tcase_add_test(t, functional_pipelines);
     tcase_add_test(t, names_and_factors);
     tcase_add_test(t, step_patterns_match_steps);
     tcase_add_test(t, symmetric_crossbar_only_flat_switch);

@@ -10,6 +10,24 @@
  * raw rate (Gen3 x16 12 GB/s, topo.h PCI_BW; Gen4 24, Gen5 48). */
 #define NCCL_PCIE_SHARE 0.75
 
+/* Where a node's GPUs hang off two CPU sockets, NCCL rates a path between
+ * them at the sockets' link (topo.h: BDW_QPI_BW 6 GB/s, SKL 10, SRP 22, AMD
+ * 16), an Intel link at 5/6 of it (INTEL_P2P_OVERHEAD: P2P traffic in 64-byte
+ * packets); INFINITY when no path crosses one or its rate is unknown. */
+static double socket_link_GBps(const platform *p, int gpus)
+{
+    int crosses = 0;
+    for (int b = 1; b < gpus && !crosses; b++)
+        crosses = platform_path_class_links(p, 0, b, "qpi") > 0 || platform_path_class_links(p, 0, b, "upi") > 0;
+    const char *names[64];
+    const device_info *devs[64];
+    int nc = platform_node_components(p, DEVICE_CPU, names, devs, 64);
+    if (!crosses || nc < 1 || devs[0]->nccl_socket_Bps <= 0)
+        return INFINITY;
+    double bw = devs[0]->nccl_socket_Bps / 1e9;
+    return strcmp(devs[0]->vendor, "intel") == 0 ? bw * 5 / 6 : bw;
+}
+
 int nccl_comm_of(const platform *p, int ranks, int collnet, nccl_comm *out)
 {
     const device_info *gpu = platform_device(p, 0);
@@ -23,6 +41,7 @@ int nccl_comm_of(const platform *p, int ranks, int collnet, nccl_comm *out)
     nd.gpus = ranks < rpn ? ranks : rpn;
     double cc = gpu->compute_capability;
     nd.arch = cc >= 10 ? NCCL_BLACKWELL : cc >= 9 ? NCCL_HOPPER : cc >= 8 ? NCCL_AMPERE : NCCL_VOLTA;
+    nd.sm = (int)lround(cc * 10);
     /* Inside a node: NVLink to the next GPU through a switch (two hops) or
      * direct links to each neighbour; else PCIe. */
     const char *cls = NULL;
@@ -39,8 +58,12 @@ int nccl_comm_of(const platform *p, int ranks, int collnet, nccl_comm *out)
             nd.pair_nvlinks = k > nd.pair_nvlinks ? k : nd.pair_nvlinks;
         }
     } else if (nd.gpus > 1) {
-        platform_path(p, 0, 1, &lat, &bw);
-        nd.pcie_GBps = NCCL_PCIE_SHARE * bw / 1e9;
+        nd.p2p_GBps = INFINITY;
+        for (int b = 1; b < nd.gpus; b++) {
+            platform_path(p, 0, b, &lat, &bw);
+            nd.p2p_GBps = fmin(nd.p2p_GBps, NCCL_PCIE_SHARE * bw / 1e9);
+        }
+        nd.p2p_GBps = fmin(nd.p2p_GBps, socket_link_GBps(p, nd.gpus));
     }
     /* The node's NICs: the distinct components its GPUs leave by. */
     const char *gpu0 = platform_rank_component(p, 0), *exit0 = platform_rank_exit(p, 0);
@@ -133,15 +156,16 @@ int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s
         q->chunk_bytes = nccl_tree_chunk_bytes(q->bytes / lanes, nccl_tree_depth(c));
     }
     /* The links' own latency, which the simulation already charges: the
-     * schedule's time on one byte. NCCL's figure beyond it is software. */
+     * schedule's time on a byte per block of every lane (a single byte would
+     * leave most steps empty). NCCL's figure beyond it is software. */
     coll_params tiny = *q;
-    tiny.bytes = 1;
+    tiny.bytes = (double)n * 64;
     tiny.chunk_bytes = 0;
     schedule s;
     tt_error err = {0};
     double hw_s = 0;
     long tiny_steps = 0;
-    if (schedule_build(&tiny, 1, 1.0, &s, &err) == TT_OK) {
+    if (schedule_build(&tiny, (size_t)tiny.bytes, 1.0, &s, &err) == TT_OK) {
         hw_s = coll_estimate_s(p, NULL, &s, 0, NULL);
         tiny_steps = schedule_steps(&s);
         schedule_free(&s);
@@ -163,10 +187,15 @@ int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s
     t->step_intra_s = out->choice.step_intra_s;
     t->step_inter_s = out->choice.step_inter_s;
     t->steps = q->algo == ALGO_RING ? out->choice.steps : 0;
+    double lat_bw;
+    if (g > 1)
+        platform_path(p, 0, 1, &t->link_intra_s, &lat_bw);
+    if (nodes > 1)
+        platform_path(p, 0, platform_ranks_per_node(p), &t->link_inter_s, &lat_bw);
     t->inter_steps = out->choice.inter_steps;
     t->slices = nccl_ring_slices(out->choice.proto);
     t->bytes = params->bytes;
-    t->cap_Bps = nccl_kernel_cap_Bps(c, params->op, a, out->choice.proto);
+    t->cap_Bps = nccl_kernel_cap_Bps(&out->choice);
     /* Simple cuts a ring's block into chunks; LL and LL128 stream lines, one latency per step. */
     t->chunks = out->choice.proto == NCCL_SIMPLE ? ceil(q->bytes / ((double)lanes * n * NCCL_RING_CHUNK_BYTES)) : 1;
     if (t->chunks < 1)
@@ -186,8 +215,14 @@ double nccl_timing_total_s(const nccl_timing *t, double simulated_s)
     if (!t->on || isnan(simulated_s))
         return simulated_s;
     double total;
-    if (t->pipe_steady > 0) { /* the steady steps without their links' latency */
-        total = fmax(0, simulated_s - t->pipe_steady * t->pipe_lat_s) + fmax(0, t->latency_s - t->hw_s);
+    if (t->pipe_steady > 0 || (t->steps <= 0 && t->cap_Bps > 0)) {
+        /* a pipeline: its steady steps without their links' latency; where NCCL's
+         * rate is its kernels' (the tree), its model is the floor below, whose
+         * latency already holds the fill's chunk per hop, else its latency beyond
+         * the links' adds */
+        total = fmax(0, simulated_s - t->pipe_steady * t->pipe_lat_s);
+        if (t->cap_Bps <= 0)
+            total += fmax(0, t->latency_s - t->hw_s);
     } else if (t->steps <= 0) {
         total = simulated_s + fmax(0, t->latency_s - t->hw_s);
     } else {
@@ -197,7 +232,8 @@ double nccl_timing_total_s(const nccl_timing *t, double simulated_s)
         double exposed = t->launch_s + t->chunks * ((t->steps - t->inter_steps) * fmax(0, t->step_intra_s - hidden_s) +
                                                     t->inter_steps * fmax(0, t->step_inter_s - hidden_s));
         /* The links' latency is a floor under NCCL's, pipelined the same way. */
-        double links = units * fmax(0, t->hw_s / t->steps - hidden_s);
+        double links = t->chunks * ((t->steps - t->inter_steps) * fmax(0, t->link_intra_s - hidden_s) +
+                                    t->inter_steps * fmax(0, t->link_inter_s - hidden_s));
         total = bw_s + fmax(exposed, links);
     }
     if (t->cap_Bps > 0) /* the kernels cannot outrun NCCL's per-channel limits */

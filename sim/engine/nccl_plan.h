@@ -20,18 +20,23 @@
  * they arrive, so a step's latency (NCCL's per-step figure, replacing the
  * links') shows only where it exceeds what the step's later slices still have
  * to send: per chunk-step max(transfer, latency + one slice's transfer). Its
- * launch latency is always paid. A pipeline (trees, CollNet, NVLS) keeps
+ * launch latency is always paid. The links' latency is a floor under it, as
+ * a chunk meets it going round: hop by hop, not the slowest hop every
+ * step as the simulation's synchronous steps charge it. A pipeline (trees, CollNet, NVLS) keeps
  * NCCL's 8 FIFO slots of chunks in flight per edge, so its steps pay no
  * latency once it runs: the links' latency every simulated steady step pays
- * (that of a link inside a node) comes off, and NCCL's latency beyond the links' own is paid once, with the
- * fill and drain. Chains add NCCL's latency beyond the links' own. No kernel moves
- * more than NCCL's per-channel limits allow (cap_Bps). */
+ * (that of a link inside a node) comes off. A tree's time is at least NCCL's
+ * own model of it (cap_Bps: its kernels' rate; its latency holds a chunk's
+ * passage per hop of the fill, which the simulation also moves); NVLS and
+ * CollNet add NCCL's latency beyond the links' own once. Chains add NCCL's
+ * latency beyond the links' own. */
 typedef struct nccl_timing {
     int on;              /* 0: not NCCL, the simulated time stands */
     double latency_s;    /* NCCL's modelled latency (nccl_choice.latency_s) */
     double hw_s;         /* the schedule's simulated time on one byte: its links' latency */
     double launch_s, step_intra_s, step_inter_s; /* nccl_choice's parts */
     int steps, inter_steps; /* a pipelined ring's steps (0: not one) */
+    double link_intra_s, link_inter_s; /* a ring hop's links' latency inside a node and between nodes */
     double chunks;       /* chunks per rank's block of a step (NCCL's loops) */
     int slices;          /* slices per chunk */
     long pipe_steady;    /* a pipeline's steady steps (chunks - its depth), 0: none or not one */
