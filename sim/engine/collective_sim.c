@@ -562,7 +562,7 @@ static int tally_round(coll_group *g, const coll_flow *scratch, size_t nf, doubl
  * COLL_CLASS_RANKS ranks, each flow carrying what n - 1 flows carry per link.
  * A run of equal steps is one identical stage. Returns the steps from t it
  * accounted for (0: step t is not such a step), -1 when out of memory. */
-static int execute_classes(coll_group *g, const schedule *s, int st, int t)
+static int execute_classes(coll_group *g, const schedule *s, int st, int t, xfer *xs, coll_flow *scratch)
 {
     const sched_stage *stg = &s->stages[st];
     double fb = 0, red = 0, next = 0, next_red = 0;
@@ -575,6 +575,12 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
         run++;
     if (k == STEP_LOCAL)
         return run;
+    /* representatives time the steps; a link count takes every flow of each, as it is */
+    for (int u = t; g->tally && u < (stg->identical ? t + 1 : t + run); u++) {
+        size_t nx = schedule_step(s, st, u, xs), nf = schedule_merge_flows(s, xs, nx, scratch);
+        if (tally_round(g, scratch, nf, stg->identical ? run : 1))
+            return -1;
+    }
     int n = g->n, m = k == STEP_PERMUTATION ? 2 : n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS;
     if (!g->reps && !(g->reps = group_create(g->p, g->ranks, n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS,
                                              -1 - g->serial)))
@@ -610,10 +616,10 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t)
 /* Whether a round of w flows is solved by components (collective_fluid.h)
  * while the workers sleep: more than g->fluid_flows flows, or a group of
  * more ranks than that (waking every worker for a few flows costs more than
- * their solve). A link count runs every flow in SimGrid. */
+ * their solve). A link count adds up the round's flows whichever solves it. */
 static int round_fluid(const coll_group *g, long w)
 {
-    return g->fluid && !g->tally && !g->staged && g->fluid_flows >= 0 &&
+    return g->fluid && !g->staged && g->fluid_flows >= 0 &&
            (w > g->fluid_flows || g->n > g->fluid_flows);
 }
 
@@ -682,8 +688,9 @@ static int execute_pipeline(coll_group *g, const schedule *s, int st, xfer *xs, 
     for (int t = 0; rc == 0 && t < stg->steps; t++) {
         step_round rd;
         long w = round_flows(&rd, g, s, stg, xs, schedule_step(s, st, t, xs), scratch);
-        rc = w < 0 ? -1 : coll_fluid_round(g->fluid, scratch, (size_t)w, rd.reduce_bytes, g->gamma, stg->streamed,
-                                           clock_s);
+        rc = w < 0 || tally_round(g, scratch, (size_t)w, 1)
+                 ? -1
+                 : coll_fluid_round(g->fluid, scratch, (size_t)w, rd.reduce_bytes, g->gamma, stg->streamed, clock_s);
         round_free(&rd);
     }
     if (rc)
@@ -703,8 +710,7 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
             continue;
         }
         for (int t = 0; t < (stg->identical ? 1 : stg->steps); t++) {
-            /* representatives do not put every flow on its links: a link count runs them all */
-            int done = g->classes && !g->tally && !g->staged ? execute_classes(g, s, st, t) : 0;
+            int done = g->classes && !g->staged ? execute_classes(g, s, st, t, xs, scratch) : 0;
             if (done < 0)
                 return -1;
             if (done > 0) {

@@ -20,7 +20,8 @@ int coll_scenario_run(const scenario *sc, coll_scenario_result *out, tt_error *e
         return tt_error_set(err, TT_EINPUT, "%s: $.collective.ranks: %d ranks asked, the platform has %d; a "
                             "collective needs 2 to %d", sc->path, n, have, have);
     }
-    coll_params asked = {.op = sc->coll_op, .algo = sc->coll_algo, .ranks = n, .bytes = sc->coll_bytes};
+    coll_params asked = {.op = sc->coll_op, .algo = sc->coll_algo, .ranks = n, .bytes = sc->coll_bytes,
+                         .nccl_algos = sc->nccl_algos, .nccl_protos = sc->nccl_protos, .nccl_collnet = sc->nccl_collnet};
     coll_request rq = coll_request_build(p, &asked);
     coll_result res;
     int rc = coll_simulate(p, sc->network, &rq, 1, &res, err);

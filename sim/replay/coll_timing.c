@@ -82,7 +82,9 @@ int coll_timing_run(const scenario *sc, const platform *p, const step_coll *c, s
                 req_hi[op] = req_lo[op];
                 continue;
             }
-            coll_params asked = {.op = OPS[op], .algo = algo[op], .bytes = end ? hi[op] : lo[op]};
+            coll_params asked = {.op = OPS[op], .algo = algo[op], .bytes = end ? hi[op] : lo[op],
+                                 .nccl_algos = sc->nccl_algos, .nccl_protos = sc->nccl_protos,
+                                 .nccl_collnet = sc->nccl_collnet};
             if (OPS[op] == OP_ALLREDUCE) { /* hier's inter-node phase (scenario's collectives.inter_node, staging) */
                 asked.inter = sc->inter_algo;
                 asked.staging = sc->staging;

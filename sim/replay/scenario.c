@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collectives/nccl.h"
 #include "common/datapath.h"
 #include "common/jsonx.h"
 #include "sim/replay/framework.h"
@@ -524,6 +525,29 @@ static int load_hier_options(const jx_obj *c, scenario *s)
     return TT_OK;
 }
 
+/* collectives.nccl_algo and nccl_proto: NCCL_ALGO and NCCL_PROTO in NCCL's
+ * syntax; nccl_collnet: NCCL_COLLNET_ENABLE. */
+static int load_nccl_options(const jx_obj *c, scenario *s)
+{
+    const char *words[2] = {NULL, NULL}, *keys[2] = {"nccl_algo", "nccl_proto"};
+    int rc;
+    if ((rc = jx_string(c, keys[0], 0, &words[0])) || (rc = jx_string(c, keys[1], 0, &words[1])) ||
+        (rc = jx_bool(c, "nccl_collnet", 0, &s->nccl_collnet)))
+        return rc;
+    for (int k = 0; k < 2; k++) {
+        const char *bad;
+        int len;
+        unsigned *mask = k ? &s->nccl_protos : &s->nccl_algos;
+        if (words[k] && ((k ? nccl_parse_protos(words[k], mask, &bad, &len) : nccl_parse_algos(words[k], mask, &bad, &len)) ||
+                         *mask == 0))
+            return tt_error_set(c->err, TT_EINPUT, "%s: %s.%s: \"%s\" names %s \"%.*s\"; expected a list (NCCL's "
+                                "syntax, ^ for all but) of: %s", c->file, c->path, keys[k], words[k],
+                                *mask ? "an unknown" : "nothing", *mask ? len : 0, *mask ? bad : "",
+                                k ? nccl_proto_words() : nccl_algo_words());
+    }
+    return TT_OK;
+}
+
 /* Evaluation is either typed in (every_steps, time_s) or from the workload:
  * every_epochs and examples become forward-only passes (point.c). */
 static int load_evaluation(const jx_obj *e, scenario *s)
@@ -569,7 +593,7 @@ static int load_cost(const jx_obj *r, scenario *s)
 static int load_rest(const jx_obj *r, scenario *s)
 {
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", "inter_node", "staging",
-                                        "concurrent_ops", NULL};
+                                        "concurrent_ops", "nccl_algo", "nccl_proto", "nccl_collnet", NULL};
     static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "examples", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
     static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source",
@@ -597,7 +621,8 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_seconds(&f, "op_time_s", 0, 1e-9, 1e6, &s->ref_op_time_s)) ||
                    (rc = jx_string(&f, "source", 0, &src)) || (rc = jx_string(&f, "calibrated", 0, &cal)))) ||
         (rc = load_expect(r, s)) || (rc = load_cost(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
-        (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)) || (c.obj && (rc = load_hier_options(&c, s))))
+        (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)) ||
+        (c.obj && ((rc = load_hier_options(&c, s)) || (rc = load_nccl_options(&c, s)))))
         return rc;
     s->concurrent_ops = (int)concurrent_ops;
     s->optimizer = opt >= 0 ? optim_find(OPTIM_NAMES[opt]) : NULL;

@@ -105,6 +105,10 @@ typedef struct scenario {
     int concurrent_ops; /* collectives.concurrent_ops: collectives in flight at once (default 1) */
     coll_algo inter_algo; /* collectives.inter_node: hier allreduce's inter-node phase (ALGO_RING or ALGO_RHD) */
     coll_staging staging; /* collectives.staging: where hier's inter-node phase keeps its buffers */
+    /* collectives.nccl_algo, nccl_proto, nccl_collnet: NCCL_ALGO and NCCL_PROTO as masks
+     * (collectives/nccl.h; 0: NCCL's default) and NCCL_COLLNET_ENABLE, for whatever runs nccl */
+    unsigned nccl_algos, nccl_protos;
+    int nccl_collnet;
 
     /* convergence */
     convergence_kind conv;
