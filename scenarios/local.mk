@@ -74,19 +74,37 @@ dist_examples_DATA = \
 
 collectivesdir = $(pkgdatadir)/scenarios/collectives
 dist_collectives_DATA = scenarios/collectives/README.md \
+	scenarios/collectives/dgx-a100-2n-allgather-1g.json \
+	scenarios/collectives/dgx-a100-2n-allgather-4g.json \
+	scenarios/collectives/dgx-a100-2n-allreduce-1g.json \
+	scenarios/collectives/dgx-a100-2n-allreduce-4g.json \
+	scenarios/collectives/dgx-a100-2n-alltoall-1g.json \
 	scenarios/collectives/dgx-a100-allreduce-32b-2gpu.json \
 	scenarios/collectives/dgx-a100-allreduce-8g.json \
+	scenarios/collectives/dgx-h100-10n-allgather-16g.json \
+	scenarios/collectives/dgx-h100-10n-allreduce-16g.json \
+	scenarios/collectives/dgx-h100-10n-allreduce-4g.json \
+	scenarios/collectives/dgx-h100-10n-alltoall-16g.json \
+	scenarios/collectives/dgx-h100-10n-reducescatter-16g.json \
+	scenarios/collectives/dgx-h100-2n-allreduce-16g.json \
+	scenarios/collectives/dgx-h100-4n-allreduce-16g.json \
+	scenarios/collectives/dgx-h100-8n-collnetchain-1g.json \
+	scenarios/collectives/dgx-h100-8n-collnetchain-512m.json \
+	scenarios/collectives/dgx-h100-8n-collnetchain-8g.json \
 	scenarios/collectives/dgx-h100-allgather-8g.json \
 	scenarios/collectives/dgx-h100-allreduce-nvls-8g.json \
+	scenarios/collectives/dgx-h100-allreduce-ring-8g.json \
 	scenarios/collectives/dgx1-cluster-allreduce.json \
 	scenarios/collectives/hgx-a100-4hdr-3node-allreduce-128m.json \
 	scenarios/collectives/hgx-a100-80gb-allreduce-1g.json
 
-EXTRA_DIST += scenarios/published/validate.sh
+EXTRA_DIST += scenarios/published/validate.sh scenarios/collectives/validate.sh
 
-# The validation table of scenarios/published/README.md (predicted against published).
+# The validation tables of scenarios/published/README.md and scenarios/collectives/README.md
+# (predicted against published).
 validation-table: ttasim$(EXEEXT)
 	$(SHELL) $(srcdir)/scenarios/published/validate.sh $(abs_top_builddir)/ttasim
+	$(SHELL) $(srcdir)/scenarios/collectives/validate.sh $(abs_top_builddir)/ttasim
 
 .PHONY: validation-table
 

@@ -131,3 +131,7 @@ TESTS += tests/test_shards
 # Inputs are data, outputs never destroy, exit codes 0/1/2 (the round-3 findings F01-F19, end to end).
 TESTS += tests/test_reliability.sh
 EXTRA_DIST += tests/test_reliability.sh
+# scenarios/collectives/README.md is what its generator writes from the current model
+# (make validation-table rewrites it after a deliberate change).
+TESTS += tests/test_collective_table.sh
+EXTRA_DIST += tests/test_collective_table.sh

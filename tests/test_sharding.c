@@ -59,11 +59,23 @@ END_TEST
 static workload_table TABLES[2] = {{4, 8, 1}, {4, 8, 1}};
 static const workload_embedding EMB = {0, 1.0, 2, TABLES};
 
+/* The plan's collectives on 2 ranks joined by one link of latency_s and
+ * bw_Bps: a ring allreduce (2 steps of half the vector), one pairwise
+ * exchange of half of it. */
+static void set_link(sharding_options *o, double latency_s, double bw_Bps)
+{
+    o->allreduce_latency_s = 2 * latency_s;
+    o->allreduce_s_per_byte = 1 / bw_Bps;
+    o->alltoall_latency_s = latency_s;
+    o->alltoall_s_per_byte = 0.5 / bw_Bps;
+}
+
 static sharding_options options(int micro_batch)
 {
     sharding_options o = {.ranks = 2, .micro_batch = micro_batch, .table_dtype_bytes = 2, .act_dtype_bytes = 2,
                           .grad_dtype_bytes = 2, .master_weights = 0, .optimizer = EMB_SGD, .zipf_s = 1.0,
-                          .mem_Bps = 1e12, .dispatch_s = 0, .link_latency_s = 0, .link_Bps = 1e9, .node_ranks = 2};
+                          .mem_Bps = 1e12, .dispatch_s = 0, .node_ranks = 2};
+    set_link(&o, 0, 1e9);
     return o;
 }
 
@@ -160,8 +172,7 @@ START_TEST(hybrid_index_by_hand)
     sharding_options o = options(64);
     o.mem_Bps = 1e9;
     o.dispatch_s = 1e-6;
-    o.link_Bps = 1e8;
-    o.link_latency_s = 1e-6;
+    set_link(&o, 1e-6, 1e8);
     sharding_cost c;
     sharding_cost_of(&EMB, SHARD_HYBRID, &o, &c);
     ck_assert_double_eq_tol(c.hot_rows, 8, 1e-12);
@@ -203,8 +214,7 @@ START_TEST(hybrid_drops_unpaid_hot_set)
 {
     sharding_options o = options(64);
     o.mem_Bps = 1e9;
-    o.link_Bps = 1e8;
-    o.link_latency_s = 1e-6;
+    set_link(&o, 1e-6, 1e8);
     o.dispatch_s = 1e-5;
     sharding_cost hyb, tw;
     sharding_cost_of(&EMB, SHARD_HYBRID, &o, &hyb);
@@ -294,7 +304,7 @@ START_TEST(id_bytes_by_hand)
     workload_table tables[2] = {{4, 8, 1}, {4, 8, 3}};
     workload_embedding emb = {0, 1.0, 2, tables};
     sharding_options o = options(4);
-    o.link_latency_s = 1e-6;
+    set_link(&o, 1e-6, 1e9);
     sharding_cost c;
     /* table-wise: one table per rank; the largest receiver holds the 3-lookup one */
     sharding_cost_of(&emb, SHARD_TABLE_WISE, &o, &c);

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectives/closed_form.h"
+#include "collectives/nccl.h"
 #include "sim/engine/host_embedding.h"
+#include "sim/engine/nccl_plan.h"
 #include "sim/replay/coll_timing.h"
 #include "sim/replay/input_pipeline.h"
 
@@ -72,6 +75,54 @@ typedef struct phase_plan {
     step_result r;
 } phase_plan;
 
+/* What the hybrid plan's hot set and the ids' alltoall charge their
+ * collectives, as the step runs them. On NVIDIA GPUs: NCCL's model of its
+ * allreduce on the communicator (the scenario's NCCL_ALGO/PROTO; its time at
+ * a byte, its slope to a large probe) and an alltoall at what bounds it, a
+ * node's NICs for what leaves the node, a GPU's links for the rest. Elsewhere
+ * the closed forms of a ring allreduce and pairwise exchanges on the slowest
+ * route from rank 0. */
+static void plan_collective_costs(const scenario *sc, const platform *p, int ranks, sharding_options *so)
+{
+    const double probe = 256.0 * 1024 * 1024;
+    nccl_comm c;
+    nccl_choice small, big;
+    int g = platform_ranks_per_node(p) < ranks ? platform_ranks_per_node(p) : ranks;
+    double lat_s = 0, bw_Bps = 0;
+    if (nccl_comm_of(p, ranks, sc->nccl_collnet, &c) == 0 &&
+        nccl_choose(&c, sc->nccl_algos, sc->nccl_protos, OP_ALLREDUCE, 1, &small) == 0 &&
+        nccl_choose(&c, sc->nccl_algos, sc->nccl_protos, OP_ALLREDUCE, probe, &big) == 0) {
+        so->allreduce_latency_s = small.time_s;
+        so->allreduce_s_per_byte = (big.time_s - small.time_s) / probe;
+        double lat_in = 0, bw_in = 0, off = 0, on = (double)(g - 1) / ranks;
+        if (g > 1)
+            platform_path(p, 0, 1, &lat_in, &bw_in);
+        so->alltoall_s_per_byte = bw_in > 0 ? on / bw_in : 0;
+        if (c.nodes > 1) {
+            platform_path(p, 0, platform_ranks_per_node(p), &lat_s, &bw_Bps);
+            off = (double)(ranks - g) / ranks;
+            double nic_Bps = fmin(bw_Bps, c.node.nic_GBps * 1e9);
+            so->alltoall_s_per_byte = fmax(so->alltoall_s_per_byte, off * g / (c.node.nics * nic_Bps));
+        }
+        so->alltoall_latency_s = fmax(lat_in, lat_s);
+        return;
+    }
+    for (int r = 1; r < ranks; r++) {
+        double l, b;
+        platform_path(p, 0, r, &l, &b);
+        lat_s = fmax(lat_s, l);
+        bw_Bps = r == 1 ? b : fmin(bw_Bps, b);
+    }
+    for (int k = 0; k < 2; k++) {
+        coll_params q = {.op = k ? OP_ALLTOALL : OP_ALLREDUCE, .algo = k ? ALGO_PAIRWISE : ALGO_RING, .ranks = ranks};
+        double t0 = coll_closed_form_s(&q, lat_s, bw_Bps, 0);
+        q.bytes = probe;
+        double per_byte = (coll_closed_form_s(&q, lat_s, bw_Bps, 0) - t0) / probe;
+        *(k ? &so->alltoall_latency_s : &so->allreduce_latency_s) = t0;
+        *(k ? &so->alltoall_s_per_byte : &so->allreduce_s_per_byte) = per_byte;
+    }
+}
+
 /* The model-parallel tables of a phase under a plan: on the accelerators, or,
  * in host memory, the traffic of each accelerator's share of its node's. */
 static int plan_tables(const run_ctx *x, size_t k, sharding_kind plan, const sharding_mix *mix, const platform *p,
@@ -90,13 +141,7 @@ static int plan_tables(const run_ctx *x, size_t k, sharding_kind plan, const sha
                            .zipf_s = sc->index_zipf_s > 0 ? sc->index_zipf_s : t->emb.zipf_s,
                            .mem_Bps = d->mem_Bps, .dispatch_s = framework_kernel_s(sc->framework, d->dispatch_s), .node_ranks = node_ranks,
                            .ids = sc->embedding_ids};
-    /* the hybrid plan's hot set and the ids' alltoall are timed on the slowest route from rank 0 */
-    for (int r = 1; r < pp->o.ranks; r++) {
-        double lat_s, bw_Bps;
-        platform_path(p, 0, r, &lat_s, &bw_Bps);
-        so.link_latency_s = fmax(so.link_latency_s, lat_s);
-        so.link_Bps = r == 1 ? bw_Bps : fmin(so.link_Bps, bw_Bps);
-    }
+    plan_collective_costs(sc, p, pp->o.ranks, &so);
     if (plan != SHARD_HOST && mix) {
         sharding_mix_cost_of(&t->emb, mix, &so, &pp->tables, pp->groups, pp->group_tables);
     } else if (plan != SHARD_HOST) {

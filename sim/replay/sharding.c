@@ -74,13 +74,11 @@ static void add_memory(sharding_cost *c, double rows, double cols, const shardin
 #define HYBRID_ID_BYTES 4.0
 #define SECTOR_BYTES 32.0
 
-/* One of the plan's collectives on its slowest route, in closed form: NCCL's
- * ring allreduce, the alltoall's pairwise exchanges. */
+/* One of the plan's collectives: its latency and its bytes per rank. */
 static double coll_s(const sharding_options *o, coll_op op, double bytes)
 {
-    coll_params p = {.op = op, .algo = op == OP_ALLREDUCE ? ALGO_RING : ALGO_PAIRWISE, .ranks = o->ranks,
-                     .bytes = bytes};
-    return coll_closed_form_s(&p, o->link_latency_s, o->link_Bps, 0);
+    return op == OP_ALLREDUCE ? o->allreduce_latency_s + bytes * o->allreduce_s_per_byte
+                              : o->alltoall_latency_s + bytes * o->alltoall_s_per_byte;
 }
 
 static int multi_node(const sharding_options *o)

@@ -46,10 +46,12 @@ typedef struct sharding_options {
     embedding_optimizer optimizer;
     double zipf_s;           /* the lookups' Zipf exponent */
     /* What the hybrid plan's per-step costs are timed with: the device's
-     * achieved memory bandwidth and per-kernel dispatch, and the slowest
-     * rank-to-rank route (latency, bandwidth) its collectives cross. */
+     * achieved memory bandwidth and per-kernel dispatch, and its collectives
+     * as the step runs them, latency + bytes per rank x seconds per byte
+     * (point.c: NCCL's model of its allreduce, an alltoall at its links'). */
     double mem_Bps, dispatch_s;
-    double link_latency_s, link_Bps;
+    double allreduce_latency_s, allreduce_s_per_byte;
+    double alltoall_latency_s, alltoall_s_per_byte;
     int node_ranks; /* ranks per node: more ranks than this is HugeCTR's multi-node path */
     embedding_ids ids;
 } sharding_options;
