@@ -255,6 +255,20 @@ START_TEST(run_expect_and_errors)
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "$.workload.embeddings: embedding tables in host memory need CPU sockets"));
     unlink(path);
+    /* the distributed optimizer: ZeRO-3 and FSDP are refused by name, other stages by range; a
+     * misspelt NCCL algorithm names itself */
+    write_scenario(path, sizeof path, "zero", 64, ", \"parallel\": {\"zero\": 3}");
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "$.parallel.zero: ZeRO-3 and FSDP"));
+    snprintf(args, sizeof args, "run %s --set parallel.zero=4", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "$.parallel.zero"));
+    snprintf(args, sizeof args, "run %s --set parallel.zero=1 --set collectives.nccl_algo=rign", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "$.collectives.nccl_algo"));
+    ck_assert_ptr_nonnull(strstr(out, "\"rign\""));
+    unlink(path);
 }
 END_TEST
 

@@ -201,6 +201,59 @@ START_TEST(timeline_concurrent)
 }
 END_TEST
 
+/* The distributed optimizer on timeline_overlap's step: the buckets are
+ * reduce-scattered as they were allreduced (bucket 0 0.952-1.452, bucket 1
+ * 1.452-1.552), each of 8 ranks updates its eighth (max(1e9 / 8 / 2.5e12,
+ * 4e9 / 8 / 1e12) = 0.0005 s), then the parameters are all-gathered, bucket
+ * 0 in 0.3 s and bucket 1 in 0.05 s: 1.552 + 0.0005 + 0.35 = 1.9025 s.
+ * Gathered during the forward instead: bucket 1 (the conv's) 0-0.05, bucket
+ * 0 (the fc's) 0.05-0.35; the conv waits 0.05 and runs to 0.25, the fc waits
+ * to 0.35, runs to 0.6, the loss to 0.601; backward as before from there:
+ * bucket 0 1.102-1.602, bucket 1 1.602-1.702 while the conv ends at 1.502,
+ * 0.2 exposed: 1.7025 s, 0.35 exposed in all. */
+START_TEST(timeline_zero)
+{
+    workload t;
+    load_tiny("", &t);
+    step_options o = opts(8);
+    o.zero = 1;
+    step_coll c[5];
+    ck_assert_int_eq((int)step_collectives(&t, &o, c), 5);
+    ck_assert_int_le(5, (int)step_collectives_max(&t));
+    ck_assert_int_eq(c[0].op, STEP_REDUCE_SCATTER);
+    ck_assert_double_eq(c[0].bytes, 4e8);
+    ck_assert_int_eq(c[3].op, STEP_ALLGATHER);
+    ck_assert_double_eq(c[4].bytes, 1e8);
+    double coll_s[] = {0.5, 0.1, 0, 0.3, 0.05};
+    step_result r;
+    tt_error err = {0};
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.optimizer_s, 0.0005, 1e-12);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.2 + 0.35, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 1.9025, 1e-12);
+    o.overlap_param_gather = 1;
+    ck_assert_int_eq(step_replay(&t, &DEV, &o, coll_s, &r, &err), TT_OK);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 0.35, 1e-12);
+    ck_assert_double_eq_tol(r.time_s, 1.7025, 1e-12);
+    ck_assert_double_eq_tol(r.comm_s, 0.95, 1e-12);
+    /* Memory: 1.25e8 fp32 parameters, one state word: the state on 8 ranks
+     * (ZeRO-1), and the gradients too (ZeRO-2). */
+    step_memory m0, m1, m2;
+    o.zero = 0;
+    step_memory_of(&t, &o, &m0);
+    o.zero = 1;
+    step_memory_of(&t, &o, &m1);
+    o.zero = 2;
+    step_memory_of(&t, &o, &m2);
+    ck_assert_double_eq_tol(m0.optimizer_bytes, 5e8, 1);
+    ck_assert_double_eq_tol(m1.optimizer_bytes, 5e8 / 8, 1);
+    ck_assert_double_eq_tol(m1.gradients_bytes, m0.gradients_bytes, 1);
+    ck_assert_double_eq_tol(m2.gradients_bytes, m0.gradients_bytes / 8, 1);
+    ck_assert_double_eq_tol(m1.params_bytes, m0.params_bytes, 1); /* fp32: the weights are the master */
+    workload_free(&t);
+}
+END_TEST
+
 /* Micro-batch 16 doubles FLOPs and activation traffic but not weight reads;
  * fp16 halves every byte; accumulation repeats the compute, reduces once. */
 START_TEST(scaling_and_accumulation)
@@ -508,6 +561,7 @@ static Suite *suite(void)
     tcase_add_test(t, kernel_roofline);
     tcase_add_test(t, timeline_overlap);
     tcase_add_test(t, timeline_concurrent);
+    tcase_add_test(t, timeline_zero);
     tcase_add_test(t, scaling_and_accumulation);
     tcase_add_test(t, memory_does_not_fit);
     tcase_add_test(t, alltoall_and_host_embeddings);

@@ -417,8 +417,8 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
         add_param(f, &f->dispatch_s, DISPATCH_FLOOR_S, 1e-4, 1e-5);
     size_t n_colls = 1;
     for (size_t i = 0; i < g->n_points; i++)
-        if (g->points[i].tr.n_buckets + g->points[i].tr.n_comm + 1 > n_colls)
-            n_colls = g->points[i].tr.n_buckets + g->points[i].tr.n_comm + 1;
+        if (step_collectives_max(&g->points[i].tr) > n_colls)
+            n_colls = step_collectives_max(&g->points[i].tr);
     f->versus_predicted = calloc(g->n_points, sizeof *f->versus_predicted);
     f->no_collectives = calloc(n_colls, sizeof *f->no_collectives);
     if (!f->versus_predicted || !f->no_collectives)

@@ -41,8 +41,9 @@ static void name_algorithm(const scenario *sc, const coll_params *asked, const c
     if (sc->concurrent_ops > 1)
         snprintf(how + strlen(how), sizeof how - strlen(how), "%s%d at once", how[0] ? ", " : "",
                  sc->concurrent_ops);
-    snprintf(dst, COLL_TIMING_NAME_BYTES, "%s%s%s%s%s%s%s", coll_algo_name(o->algo), o->nccl[0] ? " (nccl " : "",
-             o->nccl, o->nccl[0] ? ")" : "", how[0] ? " (" : "", how, how[0] ? ")" : "");
+    /* NCCL's pick by its name ("nccl tree/Simple"), ttasim's own schedules by theirs */
+    snprintf(dst, COLL_TIMING_NAME_BYTES, "%s%s%s%s%s", o->nccl[0] ? "nccl " : "", o->nccl[0] ? o->nccl : coll_algo_name(o->algo),
+             how[0] ? " (" : "", how, how[0] ? ")" : "");
 }
 
 /* The slope's part of a time is what its bytes hold the links (wire_s, for
@@ -52,7 +53,9 @@ int coll_timing_run(const scenario *sc, const platform *p, const step_coll *c, s
 {
     int ranks = platform_ranks(p);
     static const coll_op OPS[STEP_OPS] = {OP_ALLREDUCE, OP_ALLTOALL, OP_REDUCE_SCATTER, OP_ALLGATHER};
-    coll_algo algo[STEP_OPS] = {sc->allreduce_algo, sc->alltoall_algo, ALGO_AUTO, ALGO_AUTO};
+    /* NCCL runs reduce-scatter and all-gather too where it runs the allreduce */
+    coll_algo rs_ag = sc->allreduce_algo == ALGO_NCCL ? ALGO_NCCL : ALGO_AUTO;
+    coll_algo algo[STEP_OPS] = {sc->allreduce_algo, sc->alltoall_algo, rs_ag, rs_ag};
     snprintf(t->allreduce, sizeof t->allreduce, "none");
     snprintf(t->alltoall, sizeof t->alltoall, "none");
     for (size_t i = 0; i < n; i++) {
@@ -114,8 +117,10 @@ int coll_timing_run(const scenario *sc, const platform *p, const step_coll *c, s
     }
     if (rc == TT_OK && t->upi_bytes)
         rc = upi_traffic(p, c, n, req, req_hi, out, t->upi_bytes, err);
-    if (rc == TT_OK && req_hi[STEP_ALLREDUCE] >= 0)
-        name_algorithm(sc, &req[req_hi[STEP_ALLREDUCE]].params, &out[req_hi[STEP_ALLREDUCE]], t->allreduce);
+    /* the gradients' collective: the allreduce, or the distributed optimizer's reduce-scatter */
+    int grads = sc->zero && req_hi[STEP_REDUCE_SCATTER] >= 0 ? STEP_REDUCE_SCATTER : STEP_ALLREDUCE;
+    if (rc == TT_OK && req_hi[grads] >= 0)
+        name_algorithm(sc, &req[req_hi[grads]].params, &out[req_hi[grads]], t->allreduce);
     if (rc == TT_OK && req_hi[STEP_ALLTOALL] >= 0)
         name_algorithm(sc, &req[req_hi[STEP_ALLTOALL]].params, &out[req_hi[STEP_ALLTOALL]], t->alltoall);
     return rc;

@@ -48,7 +48,7 @@ static int split_batch(const scenario *sc, const workload *t, int want_micro, in
 static void fit_micro_batch(const workload *t, const device_model *d, step_options *o, size_t n_coll)
 {
     long per_rank = (long)o->micro_batch * o->accumulation;
-    double *zero = calloc(n_coll + 1, sizeof *zero);
+    double *zero = calloc(n_coll, sizeof *zero);
     step_result r;
     tt_error ignored = {0};
     for (long mb = per_rank; zero && mb >= 1; mb--) {
@@ -353,7 +353,7 @@ static int colls_alloc(const run_ctx *x, int cpu_ranks, point_colls *pc, tt_erro
 {
     size_t total = 0;
     for (size_t k = 0; k < x->sc->n_phases; k++)
-        total += x->tr[k].n_buckets + x->tr[k].n_comm + 1;
+        total += step_collectives_max(&x->tr[k]);
     memset(pc, 0, sizeof *pc);
     pc->c = calloc(total + 1, sizeof *pc->c);
     pc->per_step = calloc(total + 1, sizeof *pc->per_step);
@@ -398,6 +398,8 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
     o->grad_dtype_bytes = dtype_bytes(grad_dt);
     o->overlap = sc->overlap;
     o->concurrent_ops = sc->concurrent_ops;
+    o->zero = sc->zero;
+    o->overlap_param_gather = sc->overlap_param_gather;
     o->ranks = ranks;
     o->optimizer_state_words = x->optimizer->state_words;
     o->embeddings = plan == SHARD_HOST ? EMB_HOST : EMB_ACCELERATORS;
@@ -408,7 +410,7 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
     o->autograd_activations = sc->autograd_activations;
     o->framework = sc->framework;
     if (!sp->micro_batch && !sc->micro_batch && pp->global_batch) {
-        fit_micro_batch(t, d, o, t->n_buckets + t->n_comm);
+        fit_micro_batch(t, d, o, step_collectives_max(t));
         pp->micro_batch = o->micro_batch;
         pp->accumulation = o->accumulation;
         if ((rc = plan_tables(x, k, plan, mix, c->p, d, pp, err))) /* at the fitted micro-batch */

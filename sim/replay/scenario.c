@@ -548,6 +548,33 @@ static int load_nccl_options(const jx_obj *c, scenario *s)
     return TT_OK;
 }
 
+/* parallel.zero: the data-parallel group's distributed optimizer, 0 (none), 1
+ * (optimizer state sharded: gradients reduce-scattered, parameters all-gathered)
+ * or 2 (gradients sharded too). ZeRO-3 and FSDP gather every layer's
+ * parameters before its forward and backward, a per-layer schedule the
+ * data-parallel step does not have: refused. */
+static int load_parallel(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"zero", NULL};
+    jx_obj p;
+    long zero = 0;
+    int rc;
+    if ((rc = jx_child(r, "parallel", 0, &p)) || !p.obj)
+        return rc;
+    if (s->is_collective)
+        return tt_error_set(r->err, TT_EINPUT, "%s: $.parallel: a collective scenario has no training step to "
+                            "parallelise; remove it", r->file);
+    json_t *z = json_object_get(p.obj, "zero");
+    if (json_is_string(z) || (json_is_integer(z) && json_integer_value(z) == 3))
+        return tt_error_set(p.err, TT_EINPUT, "%s: %s.zero: ZeRO-3 and FSDP gather each layer's parameters before "
+                            "its forward and backward, which this data-parallel step does not model; use 0, 1 or 2",
+                            p.file, p.path);
+    if ((rc = jx_check_keys(&p, keys)) || (rc = jx_int(&p, "zero", 0, 0, 2, &zero)))
+        return rc;
+    s->zero = (int)zero;
+    return TT_OK;
+}
+
 /* Evaluation is either typed in (every_steps, time_s) or from the workload:
  * every_epochs and examples become forward-only passes (point.c). */
 static int load_evaluation(const jx_obj *e, scenario *s)
@@ -593,7 +620,8 @@ static int load_cost(const jx_obj *r, scenario *s)
 static int load_rest(const jx_obj *r, scenario *s)
 {
     static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", "inter_node", "staging",
-                                        "concurrent_ops", "nccl_algo", "nccl_proto", "nccl_collnet", NULL};
+                                        "concurrent_ops", "nccl_algo", "nccl_proto", "nccl_collnet",
+                                        "overlap_param_gather", NULL};
     static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "examples", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
     static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source",
@@ -606,6 +634,7 @@ static int load_rest(const jx_obj *r, scenario *s)
     if ((rc = jx_enum(r, "optimizer", 0, OPTIM_NAMES, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
         (c.obj && ((rc = jx_check_keys(&c, ckeys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
                    (rc = jx_string(&c, "alltoall", 0, &a2a)) || (rc = jx_bool(&c, "overlap", 0, &s->overlap)) ||
+                   (rc = jx_bool(&c, "overlap_param_gather", 0, &s->overlap_param_gather)) ||
                    (rc = jx_int(&c, "concurrent_ops", 0, 1, STEP_MAX_CONCURRENT_OPS, &concurrent_ops)))) ||
         (rc = load_convergence(r, s)) || (rc = jx_child(r, "evaluation", 0, &e)) ||
         (e.obj && ((rc = jx_check_keys(&e, ekeys)) || (rc = load_evaluation(&e, s)))) ||
@@ -642,7 +671,7 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
     static const char *const keys[] = {"version", "name", "description", "assumptions", "platform",
                                        "network", "workload", "collective", "optimizer", "collectives",
                                        "convergence", "evaluation", "sweep", "outputs", "reference", "expect",
-                                       "devices", "cost", NULL};
+                                       "devices", "cost", "parallel", NULL};
     out->overlap = 1;
     out->fusion = -1;
     out->doc = root;
@@ -656,7 +685,7 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
         (rc = jx_string(&r, "name", 1, &name)) || (rc = jx_string(&r, "description", 0, &desc)) ||
         (rc = load_strings(&r, "assumptions", &out->assumptions)) || (rc = load_platform(&r, out)) ||
         (rc = jx_enum(&r, "network", 0, NETWORKS, &network)) || (rc = load_collective(&r, out)) ||
-        (rc = load_workload(&r, out)) ||
+        (rc = load_workload(&r, out)) || (rc = load_parallel(&r, out)) ||
         (rc = load_rest(&r, out))) {
         scenario_free(out);
         return rc;

@@ -102,6 +102,8 @@ typedef struct scenario {
     char *allreduce, *alltoall;
     coll_algo allreduce_algo, alltoall_algo; /* parsed at load */
     int overlap; /* bucketed allreduces overlap the backward (default 1) */
+    int zero;    /* parallel.zero: the distributed optimizer (step_options.zero) */
+    int overlap_param_gather; /* collectives.overlap_param_gather: its all-gathers during the next forward */
     int concurrent_ops; /* collectives.concurrent_ops: collectives in flight at once (default 1) */
     coll_algo inter_algo; /* collectives.inter_node: hier allreduce's inter-node phase (ALGO_RING or ALGO_RHD) */
     coll_staging staging; /* collectives.staging: where hier's inter-node phase keeps its buffers */

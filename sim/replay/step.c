@@ -1,6 +1,7 @@
 #include "sim/replay/step.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 double step_kernel_s(double flops, double bytes, double peak_flops, double efficiency,
@@ -180,13 +181,22 @@ size_t step_collectives(const workload *t, const step_options *o, step_coll *out
     size_t n = 0;
     double grad = (double)o->grad_dtype_bytes / t->dtype_bytes;
     for (size_t b = 0; b < t->n_buckets; b++)
-        out[n++] = (step_coll){STEP_ALLREDUCE, t->buckets[b].bytes * grad};
+        out[n++] = (step_coll){o->zero ? STEP_REDUCE_SCATTER : STEP_ALLREDUCE, t->buckets[b].bytes * grad};
     for (size_t c = 0; c < t->n_comm; c++)
         out[n++] = o->embeddings != EMB_ACCELERATORS ? (step_coll){STEP_ALLTOALL, 0}
                    : o->tables ? plan_coll(o->tables, t->comm[c].phase)
                                : (step_coll){STEP_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
     out[n++] = (step_coll){STEP_ALLREDUCE, o->tables && o->embeddings == EMB_ACCELERATORS ? o->tables->allreduce_bytes : 0};
+    /* the updated parameters, at the precision the model computes in */
+    double param = (double)o->dtype_bytes / t->dtype_bytes;
+    for (size_t b = 0; o->zero && b < t->n_buckets; b++)
+        out[n++] = (step_coll){STEP_ALLGATHER, t->buckets[b].bytes * param};
     return n;
+}
+
+size_t step_collectives_max(const workload *t)
+{
+    return 2 * t->n_buckets + t->n_comm + 1;
 }
 
 /* What a layer keeps for its backward at the step's micro-batch and
@@ -255,9 +265,12 @@ void step_memory_of(const workload *t, const step_options *o, step_memory *m)
     else
         emb_rows = emb;
     double count = dense + emb;
-    m->params_bytes = count * 4 + (o->dtype_bytes < 4 ? count * o->dtype_bytes : 0);
-    m->gradients_bytes = (dense + (emb_rows < emb ? emb_rows : emb)) * o->grad_dtype_bytes;
-    m->optimizer_bytes = count * 4 * o->optimizer_state_words;
+    /* the distributed optimizer shards the state and the fp32 master weights (ZeRO-1), and
+     * the gradients (ZeRO-2), over the data-parallel ranks */
+    double shard = o->zero && o->ranks > 1 ? 1.0 / o->ranks : 1.0;
+    m->params_bytes = o->dtype_bytes < 4 ? count * 4 * shard + count * o->dtype_bytes : count * 4;
+    m->gradients_bytes = (dense + (emb_rows < emb ? emb_rows : emb)) * o->grad_dtype_bytes * (o->zero >= 2 ? shard : 1);
+    m->optimizer_bytes = count * 4 * o->optimizer_state_words * shard;
     m->activations_bytes = act;
     if (o->tables && o->embeddings == EMB_ACCELERATORS) {
         m->params_bytes += o->tables->params_bytes;
@@ -412,6 +425,17 @@ static int overlapped_embedding(const workload *t, const step_options *o, size_t
            first_table + 1 < t->n_layers;
 }
 
+/* The gradient bucket that holds layer i's parameters: buckets fill in
+ * backward order, bucket b with the layers from its ready layer up to the
+ * previous bucket's. */
+static size_t bucket_of_layer(const workload *t, size_t i)
+{
+    size_t b = 0;
+    while (b + 1 < t->n_buckets && (size_t)t->buckets[b].ready_after_layer > i)
+        b++;
+    return b;
+}
+
 static void forward_overlapped(timeline *tl, const workload *t, const device_model *d, const step_options *o,
                                size_t first_table)
 {
@@ -495,6 +519,15 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
     if (t->emb.n_tables > 0)
         first_table = (size_t)t->emb.layer;
     int overlapped = first_table < t->n_layers && overlapped_embedding(t, o, first_table);
+    size_t gathers = replicated_rows + 1; /* the distributed optimizer's all-gathers, per bucket */
+    int prefetch = o->zero && o->overlap_param_gather && t->n_buckets > 0;
+    double *gathered = prefetch ? malloc(sizeof *gathered * t->n_buckets) : NULL;
+    if (prefetch && !gathered)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory replaying a step of %s", t->model);
+    /* overlapped: the previous step's all-gathers run as this forward begins, the first layers'
+     * bucket (the last in backward order) first */
+    for (size_t b = t->n_buckets; prefetch && b-- > 0;)
+        gathered[b] = background_coll(&tl, gathers + b);
     for (int micro = 0; micro < o->accumulation; micro++) {
         int last = micro == o->accumulation - 1;
         /* The batch's indices are known when the micro-step starts: the host
@@ -505,6 +538,8 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
             forward_overlapped(&tl, t, d, o, first_table);
         else
             for (size_t i = 0; i < t->n_layers; i++) {
+                if (prefetch && micro == 0)
+                    join_coll(&tl, gathered[bucket_of_layer(t, i)]);
                 layer_pass(&tl, t, i, d, o, 0, i == first_table);
                 comms_after(&tl, t, o, i, COMM_FORWARD);
             }
@@ -532,9 +567,13 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
         out->exposed_comm_s += tl.comm_free - tl.t;
         tl.t = tl.comm_free;
     }
-    out->optimizer_s = step_kernel_s(t->optimizer_flops, t->optimizer_bytes, d->peak_fp32_flops,
+    double shard = o->zero && o->ranks > 1 ? 1.0 / o->ranks : 1.0; /* each rank updates its shard */
+    out->optimizer_s = step_kernel_s(t->optimizer_flops * shard, t->optimizer_bytes * shard, d->peak_fp32_flops,
                                      d->efficiency[OPCLASS_ELEMENTWISE], d->mem_Bps);
     tl.t += out->optimizer_s;
+    for (size_t b = 0; o->zero && !prefetch && b < t->n_buckets; b++) /* the updated shards, gathered */
+        blocking_coll(&tl, gathers + b);
+    free(gathered);
     wait_host(&tl, tl.host_free); /* the next step looks rows up in updated tables */
     out->time_s = tl.t;
     out->idle_s = fmax(0.0, out->time_s - out->compute_s - out->optimizer_s);

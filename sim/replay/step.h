@@ -44,6 +44,16 @@ typedef struct step_options {
      * concurrent collectives take one after another; the rest of its time
      * (latencies) overlaps theirs. NULL: all of it. */
     const double *coll_wire_s;
+    /* The distributed optimizer (ZeRO, Megatron's --use-distributed-optimizer):
+     * 0 none; 1 each rank updates its 1/ranks of the parameters: gradients are
+     * reduce-scattered per bucket instead of allreduced, the optimizer state
+     * and fp32 master weights are sharded, the updated parameters all-gathered
+     * per bucket; 2 the gradients sharded too. */
+    int zero;
+    /* zero: the all-gathers run during the next step's forward, each layer
+     * waiting for its bucket's (Megatron's --overlap-param-gather); 0: after
+     * the optimizer, before the step ends. */
+    int overlap_param_gather;
 } step_options;
 
 /* The most collectives collectives.concurrent_ops lets run at once. */
@@ -79,11 +89,16 @@ typedef struct step_result {
 } step_result;
 
 /* The collectives the step needs, in the order step_replay expects their
- * durations: one allreduce per gradient bucket, then one per trace comm
- * entry (the trace's alltoall, or the plan's collective in its place; 0 bytes
- * when embeddings live in host memory), then the allreduce of the plan's
- * replicated rows. Returns how many: t->n_buckets + t->n_comm + 1. */
+ * durations: one allreduce per gradient bucket (a reduce-scatter with the
+ * distributed optimizer), then one per trace comm entry (the trace's alltoall,
+ * or the plan's collective in its place; 0 bytes when embeddings live in host
+ * memory), then the allreduce of the plan's replicated rows, then with the
+ * distributed optimizer an all-gather of each bucket's parameters. Returns
+ * how many: t->n_buckets + t->n_comm + 1 (+ t->n_buckets with zero). */
 size_t step_collectives(const workload *t, const step_options *o, step_coll *out);
+/* The most collectives step_collectives lists for t under any options: what
+ * its out and step_replay's coll_s hold. */
+size_t step_collectives_max(const workload *t);
 
 /* The embedding traffic of one micro-step of a trace at the options' batch and
  * precision (with o->tables, the host's lookups and updates are the tables'). */

@@ -308,9 +308,15 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     fprintf(out, "platform      %s, %d nodes, %d x %s\n", r->platform, b->nodes, b->ranks, r->accelerator);
     fprintf(out, "workload      %s, %s, optimizer %s, global batch %ld = %d ranks x %d x %d accumulation\n",
             r->model, r->precision, r->optimizer, b->global_batch, b->ranks, b->micro_batch, b->accumulation);
-    fprintf(out, "collectives   allreduce %s (%s gradients, %s), alltoall %s\n", r->allreduce,
-            sc->gradient_precision ? sc->gradient_precision : r->precision,
-            sc->overlap ? "overlapping the backward" : "after the backward", r->alltoall);
+    if (sc->zero)
+        fprintf(out, "collectives   reduce-scatter %s (%s gradients, %s), parameters all-gathered %s (ZeRO-%d), "
+                     "alltoall %s\n", r->allreduce, sc->gradient_precision ? sc->gradient_precision : r->precision,
+                sc->overlap ? "overlapping the backward" : "after the backward",
+                sc->overlap_param_gather ? "during the next forward" : "after the optimizer", sc->zero, r->alltoall);
+    else
+        fprintf(out, "collectives   allreduce %s (%s gradients, %s), alltoall %s\n", r->allreduce,
+                sc->gradient_precision ? sc->gradient_precision : r->precision,
+                sc->overlap ? "overlapping the backward" : "after the backward", r->alltoall);
     if (b->n_tables > 0 && b->plan == SHARD_HOST)
         fprintf(out, "embeddings    %zu tables host%s: in the CPU sockets' memory (per micro-step below)\n", b->n_tables,
                 sc->sharding == SHARD_AUTO ? " (auto: the fastest that fits)" : "");
