@@ -426,6 +426,9 @@ static char *relative_to(const char *file, const char *path)
 int plat_parse_rank_hosts(platform *p, const char *file, const char *text, size_t len, long *ranks, tt_error *err)
 {
     long n = 0, lineno = 0;
+    for (int r = 0; r < p->n_rank_hosts; r++) /* the file read again replaces what was read */
+        free(p->rank_hosts[r]);
+    p->n_rank_hosts = 0;
     for (const char *line = text, *end = text + len; line < end; lineno++) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         size_t ll = (size_t)((nl ? nl : end) - line);

@@ -5,6 +5,7 @@
  * only the elements that describe a platform. Its objects are counted for
  * the load estimate, and SimGrid gets a checked copy (plat_user_xml_copy). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +41,14 @@ typedef struct scan {
     int in_route;                   /* inside a route element: its link_ctn are route links */
 } scan;
 
-static int fail(scan *s, const char *fmt, const char *a, const char *b)
+static int fail(scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(scan *s, const char *fmt, ...)
 {
     char what[512];
-    snprintf(what, sizeof what, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
     return tt_error_set(s->err, TT_EINPUT, "%s:%ld:%ld: %s; a user platform is SimGrid platform XML (simgrid.dtd, "
                         "version 4.1) with only the elements of a platform", s->file, s->line,
                         (long)(s->text + s->pos - s->line_start) + 1, what);
@@ -104,7 +109,7 @@ static int read_name(scan *s, char *out, size_t cap)
         advance(s, 1);
     }
     out[n] = '\0';
-    return n > 0 ? TT_OK : fail(s, "expected a name%s%s", "", "");
+    return n > 0 ? TT_OK : fail(s, "expected a name");
 }
 
 /* "0-99,200-299": how many members a radical names (what SimGrid creates). */
@@ -172,7 +177,7 @@ static int read_attrs(scan *s, attrs *a, int *self_closing)
     for (;;) {
         skip_space(s);
         if (s->pos >= s->len)
-            return fail(s, "unterminated tag%s%s", "", "");
+            return fail(s, "unterminated tag");
         if (at(s, "/>")) {
             advance(s, 2);
             *self_closing = 1;
@@ -188,22 +193,21 @@ static int read_attrs(scan *s, attrs *a, int *self_closing)
             return s->err->code;
         skip_space(s);
         if (!at(s, "="))
-            return fail(s, "attribute \"%s\" has no value%s", name, "");
+            return fail(s, "attribute \"%s\" has no value", name);
         advance(s, 1);
         skip_space(s);
         char q = s->pos < s->len ? s->text[s->pos] : 0;
         if (q != '"' && q != '\'')
-            return fail(s, "attribute \"%s\": expected a quoted value%s", name, "");
+            return fail(s, "attribute \"%s\": expected a quoted value", name);
         advance(s, 1);
         const char *v = s->text + s->pos;
         const char *close = memchr(v, q, s->len - s->pos);
         if (!close)
-            return fail(s, "attribute \"%s\": its value is never closed%s", name, "");
+            return fail(s, "attribute \"%s\": its value is never closed", name);
         size_t vn = (size_t)(close - v);
         size_t nl = strlen(name);
         if (nl > 5 && strcmp(name + nl - 5, "_file") == 0)
-            return fail(s, "attribute \"%s\" names a file SimGrid would read; give the values in the XML%s", name,
-                        "");
+            return fail(s, "attribute \"%s\" names a file SimGrid would read; give the values in the XML", name);
         if (strcmp(name, "routing") == 0)
             snprintf(a->routing, sizeof a->routing, "%.*s", (int)(vn < 23 ? vn : 23), v);
         else if (strcmp(name, "topology") == 0)
@@ -256,11 +260,11 @@ static int open_element(scan *s, const char *name, const attrs *a)
         known = strcmp(name, ALLOWED[i]) == 0;
     if (!known)
         return fail(s, "element <%s> is not accepted in a user platform (it reads or writes other files, runs code, "
-                    "or is not in SimGrid 3.32's platform DTD)%s", name, "");
+                    "or is not in SimGrid 3.32's platform DTD)", name);
     if (s->depth == 0 && strcmp(name, "platform") != 0)
-        return fail(s, "the root element is <%s>, expected <platform>%s", name, "");
+        return fail(s, "the root element is <%s>, expected <platform>", name);
     if (s->depth > 0 && strcmp(name, "platform") == 0)
-        return fail(s, "<platform> inside <platform>%s%s", "", "");
+        return fail(s, "<platform> inside <platform>");
     plat_xml_counts *c = s->c;
     if (!strcmp(name, "zone") || !strcmp(name, "AS")) {
         c->zones++;
@@ -297,6 +301,15 @@ static int open_element(scan *s, const char *name, const attrs *a)
     return TT_OK;
 }
 
+/* The innermost element closes: a zone's tables are counted. */
+static void pop(scan *s)
+{
+    int d = --s->depth;
+    s->in_route -= strstr(s->stack[d], "oute") != NULL;
+    if (!strcmp(s->stack[d], "zone") || !strcmp(s->stack[d], "AS"))
+        close_zone(s, d);
+}
+
 static int element(scan *s)
 {
     advance(s, 1); /* '<' */
@@ -310,18 +323,14 @@ static int element(scan *s)
     if (open_element(s, name, &a))
         return s->err->code;
     if (s->depth == XML_MAX_DEPTH)
-        return fail(s, "elements nested more than 64 deep%s%s", "", "");
+        return fail(s, "elements nested more than 64 deep");
     int d = s->depth++;
     snprintf(s->stack[d], sizeof s->stack[d], "%s", name);
     s->zone_kind[d] = routing_kind(a.routing);
     s->netpoints[d] = 0;
     s->in_route += strstr(name, "oute") != NULL;
-    if (self_closing) {
-        s->depth--;
-        s->in_route -= strstr(name, "oute") != NULL;
-        if (!strcmp(name, "zone") || !strcmp(name, "AS"))
-            close_zone(s, d);
-    }
+    if (self_closing)
+        pop(s);
     return TT_OK;
 }
 
@@ -333,14 +342,11 @@ static int end_element(scan *s)
         return s->err->code;
     skip_space(s);
     if (!at(s, ">"))
-        return fail(s, "</%s: expected \">\"%s", name, "");
+        return fail(s, "</%s: expected \">\"", name);
     advance(s, 1);
     if (s->depth == 0 || strcmp(s->stack[s->depth - 1], name) != 0)
         return fail(s, "</%s> closes %s", name, s->depth ? s->stack[s->depth - 1] : "nothing");
-    int d = --s->depth;
-    s->in_route -= strstr(name, "oute") != NULL;
-    if (!strcmp(name, "zone") || !strcmp(name, "AS"))
-        close_zone(s, d);
+    pop(s);
     return TT_OK;
 }
 
@@ -349,12 +355,12 @@ int plat_user_xml_scan(const char *file, const char *text, size_t len, plat_xml_
     memset(out, 0, sizeof *out);
     scan s = {.file = file, .text = text, .len = len, .line = 1, .line_start = text, .err = err, .c = out};
     if (memchr(text, '\0', len))
-        return fail(&s, "the file holds NUL bytes: not an XML text file%s%s", "", "");
+        return fail(&s, "the file holds NUL bytes: not an XML text file");
     if (at(&s, "\xEF\xBB\xBF"))
         advance(&s, 3);
     skip_space(&s);
     if (!at(&s, "<"))
-        return fail(&s, "not an XML file (it does not start with \"<\")%s%s", "", "");
+        return fail(&s, "not an XML file (it does not start with \"<\")");
     int seen_root = 0;
     while (s.pos < s.len) {
         const char *lt = memchr(s.text + s.pos, '<', s.len - s.pos);
@@ -365,28 +371,27 @@ int plat_user_xml_scan(const char *file, const char *text, size_t len, plat_xml_
         if (s.depth == 0 && seen_root) { /* only comments and space after the root */
             for (const char *p = s.text + s.pos; p < lt; p++)
                 if (!is_space(*p))
-                    return fail(&s, "text after the root element%s%s", "", "");
+                    return fail(&s, "text after the root element");
         }
         advance(&s, (size_t)(lt - (s.text + s.pos)));
         int rc;
         if (at(&s, "<!--"))
             rc = skip_past(&s, "-->", "a comment");
         else if (at(&s, "<![CDATA["))
-            rc = s.depth ? skip_past(&s, "]]>", "a CDATA section") : fail(&s, "CDATA outside the root%s%s", "", "");
+            rc = s.depth ? skip_past(&s, "]]>", "a CDATA section") : fail(&s, "CDATA outside the root");
         else if (at(&s, "<?"))
             rc = skip_past(&s, "?>", "a processing instruction");
         else if (at(&s, "<!DOCTYPE")) {
             const char *gt = memchr(s.text + s.pos, '>', s.len - s.pos);
             const char *br = memchr(s.text + s.pos, '[', s.len - s.pos);
-            rc = br && (!gt || br < gt) ? fail(&s, "a DOCTYPE with its own declarations (entities) is not "
-                                                   "accepted%s%s", "", "")
+            rc = br && (!gt || br < gt) ? fail(&s, "a DOCTYPE with its own declarations (entities) is not accepted")
                                         : skip_past(&s, ">", "the DOCTYPE");
         } else if (at(&s, "<!"))
-            rc = fail(&s, "unexpected markup \"<!\"%s%s", "", "");
+            rc = fail(&s, "unexpected markup \"<!\"");
         else if (at(&s, "</"))
             rc = end_element(&s);
         else if (s.depth == 0 && seen_root)
-            rc = fail(&s, "a second root element%s%s", "", "");
+            rc = fail(&s, "a second root element");
         else {
             rc = element(&s);
             seen_root = 1;
@@ -395,9 +400,9 @@ int plat_user_xml_scan(const char *file, const char *text, size_t len, plat_xml_
             return rc;
     }
     if (!seen_root)
-        return fail(&s, "no <platform> element%s%s", "", "");
+        return fail(&s, "no <platform> element");
     if (s.depth > 0)
-        return fail(&s, "<%s> is never closed%s", s.stack[s.depth - 1], "");
+        return fail(&s, "<%s> is never closed", s.stack[s.depth - 1]);
     return TT_OK;
 }
 
