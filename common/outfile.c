@@ -33,6 +33,7 @@ struct outfile {
     int plain;        /* a FIFO, a device, stdout or stderr: written in place */
     int update;       /* may replace a file the run read (outfile_open_update) */
     int slot;         /* pending[slot] names the temporary file; -1 while it has no name */
+    int linked;       /* a new file: linked at its own name, nothing to rename */
 };
 
 static outfile *held[OUTFILE_MAX_PENDING];
@@ -234,14 +235,19 @@ static int flush_all(outfile *o)
 /* The temporary file gets its name beside the target, if it has none yet. */
 static int name_temp(outfile *o, tt_error *err)
 {
-    if (o->slot >= 0)
+    if (o->slot >= 0 || o->linked)
         return TT_OK;
-    if ((o->slot = claim_slot()) < 0)
-        return write_error(o, EMFILE, err);
     char dir[OUTFILE_PATH_BYTES], proc[64];
     const char *base;
-    split_path(o->path, dir, sizeof dir, &base);
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", fileno(o->f));
+    /* a new file goes straight to its name: no temporary name for a kill to leave */
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, o->path, AT_SYMLINK_FOLLOW) == 0)
+        return o->linked = 1, TT_OK;
+    if (errno != EEXIST)
+        return write_error(o, errno, err);
+    if ((o->slot = claim_slot()) < 0)
+        return write_error(o, EMFILE, err);
+    split_path(o->path, dir, sizeof dir, &base);
     unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL) ^ (unsigned)(size_t)o;
     for (int tries = 0; tries < 64; tries++) {
         static const char ALNUM[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -274,6 +280,8 @@ static void drop(outfile *o)
 /* Named, checked against the run's inputs, renamed over the target. */
 static int replace(outfile *o, tt_error *err)
 {
+    if (o->linked)
+        return TT_OK;
     int rc = o->update ? TT_OK : is_input(o->path, err);
     if (rc == TT_OK && rename(pending[o->slot], o->path) != 0)
         rc = write_error(o, errno, err);
@@ -323,14 +331,18 @@ void outfile_batch_begin(void)
 int outfile_batch_end(int commit, tt_error *err)
 {
     int rc = commit && !batch_failed ? TT_OK : TT_EINPUT;
-    /* every one named and checked before any replaces its target */
+    /* every one checked, then named, before any replaces its target */
     for (int i = 0; rc == TT_OK && i < n_held; i++)
-        if ((rc = name_temp(held[i], err)) == TT_OK && !held[i]->update)
-            rc = is_input(held[i]->path, err);
+        rc = held[i]->update ? TT_OK : is_input(held[i]->path, err);
+    for (int i = 0; rc == TT_OK && i < n_held; i++)
+        rc = name_temp(held[i], err);
     for (int i = 0; rc == TT_OK && i < n_held; i++)
         rc = replace(held[i], err);
-    for (int i = 0; i < n_held; i++)
+    for (int i = 0; i < n_held; i++) {
+        if (rc != TT_OK && held[i]->linked) /* a new file of a batch that failed: not there before */
+            unlink(held[i]->path);
         drop(held[i]);
+    }
     batching = n_held = 0;
     return commit && !batch_failed ? rc : TT_OK;
 }

@@ -1,8 +1,9 @@
 /* outfile.h: outputs never destroy. A regular file (or a new one) is
  * written whole or not at all: the bytes go to an unnamed temporary file in
- * the target's directory, flushed and synced, then linked and renamed over
- * the target (a symbolic link keeps pointing at it): a full disk, an error
- * or an interrupt leaves the previous file as it was. A FIFO, a character
+ * the target's directory, flushed and synced, then linked at the target's
+ * name (a new file), or beside it and renamed over it (a symbolic link keeps
+ * pointing at it): a full disk, an error or an interrupt leaves the previous
+ * file as it was. A FIFO, a character
  * device or this process's standard output or error is written in place,
  * every write and the close checked; nothing else is replaced. An output
  * that is a file the run read (common/infile.h) is refused. */
