@@ -20,6 +20,11 @@ typedef struct field {
 } field;
 
 _Static_assert(sizeof(sharding_kind) == sizeof(int), "plans are stored as int");
+/* A field added to a point must reach its shards too: add it below (and a
+ * new SHARD_SCHEMA_VERSION), then the sizes here. */
+_Static_assert(sizeof(run_point) == 3936 && sizeof(step_result) == 136 && sizeof(sharding_cost) == 168 &&
+                   sizeof(cost_bill) == 336 && sizeof(host_emb_time) == 48,
+               "run_point changed: sim/cli/shard_record.c's FIELDS must name every field");
 
 #define PO(m) offsetof(point_outcome, m)
 #define D(name, m) {name, PO(m), F_DOUBLE, 0, 0, 0}
