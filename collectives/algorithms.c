@@ -580,7 +580,7 @@ step_pattern schedule_step_pattern(const schedule *s, int stage, int step, doubl
     const sched_part *p = &s->parts[st->first_part];
     size_t elems = 0;
     *reduce_bytes = 0;
-    if (st->parts != 1)
+    if (st->parts != 1 || s->replicas > 1) /* copies make pairs within each, not all pairs */
         return STEP_GENERAL;
     if (p->kind == P_DIRECT_RS || p->kind == P_DIRECT_AG) {
         /* Every pair exchanges a block: all pairs when the blocks are equal. */

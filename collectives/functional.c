@@ -16,12 +16,20 @@ static double input_value(int rank, size_t e)
 
 static const double UNSET = -1.0; /* never an input value nor a sum of them */
 
+/* Ranks of one copy of a replicated schedule: each copy's rank i holds the
+ * inputs and expects the results of rank i of one copy alone. */
+static int copy_ranks(const schedule *s)
+{
+    return s->ranks / (s->replicas > 1 ? s->replicas : 1);
+}
+
 static void fill_inputs(const schedule *s, double *buf)
 {
-    int n = s->ranks;
+    int n = copy_ranks(s);
     size_t B = s->buf_elems, b = s->count / (size_t)n;
-    for (int r = 0; r < n; r++) {
-        double *x = buf + (size_t)r * B;
+    for (int rr = 0; rr < s->ranks; rr++) {
+        int r = rr % n;
+        double *x = buf + (size_t)rr * B;
         for (size_t e = 0; e < B; e++)
             x[e] = UNSET;
         for (size_t e = 0; e < s->count; e++) {
@@ -59,7 +67,8 @@ static double sum_over_ranks(int n, size_t e)
  * not part of the result (no expectation). Returns 0 for "not checked". */
 static int expected(const schedule *s, int r, size_t e, double *want)
 {
-    int n = s->ranks;
+    int n = copy_ranks(s);
+    r %= n;
     size_t lo, len, b = s->count / (size_t)n, nb = b * (size_t)n;
     switch (s->params.op) {
     case OP_ALLREDUCE:

@@ -392,7 +392,23 @@ size_t schedule_step(const schedule *s, int stage, int step, xfer *out)
     size_t n = 0;
     for (int i = 0; i < st->parts; i++)
         n = part_gen(&s->parts[st->first_part + i], st->first_step + step, out, n);
-    return n;
+    int k = s->replicas > 1 ? s->replicas : 1, base = s->ranks / k;
+    for (int j = 1; j < k; j++) /* the other copies: the same transfers j blocks of ranks on */
+        for (size_t x = 0; x < n; x++) {
+            out[j * n + x] = out[x];
+            out[j * n + x].src += j * base;
+            out[j * n + x].dst += j * base;
+        }
+    return n * (size_t)k;
+}
+
+void schedule_replicate(schedule *s, int k)
+{
+    if (k <= 1)
+        return;
+    s->replicas = k;
+    s->ranks *= k;
+    s->max_step_xfers *= (size_t)k;
 }
 
 long schedule_steps(const schedule *s)

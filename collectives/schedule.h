@@ -129,6 +129,8 @@ typedef struct schedule {
     sched_part *parts;
     size_t max_step_xfers; /* an upper bound on the transfers of any step */
     int switched;          /* timing only: switches reduce (NVLS, SHARP), so GPUs copy what they would sum */
+    int replicas;          /* independent copies of the collective at once, on consecutive blocks of
+                              ranks / replicas ranks (schedule_replicate; 1: one) */
 } schedule;
 
 /* Builds the schedule of params (algo must not be AUTO) for a vector of
@@ -136,6 +138,11 @@ typedef struct schedule {
 int schedule_build(const coll_params *params, size_t count, double unit_bytes, schedule *out,
                    tt_error *err);
 void schedule_free(schedule *s);
+
+/* Turns a built schedule into k copies of itself run at once, copy j on
+ * ranks j n .. j n + n - 1 of the n k now (several communicators of one
+ * layout doing the same collective: their flows share the links). */
+void schedule_replicate(schedule *s, int k);
 
 /* Total steps over all stages. */
 long schedule_steps(const schedule *s);

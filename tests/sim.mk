@@ -1,5 +1,17 @@
 # Check suites for sim/ (see tests/local.mk for TEST_LIBS).
 
+check_PROGRAMS += tests/test_layout
+tests_test_layout_SOURCES = tests/test_layout.c
+tests_test_layout_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_layout_LDADD = $(TEST_LIBS)
+TESTS += tests/test_layout
+
+check_PROGRAMS += tests/test_taskgraph
+tests_test_taskgraph_SOURCES = tests/test_taskgraph.c
+tests_test_taskgraph_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_taskgraph_LDADD = $(TEST_LIBS)
+TESTS += tests/test_taskgraph
+
 check_PROGRAMS += tests/test_step
 tests_test_step_SOURCES = tests/test_step.c
 tests_test_step_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

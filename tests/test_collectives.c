@@ -248,7 +248,7 @@ START_TEST(closed_form_all_algorithms)
                 coll_params prm = {.op = op, .algo = algos[a], .ranks = n, .bytes = CF_SIZES[k],
                                    .chunk_bytes = CF_SIZES[k] / 8, .ranks_per_node = 2 + 2 * (c > 0),
                                    .nics_per_node = c == 2 ? 2 : 0};
-                rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, 0, 0, 0};
+                rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, 0, 0, 0, NULL, 1};
             }
             tt_error err = {0};
             ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 3, res, &err) == TT_OK, "%s", err.msg);
@@ -279,7 +279,7 @@ START_TEST(rounds_match_messages)
     for (int k = 0; k < 10; k++) {
         coll_params prm = {.op = OP_ALLREDUCE, .algo = ALG[k / 2], .ranks = n, .bytes = 16e6,
                            .chunk_bytes = 1e6, .ranks_per_node = 4};
-        rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, k % 2, 0, 0};
+        rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, k % 2, 0, 0, NULL, 1};
     }
     tt_error err = {0};
     ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 10, res, &err) == TT_OK, "%s", err.msg);
@@ -333,7 +333,7 @@ START_TEST(auto_picks_fastest)
                                    .bytes = SIZES[z], .chunk_bytes = 1 << 18};
                 const char *why;
                 if (c < 0 || coll_algo_applies(&prm, &why))
-                    rq[nr++] = (coll_request){prm, GAMMA_S_PER_BYTE, 0, 0, 0};
+                    rq[nr++] = (coll_request){prm, GAMMA_S_PER_BYTE, 0, 0, 0, NULL, 1};
             }
         tt_error err = {0};
         ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, nr, res, &err) == TT_OK, "%s", err.msg);
@@ -380,9 +380,9 @@ END_TEST
 START_TEST(contention_oversubscribed_fattree)
 {
     coll_request rq[3] = {
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0},
-        {{.op = OP_ALLTOALL, .algo = ALGO_PAIRWISE, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0},
-        {{.op = OP_ALLTOALL, .algo = ALGO_DIRECT, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0, NULL, 1},
+        {{.op = OP_ALLTOALL, .algo = ALGO_PAIRWISE, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0, NULL, 1},
+        {{.op = OP_ALLTOALL, .algo = ALGO_DIRECT, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0, NULL, 1},
     };
     coll_result full[3], thin[3];
     tt_error err = {0};
@@ -409,8 +409,8 @@ START_TEST(torus2d_beats_ring_1024)
     platform *p = platform_load("torus2d", &o, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     coll_request rq[2] = {
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 1024, .bytes = 100e6}, 0, 0, 0, 0},
-        {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = 1024, .bytes = 100e6}, 0, 0, 0, 0},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 1024, .bytes = 100e6}, 0, 0, 0, 0, NULL, 1},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = 1024, .bytes = 100e6}, 0, 0, 0, 0, NULL, 1},
     };
     coll_result r[2];
     ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 2, r, &err) == TT_OK, "%s", err.msg);
@@ -434,8 +434,8 @@ START_TEST(torus_monotone_in_slice_size)
         platform *p = platform_load(SLICES[k].pod, &o, &err);
         ck_assert_msg(p != NULL, "%s", err.msg);
         int n = platform_ranks(p);
-        coll_request rq[2] = {{{.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = n, .bytes = 102e6}, 0, 0, 0, 0},
-                              {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = n, .bytes = 102e6}, 0, 0, 0, 0}};
+        coll_request rq[2] = {{{.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = n, .bytes = 102e6}, 0, 0, 0, 0, NULL, 1},
+                              {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = n, .bytes = 102e6}, 0, 0, 0, 0, NULL, 1}};
         platform_torus_dims(p, rq[0].params.dims);
         platform_torus_dims(p, rq[1].params.dims);
         coll_result r[2];
@@ -463,8 +463,8 @@ START_TEST(rounds_match_messages_calibrated_fattree)
 {
     platform *p = fattree64(1);
     coll_request rq[2] = {
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 0, 0, 0},
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 1, 0, 0},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 0, 0, 0, NULL, 1},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 1, 0, 0, NULL, 1},
     };
     coll_result r[2];
     tt_error err = {0};
@@ -490,7 +490,7 @@ START_TEST(flat_ring_on_torus_matches_messages)
     for (int k = 0; k < 4; k++)
         rq[k] = (coll_request){{.op = OP_ALLREDUCE, .algo = k < 2 ? ALGO_RING : ALGO_TORUS2D, .ranks = 64,
                                 .bytes = 16e6, .dims = {8, 8}},
-                               GAMMA_S_PER_BYTE, k % 2, 0, 0};
+                               GAMMA_S_PER_BYTE, k % 2, 0, 0, NULL, 1};
     coll_result r[4];
     ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, 4, r, &err) == TT_OK, "%s", err.msg);
     for (int k = 0; k < 4; k += 2)
@@ -514,9 +514,9 @@ START_TEST(builtins_run_auto)
         int n = platform_ranks(p);
         coll_request rq[2] = {
             {{.op = OP_ALLREDUCE, .algo = ALGO_AUTO, .ranks = n, .bytes = 1e6, .chunk_bytes = 1 << 18,
-              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0, 0, 0},
+              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0, 0, 0, NULL, 1},
             {{.op = OP_ALLTOALL, .algo = ALGO_AUTO, .ranks = n, .bytes = 1e6,
-              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0, 0, 0},
+              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0, 0, 0, NULL, 1},
         };
         coll_result r[2];
         ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, 2, r, &err) == TT_OK, "%s: %s", names[i], err.msg);
@@ -860,6 +860,55 @@ END_TEST
  * 8 nodes, +4.7 % and +1.8 % on 16. Free-running they follow the slowest
  * path: measured +0.65 % and +0.18 % (2 nodes), 0 and +0.044 % (8), 0 and
  * +0.042 % (16) for the small and large bucket. */
+/* Communicators named by their ranks, several at once: two data-parallel
+ * groups of 8 on the even and the odd GPUs of 2 nodes (a tensor-parallel
+ * degree of 2), each a ring allreduce of 64 MB, ideal network, no reduction
+ * cost. Each ring crosses between the nodes twice (GPU 6 -> 8, 14 -> 0; the
+ * odd ring 7 -> 9, 15 -> 1). On HGX A100 with 4 NICs, GPUs 2k and 2k+1 share
+ * NIC k: both rings' crossings share a NIC, each gets half of it, and every
+ * one of the 14 steps takes its 8 MB block's time once more:
+ * T2 = T1 + 14 x 8 MB / the NIC route's rate. On DGX A100 each GPU has its
+ * own NIC (and the crossings relay over the group's own GPUs): nothing is
+ * shared, and the two groups take one group's time. */
+START_TEST(concurrent_communicators_share_links)
+{
+    int even[8], both[16];
+    for (int i = 0; i < 8; i++) {
+        even[i] = both[i] = 2 * i;
+        both[8 + i] = 2 * i + 1;
+    }
+    static const char *const PLATFORMS[] = {"hgx-a100-4hdr", "dgx-a100"};
+    for (int k = 0; k < 2; k++) {
+        platform_options o = {.nodes = 2};
+        tt_error err = {0};
+        platform *p = platform_load(PLATFORMS[k], &o, &err);
+        ck_assert_msg(p != NULL, "%s", err.msg);
+        coll_params prm = {.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 8, .bytes = 64e6};
+        coll_request rq[2] = {{.params = prm, .members = even, .replicas = 1},
+                              {.params = prm, .members = both, .replicas = 2}};
+        coll_result r[2];
+        ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 2, r, &err) == TT_OK, "%s", err.msg);
+        double lat, bw;
+        platform_path(p, 6, 8, &lat, &bw);
+        double shared = k == 0 ? 14 * 8e6 / bw : 0;
+        ck_assert_msg(fabs(r[1].time_s - (r[0].time_s + shared)) < 1e-9 * r[1].time_s,
+                      "%s: one group %.9g s, two at once %.9g s, expected %.9g s", PLATFORMS[k], r[0].time_s,
+                      r[1].time_s, r[0].time_s + shared);
+        platform_free(p);
+    }
+    /* a member out of range, or twice, is refused */
+    platform_options o = {.nodes = 2};
+    tt_error err = {0};
+    platform *p = platform_load("dgx-a100", &o, &err);
+    int bad[8] = {0, 2, 4, 6, 8, 10, 12, 12};
+    coll_request rq = {.params = {.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 8, .bytes = 1e6}, .members = bad};
+    coll_result r;
+    ck_assert_int_eq(coll_simulate(p, NETWORK_IDEAL, &rq, 1, &r, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "already a member"));
+    platform_free(p);
+}
+END_TEST
+
 START_TEST(nccl_tree_rounds_match_messages)
 {
     static const int NODES[] = {2, 8, 16};
@@ -914,6 +963,7 @@ static Suite *suite(void)
     tcase_add_test(t, alltoall_classes_match_messages);
     tcase_add_test(t, fluid_rounds_match_simgrid);
     tcase_add_test(t, nccl_tree_rounds_match_messages);
+    tcase_add_test(t, concurrent_communicators_share_links);
     tcase_add_test(t, torus_schedule_matches_closed_form);
     suite_add_tcase(s, t);
     return s;

@@ -28,7 +28,7 @@ static int simulate(const tu_user_platform *u, double *time_s, tt_error *err)
 {
     platform *p = platform_load(u->json, NULL, err);
     ck_assert_msg(p != NULL, "%s", err->msg);
-    coll_request rq = {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = platform_ranks(p), .bytes = 1e6}, 0.0, 0, 0};
+    coll_request rq = {.params = {.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = platform_ranks(p), .bytes = 1e6}};
     coll_result r = {0};
     int rc = coll_simulate(p, NETWORK_IDEAL, &rq, 1, &r, err);
     *time_s = r.time_s;

@@ -211,7 +211,7 @@ START_TEST(communicators_of_platforms)
 {
     nccl_comm c;
     platform *p = load("dgx-a100", 2);
-    ck_assert_int_eq(nccl_comm_of(p, 16, 0, &c), 0);
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 16, 0, &c), 0);
     ck_assert_int_eq(c.nodes, 2);
     ck_assert_int_eq(c.node.gpus, 8);
     ck_assert_int_eq(c.node.arch, NCCL_AMPERE);
@@ -222,32 +222,32 @@ START_TEST(communicators_of_platforms)
     ck_assert_double_eq(c.node.pcie_GBps, 24); /* Gen4's 32 GB/s as NCCL counts it */
     ck_assert_int_eq(c.node.nvls, 0);
     ck_assert_int_eq(c.node.cpu_amd, 1); /* EPYC 7742 */
-    ck_assert_int_eq(nccl_comm_of(p, 8, 0, &c), 0);
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 8, 0, &c), 0);
     ck_assert_int_eq(c.nodes, 1);
     platform_free(p);
     p = load("dgx-h100", 2);
-    ck_assert_int_eq(nccl_comm_of(p, 16, 0, &c), 0);
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 16, 0, &c), 0);
     ck_assert_int_eq(c.node.arch, NCCL_HOPPER);
     ck_assert_int_eq(c.node.nvls, 1); /* NVSwitch gen3 reduces */
     ck_assert_int_eq(c.node.nvlinks, 18);
     ck_assert_int_eq(c.node.collnet, 0);
-    ck_assert_int_eq(nccl_comm_of(p, 16, 1, &c), 0); /* NCCL_COLLNET_ENABLE on a SHARP fabric */
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 16, 1, &c), 0); /* NCCL_COLLNET_ENABLE on a SHARP fabric */
     ck_assert_int_eq(c.node.collnet, platform_fabric_sharp(p));
     platform_free(p);
     p = load("dgx1-v100", 2); /* hybrid cube mesh: 6 NVLinks per GPU, at most 2 to one neighbour */
-    ck_assert_int_eq(nccl_comm_of(p, 16, 0, &c), 0);
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 16, 0, &c), 0);
     ck_assert_int_eq(c.node.nvswitch, 0);
     ck_assert_int_eq(c.node.nvlinks, 6);
     ck_assert_int_eq(c.node.pair_nvlinks, 2);
     platform_free(p);
     p = load("tencent-p40", 2); /* PCIe GPUs: no NVLink, no LL128 */
-    ck_assert_int_eq(nccl_comm_of(p, 16, 0, &c), 0);
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 16, 0, &c), 0);
     ck_assert_int_eq(c.node.nvlinks, 0);
     ck_assert(c.node.pcie_GBps > 0);
     ck_assert_int_eq(c.node.arch, NCCL_VOLTA);
     platform_free(p);
     p = load("tpu-v3-pod", 4); /* not a CUDA GPU */
-    ck_assert_int_eq(nccl_comm_of(p, 16, 0, &c), -1);
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 16, 0, &c), -1);
     platform_free(p);
 }
 END_TEST
@@ -259,7 +259,7 @@ START_TEST(plans)
     platform *p = load("dgx-a100", 1);
     nccl_plan plan;
     coll_params small = {.op = OP_ALLREDUCE, .ranks = 8, .bytes = 8};
-    ck_assert_int_eq(nccl_plan_make(p, &small, 0, &plan), 0);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &small, 0, &plan), 0);
     char name[32];
     ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "ring/LL");
     ck_assert_int_eq(plan.params.algo, ALGO_RING);
@@ -267,21 +267,21 @@ START_TEST(plans)
     /* 15 us of NCCL latency, of which the 14 ring steps over GPU-switch-GPU (1 us each) are simulated. */
     ck_assert_double_eq_tol(nccl_timing_total_s(&plan.timing, 14e-6) - 14e-6, 15e-6 - 14 * 1e-6, 1e-9);
     coll_params big = {.op = OP_ALLREDUCE, .ranks = 8, .bytes = 8e9};
-    ck_assert_int_eq(nccl_plan_make(p, &big, 0, &plan), 0);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &big, 0, &plan), 0);
     ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "ring/Simple");
     ck_assert_double_eq(plan.params.bytes, 8e9);
     /* The pipelined reduction hides behind the wire (12 x 20 GB/s): 1.9e-12 s/B (A100 HBM) < 1/240e9; a
      * slower one shows the rest. */
-    ck_assert_int_eq(nccl_plan_make(p, &big, 3 / 1555e9, &plan), 0);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &big, 3 / 1555e9, &plan), 0);
     ck_assert_double_eq(plan.reduce_s_per_byte, 0);
-    ck_assert_int_eq(nccl_plan_make(p, &big, 1e-11, &plan), 0);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &big, 1e-11, &plan), 0);
     ck_assert_double_eq_tol(plan.reduce_s_per_byte, 1e-11 - 1 / 240e9, 1e-20);
     coll_params a2a = {.op = OP_ALLTOALL, .ranks = 8, .bytes = 8e9};
-    ck_assert_int_eq(nccl_plan_make(p, &a2a, 0, &plan), -1);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &a2a, 0, &plan), -1);
     platform_free(p);
     /* One DGX H100: NVLS, the switch's shape, no GPU reduction, NCCL's 0.85 on Hopper. */
     p = load("dgx-h100", 1);
-    ck_assert_int_eq(nccl_plan_make(p, &big, 1e-11, &plan), 0);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &big, 1e-11, &plan), 0);
     ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "nvls/Simple");
     ck_assert_int_eq(plan.params.algo, ALGO_PIPELINE);
     ck_assert_int_eq(plan.params.pipe_intra, PIPE_SWITCH);
@@ -292,11 +292,11 @@ START_TEST(plans)
     /* 16 DGX H100: NVLS tree at 1 GB; forced tree: a chain per NIC on both trees, NCCL's 512 KiB chunks. */
     p = load("dgx-h100", 16);
     coll_params wide = {.op = OP_ALLREDUCE, .ranks = 128, .bytes = 1e9};
-    ck_assert_int_eq(nccl_plan_make(p, &wide, 0, &plan), 0);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &wide, 0, &plan), 0);
     ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "nvls_tree/Simple");
     ck_assert_int_eq(plan.params.pipe_inter, PIPE_DTREE);
     wide.nccl_algos = 1u << NCCL_TREE;
-    ck_assert_int_eq(nccl_plan_make(p, &wide, 0, &plan), 0);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &wide, 0, &plan), 0);
     ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "tree/Simple");
     ck_assert_int_eq(plan.params.pipe_intra, PIPE_CHAIN);
     ck_assert_int_eq(plan.params.channels, 8);
@@ -304,16 +304,16 @@ START_TEST(plans)
     ck_assert_double_eq(plan.params.chunk_bytes, 512 * 1024);
     ck_assert_double_eq_tol(plan.timing.cap_Bps, plan.choice.algbw_Bps, 1);
     wide.nccl_algos = 1u << NCCL_NVLS; /* NVLS across nodes without CollNet: NCCL has nothing to run */
-    ck_assert_int_eq(nccl_plan_make(p, &wide, 0, &plan), -1);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &wide, 0, &plan), -1);
     tt_error err = {0};
     wide.algo = ALGO_NCCL;
-    ck_assert_int_eq(nccl_plan_check(p, &wide, &err), TT_EINPUT);
+    ck_assert_int_eq(nccl_plan_check(p, &wide, NULL, &err), TT_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "NCCL_ALGO"));
     platform_free(p);
     /* Across DGX A100 nodes a ring per NIC (8 channels). */
     p = load("dgx-a100", 4);
     wide = (coll_params){.op = OP_ALLREDUCE, .ranks = 32, .bytes = 1e9};
-    ck_assert_int_eq(nccl_plan_make(p, &wide, 0, &plan), 0);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &wide, 0, &plan), 0);
     ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "ring/Simple");
     ck_assert_int_eq(plan.params.algo, ALGO_RING);
     ck_assert_int_eq(plan.params.channels, 8);
@@ -322,7 +322,7 @@ START_TEST(plans)
     p = load("dgx1-v100", 2);
     wide.ranks = 16;
     wide.nccl_algos = 1u << NCCL_RING;
-    ck_assert_int_eq(nccl_plan_make(p, &wide, 0, &plan), 0);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &wide, 0, &plan), 0);
     ck_assert_int_eq(plan.params.channels, 4);
     /* 4 rings over direct NVLinks, never two on one link unit in one direction (6 units per GPU). */
     int load[8][8] = {{0}};
@@ -344,7 +344,7 @@ START_TEST(plans)
             ck_assert(load[a][b] == 0 || load[a][b] <= platform_rank_links(p, a, b, &cls));
     /* One DGX-1: 6 NVLink units per GPU hold 6 rings of their own, as NCCL's 6 channels. */
     coll_params one = {.op = OP_ALLREDUCE, .ranks = 8, .bytes = 1e9, .nccl_algos = 1u << NCCL_RING};
-    ck_assert_int_eq(nccl_plan_make(p, &one, 0, &plan), 0);
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &one, 0, &plan), 0);
     ck_assert_int_eq(plan.params.channels, 6);
     platform_free(p);
 }
@@ -396,7 +396,7 @@ START_TEST(resolve_requests)
     double gamma = 3 / 1555e9;
     nccl_timing overhead;
     char name[24];
-    nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
+    nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name);
     ck_assert_str_eq(name, "ring/LL");
     ck_assert_int_eq(prm.algo, ALGO_RING);
     ck_assert_double_eq_tol(nccl_timing_total_s(&overhead, 14e-6), 15e-6, 1e-9); /* 14 steps of 1 us simulated */
@@ -404,15 +404,15 @@ START_TEST(resolve_requests)
     platform_free(p);
     p = load("tpu-v3-pod", 8);
     prm = (coll_params){.op = OP_ALLREDUCE, .algo = ALGO_NCCL, .ranks = 32, .bytes = 1e6, .dims = {8, 4}};
-    nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
+    nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name);
     ck_assert_int_eq(prm.algo, ALGO_TORUS);
     ck_assert_str_eq(name, "");
     ck_assert_int_eq(overhead.on, 0);
     prm = (coll_params){.op = OP_ALLGATHER, .algo = ALGO_NCCL, .ranks = 32, .bytes = 1e6};
-    nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
+    nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name);
     ck_assert_int_eq(prm.algo, ALGO_AUTO);
     prm.algo = ALGO_RING; /* other requests untouched */
-    nccl_resolve(p, &prm, &gamma, &overhead, name, sizeof name);
+    nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name);
     ck_assert_int_eq(prm.algo, ALGO_RING);
     platform_free(p);
 }

@@ -39,7 +39,7 @@ static double simulate_one(const platform *p, network_model net, int a, int b, d
     fclose(f);
     platform *pair = platform_load(u.json, NULL, &err);
     ck_assert_msg(pair != NULL, "%s", err.msg);
-    coll_request rq = {{.op = OP_BROADCAST, .algo = ALGO_RING, .ranks = 2, .bytes = bytes}, 0.0, 0, 0};
+    coll_request rq = {.params = {.op = OP_BROADCAST, .algo = ALGO_RING, .ranks = 2, .bytes = bytes}};
     coll_result r;
     ck_assert_msg(coll_simulate(pair, net, &rq, 1, &r, &err) == TT_OK, "%s", err.msg);
     platform_free(pair);

@@ -65,6 +65,7 @@ struct coll_group {
     long serial; /* names this group's mailboxes */
     double gamma; /* reduce seconds per byte */
     int *ranks; /* platform rank of each member */
+    int *index, index_n; /* group rank of each platform rank below index_n, -1 for none */
     sg_host_t *hosts;   /* of each member */
     link_tally *tally;  /* when counting link bytes: the flows of the timed run */
     double *speed_flops;
@@ -169,6 +170,14 @@ static int comms_reserve(coll_group *g, int r, size_t nc)
     return 0;
 }
 
+/* The group rank of platform rank pr, or -1 when it is not a member. */
+static int member_of(const coll_group *g, int pr)
+{
+    if (pr < 0 || pr >= g->index_n)
+        return -1;
+    return g->index[pr];
+}
+
 /* On a rail-optimised fabric, a transfer to another rail first crosses
  * NVLink to the sender node's GPU on the receiver's rail (NCCL's PXN), which
  * sends it on: the transfer becomes a copy to the relay plus the relay's
@@ -178,8 +187,9 @@ static size_t relay_cross_rail(const coll_group *g, xfer *xs, size_t nx)
 {
     size_t m = nx;
     for (size_t k = 0; k < nx; k++) {
-        int r = xs[k].src != xs[k].dst ? platform_rail_relay(g->p, g->ranks[xs[k].src], g->ranks[xs[k].dst]) : -1;
-        if (r < 0 || r >= g->n || g->ranks[r] != r)
+        int pr = xs[k].src != xs[k].dst ? platform_rail_relay(g->p, g->ranks[xs[k].src], g->ranks[xs[k].dst]) : -1;
+        int r = member_of(g, pr); /* NCCL relays through a GPU of the communicator only */
+        if (r < 0)
             continue;
         xs[m] = xs[k];
         xs[m++].src = r;
@@ -375,6 +385,7 @@ static void group_free(coll_group *g)
     free(g->speed_flops);
     free(g->finish_s);
     free(g->ranks);
+    free(g->index);
     free(g->hosts);
     free(g->dev_host);
     free(g->cpu_host);
@@ -410,6 +421,16 @@ static coll_group *group_create(const platform *p, const int *ranks, int n, long
         return NULL;
     }
     memcpy(g->ranks, ranks, sizeof *g->ranks * (size_t)n);
+    for (int i = 0; i < n; i++)
+        g->index_n = ranks[i] + 1 > g->index_n ? ranks[i] + 1 : g->index_n;
+    if (!(g->index = malloc(sizeof *g->index * (size_t)g->index_n))) {
+        group_free(g);
+        return NULL;
+    }
+    for (int i = 0; i < g->index_n; i++)
+        g->index[i] = -1;
+    for (int i = 0; i < n; i++)
+        g->index[ranks[i]] = i;
     g->classes = coll_symmetric_crossbar(p);
     if (coll_fluid_applies(p) && !(g->fluid = coll_fluid_create(g->hosts, n))) {
         group_free(g);
@@ -813,8 +834,10 @@ static int build_for(const coll_request *rq, coll_algo algo, schedule *s)
     coll_params prm = rq->params;
     tt_error err = {0}; /* schedule_build checks that algo applies */
     prm.algo = algo;
-    if (schedule_build(&prm, (size_t)llround(prm.bytes), 1.0, s, &err) == TT_OK)
+    if (schedule_build(&prm, (size_t)llround(prm.bytes), 1.0, s, &err) == TT_OK) {
+        schedule_replicate(s, rq->replicas);
         return 0;
+    }
     return err.code == TT_EINTERNAL ? -1 : 1;
 }
 
@@ -941,24 +964,24 @@ static void controller(int argc, char **argv)
     coll_group *g = NULL;
     long groups = 0;
     for (int i = 0; i < b->nreq && !b->oom; i++) {
-        int n = b->reqs[i].params.ranks;
-        if (!g || g->n != n) {
+        const coll_request *rq = &b->reqs[i];
+        int n = rq->params.ranks * (rq->replicas > 1 ? rq->replicas : 1);
+        int *ranks = malloc(sizeof *ranks * (size_t)n);
+        if (!ranks) {
+            b->oom = 1;
+            break;
+        }
+        for (int r = 0; r < n; r++)
+            ranks[r] = rq->members ? rq->members[r] : r;
+        if (!g || g->n != n || memcmp(g->ranks, ranks, sizeof *ranks * (size_t)n)) { /* another communicator */
             if (g)
                 group_destroy(g);
-            int *ranks = malloc(sizeof *ranks * (size_t)n);
-            g = NULL;
-            if (ranks) {
-                for (int r = 0; r < n; r++)
-                    ranks[r] = r;
-                g = group_create(b->p, ranks, n, groups++);
-            }
-            free(ranks);
-            if (!g) {
+            if (!(g = group_create(b->p, ranks, n, groups++)))
                 b->oom = 1;
-                break;
-            }
         }
-        b->res[i] = run_request(g, &b->reqs[i], &b->oom);
+        free(ranks);
+        if (g)
+            b->res[i] = run_request(g, rq, &b->oom);
     }
     if (g)
         group_destroy(g);
@@ -989,20 +1012,45 @@ static int batch_collect(void *arg, void *result, tt_error *err)
     return TT_OK;
 }
 
+/* A request's members: each a rank of the platform, none twice. */
+static int members_check(const platform *p, const coll_request *rq, tt_error *err)
+{
+    int n = rq->params.ranks * (rq->replicas > 1 ? rq->replicas : 1), total = platform_ranks(p);
+    if (!rq->members)
+        return TT_OK;
+    unsigned char *seen = calloc((size_t)total, 1);
+    if (!seen)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    int rc = TT_OK;
+    for (int r = 0; r < n && rc == TT_OK; r++) {
+        int m = rq->members[r];
+        if (m < 0 || m >= total || seen[m])
+            rc = tt_error_set(err, TT_EINPUT, "%s: member %d of the communicator is rank %d: %s", coll_op_name(rq->params.op),
+                              r, m, m < 0 || m >= total ? "not a rank of the platform" : "already a member");
+        else
+            seen[m] = 1;
+    }
+    free(seen);
+    return rc;
+}
+
 int coll_simulate(const platform *p, network_model net, const coll_request *reqs, int nreq,
                   coll_result *out, tt_error *err)
 {
     for (int i = 0; i < nreq; i++) {
         const coll_params *prm = &reqs[i].params;
         const char *why;
-        if (prm->ranks > platform_ranks(p) || prm->ranks < 1)
-            return tt_error_set(err, TT_EINPUT, "%s on %d ranks: the platform has %d accelerators",
-                                coll_op_name(prm->op), prm->ranks, platform_ranks(p));
+        int copies = reqs[i].replicas > 1 ? reqs[i].replicas : 1;
+        if (prm->ranks > platform_ranks(p) || prm->ranks < 1 || (long)prm->ranks * copies > platform_ranks(p))
+            return tt_error_set(err, TT_EINPUT, "%s on %d ranks%s: the platform has %d accelerators",
+                                coll_op_name(prm->op), prm->ranks, copies > 1 ? " per copy" : "", platform_ranks(p));
+        int rc = members_check(p, &reqs[i], err);
+        if (rc)
+            return rc;
         if (prm->algo != ALGO_AUTO && prm->algo != ALGO_NCCL && !coll_algo_applies(prm, &why))
             return tt_error_set(err, TT_EINPUT, "%s with %s on %d ranks: %s", coll_op_name(prm->op),
                                 coll_algo_name(prm->algo), prm->ranks, why);
-        int rc = coll_staging_check(p, prm, err);
-        if (rc || (rc = nccl_plan_check(p, prm, err)))
+        if ((rc = coll_staging_check(p, prm, err)) || (rc = nccl_plan_check(p, prm, reqs[i].members, err)))
             return rc;
     }
     coll_result *res = calloc((size_t)nreq + 1, sizeof *res);
@@ -1018,7 +1066,8 @@ int coll_simulate(const platform *p, network_model net, const coll_request *reqs
     }
     for (int i = 0; i < nreq; i++) { /* nccl: what NCCL runs, or the fabric's native schedule */
         run[i] = reqs[i];
-        nccl_resolve(p, &run[i].params, &run[i].reduce_s_per_byte, &timing[i], names[i], sizeof names[i]);
+        nccl_resolve(p, run[i].members, &run[i].params, &run[i].reduce_s_per_byte, &timing[i], names[i],
+                     sizeof names[i]);
         res[i].time_s = NAN;
     }
     batch b = {p, run, nreq, res, 0};

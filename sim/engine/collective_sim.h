@@ -56,6 +56,13 @@ typedef struct coll_request {
     int links;                /* 1: count the bytes on every link (coll_result.links) */
     long fluid_flows; /* rounds executor: rounds of more flows, or on more ranks, are solved by components
                        * where coll_fluid_applies (collective_fluid.h; 0: COLL_FLUID_FLOWS; -1: never) */
+    /* The communicator: params.ranks platform ranks in its order, times
+     * replicas (each copy the same collective on its own communicator of a
+     * layout, all at once, their flows sharing links); NULL: ranks
+     * 0..params.ranks-1 and one copy. Kept alive by the caller until
+     * coll_simulate returns. */
+    const int *members;
+    int replicas;
 } coll_request;
 
 /* Rounds above this many flows are solved by components: below it a whole
@@ -93,8 +100,9 @@ int coll_staging_socket(const platform *p, int rank, coll_socket *out, tt_error 
  * the hier allreduce and a socket every rank of a node reaches. */
 int coll_staging_check(const platform *p, const coll_params *params, tt_error *err);
 
-/* Runs the requests one after another in one simulation on ranks 0..n-1 of
- * the platform (n = the largest request's ranks). */
+/* Runs the requests one after another in one simulation, each on its
+ * members (ranks 0..params.ranks-1 without them) and all its copies at once.
+ * Members out of the platform's range or repeated are refused (TT_EINPUT). */
 int coll_simulate(const platform *p, network_model net, const coll_request *reqs, int nreq,
                   coll_result *out, tt_error *err);
 

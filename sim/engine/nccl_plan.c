@@ -14,11 +14,14 @@
  * them at the sockets' link (topo.h: BDW_QPI_BW 6 GB/s, SKL 10, SRP 22, AMD
  * 16), an Intel link at 5/6 of it (INTEL_P2P_OVERHEAD: P2P traffic in 64-byte
  * packets); INFINITY when no path crosses one or its rate is unknown. */
-static double socket_link_GBps(const platform *p, int gpus)
+static double socket_link_GBps(const platform *p, const int *members, int ranks)
 {
-    int crosses = 0;
-    for (int b = 1; b < gpus && !crosses; b++)
-        crosses = platform_path_class_links(p, 0, b, "qpi") > 0 || platform_path_class_links(p, 0, b, "upi") > 0;
+    int crosses = 0, m0 = members ? members[0] : 0, rpn = platform_ranks_per_node(p) > 0 ? platform_ranks_per_node(p) : 1;
+    for (int i = 1; i < ranks && !crosses; i++) {
+        int m = members ? members[i] : i;
+        crosses = m / rpn == m0 / rpn &&
+                  (platform_path_class_links(p, m0, m, "qpi") > 0 || platform_path_class_links(p, m0, m, "upi") > 0);
+    }
     const char *names[64];
     const device_info *devs[64];
     int nc = platform_node_components(p, DEVICE_CPU, names, devs, 64);
@@ -28,50 +31,75 @@ static double socket_link_GBps(const platform *p, int gpus)
     return strcmp(devs[0]->vendor, "intel") == 0 ? bw * 5 / 6 : bw;
 }
 
-int nccl_comm_of(const platform *p, int ranks, int collnet, nccl_comm *out)
+/* The platform rank of the communicator's i-th member. */
+static int member(const int *members, int i)
 {
-    const device_info *gpu = platform_device(p, 0);
+    return members ? members[i] : i;
+}
+
+int nccl_comm_of(const platform *p, const int *members, int ranks, int collnet, nccl_comm *out)
+{
+    int m0 = member(members, 0);
+    const device_info *gpu = platform_device(p, m0);
     memset(out, 0, sizeof *out);
     if (!gpu || gpu->compute_capability <= 0 || ranks < 1)
         return -1;
-    int rpn = platform_ranks_per_node(p);
-    int nodes = rpn > 0 && ranks > rpn ? (ranks + rpn - 1) / rpn : 1;
+    int rpn = platform_ranks_per_node(p) > 0 ? platform_ranks_per_node(p) : 1;
+    /* the members on the first member's node; the first member on another node */
+    int g = 0, m1 = -1, far = -1;
+    for (int i = 0; i < ranks; i++) {
+        int m = member(members, i);
+        if (m / rpn == m0 / rpn) {
+            g++;
+            if (m != m0 && m1 < 0)
+                m1 = m;
+        } else if (far < 0) {
+            far = m;
+        }
+    }
+    int nodes = (ranks + g - 1) / g;
     nccl_node nd;
     memset(&nd, 0, sizeof nd);
-    nd.gpus = ranks < rpn ? ranks : rpn;
+    nd.gpus = g;
     double cc = gpu->compute_capability;
     nd.arch = cc >= 10 ? NCCL_BLACKWELL : cc >= 9 ? NCCL_HOPPER : cc >= 8 ? NCCL_AMPERE : NCCL_VOLTA;
     nd.sm = (int)lround(cc * 10);
     /* Inside a node: NVLink to the next GPU through a switch (two hops) or
      * direct links to each neighbour; else PCIe. */
     const char *cls = NULL;
-    int pair = nd.gpus > 1 ? platform_rank_links(p, 0, 1, &cls) : 0;
+    int pair = m1 >= 0 ? platform_rank_links(p, m0, m1, &cls) : 0;
     double lat, bw = 0;
     if (cls && strncmp(cls, "nvlink", 6) == 0) {
-        nd.nvswitch = platform_hops(p, 0, 1) > 1;
+        nd.nvswitch = platform_hops(p, m0, m1) > 1;
         nd.pair_nvlinks = pair;
         nd.nvlinks = nd.nvswitch ? pair : 0;
-        for (int b = 1; !nd.nvswitch && b < rpn; b++) {
+        for (int i = 0; !nd.nvswitch && i < ranks; i++) {
+            int m = member(members, i);
             const char *c2 = NULL;
-            int k = platform_hops(p, 0, b) == 1 ? platform_rank_links(p, 0, b, &c2) : 0;
+            int k = m != m0 && m / rpn == m0 / rpn && platform_hops(p, m0, m) == 1 ? platform_rank_links(p, m0, m, &c2) : 0;
             nd.nvlinks += k;
             nd.pair_nvlinks = k > nd.pair_nvlinks ? k : nd.pair_nvlinks;
         }
-    } else if (nd.gpus > 1) {
+    } else if (g > 1) {
         nd.p2p_GBps = INFINITY;
-        for (int b = 1; b < nd.gpus; b++) {
-            platform_path(p, 0, b, &lat, &bw);
+        for (int i = 0; i < ranks; i++) {
+            int m = member(members, i);
+            if (m == m0 || m / rpn != m0 / rpn)
+                continue;
+            platform_path(p, m0, m, &lat, &bw);
             nd.p2p_GBps = fmin(nd.p2p_GBps, NCCL_PCIE_SHARE * bw / 1e9);
         }
-        nd.p2p_GBps = fmin(nd.p2p_GBps, socket_link_GBps(p, nd.gpus));
+        nd.p2p_GBps = fmin(nd.p2p_GBps, socket_link_GBps(p, members, ranks));
     }
-    /* The node's NICs: the distinct components its GPUs leave by. */
-    const char *gpu0 = platform_rank_component(p, 0), *exit0 = platform_rank_exit(p, 0);
-    if (nodes > 1 && exit0) {
-        for (int r = 0; r < rpn; r++) {
-            int seen = 0;
-            for (int q = 0; q < r && !seen; q++)
-                seen = strcmp(platform_rank_exit(p, q), platform_rank_exit(p, r)) == 0;
+    /* The node's NICs: the distinct components its members leave by. */
+    const char *gpu0 = platform_rank_component(p, m0), *exit0 = platform_rank_exit(p, m0);
+    if (nodes > 1 && exit0 && far >= 0) {
+        for (int i = 0; i < ranks; i++) {
+            int m = member(members, i), seen = m / rpn != m0 / rpn;
+            for (int j = 0; j < i && !seen; j++) {
+                int q = member(members, j);
+                seen = q / rpn == m0 / rpn && strcmp(platform_rank_exit(p, q), platform_rank_exit(p, m)) == 0;
+            }
             nd.nics += !seen;
         }
         double nic_bw = 0, pcie_bw = 0;
@@ -84,7 +112,7 @@ int nccl_comm_of(const platform *p, int ranks, int collnet, nccl_comm *out)
                     nic_bw = nics[i]->bandwidth_Bps;
         }
         double ibw;
-        platform_path(p, 0, rpn, &lat, &ibw);
+        platform_path(p, m0, far, &lat, &ibw);
         nd.nic_GBps = (nic_bw > 0 ? nic_bw : ibw) / 1e9;
         nd.pcie_GBps = pcie_bw > 0 ? NCCL_PCIE_SHARE * pcie_bw / 1e9 : nd.nic_GBps;
         nd.collnet = collnet && platform_fabric_sharp(p);
@@ -112,10 +140,11 @@ static void pipeline_shape(nccl_algo a, int nodes, coll_params *q)
                                                                   : PIPE_SHARP;
 }
 
-int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s_per_byte, nccl_plan *out)
+int nccl_plan_make(const platform *p, const int *members, const coll_params *params, double reduce_s_per_byte,
+                   nccl_plan *out)
 {
     memset(out, 0, sizeof *out);
-    if (nccl_comm_of(p, params->ranks, params->nccl_collnet, &out->comm) ||
+    if (nccl_comm_of(p, members, params->ranks, params->nccl_collnet, &out->comm) ||
         nccl_choose(&out->comm, params->nccl_algos, params->nccl_protos, params->op, params->bytes, &out->choice))
         return -1;
     const nccl_comm *c = &out->comm;
@@ -124,18 +153,22 @@ int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s
     coll_params *q = &out->params;
     int n = params->ranks, nodes = c->nodes, g = c->node.gpus;
     double wire = nccl_wire_factor(out->choice.proto);
-    q->ranks_per_node = platform_ranks_per_node(p);
+    q->ranks_per_node = g;
     q->bytes = params->bytes * wire;
     int lanes = 1, ch = c->graph[a].channels;
+    /* the platform's link-following orders are over a whole node's ranks; a
+     * communicator of part of each node takes its members in order */
+    int whole = g == platform_ranks_per_node(p) && (!members || members[0] % g == 0);
     if (a == NCCL_RING) {
         /* Rings follow direct links inside a node; across nodes one per NIC,
          * each leaving by its own (NCCL's channels per NIC run alike). */
         q->algo = ALGO_RING;
         if (nodes > 1) {
             q->channels = c->node.nics;
-            platform_ring_orders(p, q->channels < 8 ? q->channels : 8, q->node_order);
+            if (whole)
+                platform_ring_orders(p, q->channels < 8 ? q->channels : 8, q->node_order);
         } else { /* one node: as many rings as have links of their own (DGX-1: 6) */
-            int rings = platform_ring_orders(p, 8, q->node_order);
+            int rings = whole ? platform_ring_orders(p, 8, q->node_order) : 0;
             q->channels = rings > 1 ? rings : 1;
         }
         lanes = 2 * ch;
@@ -148,7 +181,8 @@ int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s
             q->channels = nodes > 1 && c->node.nics > 0 && ch > c->node.nics ? c->node.nics : ch;
             if (q->channels > 16)
                 q->channels = 16;
-            platform_ring_orders(p, q->channels < 8 ? q->channels : 8, q->node_order);
+            if (whole)
+                platform_ring_orders(p, q->channels < 8 ? q->channels : 8, q->node_order);
             lanes = q->channels * (q->pipe_inter == PIPE_DTREE ? 2 : 1);
         } else {
             lanes = g * (q->pipe_inter == PIPE_DTREE ? 2 : 1);
@@ -166,7 +200,7 @@ int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s
     double hw_s = 0;
     long tiny_steps = 0;
     if (schedule_build(&tiny, (size_t)tiny.bytes, 1.0, &s, &err) == TT_OK) {
-        hw_s = coll_estimate_s(p, NULL, &s, 0, NULL);
+        hw_s = coll_estimate_s(p, members, &s, 0, NULL);
         tiny_steps = schedule_steps(&s);
         schedule_free(&s);
     }
@@ -175,7 +209,7 @@ int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s
         /* what every steady step's edges pay at least: the latency inside a node
          * (the network's where each node has one GPU) */
         double bw;
-        platform_path(p, 0, g > 1 ? 1 : q->ranks_per_node, &t->pipe_lat_s, &bw);
+        platform_path(p, member(members, 0), member(members, 1), &t->pipe_lat_s, &bw);
         t->pipe_steady = coll_pipeline_chunks(q, (size_t)llround(q->bytes)) - (tiny_steps - 1);
         if (t->pipe_steady < 0)
             t->pipe_steady = 0;
@@ -189,9 +223,9 @@ int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s
     t->steps = q->algo == ALGO_RING ? out->choice.steps : 0;
     double lat_bw;
     if (g > 1)
-        platform_path(p, 0, 1, &t->link_intra_s, &lat_bw);
+        platform_path(p, member(members, 0), member(members, 1), &t->link_intra_s, &lat_bw);
     if (nodes > 1)
-        platform_path(p, 0, platform_ranks_per_node(p), &t->link_inter_s, &lat_bw);
+        platform_path(p, member(members, 0), member(members, g), &t->link_inter_s, &lat_bw);
     t->inter_steps = out->choice.inter_steps;
     t->slices = nccl_ring_slices(out->choice.proto);
     t->bytes = params->bytes;
@@ -241,12 +275,12 @@ double nccl_timing_total_s(const nccl_timing *t, double simulated_s)
     return total;
 }
 
-int nccl_plan_check(const platform *p, const coll_params *params, tt_error *err)
+int nccl_plan_check(const platform *p, const coll_params *params, const int *members, tt_error *err)
 {
     nccl_comm c;
     nccl_plan plan;
-    if (params->algo != ALGO_NCCL || params->op == OP_ALLTOALL || nccl_comm_of(p, params->ranks, 0, &c) ||
-        nccl_plan_make(p, params, 0, &plan) == 0)
+    if (params->algo != ALGO_NCCL || params->op == OP_ALLTOALL || nccl_comm_of(p, members, params->ranks, 0, &c) ||
+        nccl_plan_make(p, members, params, 0, &plan) == 0)
         return TT_OK;
     return tt_error_set(err, TT_EINPUT,
                         "%s on %d ranks of %s: NCCL has no algorithm and protocol left to run it under the NCCL_ALGO/"
@@ -260,8 +294,8 @@ const char *nccl_plan_name(const nccl_plan *plan, char *buf, size_t buf_bytes)
     return buf;
 }
 
-void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_byte, nccl_timing *timing,
-                  char *name, size_t name_bytes)
+void nccl_resolve(const platform *p, const int *members, coll_params *params, double *reduce_s_per_byte,
+                  nccl_timing *timing, char *name, size_t name_bytes)
 {
     memset(timing, 0, sizeof *timing);
     if (name_bytes)
@@ -269,7 +303,7 @@ void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_b
     if (params->algo != ALGO_NCCL)
         return;
     nccl_plan plan;
-    if (nccl_plan_make(p, params, *reduce_s_per_byte, &plan) == 0) {
+    if (nccl_plan_make(p, members, params, *reduce_s_per_byte, &plan) == 0) {
         *params = plan.params;
         *reduce_s_per_byte = plan.reduce_s_per_byte;
         *timing = plan.timing;

@@ -57,28 +57,30 @@ typedef struct nccl_plan {
 } nccl_plan;
 
 /* The node NCCL sees on the platform and the search's outcome for a
- * communicator of ranks 0..ranks-1; collnet: NCCL_COLLNET_ENABLE (CollNet
- * and multi-node NVLS where the fabric reduces). 0, or -1 when the ranks are
- * not NVIDIA GPUs (NCCL does not apply). */
-int nccl_comm_of(const platform *p, int ranks, int collnet, nccl_comm *out);
+ * communicator of `ranks` platform ranks, members (NULL: 0..ranks-1; as
+ * many on each node as on the first member's); collnet:
+ * NCCL_COLLNET_ENABLE (CollNet and multi-node NVLS where the fabric reduces).
+ * 0, or -1 when the ranks are not NVIDIA GPUs (NCCL does not apply). */
+int nccl_comm_of(const platform *p, const int *members, int ranks, int collnet, nccl_comm *out);
 
 /* The plan for params (op, ranks, bytes, the nccl_* environment; algo is
  * ignored) with the GPU's reduction cost (coll_reduce_s_per_byte): NCCL
  * reduces slice k while slice k+1 is on the wire, so only the part slower
  * than the wire shows. 0, or -1 when NCCL does not apply (not GPUs, an
  * alltoall: NCCL has no tuned algorithm, or the environment disabled all). */
-int nccl_plan_make(const platform *p, const coll_params *params, double reduce_s_per_byte, nccl_plan *out);
+int nccl_plan_make(const platform *p, const int *members, const coll_params *params, double reduce_s_per_byte,
+                   nccl_plan *out);
 
 /* Turns a request for ALGO_NCCL into what runs: NCCL's plan on NVIDIA GPUs
  * (name "ring/Simple", *timing for nccl_timing_total_s), else the
  * platform's native schedule: the torus allreduce on a torus, else auto
  * (name "", timing->on = 0). Other requests are left as they are. */
-void nccl_resolve(const platform *p, coll_params *params, double *reduce_s_per_byte, nccl_timing *timing,
-                  char *name, size_t name_bytes);
+void nccl_resolve(const platform *p, const int *members, coll_params *params, double *reduce_s_per_byte,
+                  nccl_timing *timing, char *name, size_t name_bytes);
 
 /* TT_EINPUT when params asks NCCL (on its GPUs) for a collective that the
  * environment's masks leave no algorithm for; else TT_OK. */
-int nccl_plan_check(const platform *p, const coll_params *params, tt_error *err);
+int nccl_plan_check(const platform *p, const coll_params *params, const int *members, tt_error *err);
 
 /* "ring/LL128", "nvls_tree/Simple". */
 const char *nccl_plan_name(const nccl_plan *plan, char *buf, size_t buf_bytes);

@@ -89,7 +89,7 @@ static void plan_collective_costs(const scenario *sc, const platform *p, int ran
     nccl_choice small, big;
     int g = platform_ranks_per_node(p) < ranks ? platform_ranks_per_node(p) : ranks;
     double lat_s = 0, bw_Bps = 0;
-    if (nccl_comm_of(p, ranks, sc->nccl_collnet, &c) == 0 &&
+    if (nccl_comm_of(p, NULL, ranks, sc->nccl_collnet, &c) == 0 &&
         nccl_choose(&c, sc->nccl_algos, sc->nccl_protos, OP_ALLREDUCE, 1, &small) == 0 &&
         nccl_choose(&c, sc->nccl_algos, sc->nccl_protos, OP_ALLREDUCE, probe, &big) == 0) {
         so->allreduce_latency_s = small.time_s;

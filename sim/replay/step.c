@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/replay/taskgraph.h"
+
 double step_kernel_s(double flops, double bytes, double peak_flops, double efficiency,
                      double mem_Bps)
 {
@@ -300,72 +302,69 @@ void step_host_load_of(const workload *t, const step_options *o, step_host_load 
     out->grad_rows_bytes = out->rows_bytes * grad;
 }
 
-typedef struct timeline {
-    double t;          /* compute stream clock */
-    double comm_free;  /* the last collective in flight ends then */
-    double host_free;  /* the CPU sockets and their links are busy until then */
-    double rows_ready; /* this micro-step's embedding rows are on the accelerator */
+/* The step as a task graph on one rank (a data-parallel group's ranks are
+ * alike): the generator adds the compute, communication and host tasks of
+ * the step in program order, with what each waits for. */
+typedef struct step_gen {
+    taskgraph *g;
+    const double *coll_s, *wire_s;
+    long last;    /* the compute stream's last task (-1: none yet) */
+    long lookup;  /* this micro-step's host lookup of embedding rows */
+    long host;    /* the host stream's last task */
+    long *comms;  /* every collective added, for the optimizer to wait on */
+    size_t n_comms;
     step_result *r;
-    const double *coll_s, *wire_s; /* each collective's time and the part its bytes hold the links */
-    int slots;                     /* concurrent contexts (step_options.concurrent_ops) */
-    long launched;                 /* collectives started: the next takes context launched % slots */
-    double slot_free[STEP_MAX_CONCURRENT_OPS]; /* each context's last collective ends then */
-    double wire_free;                          /* the links carry queued collectives' bytes until then */
-} timeline;
+    int oom;
+} step_gen;
 
-/* Collective i starts at `ready` on the next context in turn, once that
- * context's previous collective is done (Caffe2's cyclic control inputs); its
- * bytes queue behind those of the collectives in flight, its latencies
- * overlap theirs. With one context it starts when the previous one ends.
- * Returns its end. */
-static double coll_launch(timeline *tl, size_t i, double ready)
+/* A compute task after the stream's last and, if >= 0, after `after`. */
+static void gen_compute(step_gen *sg, tg_kind kind, double dur_s, long after)
 {
-    double dur_s = tl->coll_s[i], wire_s = tl->wire_s ? fmin(tl->wire_s[i], dur_s) : dur_s;
-    double *slot = &tl->slot_free[tl->launched++ % tl->slots];
-    double start = fmax(ready, *slot);
-    tl->wire_free = fmax(tl->wire_free, start) + wire_s;
-    double end = fmax(start + dur_s, tl->wire_free);
-    *slot = end;
-    tl->comm_free = fmax(tl->comm_free, end);
-    tl->r->comm_s += dur_s;
-    return end;
+    long i = tg_add(sg->g, 0, TG_COMPUTE, kind, dur_s, 0, -1);
+    sg->oom |= i < 0 || tg_after(sg->g, i, after);
+    sg->last = i;
+}
+
+/* Collective i once the compute stream's work so far is done; the compute
+ * stream goes on (it waits when a later task depends on it). */
+static long background_coll(step_gen *sg, size_t i)
+{
+    long c = tg_add(sg->g, 0, TG_COMM, TG_COLLECTIVE, sg->coll_s[i], sg->wire_s ? sg->wire_s[i] : 0, -1);
+    long *grown = c < 0 ? NULL : realloc(sg->comms, sizeof *grown * (sg->n_comms + 1));
+    sg->oom |= !grown || tg_after(sg->g, c, sg->last);
+    if (grown) {
+        sg->comms = grown;
+        sg->comms[sg->n_comms++] = c;
+    }
+    return c;
 }
 
 /* Collective i, which the compute stream needs before it can go on. */
-static void blocking_coll(timeline *tl, size_t i)
+static void blocking_coll(step_gen *sg, size_t i)
 {
-    double end = coll_launch(tl, i, tl->t);
-    tl->r->exposed_comm_s += end - tl->t;
-    tl->t = end;
+    gen_compute(sg, TG_KERNEL, 0, background_coll(sg, i));
 }
 
-/* Collective i, which the compute stream does not wait for (until the
- * optimizer); returns its end. */
-static double background_coll(timeline *tl, size_t i)
+/* Host work (embedding rows in host memory) once the compute stream's work so far is done. */
+static long host_work(step_gen *sg, double dur_s)
 {
-    return coll_launch(tl, i, tl->t);
-}
-
-/* The compute stream waits for the host until `until`. */
-static void wait_host(timeline *tl, double until)
-{
-    if (until > tl->t) {
-        tl->r->host_embedding_s += until - tl->t;
-        tl->t = until;
-    }
+    long h = tg_add(sg->g, 0, TG_HOST, TG_HOST_WORK, dur_s, 0, -1);
+    sg->oom |= h < 0 || tg_after(sg->g, h, sg->last);
+    sg->host = h;
+    return h;
 }
 
 /* One layer, one direction: on the accelerator, or, for embedding tables in
  * host memory, waiting for the rows (forward) or handing the gradient rows to
  * the host (backward: after the first table's, in backward order the last). */
-static void layer_pass(timeline *tl, const workload *t, size_t layer, const device_model *d,
-                       const step_options *o, int backward, int first_table)
+static void layer_pass(step_gen *sg, const workload *t, size_t layer, const device_model *d, const step_options *o,
+                       int backward, int first_table)
 {
     if (t->layers[layer].cls == OPCLASS_EMBEDDING && o->embeddings == EMB_HOST) {
         if (!backward)
-            wait_host(tl, tl->rows_ready);
+            gen_compute(sg, TG_KERNEL, 0, sg->lookup);
         else if (first_table)
-            tl->host_free = fmax(tl->t, tl->host_free) + o->host_backward_s;
+            host_work(sg, o->host_backward_s);
         return;
     }
     double dt = step_layer_s(t, layer, d, o, backward), flops, bytes;
@@ -378,39 +377,38 @@ static void layer_pass(timeline *tl, const workload *t, size_t layer, const devi
         layer_work(t, layer, d, o, 0, &f2, &b2);
         bytes += b2 + epilogue_bytes(t, layer, o, 0);
     }
-    tl->t += dt;
-    tl->r->compute_s += dt;
-    tl->r->compute_bytes += bytes;
+    gen_compute(sg, TG_KERNEL, dt, -1);
+    sg->r->compute_bytes += bytes;
 }
 
-static void comms_after(timeline *tl, const workload *t, const step_options *o, size_t layer, comm_phase phase)
+static void comms_after(step_gen *sg, const workload *t, const step_options *o, size_t layer, comm_phase phase)
 {
     if (o->embeddings != EMB_ACCELERATORS)
         return;
     for (size_t c = 0; c < t->n_comm; c++)
         if (t->comm[c].phase == phase && (size_t)t->comm[c].after_layer == layer)
-            blocking_coll(tl, t->n_buckets + c);
+            blocking_coll(sg, t->n_buckets + c);
 }
 
 /* The embedding's collectives at `layer` on the communication stream, the
- * compute stream going on; returns when the last of them ends. */
-static double async_comms_after(timeline *tl, const workload *t, size_t layer, comm_phase phase)
+ * compute stream going on; a task later joins them (join_colls). */
+static size_t async_comms_after(step_gen *sg, const workload *t, size_t layer, comm_phase phase, long *out)
 {
-    double end = tl->t;
+    size_t n = 0;
     for (size_t c = 0; c < t->n_comm; c++)
-        if (t->comm[c].phase == phase && (size_t)t->comm[c].after_layer == layer) {
-            end = fmax(end, background_coll(tl, t->n_buckets + c));
-        }
-    return end;
+        if (t->comm[c].phase == phase && (size_t)t->comm[c].after_layer == layer)
+            out[n++] = background_coll(sg, t->n_buckets + c);
+    return n;
 }
 
-/* The compute stream waits for a collective it started asynchronously. */
-static void join_coll(timeline *tl, double end)
+/* The compute stream waits for collectives it started asynchronously. */
+static void join_colls(step_gen *sg, const long *c, size_t n)
 {
-    if (end > tl->t) {
-        tl->r->exposed_comm_s += end - tl->t;
-        tl->t = end;
-    }
+    if (n == 0)
+        return;
+    gen_compute(sg, TG_KERNEL, 0, c[0]);
+    for (size_t k = 1; k < n; k++)
+        sg->oom |= tg_after(sg->g, sg->last, c[k]);
 }
 
 /* HugeCTR's overlapped pipeline (framework.h): forward, the lookups run
@@ -425,30 +423,21 @@ static int overlapped_embedding(const workload *t, const step_options *o, size_t
            first_table + 1 < t->n_layers;
 }
 
-/* The gradient bucket that holds layer i's parameters: buckets fill in
- * backward order, bucket b with the layers from its ready layer up to the
- * previous bucket's. */
-static size_t bucket_of_layer(const workload *t, size_t i)
+/* HugeCTR's overlapped forward: the lookups, their alltoall in the background
+ * while the bottom MLP computes, the interaction waiting for both. */
+static void forward_overlapped(step_gen *sg, const workload *t, const device_model *d, const step_options *o,
+                               size_t first_table, long *a2a)
 {
-    size_t b = 0;
-    while (b + 1 < t->n_buckets && (size_t)t->buckets[b].ready_after_layer > i)
-        b++;
-    return b;
-}
-
-static void forward_overlapped(timeline *tl, const workload *t, const device_model *d, const step_options *o,
-                               size_t first_table)
-{
-    layer_pass(tl, t, first_table, d, o, 0, 1);
-    double a2a_end = async_comms_after(tl, t, first_table, COMM_FORWARD);
+    layer_pass(sg, t, first_table, d, o, 0, 1);
+    size_t n = async_comms_after(sg, t, first_table, COMM_FORWARD, a2a);
     for (size_t i = 0; i < first_table; i++) {
-        layer_pass(tl, t, i, d, o, 0, 0);
-        comms_after(tl, t, o, i, COMM_FORWARD);
+        layer_pass(sg, t, i, d, o, 0, 0);
+        comms_after(sg, t, o, i, COMM_FORWARD);
     }
-    join_coll(tl, a2a_end);
+    join_colls(sg, a2a, n);
     for (size_t i = first_table + 1; i < t->n_layers; i++) {
-        layer_pass(tl, t, i, d, o, 0, 0);
-        comms_after(tl, t, o, i, COMM_FORWARD);
+        layer_pass(sg, t, i, d, o, 0, 0);
+        comms_after(sg, t, o, i, COMM_FORWARD);
     }
 }
 
@@ -462,6 +451,17 @@ static size_t backward_layer_at(const workload *t, size_t k, size_t first_table,
     if (k < top)
         return t->n_layers - 1 - k;
     return k < t->n_layers - 1 ? first_table - 1 - (k - top) : first_table;
+}
+
+/* The gradient bucket that holds layer i's parameters: buckets fill in
+ * backward order, bucket b with the layers from its ready layer up to the
+ * previous bucket's. */
+static size_t bucket_of_layer(const workload *t, size_t i)
+{
+    size_t b = 0;
+    while (b + 1 < t->n_buckets && (size_t)t->buckets[b].ready_after_layer > i)
+        b++;
+    return b;
 }
 
 /* Fused attention needs the score matrices' shape and autograd activations
@@ -483,6 +483,75 @@ static int check_trace_fields(const workload *t, const step_options *o, tt_error
                                 no_shapes ? "attention" : "activations");
     }
     return TT_OK;
+}
+
+/* The data-parallel step's graph: per micro-step the host's lookups, the
+ * forward, the backward with its collectives (buckets once, after the last
+ * micro-step, overlapping the backward), then the optimizer once every
+ * collective is done, and the host's last update. */
+static void generate_step(step_gen *sg, const workload *t, const device_model *d, const step_options *o,
+                          double optimizer_s)
+{
+    size_t replicated_rows = t->n_buckets + t->n_comm; /* the plan's replicated rows' allreduce, if any */
+    int replicates = o->tables && o->embeddings == EMB_ACCELERATORS && sg->coll_s[replicated_rows] > 0;
+    size_t first_table = 0;
+    while (first_table < t->n_layers && t->layers[first_table].cls != OPCLASS_EMBEDDING)
+        first_table++;
+    if (t->emb.n_tables > 0)
+        first_table = (size_t)t->emb.layer;
+    int overlapped = first_table < t->n_layers && overlapped_embedding(t, o, first_table);
+    size_t gathers = replicated_rows + 1; /* the distributed optimizer's all-gathers, per bucket */
+    int prefetch = o->zero && o->overlap_param_gather && t->n_buckets > 0;
+    long *gathered = prefetch ? malloc(sizeof *gathered * t->n_buckets) : NULL;
+    long *a2a = malloc(sizeof *a2a * (t->n_comm + 1));
+    sg->oom |= !a2a || (prefetch && !gathered);
+    /* overlapped: the previous step's all-gathers run as this forward begins, the first layers'
+     * bucket (the last in backward order) first */
+    for (size_t b = t->n_buckets; !sg->oom && prefetch && b-- > 0;)
+        gathered[b] = background_coll(sg, gathers + b);
+    for (int micro = 0; !sg->oom && micro < o->accumulation; micro++) {
+        int last = micro == o->accumulation - 1;
+        /* The batch's indices are known when the micro-step starts: the host
+         * looks the rows up while the layers before the tables run, once the
+         * previous sparse update is done (the tables must be current). */
+        sg->lookup = host_work(sg, o->host_forward_s);
+        if (overlapped)
+            forward_overlapped(sg, t, d, o, first_table, a2a);
+        else
+            for (size_t i = 0; i < t->n_layers; i++) {
+                if (prefetch && micro == 0)
+                    join_colls(sg, &gathered[bucket_of_layer(t, i)], 1);
+                layer_pass(sg, t, i, d, o, 0, i == first_table);
+                comms_after(sg, t, o, i, COMM_FORWARD);
+            }
+        size_t b = 0, n_a2a = 0;
+        for (size_t pos = 0; pos < t->n_layers; pos++) {
+            size_t i = backward_layer_at(t, pos, first_table, overlapped);
+            if (overlapped && i == first_table)
+                join_colls(sg, a2a, n_a2a);
+            layer_pass(sg, t, i, d, o, 1, i == first_table);
+            if (overlapped && i == first_table + 1)
+                n_a2a = async_comms_after(sg, t, i, COMM_BACKWARD, a2a);
+            else
+                comms_after(sg, t, o, i, COMM_BACKWARD);
+            if (last && i == first_table && replicates)
+                background_coll(sg, replicated_rows);
+            /* Gradients are reduced once per optimizer step, after the last micro-batch. */
+            for (; o->overlap && last && b < t->n_buckets && (size_t)t->buckets[b].ready_after_layer == i; b++)
+                background_coll(sg, b);
+        }
+        for (; last && b < t->n_buckets; b++) /* without overlap: all after the backward */
+            background_coll(sg, b);
+    }
+    /* the optimizer once every collective is done */
+    gen_compute(sg, TG_OPTIMIZER, optimizer_s, -1);
+    for (size_t k = 0; k < sg->n_comms; k++)
+        sg->oom |= tg_after(sg->g, sg->last, sg->comms[k]);
+    for (size_t b = 0; o->zero && !prefetch && b < t->n_buckets; b++) /* the updated shards, gathered */
+        blocking_coll(sg, gathers + b);
+    gen_compute(sg, TG_KERNEL, 0, sg->host); /* the next step looks rows up in updated tables */
+    free(gathered);
+    free(a2a);
 }
 
 int step_replay(const workload *t, const device_model *d, const step_options *o,
@@ -507,75 +576,30 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
                                         "another $.workload.embedding: sharding row_wise or column_wise (every table "
                                         "split over the ranks) or auto, precision fp16, no master_weights"
                                       : "");
-    timeline tl = {.r = out, .coll_s = coll_s, .wire_s = o->coll_wire_s,
-                   .slots = o->concurrent_ops < 1                         ? 1
-                            : o->concurrent_ops > STEP_MAX_CONCURRENT_OPS ? STEP_MAX_CONCURRENT_OPS
-                                                                          : o->concurrent_ops};
-    size_t replicated_rows = t->n_buckets + t->n_comm; /* the plan's replicated rows' allreduce, if any */
-    int replicates = o->tables && o->embeddings == EMB_ACCELERATORS && coll_s[replicated_rows] > 0;
-    size_t first_table = 0;
-    while (first_table < t->n_layers && t->layers[first_table].cls != OPCLASS_EMBEDDING)
-        first_table++;
-    if (t->emb.n_tables > 0)
-        first_table = (size_t)t->emb.layer;
-    int overlapped = first_table < t->n_layers && overlapped_embedding(t, o, first_table);
-    size_t gathers = replicated_rows + 1; /* the distributed optimizer's all-gathers, per bucket */
-    int prefetch = o->zero && o->overlap_param_gather && t->n_buckets > 0;
-    double *gathered = prefetch ? malloc(sizeof *gathered * t->n_buckets) : NULL;
-    if (prefetch && !gathered)
-        return tt_error_set(err, TT_EINTERNAL, "out of memory replaying a step of %s", t->model);
-    /* overlapped: the previous step's all-gathers run as this forward begins, the first layers'
-     * bucket (the last in backward order) first */
-    for (size_t b = t->n_buckets; prefetch && b-- > 0;)
-        gathered[b] = background_coll(&tl, gathers + b);
-    for (int micro = 0; micro < o->accumulation; micro++) {
-        int last = micro == o->accumulation - 1;
-        /* The batch's indices are known when the micro-step starts: the host
-         * looks the rows up while the layers before the tables run, once the
-         * previous sparse update is done (the tables must be current). */
-        tl.host_free = tl.rows_ready = fmax(tl.t, tl.host_free) + o->host_forward_s;
-        if (overlapped)
-            forward_overlapped(&tl, t, d, o, first_table);
-        else
-            for (size_t i = 0; i < t->n_layers; i++) {
-                if (prefetch && micro == 0)
-                    join_coll(&tl, gathered[bucket_of_layer(t, i)]);
-                layer_pass(&tl, t, i, d, o, 0, i == first_table);
-                comms_after(&tl, t, o, i, COMM_FORWARD);
-            }
-        size_t b = 0;
-        double a2a_end = 0;
-        for (size_t pos = 0; pos < t->n_layers; pos++) {
-            size_t i = backward_layer_at(t, pos, first_table, overlapped);
-            if (overlapped && i == first_table)
-                join_coll(&tl, a2a_end);
-            layer_pass(&tl, t, i, d, o, 1, i == first_table);
-            if (overlapped && i == first_table + 1)
-                a2a_end = async_comms_after(&tl, t, i, COMM_BACKWARD);
-            else
-                comms_after(&tl, t, o, i, COMM_BACKWARD);
-            if (last && i == first_table && replicates)
-                background_coll(&tl, replicated_rows);
-            /* Gradients are reduced once per optimizer step, after the last micro-batch. */
-            for (; o->overlap && last && b < t->n_buckets && (size_t)t->buckets[b].ready_after_layer == i; b++)
-                background_coll(&tl, b);
-        }
-        for (; last && b < t->n_buckets; b++) /* without overlap: all after the backward */
-            background_coll(&tl, b);
-    }
-    if (tl.comm_free > tl.t) {
-        out->exposed_comm_s += tl.comm_free - tl.t;
-        tl.t = tl.comm_free;
-    }
     double shard = o->zero && o->ranks > 1 ? 1.0 / o->ranks : 1.0; /* each rank updates its shard */
-    out->optimizer_s = step_kernel_s(t->optimizer_flops * shard, t->optimizer_bytes * shard, d->peak_fp32_flops,
-                                     d->efficiency[OPCLASS_ELEMENTWISE], d->mem_Bps);
-    tl.t += out->optimizer_s;
-    for (size_t b = 0; o->zero && !prefetch && b < t->n_buckets; b++) /* the updated shards, gathered */
-        blocking_coll(&tl, gathers + b);
-    free(gathered);
-    wait_host(&tl, tl.host_free); /* the next step looks rows up in updated tables */
-    out->time_s = tl.t;
+    double optimizer_s = step_kernel_s(t->optimizer_flops * shard, t->optimizer_bytes * shard, d->peak_fp32_flops,
+                                       d->efficiency[OPCLASS_ELEMENTWISE], d->mem_Bps);
+    step_gen sg = {.g = tg_create(1, o->concurrent_ops), .coll_s = coll_s, .wire_s = o->coll_wire_s, .last = -1,
+                   .lookup = -1, .host = -1, .r = out};
+    sg.oom = !sg.g;
+    if (!sg.oom)
+        generate_step(&sg, t, d, o, optimizer_s);
+    rc = sg.oom ? tt_error_set(err, TT_EINTERNAL, "out of memory replaying a step of %s", t->model)
+                : tg_schedule(sg.g, err);
+    tg_breakdown br = {0};
+    if (rc == TT_OK) {
+        tg_rank_breakdown(sg.g, 0, &br);
+        out->time_s = tg_rank_end_s(sg.g, 0);
+    }
+    tg_free(sg.g);
+    free(sg.comms);
+    if (rc)
+        return rc;
+    out->compute_s = br.kernel_s;
+    out->optimizer_s = br.optimizer_s;
+    out->comm_s = br.collective_s;
+    out->exposed_comm_s = br.exposed_comm_s;
+    out->host_embedding_s = br.host_wait_s;
     out->idle_s = fmax(0.0, out->time_s - out->compute_s - out->optimizer_s);
     out->model_flops = (t->forward_flops + t->backward_flops) * k.samples * o->accumulation;
     out->mfu = out->model_flops / (out->time_s * d->peak_flops);

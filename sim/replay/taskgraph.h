@@ -1,0 +1,64 @@
+/* taskgraph.h: a training step as a graph of tasks, the shape of an MLCommons
+ * Chakra execution trace: per rank, compute kernels on its compute stream,
+ * collectives on its communication stream, host work on its host stream,
+ * each task after the tasks it depends on. A generator per parallel
+ * strategy builds it (step.c: data parallelism, DLRM's embeddings); one
+ * scheduler times it. No simulator: durations are given (kernels from the
+ * per-op model, collectives from SimGrid).
+ *
+ * Streams run their tasks in the order they were added. A compute or host
+ * task starts when its stream's previous task ends and its dependencies are
+ * done. A collective starts on the next of its rank's communication
+ * contexts in turn (Caffe2's cyclic contexts; one context is one stream),
+ * once that context's previous collective ended and its dependencies are
+ * done; the tasks of one collective on several ranks start together; its
+ * bytes (wire_s) queue behind those of the rank's collectives in flight, its
+ * latencies overlap theirs. */
+#ifndef TT_TASKGRAPH_H
+#define TT_TASKGRAPH_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+
+typedef enum { TG_COMPUTE, TG_COMM, TG_HOST, TG_STREAMS } tg_stream;
+
+/* What a task's time counts as in a step's breakdown. */
+typedef enum { TG_KERNEL, TG_OPTIMIZER, TG_COLLECTIVE, TG_HOST_WORK } tg_kind;
+
+typedef struct taskgraph taskgraph;
+
+/* A graph of `ranks` ranks whose communication streams have `contexts`
+ * contexts each (<= 1: one). NULL when out of memory. */
+taskgraph *tg_create(int ranks, int contexts);
+void tg_free(taskgraph *g);
+
+/* Adds a task on rank's stream: its kind, duration and, for a collective,
+ * the seconds its bytes hold the links (<= 0 or > dur: all of it) and its
+ * id (the tasks of one collective on several ranks share it; -1: this rank's
+ * alone). Returns its index, or -1 when out of memory. */
+long tg_add(taskgraph *g, int rank, tg_stream stream, tg_kind kind, double dur_s, double wire_s, long coll);
+
+/* Task `task` starts only after task `after` ended (-1: no-op). 0, or -1
+ * when out of memory. */
+int tg_after(taskgraph *g, long task, long after);
+
+/* Times every task. TT_EINPUT when the dependencies form a cycle or a
+ * collective's tasks cannot all start (naming the task). */
+int tg_schedule(taskgraph *g, tt_error *err);
+
+/* After tg_schedule: a task's start and end; a rank's end (its last task's). */
+double tg_start_s(const taskgraph *g, long task);
+double tg_end_s(const taskgraph *g, long task);
+double tg_rank_end_s(const taskgraph *g, int rank);
+
+/* A rank's breakdown after tg_schedule: seconds of its tasks of a kind
+ * (collectives: their durations, overlapped or not), and the compute
+ * stream's waits on collectives (exposed communication) and on host tasks. */
+typedef struct tg_breakdown {
+    double kernel_s, optimizer_s, collective_s, host_s;
+    double exposed_comm_s, host_wait_s;
+} tg_breakdown;
+void tg_rank_breakdown(const taskgraph *g, int rank, tg_breakdown *out);
+
+#endif
