@@ -1,6 +1,8 @@
 # One source per line: this file merges with git's union driver (.gitattributes).
 libsim_a_SOURCES += sim/engine/engine.c sim/engine/engine.h
 libsim_a_SOURCES += sim/engine/collective_sim.c sim/engine/collective_sim.h
+libsim_a_SOURCES += sim/engine/collective_group.c sim/engine/collective_group.h
+libsim_a_SOURCES += sim/engine/collective_exec.c
 libsim_a_SOURCES += sim/engine/collective_estimate.c
 libsim_a_SOURCES += sim/engine/collective_request.c
 libsim_a_SOURCES += sim/engine/host_embedding.c sim/engine/host_embedding.h
