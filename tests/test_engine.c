@@ -1,6 +1,7 @@
 /* sim/engine/: a user's SimGrid platform that SimGrid cannot use (a rank on a
  * host the XML lacks, a malformed file, a missing route) is an input error
- * naming the user's file, never a crash of the simulation process. */
+ * naming the user's file, never a crash of the simulation process; the
+ * max-min solver's shares worked by hand. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "platforms/platform.h"
 #include "sim/engine/collective_sim.h"
+#include "sim/engine/maxmin.h"
 #include "tests/testutil.h"
 
 /* Three hosts; routes h0 <-> h1 only (symmetrical). */
@@ -116,6 +118,31 @@ START_TEST(cli_exit_status)
 }
 END_TEST
 
+/* Flows A (12 B, latency weight 1) and B (30 B, weight 2) share a 9 B/s
+ * link: shares go inversely to the weight, 6 and 3 B/s, so A ends at 2 s;
+ * B then has 24 B alone at 9 B/s: 2 + 24/9 s. C starts at 1 s on its own
+ * link, bounded to 2 B/s: 4 B end at 3 s. */
+START_TEST(maxmin_by_hand)
+{
+    enum { NF = 3, NC = 2 };
+    size_t flow[NF] = {0, 1, 2};
+    int use_off[NF + 1] = {0, 1, 2, 3}, use_c[NF] = {0, 0, 1};
+    double use_w[NF] = {1, 1, 1}, cap[NC] = {9, 100}, penalty[NF] = {1, 2, 1};
+    double bytes[NF] = {12, 30, 4}, start_s[NF] = {0, 0, 1}, bound_Bps[NF] = {1e30, 1e30, 2}, done_s[NF] = {0};
+    maxmin_comp c = {NF, NC, flow, use_off, use_c, use_w, cap, penalty};
+    double rem[NF], rate[NF], left[NC], wsum[NC];
+    unsigned char state[NF];
+    int pending[NF], sending[NF], unfixed[NF], fixed[NF], queue[NF], seen[NF];
+    int users[NC], cons[NC], con_off[NC + 1], con_seen[NC + 1], con_f[NF];
+    maxmin_work w = {rem, rate, state, pending, sending, unfixed, fixed, queue, seen,
+                     left, wsum, users, cons, con_off, con_seen, con_f};
+    maxmin_solve(&c, bytes, start_s, bound_Bps, done_s, &w);
+    ck_assert_double_eq_tol(done_s[0], 2.0, 1e-9);
+    ck_assert_double_eq_tol(done_s[1], 2.0 + 24.0 / 9.0, 1e-9);
+    ck_assert_double_eq_tol(done_s[2], 3.0, 1e-9);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("engine");
@@ -127,6 +154,9 @@ static Suite *suite(void)
     tcase_add_loop_test(t, missing_route, 0, 2);
     tcase_add_test(t, cli_exit_status);
     suite_add_tcase(s, t);
+    TCase *m = tcase_create("maxmin");
+    tcase_add_test(m, maxmin_by_hand);
+    suite_add_tcase(s, m);
     return s;
 }
 

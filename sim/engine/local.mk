@@ -10,3 +10,4 @@ libsim_a_SOURCES += sim/engine/nccl_plan.c sim/engine/nccl_plan.h
 libsim_a_SOURCES += sim/engine/link_tally.c sim/engine/link_tally.h
 libsim_a_SOURCES += sim/engine/collective_fluid.c sim/engine/collective_fluid.h
 libsim_a_SOURCES += sim/engine/collective_staging.c
+libsim_a_SOURCES += sim/engine/maxmin.c sim/engine/maxmin.h
