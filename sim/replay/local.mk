@@ -3,6 +3,7 @@ libsim_a_SOURCES += sim/replay/scenario.c sim/replay/scenario.h
 libsim_a_SOURCES += sim/replay/device_model.c sim/replay/device_model.h
 libsim_a_SOURCES += sim/replay/workload.c sim/replay/workload.h
 libsim_a_SOURCES += sim/replay/step.c sim/replay/step.h
+libsim_a_SOURCES += sim/replay/step_data.c
 libsim_a_SOURCES += sim/replay/layout.c sim/replay/layout.h
 libsim_a_SOURCES += sim/replay/taskgraph.c sim/replay/taskgraph.h
 libsim_a_SOURCES += sim/replay/sharding.c sim/replay/sharding.h

@@ -120,6 +120,13 @@ double step_kernel_s(double flops, double bytes, double peak_flops, double effic
  * and precision on the accelerator: its kernels, fused or not (step.c). */
 double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward);
 
+/* The device-memory bytes one pass of a layer moves (its kernels and their
+ * epilogue), as step_replay charges them to compute_bytes. */
+double step_layer_bytes(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward);
+
+/* The model's forward and backward FLOPs per rank per step (step_result's model_flops). */
+double step_model_flops(const workload *t, const step_options *o);
+
 /* A forward-only pass of one micro-batch (evaluation, inference): the same
  * per-op model without backward, collectives or optimizer. */
 double step_forward_s(const workload *t, const device_model *d, const step_options *o);
