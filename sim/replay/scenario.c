@@ -1,4 +1,7 @@
+/* scenario.c: a scenario file read and checked into a scenario (scenario.h);
+ * the workload and collectives sections in their own files. */
 #include "sim/replay/scenario.h"
+#include "sim/replay/scenario_load.h"
 
 #include <libgen.h>
 #include <math.h>
@@ -7,22 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collectives/nccl.h"
 #include "common/datapath.h"
 #include "common/jsonx.h"
-#include "sim/replay/framework.h"
-#include "sim/replay/input_pipeline.h"
-#include "common/vocab.h"
 #include "sim/replay/cost.h"
 #include "sim/replay/override.h"
-#include "sim/replay/sharding.h"
-#include "sim/replay/step.h"
 
 static const char *const NETWORKS[] = {"ideal", "calibrated", NULL};
-static const char *const PLACEMENTS[] = {"accelerators", "host", NULL};
 static const char *const RANK_KINDS[] = {"accelerators", "cpu", NULL};
 
-static char *dup_or_null(const char *s)
+char *scenario_dup(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
@@ -103,227 +99,9 @@ static int load_platform(const jx_obj *r, scenario *s)
                             "platform's (e.g. {\"oversubscription\": 2}, platforms/README.md)", p.file, p.path);
     s->platform = strdup(name);
     s->nodes = (int)nodes;
-    s->accelerator = dup_or_null(acc);
-    s->mesh = dup_or_null(mesh);
+    s->accelerator = scenario_dup(acc);
+    s->mesh = scenario_dup(mesh);
     return TT_OK;
-}
-
-static int load_source(const jx_obj *w, scenario_phase *ph)
-{
-    const char *trace = NULL, *model = NULL;
-    int rc;
-    if ((rc = jx_string(w, "trace", 0, &trace)) || (rc = jx_string(w, "model", 0, &model)))
-        return rc;
-    if (!trace == !model)
-        return tt_error_set(w->err, TT_EINPUT, "%s: %s: give exactly one of \"trace\" (a file written by "
-                            "'ttasim trace') and \"model\" (a model name; the trace is made on the fly)",
-                            w->file, w->path);
-    ph->model = dup_or_null(model);
-    return trace ? scenario_resolve_path(w, "trace", trace, &ph->trace_path) : TT_OK;
-}
-
-static int load_phases(const jx_obj *w, scenario *s)
-{
-    static const char *const keys[] = {"trace", "model", "micro_batch", "global_batch", "fraction", NULL};
-    size_t n;
-    int rc = jx_array(w, "phases", 1, &n);
-    if (rc)
-        return rc;
-    if (n == 0 || n > SCENARIO_MAX_PHASES)
-        return tt_error_set(w->err, TT_EINPUT, "%s: %s.phases: expected 1 to %d phases, found %zu", w->file,
-                            w->path, SCENARIO_MAX_PHASES, n);
-    if (jx_has(w, "trace") || jx_has(w, "model"))
-        return tt_error_set(w->err, TT_EINPUT, "%s: %s: with \"phases\", give each phase its \"trace\" or "
-                            "\"model\" instead of the workload's", w->file, w->path);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        jx_obj p;
-        scenario_phase *ph = &s->phases[i];
-        long mb = 0, gb = 0;
-        if ((rc = jx_elem(w, "phases", i, &p)) || (rc = jx_check_keys(&p, keys)) ||
-            (rc = load_source(&p, ph)) || (rc = jx_int(&p, "micro_batch", 0, 1, 1 << 20, &mb)) ||
-            (rc = jx_int(&p, "global_batch", 0, 1, 1L << 32, &gb)) ||
-            (rc = jx_number(&p, "fraction", 1, 1e-9, 1, &ph->fraction)))
-            return rc;
-        s->n_phases++;
-        ph->micro_batch = (int)mb;
-        ph->global_batch = gb;
-        sum += ph->fraction;
-    }
-    if (fabs(sum - 1) > 1e-6)
-        return tt_error_set(w->err, TT_EINPUT, "%s: %s.phases: the fractions of the steps add up to %g; "
-                            "make them add up to 1", w->file, w->path, sum);
-    return TT_OK;
-}
-
-/* workload.embedding.sharding as an array of table groups:
- * [{"max_rows": 100000, "plan": "data_parallel"}, {"plan": "auto"}], by
- * growing max_rows, the last without one (it takes the rest). */
-static int load_sharding_groups(const jx_obj *e, scenario *s)
-{
-    static const char *const keys[] = {"max_rows", "plan", NULL};
-    size_t n;
-    int rc = jx_array(e, "sharding", 1, &n);
-    if (rc)
-        return rc;
-    if (n < 1 || n > SHARD_MAX_GROUPS)
-        return tt_error_set(e->err, TT_EINPUT, "%s: %s.sharding: %zu table groups; give 1 to %d", e->file, e->path, n,
-                            SHARD_MAX_GROUPS);
-    sharding_mix *m = &s->shard_mix;
-    m->n_groups = (int)n;
-    for (size_t g = 0; g < n; g++) {
-        jx_obj o;
-        int plan = -1;
-        double max_rows = 0;
-        if ((rc = jx_elem(e, "sharding", g, &o)) || (rc = jx_check_keys(&o, keys)) ||
-            (rc = jx_enum(&o, "plan", 1, SHARDING_NAMES, &plan)) ||
-            (rc = jx_number(&o, "max_rows", g + 1 < n, 1, 1e15, &max_rows)))
-            return rc;
-        if (g + 1 == n && jx_has(&o, "max_rows"))
-            return tt_error_set(e->err, TT_EINPUT, "%s: %s.max_rows: the last group takes every table the others "
-                                "leave; remove its max_rows", o.file, o.path);
-        if (g > 0 && g + 1 < n && max_rows <= m->max_rows[g - 1])
-            return tt_error_set(e->err, TT_EINPUT, "%s: %s.max_rows: %g is not above the previous group's %g; "
-                                "list the groups by growing max_rows", o.file, o.path, max_rows, m->max_rows[g - 1]);
-        if (plan == SHARD_HOST)
-            return tt_error_set(e->err, TT_EINPUT, "%s: %s.plan: \"host\" keeps every table in the CPU sockets' "
-                                "memory, not a group of them; give \"host\" as the whole sharding or another plan "
-                                "here", o.file, o.path);
-        m->max_rows[g] = max_rows;
-        m->plan[g] = (sharding_kind)plan;
-    }
-    const char *why = sharding_mix_conflict(m);
-    if (why)
-        return tt_error_set(e->err, TT_EINPUT, "%s: %s.sharding: %s; make the row_wise groups data_parallel or the "
-                            "others row_wise or data_parallel (or auto)", e->file, e->path, why);
-    s->sharding = m->plan[0]; /* "auto" when any group's is: resolved per group by plan_search.c */
-    for (int g = 0; g < m->n_groups; g++)
-        if (m->plan[g] == SHARD_AUTO)
-            s->sharding = SHARD_AUTO;
-    return TT_OK;
-}
-
-/* workload.embedding: how model-parallel tables are sharded, stored and
- * updated. "sharding": "host" is "embeddings": "host". */
-static int load_embedding(const jx_obj *w, scenario *s)
-{
-    static const char *const keys[] = {"sharding", "precision", "optimizer", "master_weights", "index_zipf_s", "ids",
-                                       NULL};
-    jx_obj e;
-    int prec = -1, sharding = s->sharding, table_optimizer = EMB_SGD, ids = IDS_READER, rc;
-    if (s->embeddings == EMB_HOST)
-        s->sharding = sharding = SHARD_HOST;
-    if (!jx_has(w, "embedding"))
-        return TT_OK;
-    if ((rc = jx_child(w, "embedding", 1, &e)) || (rc = jx_check_keys(&e, keys)) ||
-        (rc = json_is_array(json_object_get(e.obj, "sharding"))
-                  ? load_sharding_groups(&e, s)
-                  : jx_enum(&e, "sharding", 0, SHARDING_NAMES, &sharding)) ||
-        (rc = jx_enum(&e, "precision", 0, DTYPE_NAMES, &prec)) ||
-        (rc = jx_enum(&e, "optimizer", 0, EMBEDDING_OPTIMIZER_NAMES, &table_optimizer)) ||
-        (rc = jx_bool(&e, "master_weights", 0, &s->master_weights)) ||
-        (rc = jx_number(&e, "index_zipf_s", 0, 0.01, 10, &s->index_zipf_s)) ||
-        (rc = jx_enum(&e, "ids", 0, EMBEDDING_IDS_NAMES, &ids)))
-        return rc;
-    if (!json_is_array(json_object_get(e.obj, "sharding"))) /* the groups set their own */
-        s->sharding = (sharding_kind)sharding;
-    s->table_optimizer = (embedding_optimizer)table_optimizer;
-    s->embedding_ids = (embedding_ids)ids;
-    s->table_precision = prec >= 0 ? strdup(DTYPE_NAMES[prec]) : NULL;
-    if (s->sharding == SHARD_HOST && jx_has(w, "embeddings") && s->embeddings != EMB_HOST)
-        return tt_error_set(e.err, TT_EINPUT, "%s: %s.sharding: \"host\" puts the tables in host memory but "
-                            "%s.embeddings says \"accelerators\"; drop one of them", e.file, e.path, w->path);
-    if (s->sharding == SHARD_HOST)
-        s->embeddings = EMB_HOST;
-    return TT_OK;
-}
-
-/* workload.input: where the images come from (input_pipeline.h). */
-static int load_input(const jx_obj *w, scenario *s)
-{
-    static const char *const keys[] = {"pipeline", "threads", NULL};
-    jx_obj in;
-    long threads = 0;
-    int pipeline = INPUT_NONE, rc;
-    if ((rc = jx_child(w, "input", 0, &in)) || !in.obj)
-        return rc;
-    if ((rc = jx_check_keys(&in, keys)) || (rc = jx_enum(&in, "pipeline", 1, INPUT_PIPELINE_NAMES, &pipeline)) ||
-        (rc = jx_int(&in, "threads", 0, 1, 1 << 16, &threads)))
-        return rc;
-    s->input_pipeline = (input_pipeline_kind)pipeline;
-    s->input_threads = (int)threads;
-    return TT_OK;
-}
-
-static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_algo *out);
-
-/* "collective": {"op", "algo", "bytes", "ranks"}: one collective timed like
- * nccl-tests instead of a training step. */
-static int load_collective(const jx_obj *r, scenario *s)
-{
-    static const char *const keys[] = {"op", "algo", "bytes", "ranks", NULL};
-    jx_obj c;
-    const char *op = NULL, *algo = "nccl";
-    long ranks = 0;
-    int rc;
-    if ((rc = jx_child(r, "collective", 0, &c)) || !c.obj)
-        return rc;
-    if (jx_has(r, "workload"))
-        return tt_error_set(r->err, TT_EINPUT, "%s: $: both \"workload\" and \"collective\": a scenario is a training "
-                            "run or a collective measurement; remove one", r->file);
-    if ((rc = jx_check_keys(&c, keys)) || (rc = jx_string(&c, "op", 1, &op)) ||
-        (rc = jx_string(&c, "algo", 0, &algo)) || (rc = jx_bytes(&c, "bytes", 1, 1, 1e13, &s->coll_bytes)) ||
-        (rc = jx_int(&c, "ranks", 0, 1, 1 << 20, &ranks)))
-        return rc;
-    if (coll_op_parse(op, &s->coll_op) != 0)
-        return tt_error_set(c.err, TT_EINPUT, "%s: %s.op: unknown collective \"%s\"; expected allreduce, "
-                            "reduce_scatter, allgather, broadcast, reduce or alltoall", c.file, c.path, op);
-    if ((rc = parse_algo(&c, "algo", algo, &s->coll_algo)))
-        return rc;
-    s->is_collective = 1;
-    s->coll_ranks = (int)ranks;
-    return TT_OK;
-}
-
-static int load_workload(const jx_obj *r, scenario *s)
-{
-    static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
-                                       "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
-                                       "embeddings", "embedding", "fusion", "recompute", "attention", "activations",
-                                       "framework", "input", NULL};
-    static const char *const attention_kinds[] = {"standard", "fused", NULL};
-    static const char *const activation_kinds[] = {"outputs", "autograd", NULL};
-    jx_obj w;
-    long mb = 0, gb = 0;
-    int prec = -1, gprec = -1, placement = EMB_ACCELERATORS, fw = FRAMEWORK_NONE, rc;
-    if (s->is_collective)
-        return TT_OK;
-    if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
-        (rc = jx_int(&w, "micro_batch", 0, 1, 1 << 20, &mb)) ||
-        (rc = jx_int(&w, "global_batch", 0, 1, 1L << 32, &gb)) ||
-        (rc = jx_enum(&w, "precision", 0, DTYPE_NAMES, &prec)) ||
-        (rc = jx_enum(&w, "gradient_precision", 0, DTYPE_NAMES, &gprec)) ||
-        (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
-        (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
-        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &placement)))
-        return rc;
-    s->embeddings = (embedding_placement)placement; /* load_embedding reads it */
-    if ((rc = load_embedding(&w, s)) || (rc = jx_bool(&w, "fusion", 0, &s->fusion)) ||
-        (rc = jx_bool(&w, "recompute", 0, &s->recompute)) ||
-        (rc = jx_enum(&w, "attention", 0, attention_kinds, &s->fused_attention)) ||
-        (rc = jx_enum(&w, "activations", 0, activation_kinds, &s->autograd_activations)) ||
-        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &fw)) || (rc = load_input(&w, s)))
-        return rc;
-    s->framework = (framework)fw;
-    s->micro_batch = (int)mb;
-    s->global_batch = gb;
-    s->precision = prec >= 0 ? strdup(DTYPE_NAMES[prec]) : NULL;
-    s->gradient_precision = gprec >= 0 ? strdup(DTYPE_NAMES[gprec]) : NULL;
-    if (jx_has(&w, "phases"))
-        return load_phases(&w, s);
-    s->n_phases = 1;
-    s->phases[0].fraction = 1;
-    return load_source(&w, &s->phases[0]);
 }
 
 /* The target a scenario names and the mismatches with its profile it accepts. */
@@ -496,58 +274,6 @@ static int load_expect(const jx_obj *r, scenario *s)
     return TT_OK;
 }
 
-/* An algorithm name is checked at load, where its JSON path is known. */
-static int parse_algo(const jx_obj *c, const char *key, const char *name, coll_algo *out)
-{
-    if (coll_algo_parse(name, out) != 0)
-        return tt_error_set(c->err, TT_EINPUT, "%s: %s.%s: unknown algorithm \"%s\"; see 'ttasim collective "
-                            "--help' for the names", c->file, c->path, key, name);
-    return TT_OK;
-}
-
-/* collectives.inter_node and collectives.staging: hier allreduce's
- * inter-node phase and where it keeps its buffers (collectives/schedule.h).
- * Whether the platform can stage through host memory is checked at run,
- * once it is loaded. */
-static int load_hier_options(const jx_obj *c, scenario *s)
-{
-    int inter = 0, staging = 0, rc;
-    if ((rc = jx_enum(c, "inter_node", 0, coll_inter_words(), &inter)) ||
-        (rc = jx_enum(c, "staging", 0, coll_staging_words(), &staging)))
-        return rc;
-    s->inter_algo = coll_inter_algo(inter);
-    s->staging = (coll_staging)staging;
-    if ((inter || staging) && s->allreduce_algo != ALGO_HIER)
-        return tt_error_set(c->err, TT_EINPUT, "%s: %s.%s: \"%s\" is an option of the hier allreduce (its "
-                            "inter-node phase), but %s.allreduce is \"%s\"; set it to \"hier\" or remove %s",
-                            c->file, c->path, staging ? "staging" : "inter_node", staging ? "host" : "rhd", c->path,
-                            coll_algo_name(s->allreduce_algo), staging ? "staging" : "inter_node");
-    return TT_OK;
-}
-
-/* collectives.nccl_algo and nccl_proto: NCCL_ALGO and NCCL_PROTO in NCCL's
- * syntax; nccl_collnet: NCCL_COLLNET_ENABLE. */
-static int load_nccl_options(const jx_obj *c, scenario *s)
-{
-    const char *words[2] = {NULL, NULL}, *keys[2] = {"nccl_algo", "nccl_proto"};
-    int rc;
-    if ((rc = jx_string(c, keys[0], 0, &words[0])) || (rc = jx_string(c, keys[1], 0, &words[1])) ||
-        (rc = jx_bool(c, "nccl_collnet", 0, &s->nccl_collnet)))
-        return rc;
-    for (int k = 0; k < 2; k++) {
-        const char *bad;
-        int len;
-        unsigned *mask = k ? &s->nccl_protos : &s->nccl_algos;
-        if (words[k] && ((k ? nccl_parse_protos(words[k], mask, &bad, &len) : nccl_parse_algos(words[k], mask, &bad, &len)) ||
-                         *mask == 0))
-            return tt_error_set(c->err, TT_EINPUT, "%s: %s.%s: \"%s\" names %s \"%.*s\"; expected a list (NCCL's "
-                                "syntax, ^ for all but) of: %s", c->file, c->path, keys[k], words[k],
-                                *mask ? "an unknown" : "nothing", *mask ? len : 0, *mask ? bad : "",
-                                k ? nccl_proto_words() : nccl_algo_words());
-    }
-    return TT_OK;
-}
-
 /* parallel.zero: the data-parallel group's distributed optimizer, 0 (none), 1
  * (optimizer state sharded: gradients reduce-scattered, parameters all-gathered)
  * or 2 (gradients sharded too). ZeRO-3 and FSDP gather every layer's
@@ -619,23 +345,14 @@ static int load_cost(const jx_obj *r, scenario *s)
 
 static int load_rest(const jx_obj *r, scenario *s)
 {
-    static const char *const ckeys[] = {"allreduce", "alltoall", "overlap", "inter_node", "staging",
-                                        "concurrent_ops", "nccl_algo", "nccl_proto", "nccl_collnet",
-                                        "overlap_param_gather", NULL};
     static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "examples", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
     static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source",
                                         "calibrated", NULL};
-    jx_obj c, e, o, f;
-    const char *ar = "nccl", *a2a = "auto", *js = NULL, *csv = NULL, *svg = NULL, *src = NULL,
-               *cal = NULL;
-    long concurrent_ops = 1;
+    jx_obj e, o, f;
+    const char *js = NULL, *csv = NULL, *svg = NULL, *src = NULL, *cal = NULL;
     int rc, opt = -1;
-    if ((rc = jx_enum(r, "optimizer", 0, OPTIM_NAMES, &opt)) || (rc = jx_child(r, "collectives", 0, &c)) ||
-        (c.obj && ((rc = jx_check_keys(&c, ckeys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
-                   (rc = jx_string(&c, "alltoall", 0, &a2a)) || (rc = jx_bool(&c, "overlap", 0, &s->overlap)) ||
-                   (rc = jx_bool(&c, "overlap_param_gather", 0, &s->overlap_param_gather)) ||
-                   (rc = jx_int(&c, "concurrent_ops", 0, 1, STEP_MAX_CONCURRENT_OPS, &concurrent_ops)))) ||
+    if ((rc = jx_enum(r, "optimizer", 0, OPTIM_NAMES, &opt)) || (rc = scenario_load_collectives(r, s)) ||
         (rc = load_convergence(r, s)) || (rc = jx_child(r, "evaluation", 0, &e)) ||
         (e.obj && ((rc = jx_check_keys(&e, ekeys)) || (rc = load_evaluation(&e, s)))) ||
         (rc = load_sweep(r, s)) || (rc = jx_child(r, "outputs", 0, &o)) ||
@@ -649,19 +366,14 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_rate(&f, "busbw_Bps", 0, 1, 1e15, &s->ref_busbw_Bps)) ||
                    (rc = jx_seconds(&f, "op_time_s", 0, 1e-9, 1e6, &s->ref_op_time_s)) ||
                    (rc = jx_string(&f, "source", 0, &src)) || (rc = jx_string(&f, "calibrated", 0, &cal)))) ||
-        (rc = load_expect(r, s)) || (rc = load_cost(r, s)) || (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
-        (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)) ||
-        (c.obj && ((rc = load_hier_options(&c, s)) || (rc = load_nccl_options(&c, s)))))
+        (rc = load_expect(r, s)) || (rc = load_cost(r, s)))
         return rc;
-    s->concurrent_ops = (int)concurrent_ops;
     s->optimizer = opt >= 0 ? optim_find(OPTIM_NAMES[opt]) : NULL;
-    s->allreduce = strdup(ar);
-    s->alltoall = strdup(a2a);
-    s->out_json = dup_or_null(js);
-    s->out_csv = dup_or_null(csv);
-    s->out_svg = dup_or_null(svg);
-    s->ref_source = dup_or_null(src);
-    s->ref_calibrated = dup_or_null(cal);
+    s->out_json = scenario_dup(js);
+    s->out_csv = scenario_dup(csv);
+    s->out_svg = scenario_dup(svg);
+    s->ref_source = scenario_dup(src);
+    s->ref_calibrated = scenario_dup(cal);
     return TT_OK;
 }
 
@@ -684,8 +396,8 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
         (rc = jx_int(&r, "version", 1, SCENARIO_VERSION, SCENARIO_VERSION, &version)) ||
         (rc = jx_string(&r, "name", 1, &name)) || (rc = jx_string(&r, "description", 0, &desc)) ||
         (rc = load_strings(&r, "assumptions", &out->assumptions)) || (rc = load_platform(&r, out)) ||
-        (rc = jx_enum(&r, "network", 0, NETWORKS, &network)) || (rc = load_collective(&r, out)) ||
-        (rc = load_workload(&r, out)) || (rc = load_parallel(&r, out)) ||
+        (rc = jx_enum(&r, "network", 0, NETWORKS, &network)) || (rc = scenario_load_collective(&r, out)) ||
+        (rc = scenario_load_workload(&r, out)) || (rc = load_parallel(&r, out)) ||
         (rc = load_rest(&r, out))) {
         scenario_free(out);
         return rc;
@@ -698,7 +410,7 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
                             "(a partial one is merged over the built-in device of that name)", path);
     }
     out->name = strdup(name);
-    out->description = dup_or_null(desc);
+    out->description = scenario_dup(desc);
     return TT_OK;
 }
 

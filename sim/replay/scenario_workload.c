@@ -1,0 +1,202 @@
+/* scenario_workload.c: a scenario's "workload": its trace or model, phases,
+ * precisions, embedding tables and input pipeline (scenario_load.h). */
+#include "sim/replay/scenario_load.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/vocab.h"
+#include "sim/replay/framework.h"
+#include "sim/replay/input_pipeline.h"
+#include "sim/replay/sharding.h"
+
+static const char *const PLACEMENTS[] = {"accelerators", "host", NULL};
+
+static int load_source(const jx_obj *w, scenario_phase *ph)
+{
+    const char *trace = NULL, *model = NULL;
+    int rc;
+    if ((rc = jx_string(w, "trace", 0, &trace)) || (rc = jx_string(w, "model", 0, &model)))
+        return rc;
+    if (!trace == !model)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s: give exactly one of \"trace\" (a file written by "
+                            "'ttasim trace') and \"model\" (a model name; the trace is made on the fly)",
+                            w->file, w->path);
+    ph->model = scenario_dup(model);
+    return trace ? scenario_resolve_path(w, "trace", trace, &ph->trace_path) : TT_OK;
+}
+
+static int load_phases(const jx_obj *w, scenario *s)
+{
+    static const char *const keys[] = {"trace", "model", "micro_batch", "global_batch", "fraction", NULL};
+    size_t n;
+    int rc = jx_array(w, "phases", 1, &n);
+    if (rc)
+        return rc;
+    if (n == 0 || n > SCENARIO_MAX_PHASES)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.phases: expected 1 to %d phases, found %zu", w->file,
+                            w->path, SCENARIO_MAX_PHASES, n);
+    if (jx_has(w, "trace") || jx_has(w, "model"))
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s: with \"phases\", give each phase its \"trace\" or "
+                            "\"model\" instead of the workload's", w->file, w->path);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        jx_obj p;
+        scenario_phase *ph = &s->phases[i];
+        long mb = 0, gb = 0;
+        if ((rc = jx_elem(w, "phases", i, &p)) || (rc = jx_check_keys(&p, keys)) ||
+            (rc = load_source(&p, ph)) || (rc = jx_int(&p, "micro_batch", 0, 1, 1 << 20, &mb)) ||
+            (rc = jx_int(&p, "global_batch", 0, 1, 1L << 32, &gb)) ||
+            (rc = jx_number(&p, "fraction", 1, 1e-9, 1, &ph->fraction)))
+            return rc;
+        s->n_phases++;
+        ph->micro_batch = (int)mb;
+        ph->global_batch = gb;
+        sum += ph->fraction;
+    }
+    if (fabs(sum - 1) > 1e-6)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.phases: the fractions of the steps add up to %g; "
+                            "make them add up to 1", w->file, w->path, sum);
+    return TT_OK;
+}
+
+/* workload.embedding.sharding as an array of table groups:
+ * [{"max_rows": 100000, "plan": "data_parallel"}, {"plan": "auto"}], by
+ * growing max_rows, the last without one (it takes the rest). */
+static int load_sharding_groups(const jx_obj *e, scenario *s)
+{
+    static const char *const keys[] = {"max_rows", "plan", NULL};
+    size_t n;
+    int rc = jx_array(e, "sharding", 1, &n);
+    if (rc)
+        return rc;
+    if (n < 1 || n > SHARD_MAX_GROUPS)
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s.sharding: %zu table groups; give 1 to %d", e->file, e->path, n,
+                            SHARD_MAX_GROUPS);
+    sharding_mix *m = &s->shard_mix;
+    m->n_groups = (int)n;
+    for (size_t g = 0; g < n; g++) {
+        jx_obj o;
+        int plan = -1;
+        double max_rows = 0;
+        if ((rc = jx_elem(e, "sharding", g, &o)) || (rc = jx_check_keys(&o, keys)) ||
+            (rc = jx_enum(&o, "plan", 1, SHARDING_NAMES, &plan)) ||
+            (rc = jx_number(&o, "max_rows", g + 1 < n, 1, 1e15, &max_rows)))
+            return rc;
+        if (g + 1 == n && jx_has(&o, "max_rows"))
+            return tt_error_set(e->err, TT_EINPUT, "%s: %s.max_rows: the last group takes every table the others "
+                                "leave; remove its max_rows", o.file, o.path);
+        if (g > 0 && g + 1 < n && max_rows <= m->max_rows[g - 1])
+            return tt_error_set(e->err, TT_EINPUT, "%s: %s.max_rows: %g is not above the previous group's %g; "
+                                "list the groups by growing max_rows", o.file, o.path, max_rows, m->max_rows[g - 1]);
+        if (plan == SHARD_HOST)
+            return tt_error_set(e->err, TT_EINPUT, "%s: %s.plan: \"host\" keeps every table in the CPU sockets' "
+                                "memory, not a group of them; give \"host\" as the whole sharding or another plan "
+                                "here", o.file, o.path);
+        m->max_rows[g] = max_rows;
+        m->plan[g] = (sharding_kind)plan;
+    }
+    const char *why = sharding_mix_conflict(m);
+    if (why)
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s.sharding: %s; make the row_wise groups data_parallel or the "
+                            "others row_wise or data_parallel (or auto)", e->file, e->path, why);
+    s->sharding = m->plan[0]; /* "auto" when any group's is: resolved per group by plan_search.c */
+    for (int g = 0; g < m->n_groups; g++)
+        if (m->plan[g] == SHARD_AUTO)
+            s->sharding = SHARD_AUTO;
+    return TT_OK;
+}
+
+/* workload.embedding: how model-parallel tables are sharded, stored and
+ * updated. "sharding": "host" is "embeddings": "host". */
+static int load_embedding(const jx_obj *w, scenario *s)
+{
+    static const char *const keys[] = {"sharding", "precision", "optimizer", "master_weights", "index_zipf_s", "ids",
+                                       NULL};
+    jx_obj e;
+    int prec = -1, sharding = s->sharding, table_optimizer = EMB_SGD, ids = IDS_READER, rc;
+    if (s->embeddings == EMB_HOST)
+        s->sharding = sharding = SHARD_HOST;
+    if (!jx_has(w, "embedding"))
+        return TT_OK;
+    if ((rc = jx_child(w, "embedding", 1, &e)) || (rc = jx_check_keys(&e, keys)) ||
+        (rc = json_is_array(json_object_get(e.obj, "sharding"))
+                  ? load_sharding_groups(&e, s)
+                  : jx_enum(&e, "sharding", 0, SHARDING_NAMES, &sharding)) ||
+        (rc = jx_enum(&e, "precision", 0, DTYPE_NAMES, &prec)) ||
+        (rc = jx_enum(&e, "optimizer", 0, EMBEDDING_OPTIMIZER_NAMES, &table_optimizer)) ||
+        (rc = jx_bool(&e, "master_weights", 0, &s->master_weights)) ||
+        (rc = jx_number(&e, "index_zipf_s", 0, 0.01, 10, &s->index_zipf_s)) ||
+        (rc = jx_enum(&e, "ids", 0, EMBEDDING_IDS_NAMES, &ids)))
+        return rc;
+    if (!json_is_array(json_object_get(e.obj, "sharding"))) /* the groups set their own */
+        s->sharding = (sharding_kind)sharding;
+    s->table_optimizer = (embedding_optimizer)table_optimizer;
+    s->embedding_ids = (embedding_ids)ids;
+    s->table_precision = prec >= 0 ? strdup(DTYPE_NAMES[prec]) : NULL;
+    if (s->sharding == SHARD_HOST && jx_has(w, "embeddings") && s->embeddings != EMB_HOST)
+        return tt_error_set(e.err, TT_EINPUT, "%s: %s.sharding: \"host\" puts the tables in host memory but "
+                            "%s.embeddings says \"accelerators\"; drop one of them", e.file, e.path, w->path);
+    if (s->sharding == SHARD_HOST)
+        s->embeddings = EMB_HOST;
+    return TT_OK;
+}
+
+/* workload.input: where the images come from (input_pipeline.h). */
+static int load_input(const jx_obj *w, scenario *s)
+{
+    static const char *const keys[] = {"pipeline", "threads", NULL};
+    jx_obj in;
+    long threads = 0;
+    int pipeline = INPUT_NONE, rc;
+    if ((rc = jx_child(w, "input", 0, &in)) || !in.obj)
+        return rc;
+    if ((rc = jx_check_keys(&in, keys)) || (rc = jx_enum(&in, "pipeline", 1, INPUT_PIPELINE_NAMES, &pipeline)) ||
+        (rc = jx_int(&in, "threads", 0, 1, 1 << 16, &threads)))
+        return rc;
+    s->input_pipeline = (input_pipeline_kind)pipeline;
+    s->input_threads = (int)threads;
+    return TT_OK;
+}
+
+int scenario_load_workload(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
+                                       "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
+                                       "embeddings", "embedding", "fusion", "recompute", "attention", "activations",
+                                       "framework", "input", NULL};
+    static const char *const attention_kinds[] = {"standard", "fused", NULL};
+    static const char *const activation_kinds[] = {"outputs", "autograd", NULL};
+    jx_obj w;
+    long mb = 0, gb = 0;
+    int prec = -1, gprec = -1, placement = EMB_ACCELERATORS, fw = FRAMEWORK_NONE, rc;
+    if (s->is_collective)
+        return TT_OK;
+    if ((rc = jx_child(r, "workload", 1, &w)) || (rc = jx_check_keys(&w, keys)) ||
+        (rc = jx_int(&w, "micro_batch", 0, 1, 1 << 20, &mb)) ||
+        (rc = jx_int(&w, "global_batch", 0, 1, 1L << 32, &gb)) ||
+        (rc = jx_enum(&w, "precision", 0, DTYPE_NAMES, &prec)) ||
+        (rc = jx_enum(&w, "gradient_precision", 0, DTYPE_NAMES, &gprec)) ||
+        (rc = jx_bytes(&w, "bucket_bytes", 0, 1, 1e12, &s->bucket_bytes)) ||
+        (rc = jx_number(&w, "dataset_examples", 0, 1, 1e15, &s->dataset_examples)) ||
+        (rc = jx_enum(&w, "embeddings", 0, PLACEMENTS, &placement)))
+        return rc;
+    s->embeddings = (embedding_placement)placement; /* load_embedding reads it */
+    if ((rc = load_embedding(&w, s)) || (rc = jx_bool(&w, "fusion", 0, &s->fusion)) ||
+        (rc = jx_bool(&w, "recompute", 0, &s->recompute)) ||
+        (rc = jx_enum(&w, "attention", 0, attention_kinds, &s->fused_attention)) ||
+        (rc = jx_enum(&w, "activations", 0, activation_kinds, &s->autograd_activations)) ||
+        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &fw)) || (rc = load_input(&w, s)))
+        return rc;
+    s->framework = (framework)fw;
+    s->micro_batch = (int)mb;
+    s->global_batch = gb;
+    s->precision = prec >= 0 ? strdup(DTYPE_NAMES[prec]) : NULL;
+    s->gradient_precision = gprec >= 0 ? strdup(DTYPE_NAMES[gprec]) : NULL;
+    if (jx_has(&w, "phases"))
+        return load_phases(&w, s);
+    s->n_phases = 1;
+    s->phases[0].fraction = 1;
+    return load_source(&w, &s->phases[0]);
+}
