@@ -11,6 +11,7 @@ libsim_a_SOURCES += sim/cli/shard.c sim/cli/shard.h
 libsim_a_SOURCES += sim/cli/shard_record.c sim/cli/shard_record.h
 libsim_a_SOURCES += sim/cli/cmd_check.c
 libsim_a_SOURCES += sim/cli/cmd_train.c
+libsim_a_SOURCES += sim/cli/train_sweep.c sim/cli/train_sweep.h
 libsim_a_SOURCES += sim/cli/cmd_trace.c
 libsim_a_SOURCES += sim/cli/cmd_model.c
 libsim_a_SOURCES += sim/cli/cmd_platform.c
