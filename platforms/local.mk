@@ -8,6 +8,8 @@ libplatforms_a_SOURCES = \
 	platforms/platform_json.c \
 	platforms/platform_estimate.c \
 	platforms/platform_load.c \
+	platforms/platform_paths.c \
+	platforms/platform_summary.c \
 	platforms/platform_xml.c \
 	platforms/user_xml.c
 
