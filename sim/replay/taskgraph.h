@@ -2,7 +2,7 @@
  * Chakra execution trace: per rank, compute kernels on its compute stream,
  * collectives on its communication stream, host work on its host stream,
  * each task after the tasks it depends on. A generator per parallel
- * strategy builds it (step.c: data parallelism, DLRM's embeddings); one
+ * strategy builds it (step_data.c: data parallelism, DLRM's tables); one
  * scheduler times it. No simulator: durations are given (kernels from the
  * per-op model, collectives from SimGrid).
  *
