@@ -1,8 +1,12 @@
 /* sim/replay/layout.c: parallel layouts and their communicators, against
- * Megatron-Core's own worked example and by hand. */
+ * Megatron-Core's own worked example and by hand; a layout's groups timed
+ * all at once on the engine. */
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
+#include "platforms/platform.h"
+#include "sim/engine/collective_sim.h"
 #include "sim/replay/layout.h"
 #include "tests/testutil.h"
 
@@ -71,12 +75,50 @@ START_TEST(order_and_errors)
 }
 END_TEST
 
+/* Tensor 8 inside each of 2 nodes, data 2 across them: the data-parallel
+ * groups are {g, g + 8}, one rank per node, all 8 allreducing 64 MB at once
+ * (ring, ideal network, no reduction cost): two steps of 32 MB across the
+ * network. On DGX A100 every GPU has its own NIC and rail: 8 groups take one
+ * group's time. On HGX A100 with 4 NICs, GPUs 2k and 2k + 1 share NIC k:
+ * each step's 32 MB goes at half the rate, T8 = T1 + 2 x 32 MB / rate. */
+START_TEST(data_groups_share_nics)
+{
+    layout l;
+    tt_error err = {0};
+    ck_assert_int_eq(layout_make((int[LAYOUT_DIMS]){[LAYOUT_TENSOR] = 8}, NULL, 16, "$.parallel", &l, &err), TT_OK);
+    unsigned dp = LAYOUT_DIM(LAYOUT_DATA);
+    int members[16];
+    for (int g = 0; g < layout_groups(&l, dp); g++)
+        layout_group(&l, dp, g, members + 2 * g);
+    static const char *const PLATFORMS[] = {"dgx-a100", "hgx-a100-4hdr"};
+    for (int k = 0; k < 2; k++) {
+        platform_options o = {.nodes = 2};
+        platform *p = platform_load(PLATFORMS[k], &o, &err);
+        ck_assert_msg(p != NULL, "%s", err.msg);
+        coll_params prm = {.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 2, .bytes = 64e6};
+        coll_request rq[2] = {coll_request_on(p, &prm, members, 1), coll_request_on(p, &prm, members, 8)};
+        ck_assert_int_eq(rq[1].params.ranks_per_node, 1);
+        ck_assert_int_eq(rq[1].replicas, 8);
+        rq[0].reduce_s_per_byte = rq[1].reduce_s_per_byte = 0;
+        coll_result r[2];
+        ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 2, r, &err) == TT_OK, "%s", err.msg);
+        double lat, bw;
+        platform_path(p, 0, 8, &lat, &bw);
+        double want = r[0].time_s + (k == 1 ? 2 * 32e6 / bw : 0);
+        ck_assert_msg(fabs(r[1].time_s - want) < 1e-9 * want, "%s: one group %.9g s, eight %.9g s, expected %.9g s",
+                      PLATFORMS[k], r[0].time_s, r[1].time_s, want);
+        platform_free(p);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("layout");
     TCase *t = tcase_create("layout");
     tcase_add_test(t, megatron_example);
     tcase_add_test(t, order_and_errors);
+    tcase_add_test(t, data_groups_share_nics);
     suite_add_tcase(s, t);
     return tu_run_suite(s) ? 1 : 0;
 }

@@ -18,16 +18,22 @@ static double reduce_s_per_byte(const platform *p)
     return d && d->mem_Bps > 0 ? 3.0 / (d->mem_Bps * d->mem_efficiency) : 0.0;
 }
 
-coll_request coll_request_build(const platform *p, const coll_params *asked)
+coll_request coll_request_on(const platform *p, const coll_params *asked, const int *members, int replicas)
 {
-    coll_request r = {.params = *asked, .reduce_s_per_byte = reduce_s_per_byte(p)};
+    coll_request r = {.params = *asked, .reduce_s_per_byte = reduce_s_per_byte(p), .members = members,
+                      .replicas = replicas > 1 ? replicas : 1};
     coll_params *c = &r.params;
+    int per_node = platform_ranks_per_node(p);
     if (!c->ranks)
         c->ranks = platform_ranks(p);
     if (!c->chunk_bytes)
         c->chunk_bytes = COLL_DEFAULT_CHUNK_BYTES;
+    if (!c->ranks_per_node && members) { /* the communicator's members on its first member's node */
+        for (int i = 0; i < c->ranks; i++)
+            c->ranks_per_node += members[i] / per_node == members[0] / per_node;
+    }
     if (!c->ranks_per_node)
-        c->ranks_per_node = platform_ranks_per_node(p);
+        c->ranks_per_node = per_node;
     /* hier: one inter-node ring per NIC, as NCCL opens one channel per NIC */
     /* tori: the slice's physical grid, so rings follow its links */
     if (!c->dims[0])
@@ -36,4 +42,9 @@ coll_request coll_request_build(const platform *p, const coll_params *asked)
     if (!c->nics_per_node && nics > 0 && c->ranks_per_node % nics == 0)
         c->nics_per_node = nics;
     return r;
+}
+
+coll_request coll_request_build(const platform *p, const coll_params *asked)
+{
+    return coll_request_on(p, asked, NULL, 1);
 }

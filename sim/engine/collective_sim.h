@@ -85,6 +85,11 @@ typedef struct coll_result {
  * (collective_request.c) */
 coll_request coll_request_build(const platform *p, const coll_params *asked);
 
+/* The same on a communicator: asked->ranks members (kept alive by the
+ * caller), replicas copies of it listed one after the other (<= 1: one);
+ * ranks_per_node is then the members on the first member's node. */
+coll_request coll_request_on(const platform *p, const coll_params *asked, const int *members, int replicas);
+
 /* Host staging (collective_staging.c): the CPU socket a rank stages
  * through, the nearest of its node's sockets, and its rates. */
 typedef struct coll_socket {

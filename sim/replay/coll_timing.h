@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "platforms/link_usage.h"
 #include "platforms/platform.h"
+#include "sim/replay/layout.h"
 #include "sim/replay/scenario.h"
 #include "sim/replay/step.h"
 
@@ -26,10 +27,11 @@ typedef struct coll_times {
 } coll_times;
 
 /* Times the n collectives c (arrays of t sized n by the caller) with the
- * scenario's algorithms on p. links (not NULL): the step's link loads,
+ * scenario's algorithms on p, each on every communicator of its layout
+ * dimensions at once (step_coll.dims of layout l). links (not NULL): the step's link loads,
  * collective i counted per_step[i] times, each scaled from its operation's
  * largest simulated size (the bytes on a link are linear in the size too). */
-int coll_timing_run(const scenario *sc, const platform *p, const step_coll *c, size_t n, const double *per_step,
-                    coll_times *t, link_usage *links, tt_error *err);
+int coll_timing_run(const scenario *sc, const layout *l, const platform *p, const step_coll *c, size_t n,
+                    const double *per_step, coll_times *t, link_usage *links, tt_error *err);
 
 #endif

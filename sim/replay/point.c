@@ -460,8 +460,10 @@ int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_ki
     }
     if (links) /* the point's own step only, however often it is planned */
         memset(links, 0, sizeof *links);
+    layout lay; /* today's jobs: data parallelism over every rank */
+    layout_data_only(pt->ranks, &lay);
     if (rc == TT_OK)
-        rc = coll_timing_run(sc, p, pc.c, pc.n, pc.per_step, &pc.t, links, err);
+        rc = coll_timing_run(sc, &lay, p, pc.c, pc.n, pc.per_step, &pc.t, links, err);
     if (rc == TT_OK && plan == SHARD_HOST)
         rc = time_host_embeddings(sc, p, x->tr, ph, links, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {

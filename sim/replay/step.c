@@ -169,12 +169,17 @@ static int model_parallel_embeddings(const workload *t, const step_options *o)
 
 /* The plan's collective at a trace comm point: forward alltoall or
  * reduce-scatter, backward alltoall or all-gather. */
+/* Every collective of today's step spans the data-parallel ranks: the
+ * gradients' and the parameters', and DLRM's model-parallel tables, which
+ * shard over the same ranks. */
+#define DP LAYOUT_DIM(LAYOUT_DATA)
+
 static step_coll plan_coll(const sharding_cost *p, comm_phase phase)
 {
     if (p->reduce_scatter_bytes > 0)
-        return phase == COMM_FORWARD ? (step_coll){STEP_REDUCE_SCATTER, p->reduce_scatter_bytes}
-                                     : (step_coll){STEP_ALLGATHER, p->allgather_bytes};
-    return (step_coll){STEP_ALLTOALL, p->alltoall_bytes};
+        return phase == COMM_FORWARD ? (step_coll){STEP_REDUCE_SCATTER, DP, p->reduce_scatter_bytes}
+                                     : (step_coll){STEP_ALLGATHER, DP, p->allgather_bytes};
+    return (step_coll){STEP_ALLTOALL, DP, p->alltoall_bytes};
 }
 
 size_t step_collectives(const workload *t, const step_options *o, step_coll *out)
@@ -183,16 +188,17 @@ size_t step_collectives(const workload *t, const step_options *o, step_coll *out
     size_t n = 0;
     double grad = (double)o->grad_dtype_bytes / t->dtype_bytes;
     for (size_t b = 0; b < t->n_buckets; b++)
-        out[n++] = (step_coll){o->zero ? STEP_REDUCE_SCATTER : STEP_ALLREDUCE, t->buckets[b].bytes * grad};
+        out[n++] = (step_coll){o->zero ? STEP_REDUCE_SCATTER : STEP_ALLREDUCE, DP, t->buckets[b].bytes * grad};
     for (size_t c = 0; c < t->n_comm; c++)
-        out[n++] = o->embeddings != EMB_ACCELERATORS ? (step_coll){STEP_ALLTOALL, 0}
+        out[n++] = o->embeddings != EMB_ACCELERATORS ? (step_coll){STEP_ALLTOALL, DP, 0}
                    : o->tables ? plan_coll(o->tables, t->comm[c].phase)
-                               : (step_coll){STEP_ALLTOALL, t->comm[c].bytes_per_rank * k.samples * k.dtype};
-    out[n++] = (step_coll){STEP_ALLREDUCE, o->tables && o->embeddings == EMB_ACCELERATORS ? o->tables->allreduce_bytes : 0};
+                               : (step_coll){STEP_ALLTOALL, DP, t->comm[c].bytes_per_rank * k.samples * k.dtype};
+    out[n++] = (step_coll){STEP_ALLREDUCE, DP,
+                           o->tables && o->embeddings == EMB_ACCELERATORS ? o->tables->allreduce_bytes : 0};
     /* the updated parameters, at the precision the model computes in */
     double param = (double)o->dtype_bytes / t->dtype_bytes;
     for (size_t b = 0; o->zero && b < t->n_buckets; b++)
-        out[n++] = (step_coll){STEP_ALLGATHER, t->buckets[b].bytes * param};
+        out[n++] = (step_coll){STEP_ALLGATHER, DP, t->buckets[b].bytes * param};
     return n;
 }
 

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "platforms/host_rows.h"
 #include "sim/replay/framework.h"
+#include "sim/replay/layout.h"
 #include "sim/replay/sharding.h"
 #include "sim/replay/device_model.h"
 #include "sim/replay/workload.h"
@@ -63,6 +64,7 @@ typedef enum { STEP_ALLREDUCE = 0, STEP_ALLTOALL, STEP_REDUCE_SCATTER, STEP_ALLG
 
 typedef struct step_coll {
     step_coll_op op;
+    unsigned dims; /* the layout dimensions its communicator spans (LAYOUT_DIM bits) */
     double bytes; /* nccl-tests size: allreduce buffer, alltoall bytes each rank sends in all,
                      reduce-scatter input, all-gather output; 0: nothing to do */
 } step_coll;
