@@ -147,3 +147,6 @@ EXTRA_DIST += tests/test_reliability.sh
 # (make validation-table rewrites it after a deliberate change).
 TESTS += tests/test_collective_table.sh
 EXTRA_DIST += tests/test_collective_table.sh
+# scenarios/published/README.md likewise.
+TESTS += tests/test_published_table.sh
+EXTRA_DIST += tests/test_published_table.sh
