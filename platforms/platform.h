@@ -19,7 +19,7 @@ typedef struct platform platform;
 #define PLATFORM_MAX_NODES 65536
 
 /* Network models: ideal = CM02 without cross-traffic (the alpha-beta closed
- * form); calibrated = the documented default for predictions (README.md). */
+ * form); calibrated = the default for predictions (platforms/README.md). */
 typedef enum { NETWORK_IDEAL = 0, NETWORK_CALIBRATED = 1 } network_model;
 
 /* Overrides of a platform's defaults; 0 / NULL keep the file's value. */
@@ -116,7 +116,7 @@ int platform_ring_orders(const platform *p, int c, int orders[][16]);
 
 /* What loading the platform into SimGrid will cost, estimated before it is
  * written from what its XML will declare and per-object costs measured on
- * SimGrid 3.32 (platform_estimate.c, platforms/README.md "Load estimate"):
+ * SimGrid 3.32 (platform_estimate.c; platforms/calibration/measure-load.sh):
  * memory beyond the process's own, and CPU seconds to parse and seal it.
  * `nodes` may differ from the platform's (what fewer nodes would cost);
  * actors_per_rank counts the simulation's actors (a collective: 1). */
@@ -229,7 +229,7 @@ int platform_torus_paired(const platform *p, int a, int b);
  * payload efficiency) for the calibrated one. */
 int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error *err);
 
-/* SimGrid --cfg words for a network model on p (sim/engine.c passes them to
+/* SimGrid --cfg words for a network model on p (sim/engine/engine.c passes them to
  * simgrid_init); returns how many were written to argv (at most max). */
 int network_simgrid_args(const platform *p, network_model m, const char **argv, int max);
 const char *network_name(network_model m);

@@ -5,7 +5,7 @@
  * Life cycle: model_create (plans the layers and counts parameters and FLOPs,
  * no memory: works for 24-billion-parameter DLRM too) -> model_alloc (batch
  * size, initialised parameters, activations) -> per step: fill
- * model_inputs(), model_zero_grad, model_forward, model_backward, update the
+ * model_get_inputs(), model_zero_grad, model_forward, model_backward, update the
  * parameters (the optimizers live elsewhere). */
 #ifndef TT_MODEL_H
 #define TT_MODEL_H
@@ -41,7 +41,7 @@ typedef struct model_opts {
 } model_opts;
 
 /* What one step reads; the model owns the buffers (sized for the batch). The
- * data generators (trainer/data.h) and the Fashion-MNIST reader fill them. */
+ * data generators (trainer/synth.h) and the Fashion-MNIST reader fill them. */
 typedef struct model_inputs {
     int batch;             /* samples this step: up to the allocated batch (may be lowered) */
     float *x;              /* (B, x_per_sample): images (C,H,W), features, DLRM dense */

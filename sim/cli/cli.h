@@ -13,7 +13,7 @@ typedef struct cli_command {
     void (*help)(FILE *out);
 } cli_command;
 
-/* The registered commands, NULL-terminated (sim/commands.c). */
+/* The registered commands, NULL-terminated (sim/cli/commands.c). */
 extern const cli_command *const CLI_COMMANDS[];
 
 const cli_command *cli_find(const char *name);

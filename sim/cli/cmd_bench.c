@@ -18,8 +18,8 @@ extern const cli_command cmd_bench;
 
 /* PyTorch 1.13 (Debian python3-torch, same OpenBLAS, 2 threads): one SGD step
  * of the same MLP at batch 4096, median of runs on an AMD EPYC (Zen 5) under
- * KVM at about 3.7 GHz with AVX-512 and FMA; on other CPUs compare with
- * trainer/README.md's same-machine run. */
+ * KVM at about 3.7 GHz with AVX-512 and FMA; on other CPUs time the PyTorch
+ * step on the same machine. */
 #define PYTORCH_MLP_STEP_S 0.117
 
 static void bench_help(FILE *out)

@@ -6,9 +6,9 @@
  * does bias and ReLU in one kernel each way; HugeCTR fuses them into the GEMM
  * epilogue (cuBLASLt), as the per-op model assumes without a framework, and
  * overlaps the embedding's communication with the bottom MLP. The pass and
- * kernel counts are counted from the ops, not fitted;
- * platforms/calibration/frameworks.json holds the single-GPU throughputs that
- * check them (tests/test_framework). */
+ * kernel counts are counted from the ops, not fitted; the single-GPU DLRM rows
+ * of scenarios/published (dlrm-ngc-*-1xa100-small.json) check them, and
+ * tests/test_dlrm.c the passes. */
 #ifndef TT_FRAMEWORK_H
 #define TT_FRAMEWORK_H
 
