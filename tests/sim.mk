@@ -150,3 +150,6 @@ EXTRA_DIST += tests/test_collective_table.sh
 # scenarios/published/README.md likewise.
 TESTS += tests/test_published_table.sh
 EXTRA_DIST += tests/test_published_table.sh
+# doc/ttasim.1 names every command and the options of the synopses it spells out.
+TESTS += tests/test_manpage.sh
+EXTRA_DIST += tests/test_manpage.sh
