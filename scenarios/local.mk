@@ -98,13 +98,15 @@ dist_collectives_DATA = scenarios/collectives/README.md \
 	scenarios/collectives/hgx-a100-4hdr-3node-allreduce-128m.json \
 	scenarios/collectives/hgx-a100-80gb-allreduce-1g.json
 
-EXTRA_DIST += scenarios/published/validate.sh scenarios/collectives/validate.sh
+EXTRA_DIST += scenarios/published/validate.sh scenarios/collectives/validate.sh \
+	scenarios/examples/dlrm-plan-table.sh scenarios/examples/dlrm-plans.md
 
-# The validation tables of scenarios/published/README.md and scenarios/collectives/README.md
-# (predicted against published).
+# The generated tables: scenarios/published/README.md and scenarios/collectives/README.md
+# (predicted against published), scenarios/examples/dlrm-plans.md (the sharding plans).
 validation-table: ttasim$(EXEEXT)
 	$(SHELL) $(srcdir)/scenarios/published/validate.sh $(abs_top_builddir)/ttasim
 	$(SHELL) $(srcdir)/scenarios/collectives/validate.sh $(abs_top_builddir)/ttasim
+	$(SHELL) $(srcdir)/scenarios/examples/dlrm-plan-table.sh $(abs_top_builddir)/ttasim
 
 .PHONY: validation-table
 

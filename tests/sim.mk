@@ -150,6 +150,9 @@ EXTRA_DIST += tests/test_collective_table.sh
 # scenarios/published/README.md likewise.
 TESTS += tests/test_published_table.sh
 EXTRA_DIST += tests/test_published_table.sh
+# scenarios/examples/dlrm-plans.md likewise.
+TESTS += tests/test_dlrm_plan_table.sh
+EXTRA_DIST += tests/test_dlrm_plan_table.sh
 # doc/ttasim.1 names every command and the options of the synopses it spells out.
 TESTS += tests/test_manpage.sh
 EXTRA_DIST += tests/test_manpage.sh
