@@ -99,7 +99,7 @@ dist_collectives_DATA = scenarios/collectives/README.md \
 	scenarios/collectives/hgx-a100-80gb-allreduce-1g.json
 
 EXTRA_DIST += scenarios/published/validate.sh scenarios/collectives/validate.sh \
-	scenarios/examples/dlrm-plan-table.sh scenarios/examples/dlrm-plans.md
+	scenarios/examples/dlrm-plan-table.sh scenarios/examples/dlrm-plans.md scenarios/generated.sh
 
 # The generated tables: scenarios/published/README.md and scenarios/collectives/README.md
 # (predicted against published), scenarios/examples/dlrm-plans.md (the sharding plans).

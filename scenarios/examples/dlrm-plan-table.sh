@@ -81,9 +81,5 @@ point zion 1 0.05
 echo
 echo '(Zipf s `-`: the trace'"'"'s 1.05.)'
 } > "$TMP"
-if [ "${2:-}" = --check ]; then
-    cmp -s "$TMP" "$OUT" || { echo "$OUT is not what scenarios/examples/dlrm-plan-table.sh writes: run make validation-table" >&2; exit 1; }
-    exit 0
-fi
-cp "$TMP" "$OUT"
-echo "wrote $OUT"
+. "$DIR/../generated.sh"
+generated_finish "$TMP" "$OUT" scenarios/examples/dlrm-plan-table.sh "${2:-}"

@@ -38,9 +38,5 @@ printf '\n## ViT-B/32 (GPU type assumed: V100)\n\n'
 printf '\n## DLRM (sharding plan: `workload.embedding.sharding`; framework: `workload.framework`)\n\n'
 "$ttasim" check --markdown "$here"/dlrm-*.json 2>/dev/null || true
 } > "$tmp"
-if [ "${2:-}" = --check ]; then
-    cmp -s "$tmp" "$out" || { echo "$out is not what scenarios/published/validate.sh writes: run make validation-table" >&2; exit 1; }
-    exit 0
-fi
-cp "$tmp" "$out"
-echo "wrote $out"
+. "$here/../generated.sh"
+generated_finish "$tmp" "$out" scenarios/published/validate.sh "${2:-}"
