@@ -127,6 +127,90 @@ START_TEST(golden_cross)
 }
 END_TEST
 
+START_TEST(golden_rmsnorm)
+{
+    enum { N = 4, C = 6 };
+    float *x = to_float(RMS_X, N * C), *w = to_float(RMS_W, C), *dout = to_float(RMS_DOUT, N * C);
+    float out[N * C], dinp[N * C], rstd[N], dw[C] = {0};
+    rmsnorm_forward(out, rstd, x, w, N, C, 1e-5f);
+    assert_close("rmsnorm out", out, RMS_OUT, N * C);
+    rmsnorm_backward(dinp, dw, dout, x, w, rstd, N, C);
+    assert_close("rmsnorm dinp", dinp, RMS_DINP, N * C);
+    assert_close("rmsnorm dweight", dw, RMS_DW, C);
+    free(x), free(w), free(dout);
+}
+END_TEST
+
+START_TEST(golden_swiglu)
+{
+    enum { N = N_OF(SWIGLU_GATE) };
+    float *g = to_float(SWIGLU_GATE, N), *u = to_float(SWIGLU_UP, N);
+    float *dout = to_float(SWIGLU_DOUT, N), out[N], dg[N], du[N];
+    swiglu_forward(out, g, u, N);
+    assert_close("swiglu out", out, SWIGLU_OUT, N);
+    swiglu_backward(dg, du, dout, g, u, N);
+    assert_close("swiglu dgate", dg, SWIGLU_DGATE, N);
+    assert_close("swiglu dup", du, SWIGLU_DUP, N);
+    free(g), free(u), free(dout);
+}
+END_TEST
+
+/* Llama 3's theta 500000 on 3 rotated heads of 8 and a copied value head */
+START_TEST(golden_rope)
+{
+    enum { B = 2, T = 5, W = 32, N = B * T * W };
+    float *x = to_float(ROPE_X, N), *dout = to_float(ROPE_DOUT, N), out[N], dinp[N];
+    rope_forward(out, x, B, T, W, 3, 8, 500000.0f);
+    assert_close("rope out", out, ROPE_OUT, N);
+    rope_backward(dinp, dout, B, T, W, 3, 8, 500000.0f);
+    assert_close("rope dinp", dinp, ROPE_DINP, N);
+    free(x), free(dout);
+}
+END_TEST
+
+START_TEST(golden_causal_attention)
+{
+    enum { B = 2, T = 5, NH = 4, KV = 2, hs = 3, W = (NH + 2 * KV) * hs, A = NH * hs };
+    float *qkv = to_float(CATT_QKV, B * T * W), *dout = to_float(CATT_DOUT, B * T * A);
+    float out[B * T * A], att[B * NH * T * T], dqkv[B * T * W], scratch[T * T];
+    causal_attention_forward(out, att, qkv, B, T, NH, KV, hs);
+    assert_close("causal attention out", out, CATT_OUT, B * T * A);
+    causal_attention_backward(dqkv, scratch, dout, qkv, att, B, T, NH, KV, hs);
+    assert_close("causal attention dqkv", dqkv, CATT_DQKV, B * T * W);
+    free(qkv), free(dout);
+}
+END_TEST
+
+/* top-2 of 4 SwiGLU experts, load-balancing coefficient 0.1 */
+START_TEST(golden_moe)
+{
+    enum { N = 6, C = 8, E = 4, K = 2, F = 5 };
+    moe_shape s = {N, C, E, K, F, 0.1f};
+    float *x = to_float(MOE_X, N * C), *dout = to_float(MOE_DOUT, N * C);
+    moe_weights w = {to_float(MOE_ROUTER, E * C), to_float(MOE_W1, E * F * C),
+                     to_float(MOE_W3, E * F * C), to_float(MOE_W2, E * C * F)};
+    float dr[E * C] = {0}, d1[E * F * C] = {0}, d3[E * F * C] = {0}, d2[E * C * F] = {0};
+    moe_weights dw = {dr, d1, d3, d2};
+    float *saved = malloc((size_t)moe_saved_floats(&s) * sizeof(float));
+    float *scratch = malloc((size_t)moe_scratch_floats(&s) * sizeof(float));
+    int *isaved = malloc((size_t)moe_saved_ints(&s) * sizeof(int));
+    float out[N * C], dx[N * C];
+    moe_saved sv;
+    moe_saved_bind(&sv, saved, isaved, &s);
+    float aux = moe_forward(out, &sv, x, &w, &s);
+    assert_close("moe out", out, MOE_OUT, N * C);
+    assert_close("moe load-balancing loss", &aux, MOE_AUX, 1);
+    moe_backward(dx, &dw, scratch, dout, x, &sv, &w, &s);
+    assert_close("moe dx", dx, MOE_DX, N * C);
+    assert_close("moe drouter", dr, MOE_DROUTER, E * C);
+    assert_close("moe dw1", d1, MOE_DW1, E * F * C);
+    assert_close("moe dw3", d3, MOE_DW3, E * F * C);
+    assert_close("moe dw2", d2, MOE_DW2, E * C * F);
+    free(x), free(dout), free(w.router), free(w.w1), free(w.w3), free(w.w2);
+    free(saved), free(scratch), free(isaved);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("golden");
@@ -137,6 +221,11 @@ int main(void)
     tcase_add_test(t, golden_gelu);
     tcase_add_test(t, golden_softmax_ce);
     tcase_add_test(t, golden_cross);
+    tcase_add_test(t, golden_rmsnorm);
+    tcase_add_test(t, golden_swiglu);
+    tcase_add_test(t, golden_rope);
+    tcase_add_test(t, golden_causal_attention);
+    tcase_add_test(t, golden_moe);
     suite_add_tcase(s, t);
     return tu_run_suite(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -470,6 +470,182 @@ START_TEST(grad_attention)
 }
 END_TEST
 
+/* ---- decoder layers ---- */
+static void rms_f(gc *g)
+{
+    rmsnorm_forward(g->out, g->s1, g->v[0].x, g->v[1].x, g->B, g->C, 1e-5f);
+}
+static void rms_b(gc *g)
+{
+    rmsnorm_backward(g->v[0].dx, g->v[1].dx, g->r, g->v[0].x, g->v[1].x, g->s1, g->B, g->C);
+}
+START_TEST(grad_rmsnorm)
+{
+    gc g = {.B = 4, .C = 6, .fwd = rms_f, .bwd = rms_b, .nout = 24, .h = 1e-3f};
+    add_var(&g, "inp", rnd(24, 1, 2), 24);
+    add_var(&g, "weight", rnd(6, 2, 1), 6);
+    g.out = zeros(24);
+    g.s1 = zeros(4);
+    run_check(&g, "rmsnorm");
+    free(g.v[0].x), free(g.v[1].x), free(g.out), free(g.s1);
+}
+END_TEST
+
+static void swiglu_f(gc *g)
+{
+    swiglu_forward(g->out, g->v[0].x, g->v[1].x, g->nout);
+}
+static void swiglu_b(gc *g)
+{
+    swiglu_backward(g->v[0].dx, g->v[1].dx, g->r, g->v[0].x, g->v[1].x, g->nout);
+}
+START_TEST(grad_swiglu)
+{
+    gc g = {.fwd = swiglu_f, .bwd = swiglu_b, .nout = 40, .h = 1e-3f};
+    add_var(&g, "gate", rnd(40, 1, 3), 40);
+    add_var(&g, "up", rnd(40, 2, 1), 40);
+    g.out = zeros(40);
+    run_check(&g, "swiglu");
+    /* dup may be dout itself (the MoE backward writes dh3 over da) */
+    float *dout = rnd(40, 7, 1), d[40], dg[40], dg2[40], du[40];
+    memcpy(d, dout, sizeof d);
+    swiglu_backward(dg, d, d, g.v[0].x, g.v[1].x, 40);
+    swiglu_backward(dg2, du, dout, g.v[0].x, g.v[1].x, 40);
+    for (int i = 0; i < 40; i++)
+        ck_assert(d[i] == du[i] && dg[i] == dg2[i]);
+    free(dout), free(g.v[0].x), free(g.v[1].x), free(g.out);
+}
+END_TEST
+
+/* qkv rows of 3 query heads, 1 key and 1 value head of 4 (W = 20): heads 0-3 rotate */
+static void rope_f(gc *g)
+{
+    rope_forward(g->out, g->v[0].x, g->B, g->T, g->W, g->NH, g->D, 10000.0f);
+}
+static void rope_b(gc *g)
+{
+    rope_backward(g->v[0].dx, g->r, g->B, g->T, g->W, g->NH, g->D, 10000.0f);
+}
+START_TEST(grad_rope)
+{
+    gc g = {.B = 2, .T = 5, .W = 20, .NH = 4, .D = 4, .fwd = rope_f, .bwd = rope_b, .nout = 200};
+    add_var(&g, "qkv", rnd(200, 1, 1), 200);
+    g.out = zeros(200);
+    run_check(&g, "rope");
+    rope_f(&g);
+    /* position 0 is not turned; the value head passes through; norms of pairs are kept */
+    for (int i = 0; i < 20; i++)
+        ck_assert_float_eq(g.out[i], g.v[0].x[i]);
+    for (int i = 16; i < 20; i++)
+        ck_assert_float_eq(g.out[3 * 20 + i], g.v[0].x[3 * 20 + i]);
+    const float *x = g.v[0].x + 3 * 20, *y = g.out + 3 * 20; /* t = 3, head 0, pair (1, 3) */
+    ck_assert_float_eq_tol(y[1] * y[1] + y[3] * y[3], x[1] * x[1] + x[3] * x[3], 1e-5f);
+    ck_assert(fabsf(y[1] - x[1]) > 1e-3f);
+    free(g.v[0].x), free(g.out);
+}
+END_TEST
+
+static void catt_f(gc *g)
+{
+    causal_attention_forward(g->out, g->s1, g->v[0].x, g->B, g->T, g->NH, g->F, g->D);
+}
+static void catt_b(gc *g)
+{
+    causal_attention_backward(g->v[0].dx, g->s2, g->r, g->v[0].x, g->s1, g->B, g->T, g->NH, g->F,
+                              g->D);
+}
+/* NH query heads sharing KV key/value heads (KV = NH: multi-head) of size hs */
+static void check_causal(int NH, int KV)
+{
+    enum { B = 2, T = 5, hs = 3 };
+    gc g = {.B = B, .T = T, .NH = NH, .F = KV, .D = hs, .fwd = catt_f, .bwd = catt_b, .h = 1e-3f};
+    long n = (long)B * T * (NH + 2 * KV) * hs;
+    add_var(&g, "qkv", rnd(n, 1, 1), n);
+    g.nout = (long)B * T * NH * hs;
+    g.out = zeros(g.nout);
+    g.s1 = zeros((long)B * NH * T * T);
+    g.s2 = zeros(T * T);
+    run_check(&g, KV < NH ? "causal attention (grouped-query)" : "causal attention");
+    /* causal: no probability above the diagonal, and token 0 sees itself only */
+    catt_f(&g);
+    for (int i = 0; i < T; i++)
+        for (int j = i + 1; j < T; j++)
+            ck_assert_float_eq(g.s1[i * T + j], 0.0f);
+    ck_assert_float_eq(g.s1[0], 1.0f);
+    free(g.v[0].x), free(g.out), free(g.s1), free(g.s2);
+}
+START_TEST(grad_causal_attention)
+{
+    check_causal(2, 2);
+    check_causal(4, 2);
+    check_causal(3, 1);
+}
+END_TEST
+
+/* MoE: the objective is sum(out * R) plus the load-balancing loss */
+static moe_shape moe_s;
+static void moe_bind(gc *g, moe_saved *sv, moe_weights *w, moe_weights *dw)
+{
+    moe_saved_bind(sv, g->s1, g->ids, &moe_s);
+    *w = (moe_weights){g->v[1].x, g->v[2].x, g->v[3].x, g->v[4].x};
+    *dw = (moe_weights){g->v[1].dx, g->v[2].dx, g->v[3].dx, g->v[4].dx};
+}
+static void moe_f(gc *g)
+{
+    moe_saved sv;
+    moe_weights w, dw;
+    moe_bind(g, &sv, &w, &dw);
+    float aux = moe_forward(g->s3, &sv, g->v[0].x, &w, &moe_s);
+    double sum = aux;
+    for (long i = 0; i < (long)moe_s.N * moe_s.C; i++)
+        sum += (double)g->s3[i] * g->s4[i];
+    g->out[0] = (float)sum;
+}
+static void moe_b(gc *g)
+{
+    moe_saved sv;
+    moe_weights w, dw;
+    moe_bind(g, &sv, &w, &dw);
+    moe_backward(g->v[0].dx, &dw, g->s2, g->s4, g->v[0].x, &sv, &w, &moe_s);
+}
+START_TEST(grad_moe)
+{
+    enum { N = 7, C = 5, E = 4, K = 2, F = 3 };
+    moe_s = (moe_shape){N, C, E, K, F, 0.5f};
+    gc g = {.fwd = moe_f, .bwd = moe_b, .nout = 1, .scalar = 1, .h = 1e-3f};
+    add_var(&g, "x", rnd(N * C, 1, 1), N * C);
+    add_var(&g, "router", rnd(E * C, 2, 1), E * C);
+    add_var(&g, "w1", rnd(E * F * C, 3, 0.7f), E * F * C);
+    add_var(&g, "w3", rnd(E * F * C, 4, 0.7f), E * F * C);
+    add_var(&g, "w2", rnd(E * C * F, 5, 0.7f), E * C * F);
+    g.out = zeros(1);
+    g.s1 = zeros(moe_saved_floats(&moe_s));
+    g.ids = calloc((size_t)moe_saved_ints(&moe_s), sizeof(int));
+    g.s2 = zeros(moe_scratch_floats(&moe_s));
+    g.s3 = zeros(N * C);
+    g.s4 = rnd(N * C, 6, 1);
+    run_check(&g, "mixture of experts");
+    /* every token went to K distinct experts, whose weights sum to 1 */
+    moe_saved sv;
+    moe_weights w, dw;
+    moe_f(&g);
+    moe_bind(&g, &sv, &w, &dw);
+    int used = 0;
+    for (int e = 0; e < E; e++)
+        used += sv.offset[e + 1] > sv.offset[e];
+    ck_assert_int_ge(used, 3);
+    ck_assert_int_eq(sv.offset[E], N * K);
+    for (int n = 0; n < N; n++) {
+        ck_assert_int_ne(sv.idx[n * K], sv.idx[n * K + 1]);
+        ck_assert_float_eq_tol(sv.weight[n * K] + sv.weight[n * K + 1], 1.0f, 1e-6f);
+        ck_assert(sv.probs[n * E + sv.idx[n * K]] >= sv.probs[n * E + sv.idx[n * K + 1]]);
+    }
+    for (int k = 0; k < 5; k++)
+        free(g.v[k].x);
+    free(g.out), free(g.s1), free(g.ids), free(g.s2), free(g.s3), free(g.s4);
+}
+END_TEST
+
 /* ---- DLRM interaction ---- */
 static void int_f(gc *g)
 {
@@ -705,6 +881,11 @@ static Suite *layers_suite(void)
     tcase_add_test(tc, grad_embedding);
     tcase_add_test(tc, grad_embbag);
     tcase_add_test(tc, grad_attention);
+    tcase_add_test(tc, grad_rmsnorm);
+    tcase_add_test(tc, grad_swiglu);
+    tcase_add_test(tc, grad_rope);
+    tcase_add_test(tc, grad_causal_attention);
+    tcase_add_test(tc, grad_moe);
     tcase_add_test(tc, grad_interaction);
     tcase_add_test(tc, grad_cross);
     tcase_add_test(tc, grad_concat);

@@ -4,7 +4,7 @@
 
 #include "trainer/layers.h"
 
-/* tokens, types (B,T) -> out (B,T,C) = wte[token] + wpe[t] (+ wtt[type]) */
+/* tokens, types (B,T) -> out (B,T,C) = wte[token] (+ wpe[t]) (+ wtt[type]) */
 void embed_forward(float *out, const int *tokens, const int *types, const float *wte,
                    const float *wpe, const float *wtt, int B, int T, int C)
 {
@@ -12,10 +12,10 @@ void embed_forward(float *out, const int *tokens, const int *types, const float 
         for (int t = 0; t < T; t++) {
             long bt = (long)b * T + t;
             float *y = out + bt * C;
-            const float *e = wte + (long)tokens[bt] * C, *p = wpe + (long)t * C;
+            const float *e = wte + (long)tokens[bt] * C, *p = wpe ? wpe + (long)t * C : NULL;
             const float *s = wtt && types ? wtt + (long)types[bt] * C : NULL;
             for (int i = 0; i < C; i++)
-                y[i] = e[i] + p[i] + (s ? s[i] : 0.0f);
+                y[i] = e[i] + (p ? p[i] : 0.0f) + (s ? s[i] : 0.0f);
         }
 }
 
@@ -26,11 +26,12 @@ void embed_backward(float *dwte, float *dwpe, float *dwtt, const float *dout,
         for (int t = 0; t < T; t++) {
             long bt = (long)b * T + t;
             const float *dy = dout + bt * C;
-            float *de = dwte + (long)tokens[bt] * C, *dp = dwpe + (long)t * C;
+            float *de = dwte + (long)tokens[bt] * C, *dp = dwpe ? dwpe + (long)t * C : NULL;
             float *ds = dwtt && types ? dwtt + (long)types[bt] * C : NULL;
             for (int i = 0; i < C; i++) {
                 de[i] += dy[i];
-                dp[i] += dy[i];
+                if (dp)
+                    dp[i] += dy[i];
                 if (ds)
                     ds[i] += dy[i];
             }

@@ -101,7 +101,7 @@ void layernorm_backward(float *dinp, float *dgamma, float *dbeta, const float *d
                         const float *rstd, int N, int C);
 
 /* ---- embeddings ---- */
-/* tokens, types (B,T) ids; wte (V,C), wpe (maxT,C), wtt (NT,C) or NULL
+/* tokens, types (B,T) ids; wte (V,C), wpe (maxT,C) or NULL, wtt (NT,C) or NULL
  * -> out (B,T,C) = wte[token] + wpe[t] + wtt[type] */
 void embed_forward(float *out, const int *tokens, const int *types, const float *wte,
                    const float *wpe, const float *wtt, int B, int T, int C);
@@ -125,6 +125,76 @@ void attention_forward(float *out, float *att, const float *qkv, const int *leng
 /* dout (B,T,C) -> dqkv (B,T,3C); scratch: T*T floats */
 void attention_backward(float *dqkv, float *scratch, const float *dout, const float *qkv,
                         const float *att, int B, int T, int C, int NH);
+
+/* ---- causal self-attention with grouped-query heads (decoders) ---- */
+/* qkv (B,T,(NH+2KV)hs) as [NH query heads | KV key heads | KV value heads],
+ * KV dividing NH (query head h reads kv head h/(NH/KV)); query i sees keys
+ * j <= i -> out (B,T,NH*hs); att (B,NH,T,T) the probabilities (0 above the
+ * diagonal). */
+void causal_attention_forward(float *out, float *att, const float *qkv, int B, int T, int NH,
+                              int KV, int hs);
+/* dout (B,T,NH*hs) -> dqkv (B,T,(NH+2KV)hs); scratch: T*T floats */
+void causal_attention_backward(float *dqkv, float *scratch, const float *dout, const float *qkv,
+                               const float *att, int B, int T, int NH, int KV, int hs);
+
+/* ---- rotary position embeddings (rotate-half pairing) ---- */
+#define ROPE_MAX_HEAD_DIM 1024
+/* inp (B,T,W): the first nrot heads of hs (hs even, <= ROPE_MAX_HEAD_DIM) are
+ * rotated, position t turning pair (i, i+hs/2) by t theta^(-2i/hs); the rest of
+ * the row is copied -> out (B,T,W). Backward rotates back. */
+void rope_forward(float *out, const float *inp, int B, int T, int W, int nrot, int hs,
+                  float theta);
+void rope_backward(float *dinp, const float *dout, int B, int T, int W, int nrot, int hs,
+                   float theta);
+
+/* ---- RMSNorm over the last dimension ---- */
+/* inp (N,C), weight (C) -> out (N,C) = inp / sqrt(mean(inp^2) + eps) * weight; rstd (N) */
+void rmsnorm_forward(float *out, float *rstd, const float *inp, const float *weight, int N, int C,
+                     float eps);
+void rmsnorm_backward(float *dinp, float *dweight, const float *dout, const float *inp,
+                      const float *weight, const float *rstd, int N, int C);
+
+/* ---- SwiGLU gate: out = silu(gate) * up, n elements ---- */
+void swiglu_forward(float *out, const float *gate, const float *up, long n);
+/* dout (n) -> dgate, dup (n); dup may be dout itself */
+void swiglu_backward(float *dgate, float *dup, const float *dout, const float *gate,
+                     const float *up, long n);
+
+/* ---- mixture of experts: router, top-k SwiGLU experts, load-balancing loss ---- */
+#define MOE_MAX_TOP_K 16
+typedef struct moe_shape {
+    int N;              /* tokens */
+    int C, E, K, F;     /* hidden, experts, experts per token (<= MOE_MAX_TOP_K), expert FFN width */
+    float aux_coef;     /* load-balancing loss coefficient */
+} moe_shape;
+/* router (E,C); per expert e: w1, w3 (E,F,C) gate and up, w2 (E,C,F) down */
+typedef struct moe_weights {
+    float *router, *w1, *w3, *w2;
+} moe_weights;
+/* What forward keeps for backward: moe_saved_floats / _ints of storage,
+ * laid out by moe_saved_bind. */
+typedef struct moe_saved {
+    float *probs;       /* (N,E) router softmax */
+    float *weight;      /* (N,K) gate weights of the chosen experts */
+    float *xs;          /* (N*K,C) token rows grouped by expert */
+    float *h1, *h3, *act; /* (N*K,F) gate and up projections, silu(h1) h3 */
+    float *y;           /* (N*K,C) expert outputs */
+    int *idx;           /* (N,K) the chosen experts */
+    int *slot_pos, *pos_slot; /* (N*K) slot n*K+k <-> grouped row */
+    int *offset;        /* (E+1) each expert's first grouped row */
+} moe_saved;
+long moe_saved_floats(const moe_shape *s);
+long moe_saved_ints(const moe_shape *s);
+long moe_scratch_floats(const moe_shape *s);
+void moe_saved_bind(moe_saved *sv, float *f, int *ip, const moe_shape *s);
+/* x (N,C) -> out (N,C) = sum over the top k of weight * expert(x); returns the
+ * load-balancing loss */
+float moe_forward(float *out, const moe_saved *sv, const float *x, const moe_weights *w,
+                  const moe_shape *s);
+/* dout (N,C), and 1 for the load-balancing loss -> dx (N,C) (NULL: skipped);
+ * dw's tensors +=; scratch: moe_scratch_floats */
+void moe_backward(float *dx, const moe_weights *dw, float *scratch, const float *dout,
+                  const float *x, const moe_saved *sv, const moe_weights *w, const moe_shape *s);
 
 /* ---- DLRM dot interaction ---- */
 /* dense (B,D), emb (B,F,D) -> out (B, D + (F+1)F/2): dense, then the dots of

@@ -140,3 +140,142 @@ emit("CROSS_X0", x0); emit("CROSS_XL", xl); emit("CROSS_V", Vk); emit("CROSS_W",
 emit("CROSS_B", bk); emit("CROSS_DOUT", dout); emit("CROSS_OUT", out)
 emit("CROSS_DX0", grads[0]); emit("CROSS_DXL", grads[1]); emit("CROSS_DV", grads[2])
 emit("CROSS_DW", grads[3]); emit("CROSS_DB", grads[4])
+
+
+# ---- decoder layers. Their gradients are float64 central differences
+# (h = 1e-6) of L = sum(out * dout) (+ the MoE's auxiliary loss): no chain rule.
+def numgrad(loss, args, h=1e-6):
+    grads = []
+    for k in range(len(args)):
+        g = np.zeros_like(args[k])
+        for i in np.ndindex(args[k].shape):
+            hi = [a.copy() for a in args]
+            lo = [a.copy() for a in args]
+            hi[k][i] += h
+            lo[k][i] -= h
+            g[i] = (loss(*hi) - loss(*lo)) / (2 * h)
+        grads.append(g)
+    return grads
+
+
+def weighted(fn, dout):
+    return lambda *a: (fn(*a) * dout.astype(np.float64)).sum()
+
+
+# RMSNorm over the last dimension, eps 1e-5: x / sqrt(mean(x^2) + eps) * w
+N, C = 4, 6
+x, w, dout = f32((N, C), 1.5), f32(C) + 1.0, f32((N, C))
+
+
+def rmsnorm(x, w):
+    return x / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-5) * w
+
+
+args = [x.astype(np.float64), w.astype(np.float64)]
+g = numgrad(weighted(rmsnorm, dout), args)
+emit("RMS_X", x); emit("RMS_W", w); emit("RMS_DOUT", dout); emit("RMS_OUT", rmsnorm(*args))
+emit("RMS_DINP", g[0]); emit("RMS_DW", g[1])
+
+# SwiGLU gate: silu(gate) * up
+gate, up, dout = f32(12, 2.0), f32(12), f32(12)
+
+
+def swiglu(gate, up):
+    return gate / (1 + np.exp(-gate)) * up
+
+
+args = [gate.astype(np.float64), up.astype(np.float64)]
+g = numgrad(weighted(swiglu, dout), args)
+emit("SWIGLU_GATE", gate); emit("SWIGLU_UP", up); emit("SWIGLU_DOUT", dout)
+emit("SWIGLU_OUT", swiglu(*args)); emit("SWIGLU_DGATE", g[0]); emit("SWIGLU_DUP", g[1])
+
+# RoPE, rotate-half pairing, theta 500000 (Llama 3): rows of (B,T,W) with
+# NROT heads of HS rotated (queries and keys), the rest (values) copied.
+B, T, NROT, HS, W, theta = 2, 5, 3, 8, 32, 500000.0
+x, dout = f32((B, T, W)), f32((B, T, W))
+
+
+def rope(x):
+    y = x.copy()
+    half = HS // 2
+    inv = theta ** (-2.0 * np.arange(half) / HS)
+    for t in range(T):
+        c, s = np.cos(t * inv), np.sin(t * inv)
+        for h in range(NROT):
+            x1 = x[:, t, h * HS:h * HS + half]
+            x2 = x[:, t, h * HS + half:(h + 1) * HS]
+            y[:, t, h * HS:h * HS + half] = x1 * c - x2 * s
+            y[:, t, h * HS + half:(h + 1) * HS] = x2 * c + x1 * s
+    return y
+
+
+args = [x.astype(np.float64)]
+g = numgrad(weighted(rope, dout), args)
+emit("ROPE_X", x); emit("ROPE_DOUT", dout); emit("ROPE_OUT", rope(*args)); emit("ROPE_DINP", g[0])
+
+# causal self-attention, 4 query heads sharing 2 key/value heads of 3:
+# qkv (B,T,(NH+2KV)hs) = [q heads | k heads | v heads], query head h reads kv head h // 2
+B, T, NH, KV, hs = 2, 5, 4, 2, 3
+A = NH * hs
+qkv, dout = f32((B, T, (NH + 2 * KV) * hs)), f32((B, T, A))
+
+
+def causal_attention(qkv):
+    out = np.zeros((B, T, A))
+    for b in range(B):
+        for h in range(NH):
+            g_ = h // (NH // KV)
+            q = qkv[b, :, h * hs:(h + 1) * hs]
+            k = qkv[b, :, A + g_ * hs:A + (g_ + 1) * hs]
+            v = qkv[b, :, A + (KV + g_) * hs:A + (KV + g_ + 1) * hs]
+            s = q @ k.T / math.sqrt(hs)
+            s[np.triu_indices(T, 1)] = -np.inf
+            p = np.exp(s - s.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            out[b, :, h * hs:(h + 1) * hs] = p @ v
+    return out
+
+
+args = [qkv.astype(np.float64)]
+g = numgrad(weighted(causal_attention, dout), args)
+emit("CATT_QKV", qkv); emit("CATT_DOUT", dout); emit("CATT_OUT", causal_attention(*args))
+emit("CATT_DQKV", g[0])
+
+# Mixture of experts: softmax router, top-2 of 4 experts with the weights
+# renormalised over the two (Mixtral), SwiGLU experts w2 (silu(x w1^T) * x w3^T),
+# Switch load-balancing loss coef * E * sum_e f_e P_e with f_e the share of the
+# N*K routed slots (coef 0.1)
+N, C, E, K, F, coef = 6, 8, 4, 2, 5, 0.1
+x, router = f32((N, C)), f32((E, C))
+w1, w3, w2 = f32((E, F, C), 0.5), f32((E, F, C), 0.5), f32((E, C, F), 0.5)
+dout = f32((N, C))
+
+
+def moe_parts(x, router, w1, w3, w2):
+    z = x @ router.T
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    out = np.zeros((N, C))
+    counts = np.zeros(E)
+    for n in range(N):
+        top = sorted(range(E), key=lambda e: (-p[n, e], e))[:K]
+        for e in top:
+            h = (x[n] @ w1[e].T) / (1 + np.exp(-(x[n] @ w1[e].T))) * (x[n] @ w3[e].T)
+            out[n] += p[n, e] / p[n, top].sum() * (h @ w2[e].T)
+            counts[e] += 1
+    aux = coef * E * (counts / (N * K) * p.mean(axis=0)).sum()
+    return out, aux
+
+
+def moe_loss(*a):
+    out, aux = moe_parts(*a)
+    return (out * dout.astype(np.float64)).sum() + aux
+
+
+args = [a.astype(np.float64) for a in (x, router, w1, w3, w2)]
+g = numgrad(moe_loss, args)
+out, aux = moe_parts(*args)
+emit("MOE_X", x); emit("MOE_ROUTER", router); emit("MOE_W1", w1); emit("MOE_W3", w3)
+emit("MOE_W2", w2); emit("MOE_DOUT", dout); emit("MOE_OUT", out); emit("MOE_AUX", [aux])
+emit("MOE_DX", g[0]); emit("MOE_DROUTER", g[1]); emit("MOE_DW1", g[2]); emit("MOE_DW3", g[3])
+emit("MOE_DW2", g[4])
