@@ -366,29 +366,158 @@ int g_flatten(model *m, const char *name, int x)
     return o->out;
 }
 
-int g_embed(model *m, const char *name, int T, int vocab, int maxpos, int ntypes, int C)
+/* token, position (maxpos rows, unless pos is NULL) and segment embeddings */
+static int embed_op(model *m, const char *name, int T, int vocab, int maxpos, int ntypes, int C,
+                    const char *tok, const char *pos, const char *types)
 {
     op *o = new_op(m, OP_EMBED, name, -1, -1);
     if (!o)
         return 0;
-    if (T > maxpos)
+    if (pos && T > maxpos)
         return g_fail(m, "%s: %d tokens per sequence, but only %d positions", name, T, maxpos);
     o->T = T;
     o->V = vocab;
     o->C = C;
     o->ntypes = ntypes;
+    o->haspos = pos != NULL;
     int s1[2] = {vocab, C}, s2[2] = {maxpos, C}, s3[2] = {ntypes, C};
     int ik = m->style == INIT_NORMAL_002 ? IK_NORMAL : IK_UNIFORM;
     float iv = m->style == INIT_NORMAL_002 ? 0.02f : 1.0f;
-    o->wv = add_param(m, o, "word_embeddings.weight", 2, s1, 0, ik, iv);
+    o->wv = add_param(m, o, tok, 2, s1, 0, ik, iv);
     m->ps.views[o->wv].is_embedding_table = 1;
-    add_param(m, o, "position_embeddings.weight", 2, s2, 0, ik, iv);
+    if (pos)
+        add_param(m, o, pos, 2, s2, 0, ik, iv);
     if (ntypes > 0)
-        add_param(m, o, "token_type_embeddings.weight", 2, s3, 0, ik, iv);
+        add_param(m, o, types, 2, s3, 0, ik, iv);
     m->in.seq_len = T;
     m->in.vocab = vocab;
     o->out = new_tensor(m, 2, T, C, 0);
     return o->out;
+}
+
+int g_embed(model *m, const char *name, int T, int vocab, int maxpos, int ntypes, int C)
+{
+    return embed_op(m, name, T, vocab, maxpos, ntypes, C, "word_embeddings.weight",
+                    "position_embeddings.weight", "token_type_embeddings.weight");
+}
+
+int g_embed_tokens(model *m, const char *name, int T, int vocab, int C, const char *tok,
+                   const char *pos)
+{
+    int x = embed_op(m, name, T, vocab, T, 0, C, tok, pos, NULL);
+    m->in.next_token = 1;
+    return x;
+}
+
+int g_rmsnorm(model *m, const char *name, int x, float eps)
+{
+    op *o = new_op(m, OP_RMSNORM, name, x, -1);
+    if (!o)
+        return 0;
+    o->C = last_dim(m, x);
+    o->rows = (int)(m->t[x].numel / o->C);
+    o->eps = eps;
+    add_param(m, o, "weight", 1, &o->C, 1, IK_ONE, 0);
+    o->saved_ps = o->rows; /* rstd */
+    o->out = like(m, x);
+    return o->out;
+}
+
+int g_rope(model *m, const char *name, int x, int nrot, int hs, float theta)
+{
+    if (m->bad)
+        return 0;
+    if (hs % 2 || hs > ROPE_MAX_HEAD_DIM || (long)nrot * hs > last_dim(m, x))
+        return g_fail(m, "%s: rotary embeddings need an even head size up to %d and %d heads "
+                         "of %d within the row of %d", name, ROPE_MAX_HEAD_DIM, nrot, hs,
+                      last_dim(m, x));
+    op *o = new_op(m, OP_ROPE, name, x, -1);
+    if (!o)
+        return 0;
+    o->T = m->t[x].dims[0];
+    o->C = last_dim(m, x);
+    o->NH = nrot;
+    o->HS = hs;
+    o->theta = theta;
+    o->out = like(m, x);
+    return o->out;
+}
+
+int g_causal_attention(model *m, const char *name, int qkv, int NH, int KV, int hs)
+{
+    if (m->bad)
+        return 0;
+    tensor *t = &m->t[qkv];
+    if (t->ndim != 2 || KV < 1 || NH % KV || t->dims[1] != (NH + 2 * KV) * hs)
+        return g_fail(m, "%s: causal attention needs a (T, (heads + 2 kv_heads) head_dim) input "
+                         "with kv_heads dividing heads (%d heads, %d kv heads of %d)",
+                      name, NH, KV, hs);
+    op *o = new_op(m, OP_CATTN, name, qkv, -1);
+    if (!o)
+        return 0;
+    o->T = t->dims[0];
+    o->NH = NH;
+    o->KV = KV;
+    o->HS = hs;
+    o->C = NH * hs;
+    o->saved_ps = (long)NH * o->T * o->T;
+    o->scratch = (long)o->T * o->T;
+    o->out = new_tensor(m, 2, o->T, o->C, 0);
+    return o->out;
+}
+
+int g_swiglu(model *m, const char *name, int gate, int up)
+{
+    if (m->bad)
+        return 0;
+    if (m->t[gate].numel != m->t[up].numel)
+        return g_fail(m, "%s: gate and up of %ld and %ld elements", name, m->t[gate].numel,
+                      m->t[up].numel);
+    op *o = new_op(m, OP_SWIGLU, name, gate, up);
+    if (!o)
+        return 0;
+    o->out = like(m, gate);
+    return o->out;
+}
+
+int g_moe(model *m, const char *name, int x, int E, int K, int F, float aux_coef)
+{
+    if (K < 1 || K > E || K > MOE_MAX_TOP_K)
+        return g_fail(m, "%s: top-k %d of %d experts (k from 1 to min(experts, %d))", name, K, E,
+                      MOE_MAX_TOP_K);
+    op *o = new_op(m, OP_MOE, name, x, -1);
+    if (!o)
+        return 0;
+    int C = last_dim(m, x), T = (int)(m->t[x].numel / C);
+    o->T = T;
+    o->C = C;
+    o->E = E;
+    o->topk = K;
+    o->FF = F;
+    o->p = aux_coef;
+    int sr[2] = {E, C}, s1[3] = {E, F, C}, s2[3] = {E, C, F};
+    float bound = 1.0f / sqrtf((float)C);
+    int ik = m->style == INIT_NORMAL_002 ? IK_NORMAL : IK_UNIFORM;
+    float iv = m->style == INIT_NORMAL_002 ? 0.02f : bound;
+    o->wv = add_param(m, o, "gate.weight", 2, sr, 0, ik, iv);
+    add_param(m, o, "experts.w1", 3, s1, 0, ik, iv);
+    add_param(m, o, "experts.w3", 3, s1, 0, ik, iv);
+    add_param(m, o, "experts.w2", 3, s2, 0, ik, iv);
+    moe_shape s = {T, C, E, K, F, aux_coef};
+    o->saved_ps = moe_saved_floats(&s);
+    o->isaved_ps = moe_saved_ints(&s) - (E + 1);
+    o->isaved_fixed = E + 1;
+    o->scratch_ps = moe_scratch_floats(&s);
+    o->out = like(m, x);
+    return o->out;
+}
+
+void g_tag(model *m, const char *kind, const char *split)
+{
+    if (m->bad)
+        return;
+    m->ops[m->nops - 1].kind = kind;
+    m->ops[m->nops - 1].split = split;
 }
 
 int g_attention(model *m, const char *name, int qkv, int NH)

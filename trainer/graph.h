@@ -46,6 +46,21 @@ int g_flatten(model *m, const char *name, int x);
 /* token + position + segment embeddings of T tokens (inputs.tokens, .segments) */
 int g_embed(model *m, const char *name, int T, int vocab, int maxpos, int ntypes, int C);
 int g_attention(model *m, const char *name, int qkv, int NH);
+/* decoders: token embeddings named <name>.<tok> (V, C), plus learned positions
+ * <name>.<pos> (maxpos, C) unless pos is NULL */
+int g_embed_tokens(model *m, const char *name, int T, int vocab, int C, const char *tok,
+                   const char *pos);
+int g_rmsnorm(model *m, const char *name, int x, float eps);
+/* rotates the first nrot heads of hs in each row of x (queries and keys) */
+int g_rope(model *m, const char *name, int x, int nrot, int hs, float theta);
+/* causal attention on a (T, (NH + 2 KV) hs) qkv tensor -> (T, NH hs) */
+int g_causal_attention(model *m, const char *name, int qkv, int NH, int KV, int hs);
+int g_swiglu(model *m, const char *name, int gate, int up);
+/* routed experts: E SwiGLU FFNs of width F, top K per token */
+int g_moe(model *m, const char *name, int x, int E, int K, int F, float aux_coef);
+/* tags the last layer (a linear) with its GEMM's kind and tensor-parallel
+ * split (model_gemm) */
+void g_tag(model *m, const char *kind, const char *split);
 /* F tables of rows[f] x D, bags[f] ids per sample each, pooled (sum or mean) to (F, D) */
 int g_embbag(model *m, const char *name, int F, const long *rows, const int *bags, int D,
              int mode);
@@ -59,6 +74,17 @@ int g_gather(model *m, const char *name, int x, int P);
 int g_vitembed(model *m, const char *name, int x);
 void g_softmax_ce(model *m, const char *name, int logits, float smoothing);
 void g_bce(model *m, const char *name, int logits);
+
+/* A decoder-only transformer's shape (trainer/decoder.c); model_opts override it. */
+typedef struct decoder_shape {
+    int family;            /* MODEL_FAMILY_GPT, _LLAMA or _MOE */
+    int layers, hidden, ffn_hidden, heads, kv_heads, head_dim; /* head_dim 0: hidden / heads */
+    int vocab, seq_len, tied;
+    float rope_theta;
+    int experts, top_k, shared_experts, expert_ffn_hidden;
+    int dense_layers;      /* moe: the first layers keep a dense FFN of ffn_hidden */
+} decoder_shape;
+int decoder_build(model *m, const model_opts *o, const decoder_shape *base);
 
 /* Builds the named architecture into m (trainer/zoo.c). */
 int zoo_build(model *m, const char *name, const model_opts *o);

@@ -8,6 +8,7 @@ libtrainer_a_SOURCES += trainer/activation.c trainer/pool.c trainer/layernorm.c 
 libtrainer_a_SOURCES += trainer/sequence.c trainer/attention.c trainer/interaction.c trainer/loss.c
 libtrainer_a_SOURCES += trainer/crossnet.c
 libtrainer_a_SOURCES += trainer/rmsnorm.c trainer/swiglu.c trainer/rope.c trainer/moe.c
+libtrainer_a_SOURCES += trainer/decoder.c
 libtrainer_a_SOURCES += trainer/model.h trainer/model_internal.h trainer/graph.h
 libtrainer_a_SOURCES += trainer/graph.c trainer/plan.c trainer/model.c trainer/zoo.c trainer/model_opts.c
 libtrainer_a_SOURCES += trainer/fmnist.c trainer/fmnist.h

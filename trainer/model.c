@@ -46,7 +46,7 @@ int model_alloc(model *m, int batch, tt_error *err)
     for (int i = 0; i < m->nops; i++) {
         op *o = &m->ops[i];
         nf += B * (size_t)o->saved_ps + (size_t)o->saved_fixed;
-        ni += B * (size_t)o->isaved_ps;
+        ni += B * (size_t)o->isaved_ps + (size_t)o->isaved_fixed;
         size_t s = (size_t)o->scratch + B * (size_t)o->scratch_ps;
         scratch = s > scratch ? s : scratch;
         for (int k = 0; k < o->nin; k++)
@@ -80,7 +80,7 @@ int model_alloc(model *m, int batch, tt_error *err)
         o->saved = f;
         f += B * o->saved_ps + o->saved_fixed;
         o->isaved = ip;
-        ip += B * o->isaved_ps;
+        ip += B * o->isaved_ps + o->isaved_fixed;
         if (o->type == OP_BN)
             for (int c = 0; c < o->C; c++)
                 o->saved[3 * o->C + c] = 1.0f; /* running variance starts at one */
@@ -141,6 +141,16 @@ static float *G(model *m, int v)
     return m->ps.grads + m->ps.views[v].offset;
 }
 
+/* A MoE layer's shape at batch B, its saved state and its weights (or their
+ * gradients: at = G). */
+static void moe_bind(model *m, op *o, int B, moe_shape *s, moe_saved *sv, moe_weights *w,
+                     float *(*at)(model *, int))
+{
+    *s = (moe_shape){B * o->T, o->C, o->E, o->topk, o->FF, o->p};
+    moe_saved_bind(sv, o->saved, o->isaved, s);
+    *w = (moe_weights){at(m, o->pv), at(m, o->pv + 1), at(m, o->pv + 2), at(m, o->pv + 3)};
+}
+
 float model_forward(model *m)
 {
     int B = m->in.batch;
@@ -148,6 +158,7 @@ float model_forward(model *m)
         return NAN; /* inputs.batch must stay within what model_alloc sized */
     if (m->training)
         m->step++;
+    m->aux_loss = 0.0f;
     for (int i = 0; i < m->nops; i++) {
         op *o = &m->ops[i];
         float *x = o->nin > 0 ? m->t[o->in[0]].data : NULL;
@@ -188,7 +199,8 @@ float model_forward(model *m)
         case OP_FLATTEN: memcpy(y, x, (size_t)n * sizeof(float)); break;
         case OP_EMBED:
             embed_forward(y, m->in.tokens, o->ntypes ? m->in.segments : NULL, P(m, o->pv),
-                          P(m, o->pv + 1), o->ntypes ? P(m, o->pv + 2) : NULL, B, o->T, o->C);
+                          o->haspos ? P(m, o->pv + 1) : NULL,
+                          o->ntypes ? P(m, o->pv + 1 + o->haspos) : NULL, B, o->T, o->C);
             break;
         case OP_ATTN:
             attention_forward(y, o->saved, x, m->in.lengths, B, o->T, o->C, o->NH);
@@ -209,8 +221,25 @@ float model_forward(model *m)
         case OP_VITEMBED:
             vitembed_forward(y, x, P(m, o->pv), P(m, o->pv + 1), B, o->T, o->C);
             break;
+        case OP_RMSNORM:
+            rmsnorm_forward(y, o->saved, x, P(m, o->pv), B * o->rows, o->C, o->eps);
+            break;
+        case OP_ROPE: rope_forward(y, x, B, o->T, o->C, o->NH, o->HS, o->theta); break;
+        case OP_CATTN:
+            causal_attention_forward(y, o->saved, x, B, o->T, o->NH, o->KV, o->HS);
+            break;
+        case OP_SWIGLU: swiglu_forward(y, x, x1, n); break;
+        case OP_MOE: {
+            moe_shape s;
+            moe_saved sv;
+            moe_weights w;
+            moe_bind(m, o, B, &s, &sv, &w, P);
+            m->aux_loss += moe_forward(y, &sv, x, &w, &s);
+            break;
+        }
         case OP_SOFTMAX_CE:
-            m->loss = softmax_ce_forward(o->saved, x, m->in.labels, B * o->rows, o->V, o->p);
+            m->loss = softmax_ce_forward(o->saved, x, m->in.labels, B * o->rows, o->V, o->p) +
+                      m->aux_loss;
             break;
         case OP_BCE: m->loss = bce_forward(x, m->in.targets, B); break;
         default: break;
@@ -284,8 +313,9 @@ void model_backward(model *m)
             break;
         }
         case OP_EMBED:
-            embed_backward(G(m, o->pv), G(m, o->pv + 1), o->ntypes ? G(m, o->pv + 2) : NULL, dy,
-                           m->in.tokens, o->ntypes ? m->in.segments : NULL, B, o->T, o->C);
+            embed_backward(G(m, o->pv), o->haspos ? G(m, o->pv + 1) : NULL,
+                           o->ntypes ? G(m, o->pv + 1 + o->haspos) : NULL, dy, m->in.tokens,
+                           o->ntypes ? m->in.segments : NULL, B, o->T, o->C);
             break;
         case OP_ATTN:
             attention_backward(d[0], m->scratch, dy, x, o->saved, B, o->T, o->C, o->NH);
@@ -309,6 +339,24 @@ void model_backward(model *m)
         case OP_VITEMBED:
             vitembed_backward(d[0], G(m, o->pv), G(m, o->pv + 1), dy, B, o->T, o->C);
             break;
+        case OP_RMSNORM:
+            rmsnorm_backward(d[0], G(m, o->pv), dy, x, P(m, o->pv), o->saved, B * o->rows, o->C);
+            break;
+        case OP_ROPE: rope_backward(d[0], dy, B, o->T, o->C, o->NH, o->HS, o->theta); break;
+        case OP_CATTN:
+            causal_attention_backward(d[0], m->scratch, dy, x, o->saved, B, o->T, o->NH, o->KV,
+                                      o->HS);
+            break;
+        case OP_SWIGLU: swiglu_backward(d[0], d[1], dy, x, x1, n); break;
+        case OP_MOE: {
+            moe_shape s;
+            moe_saved sv;
+            moe_weights w, dw;
+            moe_bind(m, o, B, &s, &sv, &w, P);
+            moe_bind(m, o, B, &s, &sv, &dw, G);
+            moe_backward(d[0], &dw, m->scratch, dy, x, &sv, &w, &s);
+            break;
+        }
         case OP_SOFTMAX_CE:
             softmax_ce_backward(d[0], o->saved, m->in.labels, B * o->rows, o->V, o->p, 1.0f);
             break;

@@ -19,6 +19,12 @@
 
 #define MODEL_MAX_WIDTHS 16
 #define MODEL_MAX_TABLES 64
+#define MODEL_MAX_GEMMS 4
+
+/* Decoder families: gpt (LayerNorm, GeLU MLP, learned positions), llama
+ * (RMSNorm, SwiGLU, RoPE, grouped-query attention), moe (llama with MoE FFNs). */
+enum { MODEL_FAMILY_NONE, MODEL_FAMILY_GPT, MODEL_FAMILY_LLAMA, MODEL_FAMILY_MOE };
+extern const char *const MODEL_FAMILY_NAMES[]; /* "", "gpt", "llama", "moe", NULL */
 
 typedef struct model model;
 
@@ -35,6 +41,14 @@ typedef struct model_opts {
     long table_rows_cap;   /* dlrm: cap every table at this many rows (0: the model's default) */
     int multi_hot[MODEL_MAX_TABLES]; /* dlrm: ids per sample of each table (nmulti_hot 0: the model's) */
     int nmulti_hot;
+    /* decoder-only transformers (0 or -1: the named model's) */
+    int family;            /* MODEL_FAMILY_*: must match the named model's */
+    int layers, hidden, ffn_hidden, heads, kv_heads, head_dim; /* head_dim 0: hidden / heads */
+    int tied_embeddings;   /* 1 tied, 0 untied, -1 the model's */
+    float rope_theta;      /* llama, moe: RoPE base */
+    int experts, top_k, expert_ffn_hidden; /* moe: routed experts, experts per token, their FFN */
+    int shared_experts;    /* moe: always-active experts of expert_ffn_hidden (-1: the model's) */
+    float moe_aux_loss_coef; /* moe: load-balancing loss coefficient (-1: 0.01) */
     float dropout;         /* dropout probability where the architecture has dropout (0: none) */
     float label_smoothing; /* softmax cross-entropy label smoothing */
     uint64_t seed;         /* parameter initialisation and dropout */
@@ -57,10 +71,25 @@ typedef struct model_inputs {
     int ntables, ids_per_sample;
     const int *bags;       /* (ntables) ids per sample of each table (multi-hot sizes) */
     const long *table_rows;/* (ntables) rows per table: ids must be below */
+    int next_token;        /* decoders: labels[t] is the token after tokens[t] */
     int *labels;           /* (B, labels_per_sample) class ids */
     int labels_per_sample, classes;
     float *targets;        /* (B) click labels in {0,1} (DLRM) */
 } model_inputs;
+
+/* One matrix product of a layer's forward, m x k times k x n, `count` of them
+ * per sample (a weight's GEMM: m = rows per sample, count 1; attention: m = T,
+ * count = heads), and how a tensor-parallel split cuts it: "column" (output
+ * features), "row" (input features, partial sums to reduce), "heads",
+ * "replicated". Backward runs two of each (input and weight gradients). */
+typedef struct model_gemm {
+    const char *kind;      /* qkv, attn_out, mlp_gate, mlp_up, mlp_down, lm_head, attn_scores,
+                              attn_context, router, expert_gate, expert_up, expert_down
+                              (m: routed token rows), shared_gate, shared_up, shared_down */
+    const char *split;
+    double m, n, k, count;
+    int count_scales;      /* 1: count grows with the batch (attention), 0: m does */
+} model_gemm;
 
 /* A layer as `ttasim model show` and the trace see it. Per-sample counts
  * scale linearly with the batch; *_fixed ones do not. */
@@ -77,6 +106,12 @@ typedef struct model_layer {
                               exchanged by alltoall rather than allreduced */
     double lookups;        /* embedding rows read per sample (embedding layers) */
     int seq_len, heads, head_dim; /* attention layers: heads x seq_len^2 scores per sample */
+    int kv_heads;          /* causal attention: key/value heads (grouped-query) */
+    model_gemm gemms[MODEL_MAX_GEMMS]; /* decoders: the products a tensor-parallel split cuts */
+    int ngemms;
+    double gemm_fwd_flops, gemm_bwd_flops; /* per sample: the FLOPs of its sgemm calls */
+    int experts, top_k;    /* moe layers */
+    double routed;         /* moe: token-expert pairs per sample (tokens x top_k) */
     double kept_elems;     /* per sample, what an autograd framework keeps for backward: the
                               tensors backward kernels read, each once, at the precision */
     double kept_aux_bytes; /* per sample: dropout masks (1 byte), fp32 statistics, int64 indices */
@@ -86,12 +121,17 @@ typedef struct model_layer {
 void model_opts_default(model_opts *o);
 /* Sets one option from text, as on the command line: widths (784-1024-10),
  * image, channels, classes, seq-len, vocab, table-rows (1000,20,...),
- * table-rows-cap, multi-hot (3,2,1,...), dropout, label-smoothing, seed.
+ * table-rows-cap, multi-hot (3,2,1,...), dropout, label-smoothing, seed; for
+ * decoders family (gpt|llama|moe), layers, hidden, ffn-hidden, heads,
+ * kv-heads, head-dim, tied-embeddings (0|1), rope-theta, experts, top-k,
+ * shared-experts, expert-ffn-hidden, moe-aux-loss-coef.
  * MODEL_OPTION_KEYS lists them for getopt tables. */
 int model_opts_set(model_opts *o, const char *key, const char *value, tt_error *err);
 #define MODEL_OPTION_KEYS                                                                      \
     "widths", "image", "channels", "classes", "seq-len", "vocab", "table-rows", "table-rows-cap", \
-        "multi-hot", "dropout", "label-smoothing", "seed"
+        "multi-hot", "dropout", "label-smoothing", "seed", "family", "layers", "hidden",          \
+        "ffn-hidden", "heads", "kv-heads", "head-dim", "tied-embeddings", "rope-theta", "experts", \
+        "top-k", "shared-experts", "expert-ffn-hidden", "moe-aux-loss-coef"
 
 /* The zoo: the i-th model's name (NULL past the last), and a one-line description. */
 const char *model_zoo_name(int i);

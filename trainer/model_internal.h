@@ -13,7 +13,8 @@
 enum {
     OP_LINEAR, OP_CONV, OP_BN, OP_LN, OP_RELU, OP_GELU, OP_TANH, OP_DROPOUT, OP_MAXPOOL,
     OP_GAP, OP_ADD, OP_FLATTEN, OP_EMBED, OP_ATTN, OP_EMBBAG, OP_INTERACT,
-    OP_SLICE0, OP_GATHER, OP_VITEMBED, OP_SOFTMAX_CE, OP_BCE, OP_CONCAT, OP_CROSS, OP_COUNT
+    OP_SLICE0, OP_GATHER, OP_VITEMBED, OP_SOFTMAX_CE, OP_BCE, OP_CONCAT, OP_CROSS,
+    OP_RMSNORM, OP_ROPE, OP_CATTN, OP_SWIGLU, OP_MOE, OP_COUNT
 };
 
 typedef struct tensor {
@@ -35,8 +36,12 @@ typedef struct op {
     pool_shape pl;
     int rows, C, OC, T, NH, F, D, L, mode, P, V, ntypes, R;
     int relu;            /* linear, batchnorm: relu fused into the output pass */
-    float eps, p;
-    long saved_ps, isaved_ps, saved_fixed, scratch, scratch_ps; /* scratch_ps: per sample */
+    int haspos;          /* embedding: a learned position table */
+    int KV, HS;          /* causal attention and rope: key/value heads, head size */
+    int E, topk, FF;     /* moe: experts, experts per token, expert FFN width */
+    const char *kind, *split; /* a tagged linear: its GEMM's kind and tensor-parallel split */
+    float eps, p, theta; /* theta: rope base */
+    long saved_ps, isaved_ps, saved_fixed, isaved_fixed, scratch, scratch_ps; /* *_ps: per sample */
     float *saved;
     int *isaved;
     model_layer info;
@@ -59,7 +64,7 @@ struct model {
     int table_bags[MODEL_MAX_TABLES];
     int batch, training;
     uint64_t seed, step;
-    float loss;
+    float loss, aux_loss; /* aux_loss: the MoE layers' load-balancing terms, in loss */
     float *arena, *scratch, *accbuf[2];
     int *iarena;
     int bad;

@@ -19,7 +19,9 @@ static const op_class OP_CLASS_OF[OP_COUNT] = {
     [OP_SLICE0] = OPCLASS_ELEMENTWISE,  [OP_GATHER] = OPCLASS_ELEMENTWISE,
     [OP_VITEMBED] = OPCLASS_EMBEDDING,  [OP_SOFTMAX_CE] = OPCLASS_LOSS,
     [OP_BCE] = OPCLASS_LOSS,            [OP_CONCAT] = OPCLASS_ELEMENTWISE,
-    [OP_CROSS] = OPCLASS_GEMM,
+    [OP_CROSS] = OPCLASS_GEMM,          [OP_RMSNORM] = OPCLASS_NORM,
+    [OP_ROPE] = OPCLASS_ELEMENTWISE,    [OP_CATTN] = OPCLASS_ATTENTION,
+    [OP_SWIGLU] = OPCLASS_ELEMENTWISE,  [OP_MOE] = OPCLASS_GEMM,
 };
 
 static double view_numel(const model *m, int v)
@@ -27,11 +29,68 @@ static double view_numel(const model *m, int v)
     return v < 0 ? 0 : (double)m->ps.views[v].numel;
 }
 
+static void add_gemm(model_layer *L, const char *kind, const char *split, double mm, double n,
+                     double k, double count, int count_scales)
+{
+    L->gemms[L->ngemms++] = (model_gemm){kind, split, mm, n, k, count, count_scales};
+}
+
+/* The sgemm calls of the layers that make them, per sample: their FLOPs each
+ * way and, for decoders, the products a tensor-parallel split cuts. Backward
+ * runs a weight's GEMM twice (dW, and dX unless no gradient flows to the
+ * input), attention's four times (dP, dV, dQ, dK). */
+static void gemm_costs(const op *o, model_layer *L, int has_din)
+{
+    double T = o->T;
+    switch (o->type) {
+    case OP_LINEAR: {
+        double f = 2.0 * o->rows * o->C * o->OC;
+        L->gemm_fwd_flops = f;
+        L->gemm_bwd_flops = f * (has_din ? 2 : 1);
+        if (o->kind)
+            add_gemm(L, o->kind, o->split, o->rows, o->OC, o->C, 1, 0);
+        break;
+    }
+    case OP_ATTN: case OP_CATTN: {
+        double hs = o->type == OP_ATTN ? o->C / o->NH : o->HS;
+        L->gemm_fwd_flops = 4.0 * T * T * hs * o->NH;
+        L->gemm_bwd_flops = 2 * L->gemm_fwd_flops;
+        if (o->type == OP_CATTN) {
+            add_gemm(L, "attn_scores", "heads", T, T, hs, o->NH, 1);
+            add_gemm(L, "attn_context", "heads", T, hs, T, o->NH, 1);
+        }
+        break;
+    }
+    case OP_MOE: {
+        double routed = T * o->topk, router = 2.0 * T * o->C * o->E;
+        double experts = 3 * 2.0 * routed * o->C * o->FF;
+        L->gemm_fwd_flops = router + experts;
+        L->gemm_bwd_flops = (has_din ? 2 : 1) * router + experts * (has_din ? 2 : 4.0 / 3);
+        add_gemm(L, "router", "replicated", T, o->E, o->C, 1, 0);
+        add_gemm(L, "expert_gate", "column", routed, o->FF, o->C, 1, 0);
+        add_gemm(L, "expert_up", "column", routed, o->FF, o->C, 1, 0);
+        add_gemm(L, "expert_down", "row", routed, o->C, o->FF, 1, 0);
+        L->experts = o->E;
+        L->top_k = o->topk;
+        L->routed = routed;
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 /* FLOPs (a multiply-add is 2) and elements moved, per sample; elementwise
  * FLOPs per element: relu 1, gelu 8 (backward 12), tanh 4, dropout 1, add 1,
- * batchnorm/layernorm 5 forward and 8 backward, softmax 4 forward, 2 backward.
+ * batchnorm/layernorm 5 forward and 8 backward, rmsnorm 4 and 10, swiglu 4 and
+ * 11, rope 3 each way per rotated element, softmax 4 forward, 2 backward.
  * A cross layer is two rank-R GEMMs forward (+ bias, multiply, add: 3 per
- * element) and four backward (dW, dv, dV, dxl), plus du, dbias and dx0. */
+ * element) and four backward (dW, dv, dV, dxl), plus du, dbias and dx0.
+ * Causal attention counts the full T x T square, as its kernel computes it
+ * (and as Megatron and Narayanan et al. count). A MoE layer: the router GEMM
+ * and softmax, its routed rows' three expert GEMMs and SwiGLU, the weighted
+ * combine (2 per routed element); backward twice the GEMMs, swiglu 11, combine
+ * 3, the softmax 4 per router logit. */
 static void op_costs(model *m, op *o)
 {
     model_layer *L = &o->info;
@@ -76,7 +135,29 @@ static void op_costs(model *m, op *o)
         break;
     case OP_MAXPOOL: f = out * o->pl.K * o->pl.K; b = out * o->pl.K * o->pl.K; break;
     case OP_GAP: f = in; b = in; break;
-    case OP_EMBED: f = 2.0 * o->T * o->C; b = 3.0 * o->T * o->C; break;
+    case OP_EMBED: { /* terms added: tokens, positions, segments */
+        double terms = 1 + o->haspos + (o->ntypes > 0);
+        f = (terms - 1) * o->T * o->C;
+        b = terms * o->T * o->C;
+        break;
+    }
+    case OP_RMSNORM: f = 4 * n; b = 10 * n; break;
+    case OP_ROPE: f = 3.0 * o->T * o->NH * o->HS; b = f; break;
+    case OP_SWIGLU: f = 4 * n; b = 11 * n; break;
+    case OP_CATTN: {
+        double tt = (double)o->T * o->T;
+        f = 4.0 * tt * o->C + 5.0 * o->NH * tt;
+        b = 8.0 * tt * o->C + 4.0 * o->NH * tt;
+        break;
+    }
+    case OP_MOE: {
+        double routed = (double)o->T * o->topk, gemm = 6.0 * routed * o->C * o->FF;
+        double router = 2.0 * o->T * o->C * o->E, logits = (double)o->T * o->E;
+        f = router + 4 * logits + gemm + 4 * routed * o->FF + 2 * routed * o->C;
+        b = router * (has_din ? 2 : 1) + 4 * logits + gemm * (has_din ? 2 : 4.0 / 3) +
+            11 * routed * o->FF + 3 * routed * o->C;
+        break;
+    }
     case OP_ATTN: {
         double tt = (double)o->T * o->T;
         f = 4.0 * tt * o->C + 5.0 * o->NH * tt;
@@ -107,7 +188,7 @@ static void op_costs(model *m, op *o)
     L->fwd_elems_fixed = w;
     if (o->type == OP_EMBED || o->type == OP_EMBBAG) {
         /* only the rows looked up move: per sample, not the whole table */
-        double rows = o->type == OP_EMBED ? (o->ntypes ? 3.0 : 2.0) * o->T : (double)o->L;
+        double rows = o->type == OP_EMBED ? (1.0 + o->haspos + (o->ntypes > 0)) * o->T : (double)o->L;
         double d = o->type == OP_EMBED ? o->C : o->D;
         L->fwd_elems = out + rows * d;
         L->fwd_elems_fixed = 0;
@@ -120,11 +201,15 @@ static void op_costs(model *m, op *o)
     L->act_elems = out + (double)o->saved_ps + (double)o->isaved_ps;
     L->model_parallel = o->type == OP_EMBBAG;
     L->lookups = o->type == OP_EMBBAG ? (double)o->L : o->type == OP_EMBED ? o->T : 0;
-    if (o->type == OP_ATTN) {
+    if (o->type == OP_ATTN || o->type == OP_CATTN) {
         L->seq_len = o->T;
         L->heads = o->NH;
-        L->head_dim = o->C / o->NH;
+        L->head_dim = o->type == OP_ATTN ? o->C / o->NH : o->HS;
+        L->kv_heads = o->type == OP_ATTN ? o->NH : o->KV;
     }
+    gemm_costs(o, L, has_din);
+    if (!L->backward)
+        L->gemm_bwd_flops = 0;
 }
 
 /* Whether an op's backward reads input k (as PyTorch's autograd saves it):
@@ -138,7 +223,7 @@ static int backward_reads_input(const model *m, const op *o, int k)
     case OP_LINEAR: case OP_CONV: case OP_VITEMBED:
         return o->npv > 0 || o->wv >= 0;
     case OP_BN: case OP_LN: case OP_GELU: case OP_MAXPOOL: case OP_ATTN: case OP_INTERACT: case OP_CROSS:
-    case OP_BCE:
+    case OP_BCE: case OP_RMSNORM: case OP_CATTN: case OP_SWIGLU: case OP_MOE:
         return m->t[o->in[k]].numel > 0;
     default:
         return 0;
@@ -186,7 +271,7 @@ static void kept_costs(model *m)
             continue;
         if (o->type == OP_DROPOUT)
             L->kept_aux_bytes += (double)o->saved_ps;
-        else if (o->type == OP_LN)
+        else if (o->type == OP_LN || o->type == OP_RMSNORM)
             L->kept_aux_bytes += 4.0 * o->saved_ps;
         else
             L->kept_elems += (double)o->saved_ps;
@@ -250,6 +335,9 @@ void model_opts_default(model_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
+    o->tied_embeddings = -1;
+    o->shared_experts = -1;
+    o->moe_aux_loss_coef = -1;
 }
 
 int model_create(model **out, const char *name, const model_opts *o, tt_error *err)

@@ -17,6 +17,7 @@ typedef struct zoo_shape {
     const int *multi_hot;                  /* dlrm: its ids per sample per table (NULL: one) */
     long rows_cap;                         /* dlrm: default cap on rows per table */
     int cross, rank;                       /* dlrm-dcnv2: cross layers and their rank */
+    const decoder_shape *dec;              /* gpt, llama, moe */
 } zoo_shape;
 
 /* MLPerf DLRM (Criteo Terabyte, --max-ind-range=40000000): rows per table */
@@ -155,6 +156,9 @@ static int build_bert(model *m, const model_opts *o, const zoo_shape *s)
     int L = s->layers, H = s->hidden, A = s->heads;
     g_init_style(m, INIT_NORMAL_002);
     int T = o->seq_len ? o->seq_len : 128, V = o->vocab ? o->vocab : 30522;
+    if (V < 1100)
+        return g_fail(m, "--vocab %d: BERT's synthetic tokens are drawn above id 1000; give at "
+                         "least 1100", V);
     int x = g_embed(m, "embeddings", T, V, 512, 2, H);
     x = g_layernorm(m, "embeddings.LayerNorm", x, 1e-12f);
     x = g_dropout(m, "embeddings.dropout", x, o->dropout);
@@ -289,6 +293,48 @@ static int build_dlrm_dcnv2(model *m, const model_opts *o, const zoo_shape *s)
     return 0;
 }
 
+static int build_decoder(model *m, const model_opts *o, const zoo_shape *s)
+{
+    return decoder_build(m, o, s->dec);
+}
+
+/* Decoders: {family, layers, hidden, ffn_hidden, heads, kv_heads, head_dim,
+ * vocab, seq_len, tied, rope_theta, experts, top_k, shared_experts,
+ * expert_ffn_hidden, dense_layers}. The tiny family members train in seconds. */
+enum { GPT = MODEL_FAMILY_GPT, LLAMA = MODEL_FAMILY_LLAMA, MOE = MODEL_FAMILY_MOE };
+static const decoder_shape DEC_GPT = {GPT, 2, 64, 256, 4, 4, 0, 64, 32, 1, 0, 0, 0, 0, 0, 0};
+static const decoder_shape DEC_LLAMA = {LLAMA, 2, 64, 176, 4, 2, 0, 64, 32, 0, 1e4f, 0, 0, 0, 0, 0};
+static const decoder_shape DEC_MOE = {MOE, 2, 64, 176, 4, 2, 0, 64, 32, 0, 1e4f, 4, 2, 1, 96, 0};
+/* GPT-3, Brown et al. 2020, Table 2.1 (n_layers, d_model, n_heads, d_head),
+ * d_ff = 4 d_model, n_ctx 2048, the GPT-2 vocabulary. At 1.3B and 13B the
+ * table's n_heads x d_head (3072, 5120) differs from d_model (2048, 5140): the
+ * attention is n_heads x d_head wide, the rest d_model, as the table says. */
+#define GPT3(L, H, A, D) {GPT, L, H, 4 * (H), A, A, D, 50257, 2048, 1, 0, 0, 0, 0, 0, 0}
+static const decoder_shape DEC_GPT3[8] = {
+    GPT3(12, 768, 12, 64),   GPT3(24, 1024, 16, 64), GPT3(24, 1536, 16, 96),
+    GPT3(24, 2048, 24, 128), GPT3(32, 2560, 32, 80), GPT3(32, 4096, 32, 128),
+    GPT3(40, 5140, 40, 128), GPT3(96, 12288, 96, 128),
+};
+/* Llama 2 (Touvron et al. 2023; model cards: 4096 tokens, vocab 32000, theta
+ * 10000) and Llama 3/3.1 (Meta model cards: 8192 tokens, vocab 128256, theta
+ * 500000; 3.1's long-context RoPE scaling is left out). */
+#define LLAMA2(L, H, F, A, KV) {LLAMA, L, H, F, A, KV, 0, 32000, 4096, 0, 1e4f, 0, 0, 0, 0, 0}
+#define LLAMA3(L, H, F, A, KV) {LLAMA, L, H, F, A, KV, 0, 128256, 8192, 0, 5e5f, 0, 0, 0, 0, 0}
+static const decoder_shape DEC_LLAMA2_7B = LLAMA2(32, 4096, 11008, 32, 32);
+static const decoder_shape DEC_LLAMA2_13B = LLAMA2(40, 5120, 13824, 40, 40);
+static const decoder_shape DEC_LLAMA2_70B = LLAMA2(80, 8192, 28672, 64, 8);
+static const decoder_shape DEC_LLAMA3_8B = LLAMA3(32, 4096, 14336, 32, 8);
+static const decoder_shape DEC_LLAMA3_70B = LLAMA3(80, 8192, 28672, 64, 8);
+static const decoder_shape DEC_LLAMA31_405B = LLAMA3(126, 16384, 53248, 128, 8);
+/* Mixtral 8x7B (Jiang et al. 2024; its config: theta 1e6; sequences of 4096 here) */
+static const decoder_shape DEC_MIXTRAL = {MOE, 32, 4096, 14336, 32, 8, 0, 32000, 4096, 0, 1e6f,
+                                          8, 2, 0, 14336, 0};
+/* DeepSeek-V3's sizes (Liu et al. 2024): 61 layers, the first 3 dense (18432),
+ * 256 routed experts of 2048 (top 8) and 1 shared, vocab 129280, 4096 tokens;
+ * with 128 ordinary heads of 56 instead of multi-head latent attention */
+static const decoder_shape DEC_MOE_FINE = {MOE, 61, 7168, 18432, 128, 128, 0, 129280, 4096, 0,
+                                           1e4f, 256, 8, 1, 2048, 3};
+
 static const int RESNET18_BLOCKS[4] = {2, 2, 2, 2}, RESNET34_BLOCKS[4] = {3, 4, 6, 3};
 
 /* The zoo, in the order 'ttasim model list' shows it. */
@@ -329,6 +375,48 @@ static const struct zoo_entry {
                          "(trains in memory)", build_dlrm_dcnv2,
      {.table_rows = DCNV2_TABLE_ROWS, .multi_hot = DCNV2_MULTI_HOT, .rows_cap = 10000L,
       .cross = 3, .rank = 512}},
+    {"gpt", "GPT-style decoder of the shape --layers, --hidden, --heads, ... give (default: 2 "
+            "layers of 64, 4 heads, vocab 64, 32 tokens)", build_decoder, {.dec = &DEC_GPT}},
+    {"llama", "Llama-style decoder of the shape --layers, --hidden, --heads, --kv-heads, ... give "
+              "(default: 2 layers of 64, 4 heads, 2 kv heads, SwiGLU 176, vocab 64, 32 tokens)",
+     build_decoder, {.dec = &DEC_LLAMA}},
+    {"moe", "Llama-style decoder with routed experts of the shape --experts, --top-k, ... give "
+            "(default: 2 layers of 64, 4 experts of 96, top 2, 1 shared, vocab 64, 32 tokens)",
+     build_decoder, {.dec = &DEC_MOE}},
+    {"gpt3-125m", "GPT-3 Small (Table 2.1: 12 layers, 768, 12 heads), 2048 tokens, tied embeddings",
+     build_decoder, {.dec = &DEC_GPT3[0]}},
+    {"gpt3-350m", "GPT-3 Medium (24 layers, 1024, 16 heads), 2048 tokens", build_decoder,
+     {.dec = &DEC_GPT3[1]}},
+    {"gpt3-760m", "GPT-3 Large (24 layers, 1536, 16 heads of 96), 2048 tokens", build_decoder,
+     {.dec = &DEC_GPT3[2]}},
+    {"gpt3-1.3b", "GPT-3 XL (24 layers, 2048, 24 heads of 128 as Table 2.1 gives), 2048 tokens",
+     build_decoder, {.dec = &DEC_GPT3[3]}},
+    {"gpt3-2.7b", "GPT-3 2.7B (32 layers, 2560, 32 heads of 80), 2048 tokens", build_decoder,
+     {.dec = &DEC_GPT3[4]}},
+    {"gpt3-6.7b", "GPT-3 6.7B (32 layers, 4096, 32 heads), 2048 tokens", build_decoder,
+     {.dec = &DEC_GPT3[5]}},
+    {"gpt3-13b", "GPT-3 13B (40 layers, d_model 5140, 40 heads of 128 as Table 2.1 gives), "
+                 "2048 tokens", build_decoder, {.dec = &DEC_GPT3[6]}},
+    {"gpt3-175b", "GPT-3 175B (96 layers, 12288, 96 heads), 2048 tokens, tied embeddings",
+     build_decoder, {.dec = &DEC_GPT3[7]}},
+    {"llama2-7b", "Llama 2 7B (32 layers, 4096, SwiGLU 11008, 32 heads), 4096 tokens",
+     build_decoder, {.dec = &DEC_LLAMA2_7B}},
+    {"llama2-13b", "Llama 2 13B (40 layers, 5120, SwiGLU 13824, 40 heads), 4096 tokens",
+     build_decoder, {.dec = &DEC_LLAMA2_13B}},
+    {"llama2-70b", "Llama 2 70B (80 layers, 8192, SwiGLU 28672, 64 heads, 8 kv), 4096 tokens",
+     build_decoder, {.dec = &DEC_LLAMA2_70B}},
+    {"llama3-8b", "Llama 3 8B (32 layers, 4096, SwiGLU 14336, 32 heads, 8 kv, vocab 128256), "
+                  "8192 tokens", build_decoder, {.dec = &DEC_LLAMA3_8B}},
+    {"llama3-70b", "Llama 3 70B (80 layers, 8192, SwiGLU 28672, 64 heads, 8 kv), 8192 tokens",
+     build_decoder, {.dec = &DEC_LLAMA3_70B}},
+    {"llama3.1-405b", "Llama 3.1 405B (126 layers, 16384, SwiGLU 53248, 128 heads, 8 kv), 8192 "
+                      "tokens", build_decoder, {.dec = &DEC_LLAMA31_405B}},
+    {"mixtral-8x7b", "Mixtral 8x7B (32 layers, 4096, 8 SwiGLU experts of 14336, top 2, 32 heads, "
+                     "8 kv), 4096 tokens", build_decoder, {.dec = &DEC_MIXTRAL}},
+    {"moe-fine-256x", "fine-grained MoE of DeepSeek-V3's sizes (61 layers, 7168, first 3 dense, 256 "
+                      "experts of 2048, top 8, 1 shared), NOT DeepSeek-V3: 128 plain attention heads "
+                      "instead of MLA, softmax routing, no multi-token prediction", build_decoder,
+     {.dec = &DEC_MOE_FINE}},
 };
 #define ZOO_SIZE (int)(sizeof ZOO / sizeof ZOO[0])
 

@@ -9,7 +9,7 @@
 #include "trainer/model.h"
 
 #define MODEL_CLI_BASE 1000 /* getopt values of the model options */
-#define MODEL_CLI_COUNT 12
+#define MODEL_CLI_COUNT 26
 
 /* Copies the model options into opts[0..MODEL_CLI_COUNT). */
 void model_cli_options(struct option *opts);
