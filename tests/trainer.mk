@@ -25,3 +25,9 @@ tests_test_dataparallel_SOURCES = tests/test_dataparallel.c
 tests_test_dataparallel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_dataparallel_LDADD = $(TEST_LIBS)
 TESTS += tests/test_dataparallel
+
+check_PROGRAMS += tests/test_llm
+tests_test_llm_SOURCES = tests/test_llm.c
+tests_test_llm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_llm_LDADD = $(TEST_LIBS)
+TESTS += tests/test_llm

@@ -170,6 +170,26 @@ static void fill_tokens(model_inputs *in, uint64_t seed, uint64_t first)
     }
 }
 
+/* Decoders: a sequence of T + 1 tokens whose first half is uniform over the
+ * vocabulary and whose second half repeats it; tokens are its first T, labels
+ * its last T. Past the middle the next token is the one half a sequence back:
+ * learnable by attention only (a bigram model stays at ln V). */
+static void fill_next_tokens(model_inputs *in, uint64_t seed, uint64_t first)
+{
+    int T = in->seq_len, half = (T + 1) / 2;
+    for (int b = 0; b < in->batch; b++) {
+        rng r = rng_at(seed, first + (uint64_t)b);
+        int *tok = in->tokens + (long)b * T, *lab = in->labels + (long)b * T;
+        for (int t = 0; t <= T; t++) {
+            int v = t < half ? (int)rng_below(&r, (uint64_t)in->vocab) : tok[t - half];
+            if (t < T)
+                tok[t] = v;
+            if (t > 0)
+                lab[t - 1] = v;
+        }
+    }
+}
+
 /* DLRM: 13 dense features log(1 + exponential), Zipf(1.05) ids (bags[f] per
  * table), and a click drawn from a fixed logistic model of both, so it is
  * learnable. */
@@ -198,7 +218,9 @@ static void fill_clicks(model_inputs *in, uint64_t seed, uint64_t first)
 
 void synth_fill(model_inputs *in, uint64_t seed, uint64_t first)
 {
-    if (in->tokens) {
+    if (in->tokens && in->next_token) {
+        fill_next_tokens(in, seed, first);
+    } else if (in->tokens) {
         fill_tokens(in, seed, first);
     } else if (in->sparse) {
         fill_clicks(in, seed, first);

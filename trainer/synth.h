@@ -43,7 +43,8 @@ double synth_zipf_unique(long n, double s, double draws, long below);
 
 /* Fills every input of the model for samples first..first+B-1 (B = in->batch):
  * images or teacher-free random features with labels, BERT token sequences
- * (Zipf tokens, random lengths, 15% masked positions with their labels), or
+ * (Zipf tokens, random lengths, 15% masked positions with their labels),
+ * decoder sequences (a random half repeated; labels the next tokens), or
  * DLRM click logs (13 dense features, Zipf ids per table, learnable clicks). */
 void synth_fill(model_inputs *in, uint64_t seed, uint64_t first);
 
