@@ -54,6 +54,19 @@ START_TEST(param_counts)
     ck_assert_uint_eq(count("dlrm-dcnv2"), 26135627264ULL + 16044545ULL);
     ck_assert_uint_eq(count("dlrm-dcnv2-small"), 149667ULL * 128 + 16044545ULL); /* rows <= 10,000 */
     ck_assert_uint_eq(count("mlp"), 784 * 1024 + 1024 + 1024 * 1024 + 1024 + 1024 * 10 + 10);
+    /* decoders, against the model cards (Hugging Face configs count the same) */
+    ck_assert_uint_eq(count("llama3-8b"), 8030261248ULL);
+    ck_assert_uint_eq(count("llama3.1-405b"), 405853388800ULL);
+    ck_assert_uint_eq(count("llama3-70b"), 70553706496ULL);
+    ck_assert_uint_eq(count("llama2-7b"), 6738415616ULL);
+    ck_assert_uint_eq(count("llama2-13b"), 13015864320ULL);
+    ck_assert_uint_eq(count("llama2-70b"), 68976648192ULL);
+    ck_assert_uint_eq(count("mixtral-8x7b"), 46702792704ULL);
+    /* GPT-3 175B as Table 2.1 gives it: 96 x (12 x 12288^2 + 13 x 12288) + 50257 x 12288
+     * (tied) + 2048 x 12288 positions + the final LayerNorm's 2 x 12288 */
+    ck_assert_uint_eq(count("gpt3-175b"), 174604259328ULL);
+    /* GPT-3 Small is GPT-2 small (124,439,808) with 2048 positions instead of 1024 */
+    ck_assert_uint_eq(count("gpt3-125m"), 124439808ULL + 1024 * 768);
     /* the views tile the flat buffer and say what takes weight decay */
     model *m = make("resnet50", NULL);
     param_set *ps = model_params(m);
@@ -208,6 +221,18 @@ START_TEST(model_gradients)
     model_opts_default(&o);
     o.image = 12; /* flatten and max-pool inside the engine */
     model_gradcheck("cnn", &o, 3, 1);
+    /* decoders: tied, untied, routed and shared experts; every token goes to
+     * all 3 experts, so no perturbation changes which (test_layers checks the
+     * top-k selection on inputs far from a tie) */
+    const char *decoders[] = {"gpt", "llama", "moe"};
+    for (int i = 0; i < 3; i++) {
+        model_opts_default(&o);
+        o.seq_len = 8;
+        o.vocab = 16;
+        if (i == 2)
+            o.experts = o.top_k = 3;
+        model_gradcheck(decoders[i], &o, 2, 1);
+    }
 }
 END_TEST
 
