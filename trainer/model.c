@@ -244,6 +244,8 @@ float model_forward(model *m)
         case OP_BCE: m->loss = bce_forward(x, m->in.targets, B); break;
         default: break;
         }
+        if (m->observe)
+            m->observe(m->observe_ctx, i, 0);
     }
     return m->loss;
 }
@@ -370,6 +372,8 @@ void model_backward(model *m)
                 for (long j = 0; j < cnt; j++)
                     g[j] += d[k][j];
             }
+        if (m->observe)
+            m->observe(m->observe_ctx, i, 1);
     }
 }
 
@@ -385,6 +389,12 @@ const float *model_logits(const model *m, int *cols)
     if (cols)
         *cols = last_dim(m, o->in[0]);
     return t->data;
+}
+
+void model_set_observer(model *m, void (*fn)(void *ctx, int layer, int backward), void *ctx)
+{
+    m->observe = fn;
+    m->observe_ctx = ctx;
 }
 
 void model_sgd_step(model *m, float lr)

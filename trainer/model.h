@@ -160,6 +160,9 @@ void model_backward(model *m);
 void model_zero_grad(model *m);
 /* The loss layer's input (logits) after model_forward: (batch, *cols). */
 const float *model_logits(const model *m, int *cols);
+/* Calls fn(ctx, layer, 0) after each layer's forward and fn(ctx, layer, 1)
+ * after its backward (NULL: none), to attribute work to layers as it runs. */
+void model_set_observer(model *m, void (*fn)(void *ctx, int layer, int backward), void *ctx);
 /* Plain SGD, params -= lr * grads: for tests and the benchmark. */
 void model_sgd_step(model *m, float lr);
 

@@ -67,6 +67,8 @@ struct model {
     float loss, aux_loss; /* aux_loss: the MoE layers' load-balancing terms, in loss */
     float *arena, *scratch, *accbuf[2];
     int *iarena;
+    void (*observe)(void *ctx, int layer, int backward);
+    void *observe_ctx;
     int bad;
     char err[512];
 };

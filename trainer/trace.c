@@ -17,8 +17,9 @@ void trace_opts_default(trace_opts *o)
     o->optimizer = optim_find("sgd");
 }
 
-/* Executes one step of the model at batch B (tables capped for DLRM). */
-static int run_step(const char *name, const model_opts *mo, int B, tt_error *err)
+/* Executes one step of the model at batch B (tables capped for DLRM); sets
+ * *ran to 0 without allocating when it would not fit in TRACE_EXEC_LIMIT_BYTES. */
+static int run_step(const char *name, const model_opts *mo, int B, int *ran, tt_error *err)
 {
     model_opts ro = *mo;
     if (ro.table_rows_cap == 0 || ro.table_rows_cap > TRACE_RUN_TABLE_ROWS)
@@ -27,6 +28,12 @@ static int run_step(const char *name, const model_opts *mo, int B, tt_error *err
     int rc = model_create(&m, name, &ro, err);
     if (rc)
         return rc;
+    double need = 8.0 * (double)model_params(m)->numel + 2 * B * model_activation_bytes_per_sample(m);
+    *ran = need <= TRACE_EXEC_LIMIT_BYTES;
+    if (!*ran) {
+        model_free(m);
+        return TT_OK;
+    }
     rc = model_alloc(m, B, err);
     if (!rc) {
         synth_fill(model_get_inputs(m), 1, 0);
@@ -39,6 +46,19 @@ static int run_step(const char *name, const model_opts *mo, int B, tt_error *err
     }
     model_free(m);
     return rc;
+}
+
+/* The products a tensor-parallel split cuts, at the micro-batch */
+static json_t *gemms_json(const model_layer *L, int B)
+{
+    json_t *arr = json_array();
+    for (int g = 0; g < L->ngemms; g++) {
+        const model_gemm *G = &L->gemms[g];
+        json_array_append_new(arr, json_pack("{s:s, s:s, s:f, s:f, s:f, s:f}", "kind", G->kind, "split",
+                                             G->split, "m", G->m * (G->count_scales ? 1 : B), "n", G->n,
+                                             "k", G->k, "count", G->count * (G->count_scales ? B : 1)));
+    }
+    return arr;
 }
 
 static json_t *layers_json(const model *m, int B, int dt)
@@ -57,6 +77,13 @@ static json_t *layers_json(const model *m, int B, int dt)
         if (L->heads > 0) /* the score matrices' shape, for fused attention in replay */
             json_object_update_new(o, json_pack("{s:i, s:i, s:i}", "seq_len", L->seq_len, "heads", L->heads,
                                                 "head_dim", L->head_dim));
+        if (L->kv_heads > 0 && L->kv_heads != L->heads)
+            json_object_set_new(o, "kv_heads", json_integer(L->kv_heads));
+        if (L->experts > 0)
+            json_object_update_new(o, json_pack("{s:i, s:i, s:f}", "experts", L->experts, "top_k",
+                                                L->top_k, "tokens_routed", L->routed * B));
+        if (L->ngemms > 0)
+            json_object_set_new(o, "gemms", gemms_json(L, B));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -133,7 +160,8 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
         double per = 2 * model_activation_bytes_per_sample(m);
         run = (int)fmin(B, fmax(1, floor(TRACE_RUN_BYTES / per)));
     }
-    rc = run_step(model_name, mo, run, err);
+    int ran;
+    rc = run_step(model_name, mo, run, &ran, err);
     if (rc) {
         model_free(m);
         return rc;
@@ -165,7 +193,13 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
                                               "bytes_per_rank", bytes));
     }
     char note[512];
-    if (run < B) {
+    if (!ran) {
+        snprintf(note, sizeof note,
+                 "planned from the shapes, not executed: a step needs more than %.0f GB (%zu "
+                 "parameters); FLOPs and bytes are per-sample counts scaled to micro-batch %d",
+                 TRACE_EXEC_LIMIT_BYTES / 1e9, ps->numel, B);
+        json_array_append_new(notes, json_string(note));
+    } else if (run < B) {
         snprintf(note, sizeof note,
                  "executed at micro-batch %d (memory); FLOPs and bytes are per-sample counts "
                  "from the executed shapes, scaled linearly to micro-batch %d",
@@ -197,7 +231,7 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
         "layers", layers_json(m, B, dt), "gradients", grads, "optimizer", "name", oc->name,
         "flops", oc->update_flops * upd, "bytes", oc->update_words * 4 * upd, "buckets", buckets, "comm", comm);
     json_object_set_new(doc, "description", json_string(model_describe(model_name)));
-    json_object_set_new(doc, "executed_micro_batch", json_integer(run));
+    json_object_set_new(doc, "executed_micro_batch", json_integer(ran ? run : 0));
     if (model_get_inputs(m)->seq_len)
         json_object_set_new(doc, "seq_len", json_integer(model_get_inputs(m)->seq_len));
     json_object_set_new(doc, "bucket_cap_bytes", json_real(to->bucket_bytes));

@@ -20,13 +20,17 @@ typedef struct trace_opts {
 
 #define TRACE_DEFAULT_BUCKET_BYTES (25.0 * 1024 * 1024) /* torch DDP bucket_cap_mb = 25 */
 #define TRACE_RUN_BYTES 2e9
+/* A step is executed only when its parameters, gradients and activations fit
+ * in this; a larger model's trace comes from the plan alone (LLMs) */
+#define TRACE_EXEC_LIMIT_BYTES 8e9
 #define TRACE_RUN_TABLE_ROWS 10000 /* DLRM tables are capped at this many rows for the run */
 
 void trace_opts_default(trace_opts *o);
 
 /* Plans the model, runs one real forward + backward step on synthetic input
  * (at opts->run_batch or what fits; DLRM with its tables capped but reported
- * at full size) and returns the trace document. */
+ * at full size; not at all past TRACE_EXEC_LIMIT_BYTES) and returns the trace
+ * document. */
 int trace_build(const char *model_name, const model_opts *mo, const trace_opts *to,
                 json_t **out, tt_error *err);
 
