@@ -62,6 +62,37 @@ START_TEST(gelu_flops_per_element)
 }
 END_TEST
 
+/* Mutant: the decoder's elementwise FLOP counts (trainer/plan.c). Per element:
+ * rmsnorm 4 forward and 10 backward, swiglu 4 and 11 (of its output), rope 3
+ * each way on the rotated query and key heads only (the values pass). */
+START_TEST(decoder_flops_per_element)
+{
+    model_opts mo;
+    model_opts_default(&mo);
+    model *m = NULL;
+    tt_error err = {0};
+    ck_assert_msg(model_create(&m, "llama", &mo, &err) == TT_OK, "%s", err.msg);
+    int seen = 0;
+    for (int i = 0; i < model_nlayers(m); i++) {
+        const model_layer *L = model_layer_at(m, i);
+        double T = 32, f = -1, b = -1;
+        if (strstr(L->name, "layernorm"))
+            f = 4 * T * 64, b = 10 * T * 64;
+        else if (strstr(L->name, "mlp.act"))
+            f = 4 * T * 176, b = 11 * T * 176;
+        else if (strstr(L->name, "rotary"))
+            f = b = 3 * T * (4 + 2) * 16; /* 4 query and 2 key heads of 16 */
+        if (f < 0)
+            continue;
+        seen++;
+        ck_assert_double_eq(L->fwd_flops, f);
+        ck_assert_double_eq(L->bwd_flops, b);
+    }
+    ck_assert_int_eq(seen, 2 * 4);
+    model_free(m);
+}
+END_TEST
+
 #define TRACE TTASIM_SRCDIR "/tests/data/tiny-trace.json"
 
 /* Runs a star-of-8 scenario on the tiny trace (12.5 M parameters); returns the document. */
@@ -124,6 +155,7 @@ int main(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, ddp_buckets_cover_every_gradient);
     tcase_add_test(t, gelu_flops_per_element);
+    tcase_add_test(t, decoder_flops_per_element);
     tcase_add_test(t, optimizer_state_words);
     tcase_add_test(t, evaluation_count_is_floor);
     suite_add_tcase(s, t);
