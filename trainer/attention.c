@@ -21,15 +21,7 @@ typedef struct attn_shape {
 static void softmax_row(float *row, int i, int T, int len, int causal)
 {
     int n = causal && i + 1 < len ? i + 1 : len;
-    float mx = -INFINITY, sum = 0.0f;
-    for (int j = 0; j < n; j++)
-        mx = row[j] > mx ? row[j] : mx;
-    for (int j = 0; j < n; j++) {
-        row[j] = expf(row[j] - mx);
-        sum += row[j];
-    }
-    for (int j = 0; j < n; j++)
-        row[j] /= sum;
+    softmax_row_forward(row, n);
     for (int j = n; j < T; j++)
         row[j] = 0.0f;
 }
@@ -78,14 +70,8 @@ static void core_backward(float *dqkv, float *scratch, const float *dout, const 
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, T, hs, T, 1.0f, p, T, dy, A, beta,
                         dbase + A + (s->KV + g) * hs, W);
             /* through the softmax: dS = P (dP - sum_j P dP) */
-            for (int i = 0; i < T; i++) {
-                const float *pr = p + (long)i * T;
-                float *dr = ds + (long)i * T, dot = 0.0f;
-                for (int j = 0; j < T; j++)
-                    dot += pr[j] * dr[j];
-                for (int j = 0; j < T; j++)
-                    dr[j] = pr[j] * (dr[j] - dot);
-            }
+            for (int i = 0; i < T; i++)
+                softmax_row_backward(ds + (long)i * T, p + (long)i * T, T);
             /* dQ = scale dS K, dK = scale dS^T Q */
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, T, hs, T, scale, ds, T, k, W,
                         0.0f, dbase + h * hs, W);

@@ -261,18 +261,32 @@ int g_bn_relu(model *m, const char *name, int x)
     return y;
 }
 
-int g_layernorm(model *m, const char *name, int x, float eps)
+/* LayerNorm (scale and shift; mean and rstd kept) or RMSNorm (scale; rstd kept) */
+static int norm_op(model *m, int type, const char *name, int x, float eps)
 {
-    op *o = new_op(m, OP_LN, name, x, -1);
+    op *o = new_op(m, type, name, x, -1);
     if (!o)
         return 0;
     o->C = last_dim(m, x);
     o->rows = (int)(m->t[x].numel / o->C);
     o->eps = eps;
-    add_norm(m, o, o->C);
-    o->saved_ps = 2L * o->rows;
+    if (type == OP_LN)
+        add_norm(m, o, o->C);
+    else
+        add_param(m, o, "weight", 1, &o->C, 1, IK_ONE, 0);
+    o->saved_ps = (type == OP_LN ? 2L : 1L) * o->rows;
     o->out = like(m, x);
     return o->out;
+}
+
+int g_layernorm(model *m, const char *name, int x, float eps)
+{
+    return norm_op(m, OP_LN, name, x, eps);
+}
+
+int g_rmsnorm(model *m, const char *name, int x, float eps)
+{
+    return norm_op(m, OP_RMSNORM, name, x, eps);
 }
 
 static int elementwise(model *m, int type, const char *name, int x)
@@ -337,16 +351,24 @@ int g_gap(model *m, const char *name, int x)
     return o->out;
 }
 
-int g_add(model *m, const char *name, int a, int b)
+/* an elementwise layer of two inputs of one size (residual add, SwiGLU's gate) */
+static int binary(model *m, int type, const char *name, int a, int b)
 {
+    if (m->bad)
+        return 0;
     if (m->t[a].numel != m->t[b].numel)
-        return g_fail(m, "%s: adding tensors of %ld and %ld elements", name, m->t[a].numel,
-                      m->t[b].numel);
-    op *o = new_op(m, OP_ADD, name, a, b);
+        return g_fail(m, "%s: inputs of %ld and %ld elements (they must match)", name,
+                      m->t[a].numel, m->t[b].numel);
+    op *o = new_op(m, type, name, a, b);
     if (!o)
         return 0;
     o->out = like(m, a);
     return o->out;
+}
+
+int g_add(model *m, const char *name, int a, int b)
+{
+    return binary(m, OP_ADD, name, a, b);
 }
 
 int g_add_relu(model *m, const char *name, int a, int b)
@@ -409,20 +431,6 @@ int g_embed_tokens(model *m, const char *name, int T, int vocab, int C, const ch
     return x;
 }
 
-int g_rmsnorm(model *m, const char *name, int x, float eps)
-{
-    op *o = new_op(m, OP_RMSNORM, name, x, -1);
-    if (!o)
-        return 0;
-    o->C = last_dim(m, x);
-    o->rows = (int)(m->t[x].numel / o->C);
-    o->eps = eps;
-    add_param(m, o, "weight", 1, &o->C, 1, IK_ONE, 0);
-    o->saved_ps = o->rows; /* rstd */
-    o->out = like(m, x);
-    return o->out;
-}
-
 int g_rope(model *m, const char *name, int x, int nrot, int hs, float theta)
 {
     if (m->bad)
@@ -468,16 +476,7 @@ int g_causal_attention(model *m, const char *name, int qkv, int NH, int KV, int 
 
 int g_swiglu(model *m, const char *name, int gate, int up)
 {
-    if (m->bad)
-        return 0;
-    if (m->t[gate].numel != m->t[up].numel)
-        return g_fail(m, "%s: gate and up of %ld and %ld elements", name, m->t[gate].numel,
-                      m->t[up].numel);
-    op *o = new_op(m, OP_SWIGLU, name, gate, up);
-    if (!o)
-        return 0;
-    o->out = like(m, gate);
-    return o->out;
+    return binary(m, OP_SWIGLU, name, gate, up);
 }
 
 int g_moe(model *m, const char *name, int x, int E, int K, int F, float aux_coef)

@@ -126,6 +126,12 @@ void attention_forward(float *out, float *att, const float *qkv, const int *leng
 void attention_backward(float *dqkv, float *scratch, const float *dout, const float *qkv,
                         const float *att, int B, int T, int C, int NH);
 
+/* ---- softmax of one row, in place ---- */
+/* row (n) <- exp(row) / sum exp(row) */
+void softmax_row_forward(float *row, int n);
+/* d (n) <- p (d - sum_j p_j d_j): d's gradient through the softmax whose output is p */
+void softmax_row_backward(float *d, const float *p, int n);
+
 /* ---- causal self-attention with grouped-query heads (decoders) ---- */
 /* qkv (B,T,(NH+2KV)hs) as [NH query heads | KV key heads | KV value heads],
  * KV dividing NH (query head h reads kv head h/(NH/KV)); query i sees keys

@@ -8,7 +8,6 @@
  * 1 when balanced, whatever k). Shared experts are ordinary SwiGLU layers
  * beside this one (graph.c). */
 #include <cblas.h>
-#include <math.h>
 #include <string.h>
 
 #include "trainer/layers.h"
@@ -53,15 +52,8 @@ static void route(const moe_saved *sv, const float *x, const float *router, cons
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, E, s->C, 1.0f, x, s->C, router, s->C,
                 0.0f, sv->probs, E);
     for (long n = 0; n < N; n++) {
-        float *p = sv->probs + n * E, mx = p[0], sum = 0.0f, top = 0.0f;
-        for (int e = 1; e < E; e++)
-            mx = p[e] > mx ? p[e] : mx;
-        for (int e = 0; e < E; e++) {
-            p[e] = expf(p[e] - mx);
-            sum += p[e];
-        }
-        for (int e = 0; e < E; e++)
-            p[e] /= sum;
+        float *p = sv->probs + n * E, top = 0.0f;
+        softmax_row_forward(p, E);
         int *ix = sv->idx + n * K;
         for (int k = 0; k < K; k++) {
             int best = -1;
@@ -207,15 +199,8 @@ void moe_backward(float *dx, const moe_weights *dw, float *scratch, const float 
         for (long n = 0; n < N; n++)
             dp[n * E + e] += g;
     }
-    /* through the softmax, in place: dlogit = p (dp - sum_e p dp) */
-    for (long n = 0; n < N; n++) {
-        const float *p = sv->probs + n * E;
-        float *d = dp + n * E, dot = 0.0f;
-        for (int e = 0; e < E; e++)
-            dot += p[e] * d[e];
-        for (int e = 0; e < E; e++)
-            d[e] = p[e] * (d[e] - dot);
-    }
+    for (long n = 0; n < N; n++) /* through the softmax, in place */
+        softmax_row_backward(dp + n * E, sv->probs + n * E, E);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, E, C, N, 1.0f, dp, E, x, C, 1.0f,
                 dw->router, C);
     if (!dx)
