@@ -18,8 +18,10 @@ void trace_opts_default(trace_opts *o)
 }
 
 /* Executes one step of the model at batch B (tables capped for DLRM); sets
- * *ran to 0 without allocating when it would not fit in TRACE_EXEC_LIMIT_BYTES. */
-static int run_step(const char *name, const model_opts *mo, int B, int *ran, tt_error *err)
+ * *ran to 0 without allocating when its *need bytes (parameters, gradients,
+ * activations) exceed TRACE_EXEC_LIMIT_BYTES. */
+static int run_step(const char *name, const model_opts *mo, int B, int *ran, double *need,
+                    tt_error *err)
 {
     model_opts ro = *mo;
     if (ro.table_rows_cap == 0 || ro.table_rows_cap > TRACE_RUN_TABLE_ROWS)
@@ -28,8 +30,8 @@ static int run_step(const char *name, const model_opts *mo, int B, int *ran, tt_
     int rc = model_create(&m, name, &ro, err);
     if (rc)
         return rc;
-    double need = 8.0 * (double)model_params(m)->numel + 2 * B * model_activation_bytes_per_sample(m);
-    *ran = need <= TRACE_EXEC_LIMIT_BYTES;
+    *need = 8.0 * (double)model_params(m)->numel + 2 * B * model_activation_bytes_per_sample(m);
+    *ran = *need <= TRACE_EXEC_LIMIT_BYTES;
     if (!*ran) {
         model_free(m);
         return TT_OK;
@@ -161,7 +163,8 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
         run = (int)fmin(B, fmax(1, floor(TRACE_RUN_BYTES / per)));
     }
     int ran;
-    rc = run_step(model_name, mo, run, &ran, err);
+    double need;
+    rc = run_step(model_name, mo, run, &ran, &need, err);
     if (rc) {
         model_free(m);
         return rc;
@@ -195,9 +198,10 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
     char note[512];
     if (!ran) {
         snprintf(note, sizeof note,
-                 "planned from the shapes, not executed: a step needs more than %.0f GB (%zu "
-                 "parameters); FLOPs and bytes are per-sample counts scaled to micro-batch %d",
-                 TRACE_EXEC_LIMIT_BYTES / 1e9, ps->numel, B);
+                 "planned from the shapes, not executed: a step at micro-batch %d needs %.3g GB "
+                 "of parameters, gradients and activations (more than %.0f); FLOPs and bytes are "
+                 "per-sample counts scaled to micro-batch %d",
+                 run, need / 1e9, TRACE_EXEC_LIMIT_BYTES / 1e9, B);
         json_array_append_new(notes, json_string(note));
     } else if (run < B) {
         snprintf(note, sizeof note,
