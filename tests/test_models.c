@@ -495,6 +495,20 @@ START_TEST(model_command)
     ck_assert_ptr_nonnull(strstr(out, "did you mean 'resnet50'"));
     ck_assert_int_eq(tu_run_ttasim("model show cnn --image 2", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "too small"));
+    /* decoders: listed, shaped by options (1 layer of 32, 4 heads of 8 on 1 kv head, SwiGLU 48,
+     * vocab 16: embeddings, qkv 32 x 48, o 32 x 32, 3 x 32 x 48, 3 norms, head), per-layer GEMMs */
+    ck_assert_int_eq(tu_run_ttasim("model list", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "\nllama3.1-405b  "));
+    ck_assert_ptr_nonnull(strstr(out, "\nmoe-fine-256x "));
+    ck_assert_int_eq(tu_run_ttasim("model show llama --layers 1 --hidden 32 --heads 4 --kv-heads 1 "
+                                   "--ffn-hidden 48 --vocab 16 --json", out, sizeof out), 0);
+    snprintf(want, sizeof want, "\"params\": %d,", 16 * 32 + 32 * 48 + 32 * 32 + 3 * 32 * 48 + 3 * 32 + 16 * 32);
+    ck_assert_msg(strstr(out, want) != NULL, "%s", want);
+    ck_assert_ptr_nonnull(strstr(out, "\"kind\": \"attn_out\""));
+    ck_assert_int_eq(tu_run_ttasim("model show llama --kv-heads 3", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "3 kv heads must divide the 4 heads"));
+    ck_assert_int_eq(tu_run_ttasim("model show gpt --experts 4", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "moe options"));
 }
 END_TEST
 

@@ -50,8 +50,7 @@ static int run_step(const char *name, const model_opts *mo, int B, int *ran, dou
     return rc;
 }
 
-/* The products a tensor-parallel split cuts, at the micro-batch */
-static json_t *gemms_json(const model_layer *L, int B)
+json_t *trace_gemms_json(const model_layer *L, int B)
 {
     json_t *arr = json_array();
     for (int g = 0; g < L->ngemms; g++) {
@@ -85,7 +84,7 @@ static json_t *layers_json(const model *m, int B, int dt)
             json_object_update_new(o, json_pack("{s:i, s:i, s:f}", "experts", L->experts, "top_k",
                                                 L->top_k, "tokens_routed", L->routed * B));
         if (L->ngemms > 0)
-            json_object_set_new(o, "gemms", gemms_json(L, B));
+            json_object_set_new(o, "gemms", trace_gemms_json(L, B));
         json_array_append_new(arr, o);
     }
     return arr;

@@ -34,4 +34,7 @@ void trace_opts_default(trace_opts *o);
 int trace_build(const char *model_name, const model_opts *mo, const trace_opts *to,
                 json_t **out, tt_error *err);
 
+/* A layer's GEMMs (model_gemm) as the trace lists them, at batch B (1: per sample). */
+json_t *trace_gemms_json(const model_layer *L, int B);
+
 #endif

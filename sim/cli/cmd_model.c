@@ -10,6 +10,7 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/model_cli.h"
 #include "trainer/model.h"
+#include "trainer/trace.h"
 
 extern const cli_command cmd_model;
 
@@ -26,11 +27,19 @@ static void model_help(FILE *out)
     model_cli_help(out);
 }
 
+/* per sample; decoders add their GEMMs (model_gemm) and MoE layers their routing */
 static json_t *layer_json(const model_layer *L)
 {
-    return json_pack("{s:s, s:s, s:I, s:f, s:f, s:f}", "name", L->name, "class", opclass_name(L->cls),
-                     "params", (json_int_t)L->params, "forward_flops", L->fwd_flops,
-                     "backward_flops", L->bwd_flops, "activation_bytes", 4 * L->act_elems);
+    json_t *o = json_pack("{s:s, s:s, s:I, s:f, s:f, s:f}", "name", L->name, "class",
+                          opclass_name(L->cls), "params", (json_int_t)L->params, "forward_flops",
+                          L->fwd_flops, "backward_flops", L->bwd_flops, "activation_bytes",
+                          4 * L->act_elems);
+    if (L->experts > 0)
+        json_object_update_new(o, json_pack("{s:i, s:i, s:f}", "experts", L->experts, "top_k",
+                                            L->top_k, "tokens_routed", L->routed));
+    if (L->ngemms > 0)
+        json_object_set_new(o, "gemms", trace_gemms_json(L, 1));
+    return o;
 }
 
 static int show(const char *name, const model_opts *o, int as_json)
