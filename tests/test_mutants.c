@@ -38,15 +38,22 @@ START_TEST(ddp_buckets_cover_every_gradient)
 }
 END_TEST
 
-/* Mutant: GELU's backward FLOP count. Per element: forward 8 (erf and the
- * product), backward 12 (Phi, the density, product and sum), trainer/model.c. */
-START_TEST(gelu_flops_per_element)
+/* A zoo model with its default options (planned, not allocated). */
+static model *plan(const char *name)
 {
     model_opts mo;
     model_opts_default(&mo);
     model *m = NULL;
     tt_error err = {0};
-    ck_assert_msg(model_create(&m, "bert-tiny", &mo, &err) == TT_OK, "%s", err.msg);
+    ck_assert_msg(model_create(&m, name, &mo, &err) == TT_OK, "%s", err.msg);
+    return m;
+}
+
+/* Mutant: GELU's backward FLOP count. Per element: forward 8 (erf and the
+ * product), backward 12 (Phi, the density, product and sum), trainer/model.c. */
+START_TEST(gelu_flops_per_element)
+{
+    model *m = plan("bert-tiny");
     int seen = 0;
     for (int i = 0; i < model_nlayers(m); i++) {
         const model_layer *L = model_layer_at(m, i);
@@ -67,11 +74,7 @@ END_TEST
  * each way on the rotated query and key heads only (the values pass). */
 START_TEST(decoder_flops_per_element)
 {
-    model_opts mo;
-    model_opts_default(&mo);
-    model *m = NULL;
-    tt_error err = {0};
-    ck_assert_msg(model_create(&m, "llama", &mo, &err) == TT_OK, "%s", err.msg);
+    model *m = plan("llama");
     int seen = 0;
     for (int i = 0; i < model_nlayers(m); i++) {
         const model_layer *L = model_layer_at(m, i);
