@@ -156,3 +156,8 @@ EXTRA_DIST += tests/test_dlrm_plan_table.sh
 # doc/ttasim.1 names every command and the options of the synopses it spells out.
 TESTS += tests/test_manpage.sh
 EXTRA_DIST += tests/test_manpage.sh
+check_PROGRAMS += tests/test_pipeline
+tests_test_pipeline_SOURCES = tests/test_pipeline.c
+tests_test_pipeline_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_pipeline_LDADD = $(TEST_LIBS)
+TESTS += tests/test_pipeline

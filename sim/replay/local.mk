@@ -25,3 +25,4 @@ libsim_a_SOURCES += sim/replay/assumptions.c sim/replay/assumptions.h
 libsim_a_SOURCES += sim/replay/coll_scenario.c sim/replay/coll_scenario.h
 libsim_a_SOURCES += sim/replay/calibration.c sim/replay/calibration.h
 libsim_a_SOURCES += sim/replay/override.c sim/replay/override.h
+libsim_a_SOURCES += sim/replay/pipeline.c sim/replay/pipeline.h
