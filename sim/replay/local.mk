@@ -26,3 +26,5 @@ libsim_a_SOURCES += sim/replay/coll_scenario.c sim/replay/coll_scenario.h
 libsim_a_SOURCES += sim/replay/calibration.c sim/replay/calibration.h
 libsim_a_SOURCES += sim/replay/override.c sim/replay/override.h
 libsim_a_SOURCES += sim/replay/pipeline.c sim/replay/pipeline.h
+libsim_a_SOURCES += sim/replay/step_transformer.c sim/replay/step_transformer.h
+libsim_a_SOURCES += sim/replay/scenario_parallel.c

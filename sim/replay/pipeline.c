@@ -6,17 +6,22 @@
 
 struct pipeline {
     int stages, chunks, micro_batches;
-    long *task; /* [stage][chunk][mb][backward]: the compute task, then its send (-1: none) */
+    long *task; /* [stage][chunk][mb][backward]: its first and last compute task, then its send (-1: none) */
 };
 
 static long *slot(const pipeline *pl, int stage, int chunk, int mb, int backward)
 {
-    return &pl->task[((((size_t)stage * pl->chunks + chunk) * pl->micro_batches + mb) * 2 + backward) * 2];
+    return &pl->task[((((size_t)stage * pl->chunks + chunk) * pl->micro_batches + mb) * 2 + backward) * 3];
 }
 
 long pipeline_task(const pipeline *pl, int stage, int chunk, int mb, int backward)
 {
-    return *slot(pl, stage, chunk, mb, backward);
+    return slot(pl, stage, chunk, mb, backward)[1];
+}
+
+long pipeline_piece(const pipeline *pl, int stage, int chunk, int k)
+{
+    return slot(pl, stage, chunk, pl->micro_batches - 1, 1)[0] + k; /* the pieces are added one after another */
 }
 
 void pipeline_free(pipeline *pl)
@@ -47,14 +52,20 @@ static int add_pass(taskgraph *g, pipeline *pl, const pipeline_shape *sh, int s,
     virtual_of(pl, k, backward, &chunk, &mb);
     int v = chunk * pl->stages + s;
     long *t = slot(pl, s, chunk, mb, backward);
-    t[0] = tg_add(g, s, TG_COMPUTE, TG_KERNEL, backward ? sh->backward_s[v] : sh->forward_s[v], 0, -1);
-    t[1] = -1;
-    if (t[0] < 0)
-        return -1;
+    int pieces = backward && mb == pl->micro_batches - 1 && sh->pieces ? sh->pieces[v] : 1;
+    double dur = backward ? sh->backward_s[v] : sh->forward_s[v];
+    for (int piece = 0; piece < pieces; piece++) {
+        long i = tg_add(g, s, TG_COMPUTE, TG_KERNEL, dur / pieces, 0, -1);
+        if (i < 0)
+            return -1;
+        t[0] = piece ? t[0] : i;
+        t[1] = i;
+    }
+    t[2] = -1;
     if (!(backward ? v > 0 : v < last))
         return 0;
-    t[1] = tg_add(g, s, TG_COMM, TG_COLLECTIVE, sh->send_s, 0, -1);
-    return t[1] < 0 || tg_after(g, t[1], t[0]) ? -1 : 0;
+    t[2] = tg_add(g, s, TG_SEND, TG_COLLECTIVE, sh->send_s, 0, -1);
+    return t[2] < 0 || tg_after(g, t[2], t[1]) ? -1 : 0;
 }
 
 /* Stage s's passes in its schedule's order: warmup forwards, then one
@@ -80,9 +91,9 @@ static int add_stage(taskgraph *g, pipeline *pl, const pipeline_shape *sh, int s
 static int add_receives(taskgraph *g, pipeline *pl, int v, int mb)
 {
     int p = pl->stages, last = p * pl->chunks - 1;
-    long fwd = pipeline_task(pl, v % p, v / p, mb, 0), bwd = pipeline_task(pl, v % p, v / p, mb, 1);
-    return (v > 0 && tg_after(g, fwd, slot(pl, (v - 1) % p, (v - 1) / p, mb, 0)[1])) ||
-           tg_after(g, bwd, v < last ? slot(pl, (v + 1) % p, (v + 1) / p, mb, 1)[1] : fwd);
+    long fwd = slot(pl, v % p, v / p, mb, 0)[0], bwd = slot(pl, v % p, v / p, mb, 1)[0];
+    return (v > 0 && tg_after(g, fwd, slot(pl, (v - 1) % p, (v - 1) / p, mb, 0)[2])) ||
+           tg_after(g, bwd, v < last ? slot(pl, (v + 1) % p, (v + 1) / p, mb, 1)[2] : slot(pl, v % p, v / p, mb, 0)[1]);
 }
 
 pipeline *pipeline_build(taskgraph *g, const pipeline_shape *sh, tt_error *err)
@@ -100,7 +111,7 @@ pipeline *pipeline_build(taskgraph *g, const pipeline_shape *sh, tt_error *err)
     }
     pipeline *pl = calloc(1, sizeof *pl);
     size_t n = (size_t)sh->stages * sh->chunks * sh->micro_batches * 2;
-    if (!pl || !(pl->task = malloc(sizeof *pl->task * 2 * n))) {
+    if (!pl || !(pl->task = malloc(sizeof *pl->task * 3 * n))) {
         free(pl);
         tt_error_set(err, TT_EINTERNAL, "out of memory for a pipeline of %zu tasks", n);
         return NULL;

@@ -20,6 +20,7 @@ typedef struct pipeline_shape {
      * the caller's (they are TG_KERNEL tasks) */
     const double *forward_s, *backward_s;
     double send_s; /* one micro-batch's activations (or their gradients) to the next stage */
+    const int *pieces; /* per virtual stage, >= 1 (NULL: 1) */
 } pipeline_shape;
 
 typedef struct pipeline pipeline;
@@ -34,5 +35,8 @@ void pipeline_free(pipeline *pl);
 /* The compute task of micro-batch mb through chunk `chunk` of stage `stage`,
  * forward (backward 0) or backward. */
 long pipeline_task(const pipeline *pl, int stage, int chunk, int mb, int backward);
+
+/* Piece k of the last micro-batch's backward through a chunk of a stage. */
+long pipeline_piece(const pipeline *pl, int stage, int chunk, int k);
 
 #endif

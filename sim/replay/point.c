@@ -11,6 +11,7 @@
 #include "sim/engine/nccl_plan.h"
 #include "sim/replay/coll_timing.h"
 #include "sim/replay/input_pipeline.h"
+#include "sim/replay/step_transformer.h"
 
 /* ---- the workload at this point's batch ---- */
 
@@ -72,6 +73,7 @@ typedef struct phase_plan {
     sharding_cost tables;      /* model-parallel tables on the accelerators */
     sharding_cost groups[SHARD_MAX_GROUPS]; /* per table group, with a mix */
     int group_tables[SHARD_MAX_GROUPS];
+    tf_options tf;             /* model parallelism (tf.layout NULL: data parallelism only) */
     step_result r;
 } phase_plan;
 
@@ -251,6 +253,8 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
         s->compute_s += f * r->compute_s;
         s->comm_s += f * r->comm_s;
         s->exposed_comm_s += f * r->exposed_comm_s;
+        s->tp_comm_s += f * r->tp_comm_s;
+        s->bubble_s += f * r->bubble_s;
         s->optimizer_s += f * r->optimizer_s;
         s->host_embedding_s += f * r->host_embedding_s;
         s->input_s += f * r->input_s;
@@ -353,7 +357,7 @@ static int colls_alloc(const run_ctx *x, int cpu_ranks, point_colls *pc, tt_erro
 {
     size_t total = 0;
     for (size_t k = 0; k < x->sc->n_phases; k++)
-        total += step_collectives_max(&x->tr[k]);
+        total += step_collectives_max(&x->tr[k]) + TF_COLLS;
     memset(pc, 0, sizeof *pc);
     pc->c = calloc(total + 1, sizeof *pc->c);
     pc->per_step = calloc(total + 1, sizeof *pc->per_step);
@@ -374,12 +378,34 @@ static void colls_free(point_colls *pc)
     free(pc->t.upi_bytes);
 }
 
+/* Tensor, pipeline, context or expert parallelism: the transformer's step. */
+static int model_parallel(const layout *l)
+{
+    return l->degree[LAYOUT_TENSOR] * l->degree[LAYOUT_PIPELINE] * l->degree[LAYOUT_CONTEXT] *
+               l->degree[LAYOUT_EXPERT] > 1;
+}
+
+/* One micro-batch's activations from pipeline stage 0 to stage 1, every
+ * rank of a stage sending its own at once, each on its route (rank 0's
+ * stands for them): its latency and bytes at its bandwidth. */
+static double send_s(const platform *p, const workload *t, const phase_plan *pp)
+{
+    const layout *l = pp->tf.layout;
+    if (l->degree[LAYOUT_PIPELINE] == 1)
+        return 0;
+    int coord[LAYOUT_DIMS] = {[LAYOUT_PIPELINE] = 1};
+    double lat = 0, bw = 0;
+    platform_path(p, 0, layout_rank(l, coord), &lat, &bw);
+    return lat + (bw > 0 ? tf_send_bytes(t, &pp->o, &pp->tf) / bw : 0);
+}
+
 /* Phase k's batch split, step options and tables; its collectives appended to pc. */
 static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d, size_t k, long global_batch,
-                      int ranks, sharding_kind plan, const sharding_mix *mix, phase_plan *pp, point_colls *pc,
-                      int *fits, tt_error *err)
+                      const layout *lay, sharding_kind plan, const sharding_mix *mix, phase_plan *pp,
+                      point_colls *pc, int *fits, tt_error *err)
 {
     const scenario *sc = x->sc;
+    int ranks = lay->degree[LAYOUT_DATA]; /* the batch is split over the data-parallel groups' ranks */
     const scenario_phase *sp = &sc->phases[k];
     const workload *t = &x->tr[k];
     pp->global_batch = sp->global_batch ? sp->global_batch : global_batch;
@@ -409,6 +435,22 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
     o->fused_attention = sc->fused_attention;
     o->autograd_activations = sc->autograd_activations;
     o->framework = sc->framework;
+    if (model_parallel(lay)) {
+        /* Megatron-Core's default bucket: max(40M, 1M x data-parallel size) gradients */
+        pp->tf = (tf_options){.layout = lay, .sequence_parallel = sc->sequence_parallel,
+                              .chunks = sc->virtual_stages > 0 ? sc->virtual_stages : 1,
+                              .micro_batches = pp->accumulation,
+                              .bucket_bytes = fmax(4e7, 1e6 * ranks) * o->grad_dtype_bytes};
+        if ((rc = tf_check(t, &pp->tf, err)))
+            return tt_error_prefix(err, "%s: ", sc->path);
+        pp->first_coll = pc->n;
+        pp->n_coll = TF_COLLS;
+        tf_collectives(t, o, &pp->tf, pc->c + pc->n);
+        for (size_t i = pc->n; i < pc->n + TF_COLLS; i++) /* tensor-parallel ones: per block and micro-batch */
+            pc->per_step[i] = sp->fraction * (i - pc->n < TF_DP_GRADS ? 4.0 * pp->accumulation : 1);
+        pc->n += TF_COLLS;
+        return TT_OK;
+    }
     if (!sp->micro_batch && !sc->micro_batch && pp->global_batch) {
         fit_micro_batch(t, d, o, step_collectives_max(t));
         pp->micro_batch = o->micro_batch;
@@ -450,9 +492,12 @@ int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_ki
         rc = colls_alloc(x, pt->cpu_ranks, &pc, err);
     else
         memset(&pc, 0, sizeof pc);
+    layout lay;
+    if (rc == TT_OK && (rc = layout_make(sc->degree, sc->layout_order, pt->ranks, "$.parallel", &lay, err)))
+        rc = tt_error_prefix(err, "%s: ", sc->path);
     int fits = 1;
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
-        rc = plan_phase(x, c, &d, k, global_batch, pt->ranks, plan, mix, &ph[k], &pc, &fits, err);
+        rc = plan_phase(x, c, &d, k, global_batch, &lay, plan, mix, &ph[k], &pc, &fits, err);
     if (rc == TT_OK && probe && !fits) {
         pt->step.time_s = INFINITY;
         colls_free(&pc);
@@ -460,15 +505,15 @@ int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_ki
     }
     if (links) /* the point's own step only, however often it is planned */
         memset(links, 0, sizeof *links);
-    layout lay; /* today's jobs: data parallelism over every rank */
-    layout_data_only(pt->ranks, &lay);
     if (rc == TT_OK)
         rc = coll_timing_run(sc, &lay, p, pc.c, pc.n, pc.per_step, &pc.t, links, err);
     if (rc == TT_OK && plan == SHARD_HOST)
         rc = time_host_embeddings(sc, p, x->tr, ph, links, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
         ph[k].o.coll_wire_s = pc.t.wire_s + ph[k].first_coll;
-        rc = step_replay(&x->tr[k], &d, &ph[k].o, pc.t.coll_s + ph[k].first_coll, &ph[k].r, err);
+        rc = ph[k].tf.layout ? tf_replay(&x->tr[k], &d, &ph[k].o, &ph[k].tf, pc.t.coll_s + ph[k].first_coll,
+                                         send_s(p, &x->tr[k], &ph[k]), &ph[k].r, err)
+                             : step_replay(&x->tr[k], &d, &ph[k].o, pc.t.coll_s + ph[k].first_coll, &ph[k].r, err);
     }
     if (rc == TT_OK)
         rc = wait_for_input(sc, c, ph, err);
@@ -488,6 +533,13 @@ int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_ki
             memcpy(pt->group_tables, ph[0].group_tables, sizeof pt->group_tables);
         }
         pt->bill = c->bill;
+        if (ph[0].tf.layout) {
+            memcpy(pt->parallel, lay.degree, sizeof pt->parallel);
+            pt->chunks = ph[0].tf.chunks;
+            pt->sequence_parallel = ph[0].tf.sequence_parallel;
+            for (size_t i = 0; i < x->tr[0].n_layers && !pt->tokens_per_sample; i++)
+                pt->tokens_per_sample = x->tr[0].layers[i].cls == OPCLASS_ATTENTION ? x->tr[0].layers[i].seq_len : 0;
+        }
         time_to_target(x, platform_device(p, 0), &d, ph, pt);
     }
     colls_free(&pc);

@@ -46,6 +46,12 @@ typedef struct run_point {
     cost_bill bill;     /* the cluster's capital cost by component */
     double tco_usd;     /* capex + the lifetime's electricity at this point's average draw */
     double scaling_efficiency; /* samples/s per rank against the sweep's first point */
+    /* model parallelism (step_transformer.h): the layout's degrees (all 0
+     * for data parallelism alone), chunks per pipeline stage, and tokens
+     * per sample (its sequence: tokens_per_s) */
+    int parallel[LAYOUT_DIMS];
+    int chunks, sequence_parallel;
+    double tokens_per_sample;
 } run_point;
 
 #define RUN_MAX_ASSUMPTIONS 64

@@ -274,33 +274,6 @@ static int load_expect(const jx_obj *r, scenario *s)
     return TT_OK;
 }
 
-/* parallel.zero: the data-parallel group's distributed optimizer, 0 (none), 1
- * (optimizer state sharded: gradients reduce-scattered, parameters all-gathered)
- * or 2 (gradients sharded too). ZeRO-3 and FSDP gather every layer's
- * parameters before its forward and backward, a per-layer schedule the
- * data-parallel step does not have: refused. */
-static int load_parallel(const jx_obj *r, scenario *s)
-{
-    static const char *const keys[] = {"zero", NULL};
-    jx_obj p;
-    long zero = 0;
-    int rc;
-    if ((rc = jx_child(r, "parallel", 0, &p)) || !p.obj)
-        return rc;
-    if (s->is_collective)
-        return tt_error_set(r->err, TT_EINPUT, "%s: $.parallel: a collective scenario has no training step to "
-                            "parallelise; remove it", r->file);
-    json_t *z = json_object_get(p.obj, "zero");
-    if (json_is_string(z) || (json_is_integer(z) && json_integer_value(z) == 3))
-        return tt_error_set(p.err, TT_EINPUT, "%s: %s.zero: ZeRO-3 and FSDP gather each layer's parameters before "
-                            "its forward and backward, which this data-parallel step does not model; use 0, 1 or 2",
-                            p.file, p.path);
-    if ((rc = jx_check_keys(&p, keys)) || (rc = jx_int(&p, "zero", 0, 0, 2, &zero)))
-        return rc;
-    s->zero = (int)zero;
-    return TT_OK;
-}
-
 /* Evaluation is either typed in (every_steps, time_s) or from the workload:
  * every_epochs and examples become forward-only passes (point.c). */
 static int load_evaluation(const jx_obj *e, scenario *s)
@@ -397,7 +370,7 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
         (rc = jx_string(&r, "name", 1, &name)) || (rc = jx_string(&r, "description", 0, &desc)) ||
         (rc = load_strings(&r, "assumptions", &out->assumptions)) || (rc = load_platform(&r, out)) ||
         (rc = jx_enum(&r, "network", 0, NETWORKS, &network)) || (rc = scenario_load_collective(&r, out)) ||
-        (rc = scenario_load_workload(&r, out)) || (rc = load_parallel(&r, out)) ||
+        (rc = scenario_load_workload(&r, out)) || (rc = scenario_load_parallel(&r, out)) ||
         (rc = load_rest(&r, out))) {
         scenario_free(out);
         return rc;
@@ -515,7 +488,7 @@ void scenario_free(scenario *s)
                      &s->precision, &s->gradient_precision, &s->allreduce,
                      &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
                      &s->ref_source, &s->ref_calibrated, &s->target_dataset, &s->target_metric,
-                     &s->table_precision};
+                     &s->table_precision, &s->layout_order};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         free(*strs[i]);
     for (size_t i = 0; s->assumptions && s->assumptions[i]; i++)

@@ -12,6 +12,7 @@
 #include "common/jsonx.h"
 #include "platforms/platform.h"
 #include "sim/replay/framework.h"
+#include "sim/replay/layout.h"
 #include "sim/replay/input_pipeline.h"
 #include "sim/replay/sharding.h"
 #include "trainer/optimizer.h"
@@ -103,6 +104,11 @@ typedef struct scenario {
     coll_algo allreduce_algo, alltoall_algo; /* parsed at load */
     int overlap; /* bucketed allreduces overlap the backward (default 1) */
     int zero;    /* parallel.zero: the distributed optimizer (step_options.zero) */
+    /* parallel: the layout's degrees (0: 1; data 0: derived) and order (NULL:
+     * "tp-cp-ep-dp-pp"), Megatron's sequence parallelism and virtual stages */
+    int degree[LAYOUT_DIMS];
+    char *layout_order;
+    int sequence_parallel, virtual_stages;
     int overlap_param_gather; /* collectives.overlap_param_gather: its all-gathers during the next forward */
     int concurrent_ops; /* collectives.concurrent_ops: collectives in flight at once (default 1) */
     coll_algo inter_algo; /* collectives.inter_node: hier allreduce's inter-node phase (ALGO_RING or ALGO_RHD) */

@@ -14,6 +14,9 @@ char *scenario_dup(const char *s);
 int scenario_load_collective(const jx_obj *r, scenario *s);
 /* "workload": read unless the scenario is a collective measurement. */
 int scenario_load_workload(const jx_obj *r, scenario *s);
+/* "parallel": the layout's degrees and order, ZeRO, sequence parallelism,
+ * virtual stages, recomputation. */
+int scenario_load_parallel(const jx_obj *r, scenario *s);
 /* "collectives": algorithms, overlap, hier and NCCL options. */
 int scenario_load_collectives(const jx_obj *r, scenario *s);
 

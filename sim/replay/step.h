@@ -78,6 +78,8 @@ typedef struct step_result {
     double compute_s;      /* forward + backward kernels */
     double comm_s;         /* collectives in flight, overlapped or not */
     double exposed_comm_s; /* compute stream waiting on collectives */
+    double tp_comm_s;      /* tensor-parallel collectives, blocking (step_transformer.h) */
+    double bubble_s;       /* the pipeline's: a stage waiting on the others */
     double optimizer_s;
     double host_embedding_s; /* compute stream waiting on embedding rows in host memory */
     double input_s;        /* the host input pipeline's time for the node's images of one step (0: none) */

@@ -21,7 +21,8 @@
 
 #include "common/error.h"
 
-typedef enum { TG_COMPUTE, TG_COMM, TG_HOST, TG_STREAMS } tg_stream;
+/* TG_SEND: point-to-point sends between pipeline stages, beside the collectives. */
+typedef enum { TG_COMPUTE, TG_COMM, TG_HOST, TG_SEND, TG_STREAMS } tg_stream;
 
 /* What a task's time counts as in a step's breakdown. */
 typedef enum { TG_KERNEL, TG_OPTIMIZER, TG_COLLECTIVE, TG_HOST_WORK } tg_kind;

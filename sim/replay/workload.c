@@ -9,12 +9,30 @@
 
 static const char *const PHASES[] = {"forward", "backward", NULL};
 
+/* N of "layer.N." or "layers.N." in a layer's name (the trainer's and
+ * Hugging Face's block names); -1 when there is none. */
+static int block_of_name(const char *name)
+{
+    static const char *const KEYS[] = {"layer.", "layers."};
+    for (const char *p = name; *p; p++)
+        for (int k = 0; k < 2; k++) {
+            size_t n = strlen(KEYS[k]);
+            if ((p == name || p[-1] == '.') && !strncmp(p, KEYS[k], n) && p[n] >= '0' && p[n] <= '9') {
+                char *end;
+                long v = strtol(p + n, &end, 10);
+                if (*end == '.' && v < 1 << 24)
+                    return (int)v;
+            }
+        }
+    return -1;
+}
+
 static int load_layer(const jx_obj *r, size_t i, workload_layer *l)
 {
     jx_obj o;
     const char *name;
     int cls = 0, rc;
-    long seq_len = 0, heads = 0, head_dim = 0;
+    long seq_len = 0, heads = 0, head_dim = 0, block = -1;
     if ((rc = jx_elem(r, "layers", i, &o)) || (rc = jx_string(&o, "name", 1, &name)) ||
         (rc = jx_enum(&o, "class", 1, OPCLASS_NAMES, &cls)) ||
         (rc = jx_number(&o, "forward_flops", 1, 0, 1e18, &l->forward_flops)) ||
@@ -26,13 +44,15 @@ static int load_layer(const jx_obj *r, size_t i, workload_layer *l)
         (rc = jx_int(&o, "seq_len", 0, 1, 1 << 24, &seq_len)) || (rc = jx_int(&o, "heads", 0, 1, 1 << 16, &heads)) ||
         (rc = jx_int(&o, "head_dim", 0, 1, 1 << 16, &head_dim)) ||
         (rc = jx_number(&o, "kept_bytes", 0, 0, 1e15, &l->kept_bytes)) ||
-        (rc = jx_number(&o, "kept_aux_bytes", 0, 0, 1e15, &l->kept_aux_bytes)))
+        (rc = jx_number(&o, "kept_aux_bytes", 0, 0, 1e15, &l->kept_aux_bytes)) ||
+        (rc = jx_int(&o, "block", 0, 0, 1 << 24, &block)))
         return rc;
     if (!jx_has(&o, "kept_bytes") || !jx_has(&o, "kept_aux_bytes"))
         l->kept_bytes = l->kept_aux_bytes = -1;
     l->seq_len = (int)seq_len;
     l->heads = (int)heads;
     l->head_dim = (int)head_dim;
+    l->block = jx_has(&o, "block") ? (int)block : block_of_name(name);
     l->name = strdup(name);
     l->cls = (op_class)cls;
     return TT_OK;

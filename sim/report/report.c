@@ -75,6 +75,10 @@ static json_t *point_json(const run_point *p)
                              num(m->gradients_bytes), "optimizer_bytes", num(m->optimizer_bytes),
                              "activations_bytes", num(m->activations_bytes), "total_bytes",
                              num(m->total_bytes));
+    if (p->parallel[LAYOUT_DATA] > 0) { /* model parallelism: its layout and what Megatron users read */
+        json_object_set_new(step, "tp_comm_s", num(s->tp_comm_s));
+        json_object_set_new(step, "bubble_s", num(s->bubble_s));
+    }
     if (s->input_s > 0) { /* a host input pipeline (workload.input) */
         json_object_set_new(step, "input_s", num(s->input_s));
         json_object_set_new(step, "input_wait_s", num(s->input_wait_s));
@@ -87,6 +91,16 @@ static json_t *point_json(const run_point *p)
                           num(p->time_to_accuracy_s), "cost_usd", num(p->total.usd), "energy_j",
                           num(p->total.energy_j), "per_step", "cost_usd", num(p->per_step.usd),
                           "energy_j", num(p->per_step.energy_j));
+    if (p->parallel[LAYOUT_DATA] > 0) {
+        json_object_set_new(o, "parallel",
+                            json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:b}", "tensor", p->parallel[LAYOUT_TENSOR],
+                                      "pipeline", p->parallel[LAYOUT_PIPELINE], "context", p->parallel[LAYOUT_CONTEXT],
+                                      "expert", p->parallel[LAYOUT_EXPERT], "data", p->parallel[LAYOUT_DATA],
+                                      "virtual_stages", p->chunks, "sequence_parallel", p->sequence_parallel));
+        json_object_set_new(o, "tokens_per_s", num(p->samples_per_s * p->tokens_per_sample));
+        json_object_set_new(o, "model_tflops_per_gpu", num(s->model_flops / s->time_s / 1e12));
+        json_object_set_new(o, "memory", json_pack("{s:o}", "per_rank_bytes", num(m->total_bytes)));
+    }
     /* the band: 10th and 90th percentiles of the steps to target and what follows from them */
     json_object_set_new(o, "target_not_reached_in_profile", json_boolean(p->failed_batch > 0));
     json_object_set_new(o, "steps_to_target_p10", num(p->steps_p10));
@@ -306,8 +320,15 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     char t[32];
     fprintf(out, "scenario      %s (%s)\n", sc->name, sc->path);
     fprintf(out, "platform      %s, %d nodes, %d x %s\n", r->platform, b->nodes, b->ranks, r->accelerator);
-    fprintf(out, "workload      %s, %s, optimizer %s, global batch %ld = %d ranks x %d x %d accumulation\n",
-            r->model, r->precision, r->optimizer, b->global_batch, b->ranks, b->micro_batch, b->accumulation);
+    const int *par = b->parallel;
+    fprintf(out, "workload      %s, %s, optimizer %s, global batch %ld = %d %sranks x %d x %d %s\n", r->model,
+            r->precision, r->optimizer, b->global_batch, par[LAYOUT_DATA] ? par[LAYOUT_DATA] : b->ranks,
+            par[LAYOUT_DATA] ? "data-parallel " : "", b->micro_batch, b->accumulation,
+            par[LAYOUT_DATA] ? "micro-batches" : "accumulation");
+    if (par[LAYOUT_DATA])
+        fprintf(out, "parallel      tensor %d%s x pipeline %d (%s) x data %d, Megatron-LM's order: tensor groups "
+                     "innermost\n", par[LAYOUT_TENSOR], b->sequence_parallel ? " (sequence parallel)" : "",
+                par[LAYOUT_PIPELINE], b->chunks > 1 ? "interleaved 1F1B" : "1F1B", par[LAYOUT_DATA]);
     if (sc->zero)
         fprintf(out, "collectives   reduce-scatter %s (%s gradients, %s), parameters all-gathered %s (ZeRO-%d), "
                      "alltoall %s\n", r->allreduce, sc->gradient_precision ? sc->gradient_precision : r->precision,
@@ -362,11 +383,15 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     } rows[] = {{"step.time_s", b->step.time_s}, {"step.compute_s", b->step.compute_s},
                 {"step.comm_s", b->step.comm_s}, {"step.exposed_comm_s", b->step.exposed_comm_s},
                 {"step.optimizer_s", b->step.optimizer_s}, {"step.host_embedding_s", b->step.host_embedding_s},
-                {"step.idle_s", b->step.idle_s}};
+                {"step.idle_s", b->step.idle_s}, {"step.tp_comm_s", b->step.tp_comm_s},
+                {"step.bubble_s", b->step.bubble_s}};
     fprintf(out, "per step                      seconds\n");
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
+    for (size_t i = 0; i < sizeof rows / sizeof *rows - (par[LAYOUT_DATA] ? 0 : 2); i++)
         fprintf(out, "  %-22s %12.6g  %12s%s\n", rows[i].name, rows[i].s, human_duration(rows[i].s, t, sizeof t),
-                i == 6 ? "   (no compute: exposed comm + host waits)" : "");
+                i == 6   ? "   (no compute: exposed comm + host waits)"
+                : i == 7 ? "   (tensor-parallel collectives, blocking)"
+                : i == 8 ? "   (pipeline stages waiting on each other)"
+                         : "");
     if (b->step.input_s > 0)
         fprintf(out, "  %-22s %12.6g  %12s   (host input pipeline for the node's images; waited %.6g s)\n",
                 "step.input_s", b->step.input_s, human_duration(b->step.input_s, t, sizeof t), b->step.input_wait_s);

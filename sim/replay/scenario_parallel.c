@@ -1,0 +1,66 @@
+/* scenario_parallel.c: a scenario's "parallel" section (scenario_load.h). */
+#include "sim/replay/scenario_load.h"
+
+#include <string.h>
+
+/* ZeRO-3 and FSDP gather every layer's parameters before its forward and
+ * backward, a per-layer schedule no generator has yet: refused. Context and
+ * expert parallelism likewise, until their generators land. */
+static int refuse_unmodelled(const jx_obj *p, const scenario *s)
+{
+    json_t *z = json_object_get(p->obj, "zero");
+    if (json_is_string(z) || (json_is_integer(z) && json_integer_value(z) == 3))
+        return tt_error_set(p->err, TT_EINPUT, "%s: %s.zero: ZeRO-3 and FSDP gather each layer's parameters before "
+                            "its forward and backward, which ttasim does not model yet; use 0, 1 or 2",
+                            p->file, p->path);
+    static const char *const LATER[] = {"context", "expert"};
+    for (int k = 0; k < 2; k++)
+        if (s->degree[k == 0 ? LAYOUT_CONTEXT : LAYOUT_EXPERT] > 1)
+            return tt_error_set(p->err, TT_EINPUT, "%s: %s.%s: %s parallelism is not modelled yet; use 1",
+                                p->file, p->path, LATER[k], LATER[k]);
+    return TT_OK;
+}
+
+/* parallel: {tensor, pipeline, context, expert, data (0: the ranks over the
+ * others), order, sequence_parallel, virtual_stages, zero 0-2, recompute}.
+ * The degrees' product is checked against the ranks at run (layout_make),
+ * once the platform is known. recompute: "full" is workload.recompute,
+ * "selective" (Korthikanti et al. 2022: the attention core recomputed, its
+ * scores not kept) is workload.attention "fused"'s memory and work. */
+int scenario_load_parallel(const jx_obj *r, scenario *s)
+{
+    static const char *const keys[] = {"tensor", "pipeline", "context", "expert", "data", "order",
+                                       "sequence_parallel", "virtual_stages", "zero", "recompute", NULL};
+    static const char *const names[] = {"tensor", "context", "expert", "data", "pipeline"}; /* layout_dim order */
+    static const char *const recompute[] = {"none", "selective", "full", NULL};
+    jx_obj p;
+    long zero = 0, vs = 1, v;
+    int rc, rec = -1;
+    const char *order = NULL;
+    if ((rc = jx_child(r, "parallel", 0, &p)) || !p.obj)
+        return rc;
+    if (s->is_collective)
+        return tt_error_set(r->err, TT_EINPUT, "%s: $.parallel: a collective scenario has no training step to "
+                            "parallelise; remove it", r->file);
+    if ((rc = jx_check_keys(&p, keys)))
+        return rc;
+    for (int d = 0; d < LAYOUT_DIMS; d++) {
+        if ((rc = jx_int(&p, names[d], 0, 1, 1 << 20, &v)))
+            return rc;
+        s->degree[d] = jx_has(&p, names[d]) ? (int)v : 0;
+    }
+    if ((rc = refuse_unmodelled(&p, s)) || (rc = jx_int(&p, "zero", 0, 0, 2, &zero)) ||
+        (rc = jx_string(&p, "order", 0, &order)) || (rc = jx_bool(&p, "sequence_parallel", 0, &s->sequence_parallel)) ||
+        (rc = jx_int(&p, "virtual_stages", 0, 1, 1024, &vs)) || (rc = jx_enum(&p, "recompute", 0, recompute, &rec)))
+        return rc;
+    if (jx_has(&p, "recompute") && rec == 2)
+        s->recompute = 1;
+    else if (jx_has(&p, "recompute") && rec == 1)
+        s->fused_attention = 1;
+    else if (jx_has(&p, "recompute"))
+        s->recompute = 0;
+    s->zero = (int)zero;
+    s->virtual_stages = (int)vs;
+    s->layout_order = scenario_dup(order);
+    return TT_OK;
+}

@@ -1,0 +1,389 @@
+/* step_transformer.c: Megatron-LM's step as a task graph (step_transformer.h). */
+#include "sim/replay/step_transformer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/replay/pipeline.h"
+#include "sim/replay/taskgraph.h"
+
+#define TP_DIMS LAYOUT_DIM(LAYOUT_TENSOR)
+#define DP_DIMS LAYOUT_DIM(LAYOUT_DATA)
+
+static int degree(const tf_options *x, layout_dim d)
+{
+    return x->layout->degree[d];
+}
+
+static int virtual_stages(const tf_options *x)
+{
+    return degree(x, LAYOUT_PIPELINE) * x->chunks;
+}
+
+static int blocks_of(const workload *t)
+{
+    int n = 0;
+    for (size_t i = 0; i < t->n_layers; i++)
+        n = t->layers[i].block >= n ? t->layers[i].block + 1 : n;
+    return n;
+}
+
+/* The tensor group splits the GEMMs (column and row parallel), attention by
+ * heads, the vocabulary's embedding and loss; with sequence parallelism the
+ * norms and elementwise ops by the sequence. */
+static double tp_share(const workload_layer *l, const tf_options *x)
+{
+    int tp = degree(x, LAYOUT_TENSOR);
+    int split = l->cls == OPCLASS_GEMM || l->cls == OPCLASS_ATTENTION || l->cls == OPCLASS_EMBEDDING ||
+                l->cls == OPCLASS_LOSS || (x->sequence_parallel && l->cls != OPCLASS_CONV && l->cls != OPCLASS_POOL);
+    return split ? 1.0 / tp : 1.0;
+}
+
+/* Virtual stage v's layers (its blocks; the layers before the first block on
+ * the first, after the last on the last), as one rank of its tensor group
+ * runs them; stages < 0: every chunk of pipeline stage -stages - 1. The
+ * view shares the trace's names; free its layers only. */
+static int stage_view(const workload *t, const tf_options *x, int v, workload *out)
+{
+    int vs = virtual_stages(x), per = blocks_of(t) / vs, pp = degree(x, LAYOUT_PIPELINE);
+    size_t first = 0;
+    while (first < t->n_layers && t->layers[first].block < 0)
+        first++;
+    *out = *t;
+    out->n_buckets = out->n_comm = 0;
+    out->buckets = NULL;
+    out->comm = NULL;
+    memset(&out->emb, 0, sizeof out->emb);
+    out->layers = malloc(sizeof *out->layers * (t->n_layers + 1));
+    if (!out->layers)
+        return -1;
+    out->n_layers = 0;
+    out->params = out->param_bytes = out->forward_flops = out->backward_flops = 0;
+    for (size_t i = 0; i < t->n_layers; i++) {
+        const workload_layer *l = &t->layers[i];
+        int at = l->block >= 0 ? l->block / per : i < first ? 0 : vs - 1; /* its virtual stage */
+        if (v >= 0 ? at != v : at % pp != -v - 1)
+            continue;
+        workload_layer *c = &out->layers[out->n_layers++];
+        double k = tp_share(l, x), kp = l->cls == OPCLASS_NORM ? 1.0 : k; /* norms' weights are replicated */
+        *c = *l;
+        c->forward_flops *= k;
+        c->forward_bytes *= k;
+        c->backward_flops *= k;
+        c->backward_bytes *= k;
+        c->activation_bytes *= k;
+        c->kept_bytes = c->kept_bytes < 0 ? -1 : c->kept_bytes * k;
+        c->kept_aux_bytes = c->kept_aux_bytes < 0 ? -1 : c->kept_aux_bytes * k;
+        c->param_bytes *= kp;
+        c->heads = l->cls == OPCLASS_ATTENTION ? (int)(l->heads * k + 0.5) : l->heads;
+        out->param_bytes += c->param_bytes;
+        out->forward_flops += c->forward_flops;
+        out->backward_flops += c->backward_flops;
+    }
+    out->params = out->param_bytes / t->dtype_bytes;
+    double share = t->params > 0 ? out->params / t->params : 0;
+    out->gradient_bytes = t->gradient_bytes * share;
+    out->optimizer_flops = t->optimizer_flops * share;
+    out->optimizer_bytes = t->optimizer_bytes * share;
+    return 0;
+}
+
+int tf_check(const workload *t, const tf_options *x, tt_error *err)
+{
+    int blocks = blocks_of(t), vs = virtual_stages(x), tp = degree(x, LAYOUT_TENSOR);
+    if (blocks == 0)
+        return tt_error_set(err, TT_EINPUT, "%s: the trace has no transformer blocks (layers named layer.N. or with a "
+                            "\"block\"), which tensor and pipeline parallelism split; use data parallelism only",
+                            t->model);
+    if (blocks % vs)
+        return tt_error_set(err, TT_EINPUT, "%s: %d blocks do not split evenly over %d pipeline stages x %d chunks; "
+                            "choose $.parallel.pipeline and $.parallel.virtual_stages whose product divides %d",
+                            t->model, blocks, vs / x->chunks, x->chunks, blocks);
+    for (size_t i = 0; i < t->n_layers; i++)
+        if (t->layers[i].cls == OPCLASS_ATTENTION && t->layers[i].heads % tp)
+            return tt_error_set(err, TT_EINPUT, "%s: layer %s has %d heads, which %d tensor-parallel ranks cannot "
+                                "split; choose $.parallel.tensor dividing %d", t->model, t->layers[i].name,
+                                t->layers[i].heads, tp, t->layers[i].heads);
+    return TT_OK;
+}
+
+/* The hidden width and sequence of the trace's first attention layer. */
+static double activation_elems(const workload *t, const step_options *o)
+{
+    for (size_t i = 0; i < t->n_layers; i++) {
+        const workload_layer *l = &t->layers[i];
+        if (l->cls == OPCLASS_ATTENTION && l->seq_len > 0)
+            return (double)o->micro_batch * l->seq_len * l->heads * l->head_dim;
+    }
+    return 0;
+}
+
+double tf_send_bytes(const workload *t, const step_options *o, const tf_options *x)
+{
+    /* with sequence parallelism each tensor rank sends its part of the sequence */
+    return activation_elems(t, o) * o->dtype_bytes / (x->sequence_parallel ? degree(x, LAYOUT_TENSOR) : 1);
+}
+
+/* A virtual stage's gradient buckets: their count and bytes each. */
+static int buckets_of(const workload *view, const step_options *o, const tf_options *x, double *bytes)
+{
+    double grads = view->params * o->grad_dtype_bytes;
+    int n = x->bucket_bytes > 0 ? (int)ceil(grads / x->bucket_bytes) : 1;
+    n = n < 1 ? 1 : n > 256 ? 256 : n;
+    *bytes = grads / n;
+    return n;
+}
+
+void tf_collectives(const workload *t, const step_options *o, const tf_options *x, step_coll out[TF_COLLS])
+{
+    double act = activation_elems(t, o) * o->dtype_bytes;
+    int tp = degree(x, LAYOUT_TENSOR), dp = degree(x, LAYOUT_DATA), vs = virtual_stages(x);
+    memset(out, 0, sizeof *out * TF_COLLS);
+    out[TF_TP_ALLREDUCE] = (step_coll){STEP_ALLREDUCE, TP_DIMS, tp > 1 && !x->sequence_parallel ? act : 0};
+    out[TF_TP_ALLGATHER] = (step_coll){STEP_ALLGATHER, TP_DIMS, tp > 1 && x->sequence_parallel ? act : 0};
+    out[TF_TP_REDUCE_SCATTER] = (step_coll){STEP_REDUCE_SCATTER, TP_DIMS, tp > 1 && x->sequence_parallel ? act : 0};
+    /* the largest virtual stage's buckets (the first and last hold the vocabulary) */
+    double bucket = 0;
+    for (int v = 0; v < vs; v++) {
+        workload view;
+        double b;
+        if (stage_view(t, x, v, &view) == 0) {
+            buckets_of(&view, o, x, &b);
+            bucket = fmax(bucket, b);
+            free(view.layers);
+        }
+    }
+    if (dp > 1) {
+        out[TF_DP_GRADS] = (step_coll){o->zero ? STEP_REDUCE_SCATTER : STEP_ALLREDUCE, DP_DIMS, bucket};
+        /* the updated parameters, at the parameters' precision */
+        out[TF_DP_PARAMS] = (step_coll){STEP_ALLGATHER, DP_DIMS,
+                                        o->zero ? bucket * o->dtype_bytes / o->grad_dtype_bytes : 0};
+    }
+}
+
+/* Tensor-parallel seconds of a virtual stage's forward (or backward) for one
+ * micro-batch: two collectives per block, and the vocabulary's at the ends
+ * (the embedding's reduction forward on the first stage; with sequence
+ * parallelism the gather before the head forward, and the mirrors backward). */
+static double tp_comm_s(const workload *t, const tf_options *x, int v, const double *coll_s, int backward)
+{
+    if (degree(x, LAYOUT_TENSOR) == 1)
+        return 0;
+    int per = blocks_of(t) / virtual_stages(x), vs = virtual_stages(x);
+    double one = x->sequence_parallel ? coll_s[TF_TP_ALLGATHER] + coll_s[TF_TP_REDUCE_SCATTER]
+                                      : 2 * coll_s[TF_TP_ALLREDUCE];
+    double ends = 0;
+    if (v == 0 && !backward)
+        ends += x->sequence_parallel ? coll_s[TF_TP_REDUCE_SCATTER] : coll_s[TF_TP_ALLREDUCE];
+    if (v == 0 && backward && x->sequence_parallel)
+        ends += coll_s[TF_TP_ALLGATHER];
+    if (v == vs - 1 && x->sequence_parallel)
+        ends += backward ? coll_s[TF_TP_REDUCE_SCATTER] : coll_s[TF_TP_ALLGATHER];
+    return per * one + ends;
+}
+
+/* A view's compute for one micro-batch: forward, or backward (with
+ * recomputation, each layer's forward again but the norms'). */
+static double compute_s(const workload *view, const device_model *d, const step_options *o, int backward)
+{
+    double s = 0;
+    for (size_t i = 0; i < view->n_layers; i++) {
+        s += step_layer_s(view, i, d, o, backward);
+        if (backward && o->recompute && view->layers[i].cls != OPCLASS_NORM)
+            s += step_layer_s(view, i, d, o, 0);
+    }
+    return s;
+}
+
+/* In-flight micro-batches of one chunk on stage s: its warmup plus one. */
+static int in_flight(const tf_options *x, int s)
+{
+    int p = degree(x, LAYOUT_PIPELINE), total = x->micro_batches * x->chunks;
+    int warm = x->chunks == 1 ? p - s - 1 : (p - s - 1) * 2 + (x->chunks - 1) * p;
+    return warm + 1 < total ? warm + 1 : total;
+}
+
+/* The busiest stage's memory: its chunks' parameters, gradients and
+ * optimizer state, activations of its micro-batches in flight. */
+static int memory_of(const workload *t, const step_options *o, const tf_options *x, step_memory *m, int *stage)
+{
+    memset(m, 0, sizeof *m);
+    for (int s = 0; s < degree(x, LAYOUT_PIPELINE); s++) {
+        workload view;
+        if (stage_view(t, x, -s - 1, &view))
+            return -1;
+        step_memory ms;
+        step_memory_of(&view, o, &ms);
+        ms.activations_bytes *= (double)in_flight(x, s) / x->chunks;
+        ms.total_bytes = ms.params_bytes + ms.gradients_bytes + ms.optimizer_bytes + ms.activations_bytes;
+        if (ms.total_bytes > m->total_bytes) {
+            *m = ms;
+            *stage = s;
+        }
+        free(view.layers);
+    }
+    return 0;
+}
+
+typedef struct tf_gen {
+    taskgraph *g;
+    pipeline *pl;
+    long *end, *optimizer; /* per stage: its last compute task, its optimizer */
+    double optimizer_s;    /* the last stage's added */
+} tf_gen;
+
+/* Stage s's data-parallel buckets after the pieces of each chunk's last
+ * backward (the last chunk's come first), its optimizer after them all,
+ * then its parameters gathered. */
+static int add_data_parallel(tf_gen *gen, const workload *t, const device_model *d, const step_options *o,
+                             const tf_options *x, const double *coll_s, int s, const int *pieces)
+{
+    int p = degree(x, LAYOUT_PIPELINE), dp = degree(x, LAYOUT_DATA);
+    double opt_flops = 0, opt_bytes = 0;
+    long opt = -1, *grads = NULL;
+    size_t n = 0;
+    for (int c = x->chunks - 1; c >= 0; c--) {
+        workload view;
+        if (stage_view(t, x, c * p + s, &view))
+            goto oom;
+        opt_flops += view.optimizer_flops;
+        opt_bytes += view.optimizer_bytes;
+        free(view.layers);
+        for (int k = 0; dp > 1 && k < pieces[c * p + s]; k++) {
+            long b = tg_add(gen->g, s, TG_COMM, TG_COLLECTIVE, coll_s[TF_DP_GRADS], 0, -1);
+            long *grown = b < 0 ? NULL : realloc(grads, sizeof *grads * (n + 1));
+            if (!grown)
+                goto oom;
+            grads = grown;
+            grads[n++] = b;
+            if (tg_after(gen->g, b, pipeline_piece(gen->pl, s, c, k)))
+                goto oom;
+        }
+    }
+    double shard = o->zero && dp > 1 ? 1.0 / dp : 1.0; /* the distributed optimizer: each rank its share */
+    gen->optimizer_s = step_kernel_s(opt_flops * shard, opt_bytes * shard, d->peak_fp32_flops,
+                                     d->efficiency[OPCLASS_ELEMENTWISE], d->mem_Bps);
+    if ((opt = tg_add(gen->g, s, TG_COMPUTE, TG_OPTIMIZER, gen->optimizer_s, 0, -1)) < 0)
+        goto oom;
+    for (size_t k = 0; k < n; k++)
+        if (tg_after(gen->g, opt, grads[k]))
+            goto oom;
+    free(grads);
+    gen->optimizer[s] = gen->end[s] = opt;
+    for (int k = 0; o->zero && dp > 1 && k < (int)n; k++) {
+        long a = tg_add(gen->g, s, TG_COMM, TG_COLLECTIVE, coll_s[TF_DP_PARAMS], 0, -1);
+        long w = a < 0 ? -1 : tg_add(gen->g, s, TG_COMPUTE, TG_KERNEL, 0, 0, -1);
+        if (w < 0 || tg_after(gen->g, a, gen->end[s]) || tg_after(gen->g, w, a))
+            return -1;
+        gen->end[s] = w;
+    }
+    return 0;
+oom:
+    free(grads);
+    return -1;
+}
+
+/* Per virtual stage: a micro-batch's compute forward and backward, its
+ * tensor-parallel seconds both ways, its gradient buckets. */
+typedef struct tf_stage {
+    double forward_s, backward_s, tp_forward_s, tp_backward_s;
+    int buckets;
+} tf_stage;
+
+static int stage_costs(const workload *t, const device_model *d, const step_options *o, const tf_options *x,
+                       const double *coll_s, tf_stage *st)
+{
+    for (int v = 0; v < virtual_stages(x); v++) {
+        workload view;
+        double bucket;
+        if (stage_view(t, x, v, &view))
+            return -1;
+        st[v].forward_s = compute_s(&view, d, o, 0);
+        st[v].backward_s = compute_s(&view, d, o, 1);
+        st[v].tp_forward_s = tp_comm_s(t, x, v, coll_s, 0);
+        /* recomputing the forward gathers and reduces again */
+        st[v].tp_backward_s = tp_comm_s(t, x, v, coll_s, 1) + (o->recompute ? st[v].tp_forward_s : 0);
+        st[v].buckets = buckets_of(&view, o, x, &bucket);
+        free(view.layers);
+    }
+    return 0;
+}
+
+int tf_replay(const workload *t, const device_model *d, const step_options *o, const tf_options *x,
+              const double coll_s[TF_COLLS], double send_s, step_result *out, tt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = tf_check(t, x, err), p = degree(x, LAYOUT_PIPELINE), vs = virtual_stages(x), busiest = 0;
+    if (rc)
+        return rc;
+    if (memory_of(t, o, x, &out->memory, &busiest))
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    const step_memory *m = &out->memory;
+    if (m->total_bytes > d->mem_bytes)
+        return tt_error_set(err, TT_EINPUT,
+                            "%s does not fit in the %.3g GB of a %s: pipeline stage %d's rank holds parameters "
+                            "%.3g GB, gradients %.3g GB, optimizer state %.3g GB, activations %.3g GB of %d "
+                            "micro-batches in flight (total %.3g GB); raise $.parallel.tensor or "
+                            "$.parallel.pipeline, use $.parallel.zero 1, $.workload.recompute or a smaller "
+                            "$.workload.micro_batch", t->model, d->mem_bytes / 1e9, d->name, busiest,
+                            m->params_bytes / 1e9, m->gradients_bytes / 1e9, m->optimizer_bytes / 1e9,
+                            m->activations_bytes / 1e9, in_flight(x, busiest), m->total_bytes / 1e9);
+    tf_stage *st = calloc((size_t)vs, sizeof *st);
+    double *fw = calloc((size_t)vs, sizeof *fw), *bw = calloc((size_t)vs, sizeof *bw);
+    int *pieces = calloc((size_t)vs, sizeof *pieces);
+    tf_gen gen = {.g = tg_create(p, 1), .end = calloc((size_t)p, sizeof *gen.end),
+                  .optimizer = calloc((size_t)p, sizeof *gen.optimizer)};
+    rc = !st || !fw || !bw || !pieces || !gen.g || !gen.end || !gen.optimizer || stage_costs(t, d, o, x, coll_s, st)
+             ? tt_error_set(err, TT_EINTERNAL, "out of memory")
+             : TT_OK;
+    for (int v = 0; rc == TT_OK && v < vs; v++) {
+        fw[v] = st[v].forward_s + st[v].tp_forward_s;
+        bw[v] = st[v].backward_s + st[v].tp_backward_s;
+        pieces[v] = st[v].buckets;
+    }
+    pipeline_shape sh = {p, x->chunks, x->micro_batches, fw, bw, send_s, pieces};
+    if (rc == TT_OK && !(gen.pl = pipeline_build(gen.g, &sh, err)))
+        rc = err->code;
+    for (int s = 0; rc == TT_OK && s < p; s++)
+        if (add_data_parallel(&gen, t, d, o, x, coll_s, s, pieces))
+            rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
+    if (rc == TT_OK)
+        rc = tg_schedule(gen.g, err);
+    if (rc == TT_OK) {
+        int last = 0; /* the stage that ends the step reports its breakdown */
+        for (int s = 0; s < p; s++) {
+            double end = tg_end_s(gen.g, gen.end[s]);
+            if (end > out->time_s + 1e-15) {
+                out->time_s = end;
+                last = s;
+            }
+        }
+        double mbs = x->micro_batches;
+        for (int v = last; v < vs; v += p) {
+            out->compute_s += mbs * (st[v].forward_s + st[v].backward_s);
+            out->tp_comm_s += mbs * (st[v].tp_forward_s + st[v].tp_backward_s);
+        }
+        /* after its last backward: the buckets not yet reduced, the optimizer, the parameters' gathering */
+        double backward_end = tg_end_s(gen.g, pipeline_task(gen.pl, last, 0, x->micro_batches - 1, 1));
+        out->optimizer_s = gen.optimizer_s;
+        out->exposed_comm_s = fmax(0.0, out->time_s - backward_end - out->optimizer_s);
+        out->bubble_s = fmax(0.0, out->time_s - out->compute_s - out->tp_comm_s - out->optimizer_s -
+                                      out->exposed_comm_s);
+        out->comm_s = out->tp_comm_s;
+        for (int v = last; v < vs; v += p)
+            out->comm_s += pieces[v] * (coll_s[TF_DP_GRADS] + (o->zero ? coll_s[TF_DP_PARAMS] : 0));
+        out->idle_s = fmax(0.0, out->time_s - out->compute_s - out->optimizer_s);
+        out->model_flops = step_model_flops(t, o) / (degree(x, LAYOUT_TENSOR) * p);
+        out->mfu = out->model_flops / (out->time_s * d->peak_flops);
+    }
+    pipeline_free(gen.pl);
+    tg_free(gen.g);
+    free(gen.end);
+    free(gen.optimizer);
+    free(st);
+    free(fw);
+    free(bw);
+    free(pieces);
+    return rc;
+}

@@ -1,0 +1,184 @@
+/* sim/replay/step_transformer.c: Megatron-style steps worked by hand on a
+ * trace of four blocks, each one GEMM of 1 s forward and 2 s backward on a
+ * plain roofline and an attention layer of no work (its shape gives the
+ * activations: micro-batch 8 x 8 tokens x 4 heads x 16). */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/replay/step_transformer.h"
+#include "tests/testutil.h"
+
+static const device_model DEV = {
+    .name = "test device", .peak_flops = 1e13, .peak_fp32_flops = 5e12, .mem_Bps = 1e15, .mem_bytes = 80e9,
+    .efficiency = {[OPCLASS_CONV] = 0.5, [OPCLASS_GEMM] = 0.8, [OPCLASS_ATTENTION] = 0.5, [OPCLASS_NORM] = 0.5,
+                   [OPCLASS_ELEMENTWISE] = 0.5, [OPCLASS_POOL] = 0.5, [OPCLASS_EMBEDDING] = 0.5, [OPCLASS_LOSS] = 0.5},
+    .backward_efficiency = DEVICE_MODEL_SAME_BACKWARD,
+};
+
+static void load_blocks(workload *t)
+{
+    char text[8192], path[64];
+    int n = snprintf(text, sizeof text,
+                     "{\"format\": \"ttasim-trace\", \"version\": 1, \"model\": \"blocks\", \"micro_batch\": 8,\n"
+                     " \"precision\": \"fp32\", \"dtype_bytes\": 4, \"params\": 1e9, \"param_bytes\": 4e9,\n"
+                     " \"forward_flops\": 3.2e13, \"backward_flops\": 6.4e13, \"layers\": [");
+    for (int b = 0; b < 4; b++)
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      "%s{\"name\": \"layers.%d.attn\", \"class\": \"attention\", \"forward_flops\": 0, "
+                      "\"forward_bytes\": 0, \"backward_flops\": 0, \"backward_bytes\": 0, \"activation_bytes\": 0, "
+                      "\"param_bytes\": 0, \"seq_len\": 8, \"heads\": 4, \"head_dim\": 16},\n"
+                      " {\"name\": \"layers.%d.fc\", \"class\": \"gemm\", \"forward_flops\": 8e12, "
+                      "\"forward_bytes\": 1e3, \"backward_flops\": 1.6e13, \"backward_bytes\": 1e3, "
+                      "\"activation_bytes\": 1e9, \"param_bytes\": 1e9}",
+                      b ? ",\n " : "", b, b);
+    snprintf(text + n, sizeof text - (size_t)n,
+             "],\n \"gradients\": [], \"optimizer\": {\"name\": \"sgd\", \"flops\": 0, \"bytes\": 0},"
+             " \"buckets\": []}\n");
+    tu_write_temp(text, path, sizeof path);
+    tt_error err = {0};
+    int rc = workload_load(path, t, &err);
+    unlink(path);
+    ck_assert_msg(rc == TT_OK, "%s", err.msg);
+}
+
+static step_options opts(int micro_batches)
+{
+    return (step_options){.micro_batch = 8, .accumulation = micro_batches, .dtype_bytes = 4, .grad_dtype_bytes = 4,
+                          .overlap = 1, .ranks = 1, .optimizer_state_words = 0, .embeddings = EMB_ACCELERATORS};
+}
+
+static void make_layout(int tp, int pp, int dp, layout *l)
+{
+    int deg[LAYOUT_DIMS] = {[LAYOUT_TENSOR] = tp, [LAYOUT_PIPELINE] = pp, [LAYOUT_DATA] = dp};
+    tt_error err = {0};
+    ck_assert_msg(layout_make(deg, NULL, tp * pp * dp, "test", l, &err) == TT_OK, "%s", err.msg);
+}
+
+/* Two stages of two blocks (forward 2 s, backward 4 s), 3 micro-batches,
+ * sends 0.5 s: stage 0 runs F0 0-2, F1 2-4, B0 9-13, F2 13-15, B1 15-19,
+ * B2 22-26 (tests/test_pipeline.c's timeline, doubled): 26 s, of which 18 s
+ * compute and 8 s bubble. */
+START_TEST(pipeline_by_hand)
+{
+    workload t;
+    load_blocks(&t);
+    layout l;
+    make_layout(1, 2, 1, &l);
+    tf_options x = {.layout = &l, .chunks = 1, .micro_batches = 3};
+    step_options o = opts(3);
+    double coll_s[TF_COLLS] = {0};
+    step_result r;
+    tt_error err = {0};
+    ck_assert_msg(tf_replay(&t, &DEV, &o, &x, coll_s, 0.5, &r, &err) == TT_OK, "%s", err.msg);
+    ck_assert_double_eq_tol(r.time_s, 26, 1e-9);
+    ck_assert_double_eq_tol(r.compute_s, 18, 1e-9);
+    ck_assert_double_eq_tol(r.bubble_s, 8, 1e-9);
+    ck_assert_double_eq_tol(r.tp_comm_s, 0, 1e-12);
+    /* stage 0 holds two micro-batches in flight: 2 x 2 blocks x 1 GB of activations */
+    ck_assert_double_eq_tol(r.memory.activations_bytes, 4e9, 1);
+    workload_free(&t);
+}
+END_TEST
+
+/* Tensor parallelism 2, one stage, 2 micro-batches: compute halves (2 s
+ * forward, 4 s backward), each block adds two allreduces (0.1 s) each way and
+ * the embedding end one more forward: 2.9 + 4.8 s per micro-batch, 15.4 s. The
+ * allreduce is of micro-batch x tokens x hidden: 8 x 8 x 64 x 4 bytes. */
+START_TEST(tensor_parallel_by_hand)
+{
+    workload t;
+    load_blocks(&t);
+    layout l;
+    make_layout(2, 1, 1, &l);
+    tf_options x = {.layout = &l, .chunks = 1, .micro_batches = 2};
+    step_options o = opts(2);
+    step_coll c[TF_COLLS];
+    tf_collectives(&t, &o, &x, c);
+    ck_assert_double_eq(c[TF_TP_ALLREDUCE].bytes, 8 * 8 * 64 * 4);
+    ck_assert_uint_eq(c[TF_TP_ALLREDUCE].dims, LAYOUT_DIM(LAYOUT_TENSOR));
+    ck_assert_double_eq(c[TF_TP_ALLGATHER].bytes, 0);
+    double coll_s[TF_COLLS] = {[TF_TP_ALLREDUCE] = 0.1};
+    step_result r;
+    tt_error err = {0};
+    ck_assert_msg(tf_replay(&t, &DEV, &o, &x, coll_s, 0, &r, &err) == TT_OK, "%s", err.msg);
+    ck_assert_double_eq_tol(r.time_s, 15.4, 1e-9);
+    ck_assert_double_eq_tol(r.tp_comm_s, 3.4, 1e-9);
+    ck_assert_double_eq_tol(r.compute_s, 12, 1e-9);
+    /* half of every block's parameters: 4 x 0.5 GB in fp32, and their fp32 gradients */
+    ck_assert_double_eq_tol(r.memory.params_bytes, 2e9, 1);
+    ck_assert_double_eq_tol(r.memory.gradients_bytes, 2e9, 1);
+    workload_free(&t);
+}
+END_TEST
+
+/* Data parallelism 2, one stage, one micro-batch: 1e9 fp32 gradients in
+ * buckets of 1 GB, four of them, each reduced in 1.5 s as its quarter of the
+ * backward (2 s each) ends at 6, 8, 10, 12 s: the last ends at 13.5 s, 1.5 s
+ * exposed. */
+START_TEST(data_parallel_buckets_by_hand)
+{
+    workload t;
+    load_blocks(&t);
+    layout l;
+    make_layout(1, 1, 2, &l);
+    tf_options x = {.layout = &l, .chunks = 1, .micro_batches = 1, .bucket_bytes = 1e9};
+    step_options o = opts(1);
+    o.ranks = 2;
+    step_coll c[TF_COLLS];
+    tf_collectives(&t, &o, &x, c);
+    ck_assert_int_eq(c[TF_DP_GRADS].op, STEP_ALLREDUCE);
+    ck_assert_double_eq_tol(c[TF_DP_GRADS].bytes, 1e9, 1);
+    double coll_s[TF_COLLS] = {[TF_DP_GRADS] = 1.5};
+    step_result r;
+    tt_error err = {0};
+    ck_assert_msg(tf_replay(&t, &DEV, &o, &x, coll_s, 0, &r, &err) == TT_OK, "%s", err.msg);
+    ck_assert_double_eq_tol(r.time_s, 13.5, 1e-9);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 1.5, 1e-9);
+    ck_assert_double_eq_tol(r.bubble_s, 0, 1e-9);
+    workload_free(&t);
+}
+END_TEST
+
+START_TEST(refusals_name_the_fix)
+{
+    workload t;
+    load_blocks(&t);
+    layout l;
+    make_layout(1, 3, 1, &l);
+    tf_options x = {.layout = &l, .chunks = 1, .micro_batches = 3};
+    step_options o = opts(3);
+    double coll_s[TF_COLLS] = {0};
+    step_result r;
+    tt_error err = {0};
+    ck_assert_int_eq(tf_replay(&t, &DEV, &o, &x, coll_s, 0, &r, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "4 blocks do not split evenly over 3 pipeline stages"));
+    make_layout(1, 2, 1, &l);
+    device_model small = DEV;
+    small.mem_bytes = 1e9;
+    ck_assert_int_eq(tf_replay(&t, &small, &o, &x, coll_s, 0, &r, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "pipeline stage 0's rank"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "$.parallel.tensor"));
+    workload_free(&t);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("transformer");
+    TCase *c = tcase_create("megatron");
+    tcase_add_test(c, pipeline_by_hand);
+    tcase_add_test(c, tensor_parallel_by_hand);
+    tcase_add_test(c, data_parallel_buckets_by_hand);
+    tcase_add_test(c, refusals_name_the_fix);
+    suite_add_tcase(s, c);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite()) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
