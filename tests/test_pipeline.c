@@ -16,7 +16,7 @@ static double run(int stages, int chunks, int mbs, double f, double b, double se
         bw[v] = b;
     }
     taskgraph *g = tg_create(stages, 1);
-    pipeline_shape sh = {stages, chunks, mbs, fw, bw, send};
+    pipeline_shape sh = {stages, chunks, mbs, fw, bw, send, NULL};
     tt_error err = {0};
     pipeline *pl = pipeline_build(g, &sh, &err);
     ck_assert_msg(pl != NULL, "%s", err.msg);
@@ -74,11 +74,34 @@ START_TEST(bubbles_as_published)
 }
 END_TEST
 
+/* The last micro-batch's backward in pieces: 2 stages, 2 micro-batches,
+ * forward 1 s, backward 2 s, no sends, stage 0's in 4 pieces. Stage 1 runs
+ * F0 1-2, B0 2-4, F1 4-5, B1 5-7; stage 0's B1 follows at 7, piece k ending
+ * at 7.5 + 0.5 k. Stage 1's is one piece. */
+START_TEST(last_backward_in_pieces)
+{
+    double f[2] = {1, 1}, b[2] = {2, 2};
+    int pieces[2] = {4, 1};
+    taskgraph *g = tg_create(2, 1);
+    pipeline_shape sh = {2, 1, 2, f, b, 0, pieces};
+    tt_error err = {0};
+    pipeline *pl = pipeline_build(g, &sh, &err);
+    ck_assert_ptr_nonnull(pl);
+    ck_assert_int_eq(tg_schedule(g, &err), TT_OK);
+    for (int k = 0; k < 4; k++)
+        ck_assert_double_eq_tol(tg_end_s(g, pipeline_piece(pl, 0, 0, k)), 7.5 + 0.5 * k, 1e-12);
+    ck_assert_int_eq(pipeline_piece(pl, 0, 0, 3), pipeline_task(pl, 0, 0, 1, 1));
+    ck_assert_double_eq_tol(tg_end_s(g, pipeline_piece(pl, 1, 0, 0)), 7, 1e-12);
+    pipeline_free(pl);
+    tg_free(g);
+}
+END_TEST
+
 START_TEST(interleaving_needs_whole_groups)
 {
     double f[4] = {1, 1, 1, 1};
     taskgraph *g = tg_create(2, 1);
-    pipeline_shape sh = {2, 2, 3, f, f, 0};
+    pipeline_shape sh = {2, 2, 3, f, f, 0, NULL};
     tt_error err = {0};
     ck_assert_ptr_null(pipeline_build(g, &sh, &err));
     ck_assert_int_eq(err.code, TT_EINPUT);
@@ -93,6 +116,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("schedules");
     tcase_add_test(t, one_f_one_b_by_hand);
     tcase_add_test(t, bubbles_as_published);
+    tcase_add_test(t, last_backward_in_pieces);
     tcase_add_test(t, interleaving_needs_whole_groups);
     suite_add_tcase(s, t);
     return s;
