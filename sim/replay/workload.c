@@ -9,13 +9,13 @@
 
 static const char *const PHASES[] = {"forward", "backward", NULL};
 
-/* N of "layer.N." or "layers.N." in a layer's name (the trainer's and
- * Hugging Face's block names); -1 when there is none. */
+/* N of "layer.N.", "layers.N." or "h.N." in a layer's name (the trainer's
+ * and Hugging Face's block names); -1 when there is none. */
 static int block_of_name(const char *name)
 {
-    static const char *const KEYS[] = {"layer.", "layers."};
+    static const char *const KEYS[] = {"layer.", "layers.", "h."};
     for (const char *p = name; *p; p++)
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 3; k++) {
             size_t n = strlen(KEYS[k]);
             if ((p == name || p[-1] == '.') && !strncmp(p, KEYS[k], n) && p[n] >= '0' && p[n] <= '9') {
                 char *end;
