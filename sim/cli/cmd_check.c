@@ -253,17 +253,17 @@ static void print_collectives_markdown(const outcome *o, char **files, size_t n)
 
 /* median and worst |predicted / published - 1| of the step over the rows
  * of a model ("" = every model) in one role; 0 rows prints nothing. */
-static void print_summary_row(const outcome *o, size_t n, const char *model, int calibration, double *dev)
+static void print_summary_row(const outcome *o, size_t n, const char *name, int calibration, double *dev)
 {
     size_t k = 0;
     for (size_t j = 0; j < n; j++)
-        if (!o[j].error && (!*model || strcmp(o[j].model, model) == 0) && o[j].ref_step_time_s > 0 &&
+        if (!o[j].error && (!*name || strcmp(o[j].name, name) == 0) && o[j].ref_step_time_s > 0 &&
             o[j].calibration == calibration)
             dev[k++] = fabs(o[j].step_time_s / o[j].ref_step_time_s - 1);
     if (k == 0)
         return;
     double med = stats_median(dev, k);
-    printf("| %s | %s | %zu | %.1f %% | %.1f %% |\n", *model ? model : "all of the above",
+    printf("| %s | %s | %zu | %.1f %% | %.1f %% |\n", *name ? name : "all of the above",
            calibration ? "calibration" : "validation", k, 100 * med, 100 * dev[k - 1]);
 }
 
@@ -306,14 +306,14 @@ static void print_markdown(const outcome *o, char **files, size_t n)
     double *dev = calloc(n + 1, sizeof *dev);
     /* per model, then all of them together (model "" = every one); validation rows first */
     for (size_t i = 0; i <= n; i++) {
-        const char *model = i < n ? o[i].model : "";
+        const char *name = i < n ? o[i].model : "";
         int first = 1;
         for (size_t j = 0; i < n && j < i; j++)
-            first &= strcmp(o[j].model, model) != 0;
+            first &= strcmp(o[j].model, name) != 0;
         if (!first || (i < n && o[i].error))
             continue;
-        print_summary_row(o, n, model, 0, dev);
-        print_summary_row(o, n, model, 1, dev);
+        print_summary_row(o, n, name, 0, dev);
+        print_summary_row(o, n, name, 1, dev);
     }
     free(dev);
 }

@@ -71,6 +71,33 @@ static int class_of(coll_class *k, int *nk, const step_coll *c)
     return (*nk)++;
 }
 
+/* The communicators of dims that run beside the first at once: it and
+ * every one with a member on a node of its own (they share its node's
+ * links and NICs), their members one group after the other into members.
+ * Groups on other nodes meet it only in the fabric, which is not
+ * simulated for them: thousands of copies would not fit in one
+ * simulation. Returns how many, or -1 when out of memory. */
+static int sibling_groups(const layout *l, unsigned dims, int ranks_per_node, int *members)
+{
+    int size = layout_group_size(l, dims), groups = layout_groups(l, dims), n = 1;
+    int nodes = (l->ranks + ranks_per_node - 1) / ranks_per_node;
+    unsigned char *mine = calloc((size_t)nodes, 1);
+    if (!mine)
+        return -1;
+    layout_group(l, dims, 0, members);
+    for (int r = 0; r < size; r++)
+        mine[members[r] / ranks_per_node] = 1;
+    for (int g = 1; g < groups; g++) {
+        int *m = members + (size_t)n * size, near = 0;
+        layout_group(l, dims, g, m);
+        for (int r = 0; r < size && !near; r++)
+            near = mine[m[r] / ranks_per_node];
+        n += near;
+    }
+    free(mine);
+    return n;
+}
+
 /* The slope's part of a time is what its bytes hold the links (wire_s, for
  * concurrent collectives); with one size there is no split: all of it. */
 int coll_timing_run(const scenario *sc, const layout *l, const platform *p, const step_coll *c, size_t n,
@@ -117,8 +144,10 @@ int coll_timing_run(const scenario *sc, const layout *l, const platform *p, cons
             rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
             break;
         }
-        for (int g = 0; g < groups; g++)
-            layout_group(l, q->dims, g, q->members + (size_t)g * size);
+        if ((groups = sibling_groups(l, q->dims, platform_ranks_per_node(p), q->members)) < 0) {
+            rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
+            break;
+        }
         for (int end = 0; end < 2; end++) {
             if (end == 1 && q->hi == q->lo) {
                 q->req_hi = q->req_lo;

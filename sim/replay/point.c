@@ -440,7 +440,8 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
         pp->tf = (tf_options){.layout = lay, .sequence_parallel = sc->sequence_parallel,
                               .chunks = sc->virtual_stages > 0 ? sc->virtual_stages : 1,
                               .micro_batches = pp->accumulation,
-                              .bucket_bytes = fmax(4e7, 1e6 * ranks) * o->grad_dtype_bytes};
+                              .bucket_bytes = fmax(4e7, 1e6 * ranks) * o->grad_dtype_bytes,
+                              .first_blocks = sc->first_stage_layers, .last_blocks = sc->last_stage_layers};
         if ((rc = tf_check(t, &pp->tf, err)))
             return tt_error_prefix(err, "%s: ", sc->path);
         pp->first_coll = pc->n;

@@ -73,7 +73,7 @@ int run_ctx_load(run_ctx *x, const scenario *sc, const cluster *c, tt_error *err
         }
         if (sp->trace_path) {
             rc = workload_load(sp->trace_path, &x->tr[k], err);
-        } else if ((rc = workload_make(sp->model, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k],
+        } else if ((rc = workload_make(sp->model, &sp->opts, mb, sc->precision, sc->bucket_bytes, sc->optimizer, &x->tr[k],
                                        err))) {
             char phase[32] = "";
             if (json_object_get(json_object_get(sc->doc, "workload"), "phases"))

@@ -15,6 +15,7 @@
 #include "sim/replay/layout.h"
 #include "sim/replay/input_pipeline.h"
 #include "sim/replay/sharding.h"
+#include "trainer/model.h"
 #include "trainer/optimizer.h"
 
 #define SCENARIO_VERSION 1
@@ -38,6 +39,7 @@ typedef struct scenario_expect {
 typedef struct scenario_phase {
     char *trace_path;  /* resolved path of the trace file, or NULL with model */
     char *model;       /* a model name: the trace is made on the fly */
+    model_opts opts;   /* its shape, for a model given by shape ({"family": ...}); else the defaults */
     int micro_batch;   /* 0: the workload's */
     long global_batch; /* 0: the workload's (the point's) */
     double fraction;   /* of the optimizer steps */
@@ -109,6 +111,7 @@ typedef struct scenario {
     int degree[LAYOUT_DIMS];
     char *layout_order;
     int sequence_parallel, virtual_stages;
+    int first_stage_layers, last_stage_layers; /* blocks on the first and last virtual stage (0: even) */
     int overlap_param_gather; /* collectives.overlap_param_gather: its all-gathers during the next forward */
     int concurrent_ops; /* collectives.concurrent_ops: collectives in flight at once (default 1) */
     coll_algo inter_algo; /* collectives.inter_node: hier allreduce's inter-node phase (ALGO_RING or ALGO_RHD) */

@@ -22,7 +22,8 @@ static int refuse_unmodelled(const jx_obj *p, const scenario *s)
 }
 
 /* parallel: {tensor, pipeline, context, expert, data (0: the ranks over the
- * others), order, sequence_parallel, virtual_stages, zero 0-2, recompute}.
+ * others), order, sequence_parallel, virtual_stages, zero 0-2, recompute,
+ * first_stage_layers, last_stage_layers}.
  * The degrees' product is checked against the ranks at run (layout_make),
  * once the platform is known. recompute: "full" is workload.recompute,
  * "selective" (Korthikanti et al. 2022: the attention core recomputed, its
@@ -30,11 +31,12 @@ static int refuse_unmodelled(const jx_obj *p, const scenario *s)
 int scenario_load_parallel(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"tensor", "pipeline", "context", "expert", "data", "order",
-                                       "sequence_parallel", "virtual_stages", "zero", "recompute", NULL};
+                                       "sequence_parallel", "virtual_stages", "zero", "recompute",
+                                       "first_stage_layers", "last_stage_layers", NULL};
     static const char *const names[] = {"tensor", "context", "expert", "data", "pipeline"}; /* layout_dim order */
     static const char *const recompute[] = {"none", "selective", "full", NULL};
     jx_obj p;
-    long zero = 0, vs = 1, v;
+    long zero = 0, vs = 1, v, first = 0, last = 0;
     int rc, rec = -1;
     const char *order = NULL;
     if ((rc = jx_child(r, "parallel", 0, &p)) || !p.obj)
@@ -51,8 +53,12 @@ int scenario_load_parallel(const jx_obj *r, scenario *s)
     }
     if ((rc = refuse_unmodelled(&p, s)) || (rc = jx_int(&p, "zero", 0, 0, 2, &zero)) ||
         (rc = jx_string(&p, "order", 0, &order)) || (rc = jx_bool(&p, "sequence_parallel", 0, &s->sequence_parallel)) ||
-        (rc = jx_int(&p, "virtual_stages", 0, 1, 1024, &vs)) || (rc = jx_enum(&p, "recompute", 0, recompute, &rec)))
+        (rc = jx_int(&p, "virtual_stages", 0, 1, 1024, &vs)) || (rc = jx_enum(&p, "recompute", 0, recompute, &rec)) ||
+        (rc = jx_int(&p, "first_stage_layers", 0, 1, 1 << 20, &first)) ||
+        (rc = jx_int(&p, "last_stage_layers", 0, 1, 1 << 20, &last)))
         return rc;
+    s->first_stage_layers = (int)first;
+    s->last_stage_layers = (int)last;
     if (jx_has(&p, "recompute") && rec == 2)
         s->recompute = 1;
     else if (jx_has(&p, "recompute") && rec == 1)

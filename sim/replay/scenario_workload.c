@@ -13,23 +13,79 @@
 
 static const char *const PLACEMENTS[] = {"accelerators", "host", NULL};
 
+/* workload.model as a shape: {"family": "gpt"|"llama"|"moe", "layers",
+ * "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "tied_embeddings",
+ * "moe": {"experts", "top_k", "shared_experts", "expert_ffn_hidden"}}: the
+ * family's model of that shape (trainer/model.h). */
+static int load_shape(const jx_obj *w, scenario_phase *ph)
+{
+    static const char *const keys[] = {"family", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab",
+                                       "tied_embeddings", "moe", NULL};
+    static const char *const moe_keys[] = {"experts", "top_k", "shared_experts", "expert_ffn_hidden", NULL};
+    static const char *const families[] = {"gpt", "llama", "moe", NULL};
+    jx_obj m, e = {0};
+    int family = 0, tied = -1, rc;
+    long v[8] = {0}, x[4] = {0};
+    if ((rc = jx_child(w, "model", 1, &m)) || (rc = jx_check_keys(&m, keys)) ||
+        (rc = jx_enum(&m, "family", 1, families, &family)) || (rc = jx_int(&m, "layers", 1, 1, 1 << 16, &v[0])) ||
+        (rc = jx_int(&m, "hidden", 1, 1, 1 << 20, &v[1])) || (rc = jx_int(&m, "ffn_hidden", 0, 1, 1 << 22, &v[2])) ||
+        (rc = jx_int(&m, "heads", 1, 1, 1 << 14, &v[3])) || (rc = jx_int(&m, "kv_heads", 0, 1, 1 << 14, &v[4])) ||
+        (rc = jx_int(&m, "vocab", 0, 1, 1 << 24, &v[5])) || (rc = jx_bool(&m, "tied_embeddings", 0, &tied)))
+        return rc;
+    if (jx_has(&m, "moe") &&
+        ((rc = jx_child(&m, "moe", 1, &e)) || (rc = jx_check_keys(&e, moe_keys)) ||
+         (rc = jx_int(&e, "experts", 1, 1, 1 << 16, &x[0])) || (rc = jx_int(&e, "top_k", 1, 1, 1 << 10, &x[1])) ||
+         (rc = jx_int(&e, "shared_experts", 0, 0, 1 << 10, &x[2])) ||
+         (rc = jx_int(&e, "expert_ffn_hidden", 0, 1, 1 << 22, &x[3]))))
+        return rc;
+    if ((family == 2) != jx_has(&m, "moe"))
+        return tt_error_set(m.err, TT_EINPUT, "%s: %s: the moe family needs a \"moe\" block and only it takes one",
+                            m.file, m.path);
+    model_opts *o = &ph->opts;
+    o->family = family + MODEL_FAMILY_GPT;
+    o->layers = (int)v[0];
+    o->hidden = (int)v[1];
+    o->ffn_hidden = (int)v[2];
+    o->heads = (int)v[3];
+    o->kv_heads = (int)v[4];
+    o->vocab = (int)v[5];
+    o->tied_embeddings = jx_has(&m, "tied_embeddings") ? tied : -1;
+    o->experts = (int)x[0];
+    o->top_k = (int)x[1];
+    o->shared_experts = family == 2 && jx_has(&e, "shared_experts") ? (int)x[2] : -1;
+    o->expert_ffn_hidden = (int)x[3];
+    ph->model = scenario_dup(families[family]);
+    return TT_OK;
+}
+
+/* The phase's trace file, or its model by name or shape, and the tokens per
+ * sequence of a transformer made on the fly (seq_len). */
 static int load_source(const jx_obj *w, scenario_phase *ph)
 {
-    const char *trace = NULL, *model = NULL;
-    int rc;
-    if ((rc = jx_string(w, "trace", 0, &trace)) || (rc = jx_string(w, "model", 0, &model)))
+    const char *trace = NULL, *name = NULL;
+    long seq = 0;
+    int rc, shape = json_is_object(json_object_get(w->obj, "model"));
+    model_opts_default(&ph->opts);
+    if ((rc = jx_string(w, "trace", 0, &trace)) || (!shape && (rc = jx_string(w, "model", 0, &name))) ||
+        (rc = jx_int(w, "seq_len", 0, 1, 1 << 24, &seq)))
         return rc;
-    if (!trace == !model)
+    if (!trace == !(name || shape))
         return tt_error_set(w->err, TT_EINPUT, "%s: %s: give exactly one of \"trace\" (a file written by "
-                            "'ttasim trace') and \"model\" (a model name; the trace is made on the fly)",
+                            "'ttasim trace') and \"model\" (a model name or shape; the trace is made on the fly)",
                             w->file, w->path);
-    ph->model = scenario_dup(model);
+    if (trace && seq)
+        return tt_error_set(w->err, TT_EINPUT, "%s: %s.seq_len: a trace has its sequence; remove it", w->file,
+                            w->path);
+    ph->opts.seq_len = (int)seq;
+    if (shape)
+        return load_shape(w, ph);
+    ph->model = scenario_dup(name);
     return trace ? scenario_resolve_path(w, "trace", trace, &ph->trace_path) : TT_OK;
 }
 
 static int load_phases(const jx_obj *w, scenario *s)
 {
-    static const char *const keys[] = {"trace", "model", "micro_batch", "global_batch", "fraction", NULL};
+    static const char *const keys[] = {"trace", "model", "seq_len", "micro_batch", "global_batch", "fraction", NULL};
     size_t n;
     int rc = jx_array(w, "phases", 1, &n);
     if (rc)
@@ -162,7 +218,7 @@ static int load_input(const jx_obj *w, scenario *s)
 
 int scenario_load_workload(const jx_obj *r, scenario *s)
 {
-    static const char *const keys[] = {"trace", "model", "phases", "micro_batch", "global_batch",
+    static const char *const keys[] = {"trace", "model", "seq_len", "phases", "micro_batch", "global_batch",
                                        "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
                                        "embeddings", "embedding", "fusion", "recompute", "attention", "activations",
                                        "framework", "input", NULL};

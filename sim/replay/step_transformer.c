@@ -29,6 +29,31 @@ static int blocks_of(const workload *t)
     return n;
 }
 
+/* Blocks on virtual stage v: the first and last may hold fewer (Megatron's
+ * --decoder-first/last-pipeline-num-layers, as Llama 3 405B ran 126 layers
+ * on 16 stages), the others share the rest evenly. */
+static int blocks_in(const workload *t, const tf_options *x, int v)
+{
+    int vs = virtual_stages(x), blocks = blocks_of(t);
+    int first = x->first_blocks > 0 ? x->first_blocks : -1, last = x->last_blocks > 0 ? x->last_blocks : -1;
+    int ends = (first >= 0) + (last >= 0), middle = vs - ends;
+    int rest = blocks - (first > 0 ? first : 0) - (last > 0 ? last : 0);
+    if (v == 0 && first >= 0)
+        return first;
+    if (v == vs - 1 && last >= 0)
+        return last;
+    return middle > 0 ? rest / middle : 0;
+}
+
+/* The virtual stage that runs block b. */
+static int stage_of_block(const workload *t, const tf_options *x, int b)
+{
+    int v = 0;
+    for (int seen = blocks_in(t, x, 0); v < virtual_stages(x) - 1 && b >= seen; seen += blocks_in(t, x, ++v))
+        ;
+    return v;
+}
+
 /* The tensor group splits the GEMMs (column and row parallel), attention by
  * heads, the vocabulary's embedding and loss; with sequence parallelism the
  * norms and elementwise ops by the sequence. */
@@ -46,7 +71,7 @@ static double tp_share(const workload_layer *l, const tf_options *x)
  * view shares the trace's names; free its layers only. */
 static int stage_view(const workload *t, const tf_options *x, int v, workload *out)
 {
-    int vs = virtual_stages(x), per = blocks_of(t) / vs, pp = degree(x, LAYOUT_PIPELINE);
+    int vs = virtual_stages(x), pp = degree(x, LAYOUT_PIPELINE);
     size_t first = 0;
     while (first < t->n_layers && t->layers[first].block < 0)
         first++;
@@ -62,7 +87,7 @@ static int stage_view(const workload *t, const tf_options *x, int v, workload *o
     out->params = out->param_bytes = out->forward_flops = out->backward_flops = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
         const workload_layer *l = &t->layers[i];
-        int at = l->block >= 0 ? l->block / per : i < first ? 0 : vs - 1; /* its virtual stage */
+        int at = l->block >= 0 ? stage_of_block(t, x, l->block) : i < first ? 0 : vs - 1; /* its virtual stage */
         if (v >= 0 ? at != v : at % pp != -v - 1)
             continue;
         workload_layer *c = &out->layers[out->n_layers++];
@@ -96,9 +121,15 @@ int tf_check(const workload *t, const tf_options *x, tt_error *err)
         return tt_error_set(err, TT_EINPUT, "%s: the trace has no transformer blocks (layers named layer.N. or with a "
                             "\"block\"), which tensor and pipeline parallelism split; use data parallelism only",
                             t->model);
-    if (blocks % vs)
+    int ends = (x->first_blocks > 0) + (x->last_blocks > 0), given = x->first_blocks + x->last_blocks;
+    if (ends && (vs <= ends ? given != blocks : given >= blocks || (blocks - given) % (vs - ends)))
+        return tt_error_set(err, TT_EINPUT, "%s: %d blocks less the first and last stages' %d and %d do not split "
+                            "evenly over the other %d virtual stages; change $.parallel.first_stage_layers or "
+                            "last_stage_layers", t->model, blocks, x->first_blocks, x->last_blocks, vs - ends);
+    if (!ends && blocks % vs)
         return tt_error_set(err, TT_EINPUT, "%s: %d blocks do not split evenly over %d pipeline stages x %d chunks; "
-                            "choose $.parallel.pipeline and $.parallel.virtual_stages whose product divides %d",
+                            "choose $.parallel.pipeline and $.parallel.virtual_stages whose product divides %d, or "
+                            "give the first and last stages fewer ($.parallel.first_stage_layers, last_stage_layers)",
                             t->model, blocks, vs / x->chunks, x->chunks, blocks);
     for (size_t i = 0; i < t->n_layers; i++)
         if (t->layers[i].cls == OPCLASS_ATTENTION && t->layers[i].heads % tp)
@@ -170,7 +201,7 @@ static double tp_comm_s(const workload *t, const tf_options *x, int v, const dou
 {
     if (degree(x, LAYOUT_TENSOR) == 1)
         return 0;
-    int per = blocks_of(t) / virtual_stages(x), vs = virtual_stages(x);
+    int per = blocks_in(t, x, v), vs = virtual_stages(x);
     double one = x->sequence_parallel ? coll_s[TF_TP_ALLGATHER] + coll_s[TF_TP_REDUCE_SCATTER]
                                       : 2 * coll_s[TF_TP_ALLREDUCE];
     double ends = 0;

@@ -1,6 +1,6 @@
 /* step_transformer.h: a transformer's training step under tensor, pipeline
  * and data parallelism, as Megatron-LM runs it: each pipeline stage holds an
- * equal share of the trace's blocks (the layers before the first block on
+ * equal share of the trace's blocks, the first and last fewer if asked (the layers before the first block on
  * the first stage, those after the last on the last), each block's GEMMs,
  * attention, vocabulary embedding and loss split over the tensor group (with
  * sequence parallelism its norms and elementwise ops too), two blocking
@@ -24,6 +24,7 @@ typedef struct tf_options {
     int chunks;            /* model chunks per pipeline stage (interleaved schedule: > 1) */
     int micro_batches;     /* per data-parallel rank per step (the accumulation) */
     double bucket_bytes;   /* gradients per data-parallel bucket */
+    int first_blocks, last_blocks; /* blocks on the first and last virtual stage (0: an even share) */
 } tf_options;
 
 /* The step's collectives, in this order, each sized as step_coll says. */

@@ -222,12 +222,14 @@ void workload_free(workload *t)
     memset(t, 0, sizeof *t);
 }
 
-int workload_make(const char *model_name, int micro_batch, const char *precision, double bucket_bytes,
-                  const optim_info *optim, workload *out, tt_error *err)
+int workload_make(const char *model_name, const model_opts *shape, int micro_batch, const char *precision,
+                  double bucket_bytes, const optim_info *optim, workload *out, tt_error *err)
 {
     memset(out, 0, sizeof *out);
     model_opts mo;
     model_opts_default(&mo);
+    if (shape)
+        mo = *shape;
     trace_opts to;
     trace_opts_default(&to);
     if (micro_batch > 0)

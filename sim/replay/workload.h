@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/vocab.h"
+#include "trainer/model.h"
 #include "trainer/optimizer.h"
 
 typedef struct workload_layer {
@@ -78,10 +79,11 @@ int workload_load(const char *path, workload *out, tt_error *err);
 void workload_free(workload *t);
 
 /* Makes a trace on the fly with the trainer's trace builder (trainer/trace.h:
- * one real step of the model, in this process), as `ttasim trace` writes it.
- * micro_batch 0, precision and optim NULL and bucket_bytes 0 keep the
- * builder's defaults. */
-int workload_make(const char *model_name, int micro_batch, const char *precision, double bucket_bytes,
-                  const optim_info *optim, workload *out, tt_error *err);
+ * one real step of the model, in this process, or its plan for a model too
+ * large to run), as `ttasim trace` writes it. shape: the model's options
+ * (NULL: its defaults); micro_batch 0, precision and optim NULL and
+ * bucket_bytes 0 keep the builder's defaults. */
+int workload_make(const char *model_name, const model_opts *shape, int micro_batch, const char *precision,
+                  double bucket_bytes, const optim_info *optim, workload *out, tt_error *err);
 
 #endif
