@@ -37,6 +37,8 @@ printf '\n## ViT-B/32 (GPU type assumed: V100)\n\n'
 "$ttasim" check --markdown "$here"/vit-*.json 2>/dev/null || true
 printf '\n## DLRM (sharding plan: `workload.embedding.sharding`; framework: `workload.framework`)\n\n'
 "$ttasim" check --markdown "$here"/dlrm-*.json 2>/dev/null || true
+printf '\n## Language models (Megatron-LM: tensor, pipeline and data parallelism)\n\n'
+"$ttasim" check --markdown "$here"/llm-*.json 2>/dev/null || true
 } > "$tmp"
 . "$here/../generated.sh"
 generated_finish "$tmp" "$out" scenarios/published/validate.sh "${2:-}"

@@ -257,7 +257,7 @@ static void print_summary_row(const outcome *o, size_t n, const char *name, int 
 {
     size_t k = 0;
     for (size_t j = 0; j < n; j++)
-        if (!o[j].error && (!*name || strcmp(o[j].name, name) == 0) && o[j].ref_step_time_s > 0 &&
+        if (!o[j].error && (!*name || strcmp(o[j].model, name) == 0) && o[j].ref_step_time_s > 0 &&
             o[j].calibration == calibration)
             dev[k++] = fabs(o[j].step_time_s / o[j].ref_step_time_s - 1);
     if (k == 0)

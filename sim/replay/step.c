@@ -223,11 +223,7 @@ double step_layer_kept_bytes(const workload *t, size_t layer, const step_options
     return bytes * k.samples;
 }
 
-/* Activations kept for the backward. With recomputation (activation
- * checkpointing) only the outputs of the normalisation layers, which bound
- * the segments (a transformer sublayer, a convolution block), are kept, plus
- * one segment at a time rebuilt during the backward. */
-static double kept_activation_bytes(const workload *t, const step_options *o)
+double step_activation_bytes(const workload *t, const step_options *o, double *rebuild)
 {
     double all = 0, kept = 0, segment = 0, widest = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
@@ -241,7 +237,8 @@ static double kept_activation_bytes(const workload *t, const step_options *o)
             segment += bytes;
         }
     }
-    return o->recompute ? kept + fmax(widest, segment) : all;
+    *rebuild = o->recompute ? fmax(widest, segment) : 0;
+    return o->recompute ? kept : all;
 }
 
 /* Parameters, fp32 master weights plus a low-precision copy, gradients at
@@ -263,7 +260,8 @@ void step_memory_of(const workload *t, const step_options *o, step_memory *m)
             dense += count;
         }
     }
-    double act = kept_activation_bytes(t, o);
+    double rebuild, act = step_activation_bytes(t, o, &rebuild);
+    act += rebuild;
     if (o->embeddings == EMB_HOST)
         emb = emb_rows = 0;
     else if (o->tables)

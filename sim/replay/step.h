@@ -108,6 +108,13 @@ size_t step_collectives_max(const workload *t);
  * precision (with o->tables, the host's lookups and updates are the tables'). */
 void step_host_load_of(const workload *t, const step_options *o, step_host_load *out);
 
+/* Activations one micro-batch keeps for its backward. With recomputation
+ * (activation checkpointing) only the outputs of the normalisation layers,
+ * which bound the segments (a transformer sublayer, a convolution block),
+ * are kept, and *rebuild is the widest segment, rebuilt one at a time
+ * during the backward (else 0). */
+double step_activation_bytes(const workload *t, const step_options *o, double *rebuild);
+
 /* Memory of one rank: parameters, gradients, optimizer state, activations. */
 void step_memory_of(const workload *t, const step_options *o, step_memory *out);
 

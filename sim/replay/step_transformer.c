@@ -29,29 +29,33 @@ static int blocks_of(const workload *t)
     return n;
 }
 
-/* Blocks on virtual stage v: the first and last may hold fewer (Megatron's
- * --decoder-first/last-pipeline-num-layers, as Llama 3 405B ran 126 layers
- * on 16 stages), the others share the rest evenly. */
-static int blocks_in(const workload *t, const tf_options *x, int v)
+/* Blocks on virtual stage v of a model of `blocks`: the first and last may
+ * hold fewer (Megatron's --decoder-first/last-pipeline-num-layers, as Llama
+ * 3 405B ran 126 layers on 16 stages), the others share the rest evenly. */
+static int middle_share(int blocks, const tf_options *x)
 {
-    int vs = virtual_stages(x), blocks = blocks_of(t);
-    int first = x->first_blocks > 0 ? x->first_blocks : -1, last = x->last_blocks > 0 ? x->last_blocks : -1;
-    int ends = (first >= 0) + (last >= 0), middle = vs - ends;
-    int rest = blocks - (first > 0 ? first : 0) - (last > 0 ? last : 0);
-    if (v == 0 && first >= 0)
-        return first;
-    if (v == vs - 1 && last >= 0)
-        return last;
-    return middle > 0 ? rest / middle : 0;
+    int middle = virtual_stages(x) - (x->first_blocks > 0) - (x->last_blocks > 0);
+    return middle > 0 ? (blocks - x->first_blocks - x->last_blocks) / middle : 0;
+}
+
+static int blocks_in(int blocks, const tf_options *x, int v)
+{
+    if (v == 0 && x->first_blocks > 0)
+        return x->first_blocks;
+    if (v == virtual_stages(x) - 1 && x->last_blocks > 0)
+        return x->last_blocks;
+    return middle_share(blocks, x);
 }
 
 /* The virtual stage that runs block b. */
-static int stage_of_block(const workload *t, const tf_options *x, int b)
+static int stage_of_block(int blocks, const tf_options *x, int b)
 {
-    int v = 0;
-    for (int seen = blocks_in(t, x, 0); v < virtual_stages(x) - 1 && b >= seen; seen += blocks_in(t, x, ++v))
-        ;
-    return v;
+    int first = x->first_blocks > 0, per = middle_share(blocks, x), vs = virtual_stages(x);
+    if (first && b < x->first_blocks)
+        return 0;
+    b -= x->first_blocks;
+    int v = per > 0 ? first + b / per : vs - 1;
+    return v < vs ? v : vs - 1;
 }
 
 /* The tensor group splits the GEMMs (column and row parallel), attention by
@@ -71,7 +75,7 @@ static double tp_share(const workload_layer *l, const tf_options *x)
  * view shares the trace's names; free its layers only. */
 static int stage_view(const workload *t, const tf_options *x, int v, workload *out)
 {
-    int vs = virtual_stages(x), pp = degree(x, LAYOUT_PIPELINE);
+    int vs = virtual_stages(x), pp = degree(x, LAYOUT_PIPELINE), blocks = blocks_of(t);
     size_t first = 0;
     while (first < t->n_layers && t->layers[first].block < 0)
         first++;
@@ -87,7 +91,7 @@ static int stage_view(const workload *t, const tf_options *x, int v, workload *o
     out->params = out->param_bytes = out->forward_flops = out->backward_flops = 0;
     for (size_t i = 0; i < t->n_layers; i++) {
         const workload_layer *l = &t->layers[i];
-        int at = l->block >= 0 ? stage_of_block(t, x, l->block) : i < first ? 0 : vs - 1; /* its virtual stage */
+        int at = l->block >= 0 ? stage_of_block(blocks, x, l->block) : i < first ? 0 : vs - 1; /* its virtual stage */
         if (v >= 0 ? at != v : at % pp != -v - 1)
             continue;
         workload_layer *c = &out->layers[out->n_layers++];
@@ -201,7 +205,7 @@ static double tp_comm_s(const workload *t, const tf_options *x, int v, const dou
 {
     if (degree(x, LAYOUT_TENSOR) == 1)
         return 0;
-    int per = blocks_in(t, x, v), vs = virtual_stages(x);
+    int per = blocks_in(blocks_of(t), x, v), vs = virtual_stages(x);
     double one = x->sequence_parallel ? coll_s[TF_TP_ALLGATHER] + coll_s[TF_TP_REDUCE_SCATTER]
                                       : 2 * coll_s[TF_TP_ALLREDUCE];
     double ends = 0;
@@ -246,7 +250,9 @@ static int memory_of(const workload *t, const step_options *o, const tf_options 
             return -1;
         step_memory ms;
         step_memory_of(&view, o, &ms);
-        ms.activations_bytes *= (double)in_flight(x, s) / x->chunks;
+        /* each micro-batch in flight keeps its tensors; one segment is rebuilt at a time */
+        double rebuild, kept = step_activation_bytes(&view, o, &rebuild);
+        ms.activations_bytes = kept * in_flight(x, s) / x->chunks + rebuild;
         ms.total_bytes = ms.params_bytes + ms.gradients_bytes + ms.optimizer_bytes + ms.activations_bytes;
         if (ms.total_bytes > m->total_bytes) {
             *m = ms;
