@@ -37,7 +37,13 @@ dist_published_DATA = scenarios/published/README.md \
 	scenarios/published/bert-lamb-64k.json \
 	scenarios/published/bert-lamb-8k.json \
 	scenarios/published/dlrm-mlperf07-pytorch-dgxa100.json \
+	scenarios/published/dlrm-mlperf10-hugectr-14xdgxa100.json \
+	scenarios/published/dlrm-mlperf10-hugectr-8xdgxa100.json \
 	scenarios/published/dlrm-mlperf10-hugectr-dgxa100.json \
+	scenarios/published/dlrm-mlperf20-hugectr-14xdgxa100.json \
+	scenarios/published/dlrm-mlperf20-hugectr-8xdgxa100.json \
+	scenarios/published/dlrm-mlperf20-hugectr-dgxa100.json \
+	scenarios/published/dlrm-mlperf21-hugectr-4xdgxh100.json \
 	scenarios/published/dlrm-ngc-pytorch-amp-8xa100.json \
 	scenarios/published/dlrm-ngc-tf2-amp-8xa100.json \
 	scenarios/published/resnet50-akiba-2017.json \

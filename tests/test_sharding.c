@@ -59,13 +59,10 @@ END_TEST
 static workload_table TABLES[2] = {{4, 8, 1}, {4, 8, 1}};
 static const workload_embedding EMB = {0, 1.0, 2, TABLES};
 
-/* The plan's collectives on 2 ranks joined by one link of latency_s and
- * bw_Bps: a ring allreduce (2 steps of half the vector), one pairwise
- * exchange of half of it. */
+/* The ids' input alltoall on 2 ranks joined by one link of latency_s and
+ * bw_Bps: one pairwise exchange of half of it. */
 static void set_link(sharding_options *o, double latency_s, double bw_Bps)
 {
-    o->allreduce_latency_s = 2 * latency_s;
-    o->allreduce_s_per_byte = 1 / bw_Bps;
     o->alltoall_latency_s = latency_s;
     o->alltoall_s_per_byte = 0.5 / bw_Bps;
 }
@@ -74,7 +71,7 @@ static sharding_options options(int micro_batch)
 {
     sharding_options o = {.ranks = 2, .micro_batch = micro_batch, .table_dtype_bytes = 2, .act_dtype_bytes = 2,
                           .grad_dtype_bytes = 2, .master_weights = 0, .optimizer = EMB_SGD, .zipf_s = 1.0,
-                          .mem_Bps = 1e12, .dispatch_s = 0, .node_ranks = 2};
+                          .mem_Bps = 1e12, .dispatch_s = 0, .node_ranks = 2, .hybrid = HYBRID_PARAMS_DEFAULT};
     set_link(&o, 0, 1e9);
     return o;
 }
@@ -137,42 +134,91 @@ START_TEST(row_column_data_parallel_by_hand)
 }
 END_TEST
 
-/* Hybrid: at 64 samples per rank, sending pooled vectors (2 x 64 x 8 x 2 B per
- * table) costs more than allreducing all 4 rows (2 x 4 x 8 x 2 B): every row
- * is replicated and the alltoall disappears; at 1 sample, none is (32 B of
- * alltoall against 64 B for one replicated row). */
-START_TEST(hybrid_replicates_hot_rows)
+/* The probability of row k (from 0) of a 4-row table, s = 1: F(k+1) - F(k),
+ * F(h) = ln(h + 1) / ln 5. */
+static double p4(int k)
 {
-    sharding_options o = options(64);
+    return (log(k + 2.0) - log(k + 1.0)) / log(5.0);
+}
+
+/* Hybrid, HugeCTR's frequent categories (calibration_data.cu): on one node
+ * those expected at least G sqrt(2 p_dup / (M (M - 1))) times in a global
+ * batch. 2 ranks of 4 samples (G = 8), p_dup 0.5: 8 sqrt(1 / 12) = 2.31, so
+ * row 0 (8 x 0.431 = 3.45) of each table is frequent and row 1 (2.02) not. */
+START_TEST(hybrid_frequent_by_count)
+{
+    sharding_options o = options(4);
+    o.hybrid.p_dup_max = 0.5;
     sharding_cost c;
+    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &c);
+    double f = p4(0), cold = 1 - f;
+    ck_assert_double_eq_tol(8 * f, 3.446, 1e-3);
+    ck_assert_double_eq_tol(8 * p4(1), 2.015, 1e-3);
+    ck_assert_double_eq_tol(c.hot_rows, 2, 1e-12);
+    ck_assert_double_eq_tol(c.hot_lookup_share, f, 1e-12);
+    /* the infrequent rows dealt round-robin: each rank serves half of the 8 samples' cold lookups
+     * and sends a vector for each: an even alltoall of 4 x (1 - F(1)) vectors a table */
+    ck_assert_double_eq_tol(c.lookups, 2 * (4 * f + 8 * cold / 2), 1e-12);
+    ck_assert_double_eq_tol(c.alltoall_bytes, 2 * 4 * cold * 8 * 2, 1e-12);
+    /* one node: only the frequent rows the global batch touched are exchanged (NVLink pulls) */
+    ck_assert_double_eq_tol(c.allreduce_bytes, 2 * synth_zipf_unique(4, 1.0, 8, 1) * 8 * 2, 1e-12);
+    /* every rank: the frequent row, half of the 3 others */
+    ck_assert_double_eq_tol(c.params_bytes, 2 * (1 + 3 / 2.0) * 8 * 2, 1e-12);
+
+    /* across N = 2 nodes: N^2 / (N - 1) x 1.3e12 / 1.3e11 = 40 a global batch of 16 x 8 = 128 samples:
+     * row 0 (55.1) is frequent, row 1 (32.2) not, and the whole frequent set is allreduced */
+    o = options(64);
+    o.node_ranks = 1;
+    o.hybrid.all_to_all_Bps = 1.3e12;
+    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &c);
+    ck_assert_double_eq_tol(c.hot_rows, 2, 1e-12);
+    ck_assert_double_eq_tol(c.allreduce_bytes, 2 * 1 * 8 * 2, 1e-12);
+    /* HugeCTR's default bandwidths (1.9e11 / 1.3e11): 5.85, every row is frequent, nothing to send */
+    o.hybrid = HYBRID_PARAMS_DEFAULT;
     sharding_cost_of(&EMB, SHARD_HYBRID, &o, &c);
     ck_assert_double_eq_tol(c.hot_rows, 8, 1e-12);
     ck_assert_double_eq_tol(c.hot_lookup_share, 1, 1e-12);
     ck_assert_double_eq_tol(c.alltoall_bytes, 0, 1e-12);
     ck_assert_double_eq_tol(c.allreduce_bytes, 2 * 4 * 8 * 2, 1e-12);
-    o = options(1);
-    sharding_cost hyb, tw;
-    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &hyb);
-    sharding_cost_of(&EMB, SHARD_TABLE_WISE, &o, &tw);
-    ck_assert_double_eq(hyb.hot_rows, 0);
-    ck_assert_double_eq_tol(hyb.alltoall_bytes, tw.alltoall_bytes, 1e-12);
-    ck_assert_double_eq_tol(hyb.update_bytes, tw.update_bytes, 1e-9);
 }
 END_TEST
 
-/* Hybrid's index handling on one node, 64 samples per rank, every row hot
- * (a table's 2 x 64 x 8 x 2 B of pooled vectors, half of them crossing the
- * 1e8 B/s link, against its 4 x 8 x 2 B of gradients sent twice by the ring:
- * 9.6 us saved a table, more than the 2 us of ring latency and the 4 us of the
- * frequent kernels). 256 global ids,
- * 128 local, all hot, 8 frequent rows of 64 elements; kernels and their bytes
- * as hybrid_indices.cu runs them, each at 1e9 B/s and at least 1 us. */
+/* Hybrid without a frequent row (a threshold no row reaches) on 4 ranks: the
+ * infrequent rows dealt round-robin make the alltoall even, each rank
+ * sending what it looks up for the global batch, where table-wise's largest
+ * sender sends a whole table's vectors. A sample's 3 lookups into a table
+ * land on up to 3 of the 4 ranks: R (1 - (1 - 1/R)^3) = 37/16 vectors. */
+START_TEST(hybrid_infrequent_round_robin)
+{
+    workload_table t[2] = {{1000, 8, 1}, {1000, 8, 3}};
+    workload_embedding emb = {0, 1.0, 2, t};
+    sharding_options o = options(4);
+    o.ranks = 4;
+    o.node_ranks = 1;
+    o.hybrid.all_to_all_Bps = 1e15;
+    sharding_cost hyb, tw;
+    sharding_cost_of(&emb, SHARD_HYBRID, &o, &hyb);
+    sharding_cost_of(&emb, SHARD_TABLE_WISE, &o, &tw);
+    ck_assert_double_eq(hyb.hot_rows, 0);
+    ck_assert_double_eq(hyb.allreduce_bytes, 0);
+    ck_assert_double_eq_tol(hyb.lookups, 16 * (1 + 3) / 4.0, 1e-12);
+    ck_assert_double_eq_tol(hyb.alltoall_bytes, 4 * (1 + 37 / 16.0) * 8 * 2, 1e-12);
+    ck_assert_double_eq_tol(hyb.params_bytes, 2 * 1000 / 4.0 * 8 * 2, 1e-12);
+    ck_assert_double_eq_tol(tw.alltoall_bytes, 16 * 8 * 2, 1e-12); /* a table's vectors for all 16 samples */
+    ck_assert_double_eq_tol(tw.params_bytes, 1000 * 8 * 2, 1e-12);
+}
+END_TEST
+
+/* Hybrid's index handling on one node, 64 samples per rank, every row
+ * frequent (G = 128: row 3 is expected 17.7 times, above the 0.29 that
+ * p_dup 0.01 asks). 256 global ids, 128 local, all hot, 8 frequent rows of 64
+ * elements; kernels and their bytes as hybrid_indices.cu runs them, each at
+ * 1e9 B/s and at least 1 us. */
 START_TEST(hybrid_index_by_hand)
 {
     sharding_options o = options(64);
     o.mem_Bps = 1e9;
     o.dispatch_s = 1e-6;
-    set_link(&o, 1e-6, 1e8);
     sharding_cost c;
     sharding_cost_of(&EMB, SHARD_HYBRID, &o, &c);
     ck_assert_double_eq_tol(c.hot_rows, 8, 1e-12);
@@ -189,9 +235,16 @@ START_TEST(hybrid_index_by_hand)
     ck_assert_double_eq_tol(c.index_kernels, 19, 1e-12);
     ck_assert_double_eq_tol(c.index_s, s + 12 * 1e-6, 1e-15); /* 12 kernels of no bytes of their own */
     ck_assert_double_eq_tol(c.index_s, 2.048e-6 + 3 * 1.024e-6 + 15 * 1e-6, 1e-15);
+    /* the data reader computes the indices ahead: the frequent path's 4 kernels are what is waited for */
+    o.hybrid.precomputed_indices = 1;
+    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &c);
+    ck_assert_double_eq_tol(c.index_bytes, sum, 1e-9);
+    ck_assert_double_eq_tol(c.index_s, 4 * 1e-6, 1e-15);
+    o.hybrid.precomputed_indices = 0;
 
-    /* across nodes: the network indices instead of the cache masks, and the dense passes over the
-     * 64 frequent elements: zeroed (4 B), cast to fp16 (4 + 2), SGD (2 + 8) */
+    /* across nodes (a threshold of 5.85 at G = 128: every row frequent): the network indices instead
+     * of the cache masks, and the dense passes over the 64 frequent elements: zeroed (4 B), cast to
+     * fp16 (4 + 2), SGD (2 + 8) */
     o.node_ranks = 1;
     sharding_cost_of(&EMB, SHARD_HYBRID, &o, &c);
     ck_assert_double_eq_tol(c.hot_rows, 8, 1e-12);
@@ -202,35 +255,6 @@ START_TEST(hybrid_index_by_hand)
     ck_assert_double_eq_tol(c.index_bytes, sum, 1e-9);
     ck_assert_double_eq_tol(c.index_kernels, 15, 1e-12);
     ck_assert_double_eq_tol(c.index_s, (2048 + 1024 + 1024) / 1e9 + 12 * 1e-6, 1e-15);
-}
-END_TEST
-
-/* The hot set is worth its fixed costs or is dropped: at 10 us a kernel the
- * frequent set's 4 kernels and 2 us of allreduce latency (42 us) exceed the
- * 19.2 us its 8 rows save, so hybrid replicates nothing and sends what
- * table-wise sends, and still sorts the batch's ids (15 kernels, no
- * frequent path); at 1 us a kernel (6 us) it keeps them. */
-START_TEST(hybrid_drops_unpaid_hot_set)
-{
-    sharding_options o = options(64);
-    o.mem_Bps = 1e9;
-    set_link(&o, 1e-6, 1e8);
-    o.dispatch_s = 1e-5;
-    sharding_cost hyb, tw;
-    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &hyb);
-    sharding_cost_of(&EMB, SHARD_TABLE_WISE, &o, &tw);
-    ck_assert_double_eq(hyb.hot_rows, 0);
-    ck_assert_double_eq(hyb.allreduce_bytes, 0);
-    ck_assert_double_eq_tol(hyb.alltoall_bytes, tw.alltoall_bytes, 1e-12);
-    ck_assert_double_eq_tol(hyb.update_bytes, tw.update_bytes, 1e-9);
-    ck_assert_double_eq_tol(hyb.index_kernels, 15, 1e-12);
-    /* every id cold: a 32-byte sector per category look-up. data_to_unique_categories 256 x 8, frequent
-     * samples 128 x 36, model indices 256 x 36 + the rank's 128 cold ids written, fused_cache_masks 256 x 36 */
-    ck_assert_double_eq_tol(hyb.index_bytes, 2048 + 4608 + 9216 + 512 + 9216, 1e-9);
-    ck_assert_double_eq(tw.index_s, 0);
-    o.dispatch_s = 1e-6;
-    sharding_cost_of(&EMB, SHARD_HYBRID, &o, &hyb);
-    ck_assert_double_eq_tol(hyb.hot_rows, 8, 1e-12);
 }
 END_TEST
 
@@ -343,9 +367,9 @@ int main(void)
     tcase_add_test(tc, zipf_unique_matches_draws);
     tcase_add_test(tc, table_wise_by_hand);
     tcase_add_test(tc, row_column_data_parallel_by_hand);
-    tcase_add_test(tc, hybrid_replicates_hot_rows);
+    tcase_add_test(tc, hybrid_frequent_by_count);
+    tcase_add_test(tc, hybrid_infrequent_round_robin);
     tcase_add_test(tc, hybrid_index_by_hand);
-    tcase_add_test(tc, hybrid_drops_unpaid_hot_set);
     tcase_add_test(tc, table_wise_balances);
     tcase_add_test(tc, mix_by_hand);
     tcase_add_test(tc, id_bytes_by_hand);

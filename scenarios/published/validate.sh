@@ -35,8 +35,11 @@ INTRO
 "$ttasim" check --markdown "$here"/resnet50-*.json "$here"/bert-*.json 2>/dev/null || true
 printf '\n## ViT-B/32 (GPU type assumed: V100)\n\n'
 "$ttasim" check --markdown "$here"/vit-*.json 2>/dev/null || true
-printf '\n## DLRM (sharding plan: `workload.embedding.sharding`; framework: `workload.framework`)\n\n'
-"$ttasim" check --markdown "$here"/dlrm-*.json 2>/dev/null || true
+printf '\n## DLRM on one node (sharding plan: `workload.embedding.sharding`; framework: `workload.framework`)\n\n'
+"$ttasim" check --markdown "$here"/dlrm-mlperf07-*.json "$here"/dlrm-mlperf*-hugectr-dgx*.json "$here"/dlrm-ngc-*.json \
+    2>/dev/null || true
+printf '\n## DLRM across nodes (MLPerf, NVIDIA HugeCTR: 4 to 14 DGX nodes)\n\n'
+"$ttasim" check --markdown "$here"/dlrm-mlperf*-hugectr-[0-9]*x*.json 2>/dev/null || true
 printf '\n## Language models (Megatron-LM: tensor, pipeline and data parallelism)\n\n'
 "$ttasim" check --markdown "$here"/llm-*.json 2>/dev/null || true
 } > "$tmp"

@@ -1,5 +1,7 @@
 #include "sim/replay/framework.h"
 
+#include <math.h>
+
 const char *const FRAMEWORK_NAMES[] = {"none", "hugectr", "pytorch", "tensorflow2", "pytorch_apex", NULL};
 
 int framework_epilogue_passes(framework f, int backward)
@@ -21,11 +23,22 @@ int framework_overlaps_embedding(framework f)
     return f == FRAMEWORK_HUGECTR;
 }
 
+int framework_loss_in_forward(framework f)
+{
+    return f == FRAMEWORK_HUGECTR;
+}
+
+int framework_one_wgrad_allreduce(framework f)
+{
+    return f == FRAMEWORK_HUGECTR;
+}
+
 /* A kernel replayed from a CUDA graph still pays its launch on the device
- * (U: NVIDIA quotes 3-5 us of launch latency), not the host's dispatch. */
+ * (U: NVIDIA quotes 3-5 us of launch latency), not the host's dispatch;
+ * never more than the host's. */
 #define GRAPH_KERNEL_LAUNCH_S 4e-6
 
 double framework_kernel_s(framework f, double dispatch_s)
 {
-    return f == FRAMEWORK_HUGECTR ? GRAPH_KERNEL_LAUNCH_S : dispatch_s;
+    return f == FRAMEWORK_HUGECTR ? fmin(GRAPH_KERNEL_LAUNCH_S, dispatch_s) : dispatch_s;
 }

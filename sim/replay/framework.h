@@ -5,10 +5,10 @@
  * output in memory; apex's fused MLP (NVIDIA's MLPerf v0.7 PyTorch DLRM)
  * does bias and ReLU in one kernel each way; HugeCTR fuses them into the GEMM
  * epilogue (cuBLASLt), as the per-op model assumes without a framework, and
- * overlaps the embedding's communication with the bottom MLP. The pass and
- * kernel counts are counted from the ops, not fitted; the single-GPU DLRM rows
- * of scenarios/published (dlrm-ngc-*-1xa100-small.json) check them, and
- * tests/test_dlrm.c the passes. */
+ * runs the embedding on a stream of its own beside the bottom MLP
+ * (step_data.c). The pass and kernel counts are counted from the ops, not
+ * fitted; the single-GPU DLRM rows of scenarios/published
+ * (dlrm-ngc-*-1xa100-small.json) check them, and tests/test_dlrm.c the passes. */
 #ifndef TT_FRAMEWORK_H
 #define TT_FRAMEWORK_H
 
@@ -41,8 +41,17 @@ int framework_epilogue_kernels(framework f, int backward);
 
 /* HugeCTR's overlapped pipeline (solver.enable_overlap): the embedding's
  * collectives run on their own stream while the bottom MLP computes, forward
- * and backward (step.c). */
+ * and backward (step_data.c). */
 int framework_overlaps_embedding(framework f);
+
+/* HugeCTR's loss kernel writes the loss's gradient into its input as it
+ * computes the loss (BinaryCrossEntropy_Kernel, is_train): no backward
+ * kernel of its own (step.c). */
+int framework_loss_in_forward(framework f);
+
+/* HugeCTR allreduces the network's weight gradients in one buffer after the
+ * backward (Model::exchange_wgrad), not in buckets during it. */
+int framework_one_wgrad_allreduce(framework f);
 
 /* The least a small kernel of the framework's costs: HugeCTR replays the
  * step as one CUDA graph (solver.holistic_cuda_graph), so the device's

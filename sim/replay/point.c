@@ -77,25 +77,16 @@ typedef struct phase_plan {
     step_result r;
 } phase_plan;
 
-/* What the hybrid plan's hot set and the ids' alltoall charge their
- * collectives, as the step runs them. On NVIDIA GPUs: NCCL's model of its
- * allreduce on the communicator (the scenario's NCCL_ALGO/PROTO; its time at
- * a byte, its slope to a large probe) and an alltoall at what bounds it, a
- * node's NICs for what leaves the node, a GPU's links for the rest. Elsewhere
- * the closed forms of a ring allreduce and pairwise exchanges on the slowest
- * route from rank 0. */
-static void plan_collective_costs(const scenario *sc, const platform *p, int ranks, sharding_options *so)
+/* What the ids' input alltoall charges (workload.embedding.ids "alltoall"),
+ * as the step would run it. On NVIDIA GPUs at what bounds it, a node's NICs
+ * (nccl_comm_of) for what leaves the node, a GPU's links for the rest.
+ * Elsewhere pairwise exchanges on the slowest route from rank 0. */
+static void ids_alltoall_cost(const scenario *sc, const platform *p, int ranks, sharding_options *so)
 {
-    const double probe = 256.0 * 1024 * 1024;
     nccl_comm c;
-    nccl_choice small, big;
     int g = platform_ranks_per_node(p) < ranks ? platform_ranks_per_node(p) : ranks;
     double lat_s = 0, bw_Bps = 0;
-    if (nccl_comm_of(p, NULL, ranks, sc->nccl_collnet, &c) == 0 &&
-        nccl_choose(&c, sc->nccl_algos, sc->nccl_protos, OP_ALLREDUCE, 1, &small) == 0 &&
-        nccl_choose(&c, sc->nccl_algos, sc->nccl_protos, OP_ALLREDUCE, probe, &big) == 0) {
-        so->allreduce_latency_s = small.time_s;
-        so->allreduce_s_per_byte = (big.time_s - small.time_s) / probe;
+    if (nccl_comm_of(p, NULL, ranks, sc->nccl_collnet, &c) == 0) {
         double lat_in = 0, bw_in = 0, off = 0, on = (double)(g - 1) / ranks;
         if (g > 1)
             platform_path(p, 0, 1, &lat_in, &bw_in);
@@ -115,14 +106,11 @@ static void plan_collective_costs(const scenario *sc, const platform *p, int ran
         lat_s = fmax(lat_s, l);
         bw_Bps = r == 1 ? b : fmin(bw_Bps, b);
     }
-    for (int k = 0; k < 2; k++) {
-        coll_params q = {.op = k ? OP_ALLTOALL : OP_ALLREDUCE, .algo = k ? ALGO_PAIRWISE : ALGO_RING, .ranks = ranks};
-        double t0 = coll_closed_form_s(&q, lat_s, bw_Bps, 0);
-        q.bytes = probe;
-        double per_byte = (coll_closed_form_s(&q, lat_s, bw_Bps, 0) - t0) / probe;
-        *(k ? &so->alltoall_latency_s : &so->allreduce_latency_s) = t0;
-        *(k ? &so->alltoall_s_per_byte : &so->allreduce_s_per_byte) = per_byte;
-    }
+    const double probe = 256.0 * 1024 * 1024;
+    coll_params q = {.op = OP_ALLTOALL, .algo = ALGO_PAIRWISE, .ranks = ranks};
+    so->alltoall_latency_s = coll_closed_form_s(&q, lat_s, bw_Bps, 0);
+    q.bytes = probe;
+    so->alltoall_s_per_byte = (coll_closed_form_s(&q, lat_s, bw_Bps, 0) - so->alltoall_latency_s) / probe;
 }
 
 /* The model-parallel tables of a phase under a plan: on the accelerators, or,
@@ -142,8 +130,8 @@ static int plan_tables(const run_ctx *x, size_t k, sharding_kind plan, const sha
                            .master_weights = sc->master_weights, .optimizer = sc->table_optimizer,
                            .zipf_s = sc->index_zipf_s > 0 ? sc->index_zipf_s : t->emb.zipf_s,
                            .mem_Bps = d->mem_Bps, .dispatch_s = framework_kernel_s(sc->framework, d->dispatch_s), .node_ranks = node_ranks,
-                           .ids = sc->embedding_ids};
-    plan_collective_costs(sc, p, pp->o.ranks, &so);
+                           .ids = sc->embedding_ids, .hybrid = sc->hybrid};
+    ids_alltoall_cost(sc, p, pp->o.ranks, &so);
     if (plan != SHARD_HOST && mix) {
         sharding_mix_cost_of(&t->emb, mix, &so, &pp->tables, pp->groups, pp->group_tables);
     } else if (plan != SHARD_HOST) {
@@ -426,7 +414,10 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
     o->concurrent_ops = sc->concurrent_ops;
     o->zero = sc->zero;
     o->overlap_param_gather = sc->overlap_param_gather;
+    o->grouped = sc->grouped;
+    o->overlap_ar_a2a = sc->overlap_ar_a2a;
     o->ranks = ranks;
+    o->node_ranks = platform_ranks_per_node(c->p);
     o->optimizer_state_words = x->optimizer->state_words;
     o->embeddings = plan == SHARD_HOST ? EMB_HOST : EMB_ACCELERATORS;
     if ((rc = plan_tables(x, k, plan, mix, c->p, d, pp, err)))
@@ -435,6 +426,7 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
     o->fused_attention = sc->fused_attention;
     o->autograd_activations = sc->autograd_activations;
     o->framework = sc->framework;
+    o->async_wgrad = sc->async_wgrad;
     if (model_parallel(lay)) {
         /* Megatron-Core's default bucket: max(40M, 1M x data-parallel size) gradients */
         pp->tf = (tf_options){.layout = lay, .sequence_parallel = sc->sequence_parallel,

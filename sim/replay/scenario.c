@@ -359,6 +359,7 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
                                        "devices", "cost", "parallel", NULL};
     out->overlap = 1;
     out->fusion = -1;
+    out->hybrid = HYBRID_PARAMS_DEFAULT;
     out->doc = root;
     out->path = strdup(path);
     jx_obj r;

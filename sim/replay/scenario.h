@@ -91,11 +91,13 @@ typedef struct scenario {
     int master_weights;    /* an fp32 master copy of low-precision tables */
     double index_zipf_s;   /* the lookups' Zipf exponent (0: the trace's) */
     embedding_ids embedding_ids; /* how the shards get their ids (reader) */
+    hybrid_params hybrid;  /* workload.embedding.hybrid: HugeCTR's (HYBRID_PARAMS_DEFAULT) */
     int fusion;       /* norm/elementwise ops fused into their producer: 1, 0, or -1 for the device's default */
     int recompute;    /* activation recomputation (checkpointing at normalisation layers) */
     int fused_attention; /* workload.attention: 0 "standard" (scores kept), 1 "fused" (FlashAttention) */
     int autograd_activations; /* workload.activations: 0 "outputs" (every op's), 1 "autograd" (what backward reads) */
     framework framework; /* its unfused epilogue passes (framework.h); FRAMEWORK_NONE */
+    int async_wgrad;    /* workload.async_wgrad: weight gradients on a stream of their own (step_options) */
     input_pipeline_kind input_pipeline; /* workload.input.pipeline; INPUT_NONE: not modelled */
     int input_threads;  /* workload.input.threads: decode workers per node (0: one per host core) */
 
@@ -113,6 +115,8 @@ typedef struct scenario {
     int sequence_parallel, virtual_stages;
     int first_stage_layers, last_stage_layers; /* blocks on the first and last virtual stage (0: even) */
     int overlap_param_gather; /* collectives.overlap_param_gather: its all-gathers during the next forward */
+    int grouped; /* collectives.grouped: every gradient in one allreduce after the backward (step_options) */
+    int overlap_ar_a2a; /* collectives.overlap_ar_a2a: HugeCTR's alltoall beside the allreduce (step_options) */
     int concurrent_ops; /* collectives.concurrent_ops: collectives in flight at once (default 1) */
     coll_algo inter_algo; /* collectives.inter_node: hier allreduce's inter-node phase (ALGO_RING or ALGO_RHD) */
     coll_staging staging; /* collectives.staging: where hier's inter-node phase keeps its buffers */

@@ -94,7 +94,7 @@ int scenario_load_collectives(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"allreduce", "alltoall", "overlap", "inter_node", "staging",
                                        "concurrent_ops", "nccl_algo", "nccl_proto", "nccl_collnet",
-                                       "overlap_param_gather", NULL};
+                                       "overlap_param_gather", "grouped", "overlap_ar_a2a", NULL};
     jx_obj c;
     const char *ar = "nccl", *a2a = "auto";
     long concurrent_ops = 1;
@@ -103,11 +103,17 @@ int scenario_load_collectives(const jx_obj *r, scenario *s)
         (c.obj && ((rc = jx_check_keys(&c, keys)) || (rc = jx_string(&c, "allreduce", 0, &ar)) ||
                    (rc = jx_string(&c, "alltoall", 0, &a2a)) || (rc = jx_bool(&c, "overlap", 0, &s->overlap)) ||
                    (rc = jx_bool(&c, "overlap_param_gather", 0, &s->overlap_param_gather)) ||
+                   (rc = jx_bool(&c, "grouped", 0, &s->grouped)) ||
+                   (rc = jx_bool(&c, "overlap_ar_a2a", 0, &s->overlap_ar_a2a)) ||
                    (rc = jx_int(&c, "concurrent_ops", 0, 1, STEP_MAX_CONCURRENT_OPS, &concurrent_ops)))) ||
         (rc = parse_algo(&c, "allreduce", ar, &s->allreduce_algo)) ||
         (rc = parse_algo(&c, "alltoall", a2a, &s->alltoall_algo)) ||
         (c.obj && ((rc = load_hier_options(&c, s)) || (rc = load_nccl_options(&c, s)))))
         return rc;
+    if (s->grouped && s->zero)
+        return tt_error_set(c.err, TT_EINPUT, "%s: %s.grouped: one allreduce of every gradient after the backward "
+                            "does not combine with the distributed optimizer's reduce-scatters ($.parallel.zero); "
+                            "drop one of them", c.file, c.path);
     s->concurrent_ops = (int)concurrent_ops;
     s->allreduce = strdup(ar);
     s->alltoall = strdup(a2a);

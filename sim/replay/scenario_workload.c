@@ -164,12 +164,31 @@ static int load_sharding_groups(const jx_obj *e, scenario *s)
     return TT_OK;
 }
 
+/* workload.embedding.hybrid: HugeCTR's HybridEmbeddingParam (sharding.h). */
+static int load_hybrid(const jx_obj *e, scenario *s)
+{
+    static const char *const keys[] = {"p_dup_max", "all_to_all_Bps", "all_reduce_Bps", "efficiency_bandwidth_ratio",
+                                       "precomputed_indices", NULL};
+    jx_obj h;
+    int rc;
+    hybrid_params *p = &s->hybrid;
+    if ((rc = jx_child(e, "hybrid", 0, &h)) || !h.obj)
+        return rc;
+    if ((rc = jx_check_keys(&h, keys)) || (rc = jx_number(&h, "p_dup_max", 0, 1e-9, 1, &p->p_dup_max)) ||
+        (rc = jx_number(&h, "all_to_all_Bps", 0, 1, 1e15, &p->all_to_all_Bps)) ||
+        (rc = jx_number(&h, "all_reduce_Bps", 0, 1, 1e15, &p->all_reduce_Bps)) ||
+        (rc = jx_number(&h, "efficiency_bandwidth_ratio", 0, 1e-6, 1e6, &p->efficiency_bandwidth_ratio)) ||
+        (rc = jx_bool(&h, "precomputed_indices", 0, &p->precomputed_indices)))
+        return rc;
+    return TT_OK;
+}
+
 /* workload.embedding: how model-parallel tables are sharded, stored and
  * updated. "sharding": "host" is "embeddings": "host". */
 static int load_embedding(const jx_obj *w, scenario *s)
 {
     static const char *const keys[] = {"sharding", "precision", "optimizer", "master_weights", "index_zipf_s", "ids",
-                                       NULL};
+                                       "hybrid", NULL};
     jx_obj e;
     int prec = -1, sharding = s->sharding, table_optimizer = EMB_SGD, ids = IDS_READER, rc;
     if (s->embeddings == EMB_HOST)
@@ -184,7 +203,7 @@ static int load_embedding(const jx_obj *w, scenario *s)
         (rc = jx_enum(&e, "optimizer", 0, EMBEDDING_OPTIMIZER_NAMES, &table_optimizer)) ||
         (rc = jx_bool(&e, "master_weights", 0, &s->master_weights)) ||
         (rc = jx_number(&e, "index_zipf_s", 0, 0.01, 10, &s->index_zipf_s)) ||
-        (rc = jx_enum(&e, "ids", 0, EMBEDDING_IDS_NAMES, &ids)))
+        (rc = jx_enum(&e, "ids", 0, EMBEDDING_IDS_NAMES, &ids)) || (rc = load_hybrid(&e, s)))
         return rc;
     if (!json_is_array(json_object_get(e.obj, "sharding"))) /* the groups set their own */
         s->sharding = (sharding_kind)sharding;
@@ -221,7 +240,7 @@ int scenario_load_workload(const jx_obj *r, scenario *s)
     static const char *const keys[] = {"trace", "model", "seq_len", "phases", "micro_batch", "global_batch",
                                        "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
                                        "embeddings", "embedding", "fusion", "recompute", "attention", "activations",
-                                       "framework", "input", NULL};
+                                       "framework", "async_wgrad", "input", NULL};
     static const char *const attention_kinds[] = {"standard", "fused", NULL};
     static const char *const activation_kinds[] = {"outputs", "autograd", NULL};
     jx_obj w;
@@ -243,7 +262,8 @@ int scenario_load_workload(const jx_obj *r, scenario *s)
         (rc = jx_bool(&w, "recompute", 0, &s->recompute)) ||
         (rc = jx_enum(&w, "attention", 0, attention_kinds, &s->fused_attention)) ||
         (rc = jx_enum(&w, "activations", 0, activation_kinds, &s->autograd_activations)) ||
-        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &fw)) || (rc = load_input(&w, s)))
+        (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &fw)) ||
+        (rc = jx_bool(&w, "async_wgrad", 0, &s->async_wgrad)) || (rc = load_input(&w, s)))
         return rc;
     s->framework = (framework)fw;
     s->micro_batch = (int)mb;

@@ -74,11 +74,10 @@ static void add_memory(sharding_cost *c, double rows, double cols, const shardin
 #define HYBRID_ID_BYTES 4.0
 #define SECTOR_BYTES 32.0
 
-/* One of the plan's collectives: its latency and its bytes per rank. */
-static double coll_s(const sharding_options *o, coll_op op, double bytes)
+/* The ids' input alltoall: its latency and its bytes per rank. */
+static double alltoall_s(const sharding_options *o, double bytes)
 {
-    return op == OP_ALLREDUCE ? o->allreduce_latency_s + bytes * o->allreduce_s_per_byte
-                              : o->alltoall_latency_s + bytes * o->alltoall_s_per_byte;
+    return o->alltoall_latency_s + bytes * o->alltoall_s_per_byte;
 }
 
 static int multi_node(const sharding_options *o)
@@ -86,64 +85,39 @@ static int multi_node(const sharding_options *o)
     return o->ranks > o->node_ranks;
 }
 
-/* Bytes per element of the frequent set that HugeCTR's multi-node path
- * passes over every step whatever the batch touched (frequent_embedding.cu):
- * local_reduce zeroes the fp32 gradients, convert_array casts them to the
- * allreduce's type, sgd_global_update reads them and the fp32 rows. The
- * single-node path updates only the rows the batch touched, through NVLink. */
-static double frequent_dense_bytes(const sharding_options *o)
+/* How often a category must occur in a global batch to be frequent
+ * (calibration_data.cu, calculate_threshold, per batch of the statistics'
+ * iterations). One node: often enough that it would repeat within one GPU's
+ * M samples with probability p_dup_max, G sqrt(2 p / (M (M - 1))). Across N
+ * nodes: the count at which allreducing its gradient costs what sending its
+ * vectors does, N^2 / (N - 1) x the all-to-all over the all-reduce bandwidth
+ * x efficiency_bandwidth_ratio. */
+static double frequent_count(const sharding_options *o)
 {
-    double g = o->grad_dtype_bytes;
-    return multi_node(o) ? 4 + (g < 4 ? 4 + g : 0) + g + 8 : 0;
+    const hybrid_params *h = &o->hybrid;
+    double M = o->micro_batch, G = M * o->ranks;
+    if (!multi_node(o))
+        return M > 1 ? G * sqrt(2 * h->p_dup_max / (M * (M - 1))) : G;
+    double N = (double)o->ranks / o->node_ranks;
+    return N * N / (N - 1) * h->all_to_all_Bps / h->all_reduce_Bps * h->efficiency_bandwidth_ratio;
 }
 
-/* Kernels of the frequent set's own path: forward_model, reset_relevant_gradients,
- * frequent_local_reduce, update_model_direct (single node); the memset,
- * frequent_local_reduce, convert_array (low precision), sgd_global_update
- * (multi-node). */
-static double frequent_kernels(const sharding_options *o)
+/* The frequent rows of table t: those whose expected count in a global batch
+ * reaches the threshold (the ids' probability falls with their rank, so they
+ * are the head), found by bisection. */
+static double frequent_rows_of(const workload_table *t, const sharding_options *o, double count)
 {
-    return multi_node(o) && o->grad_dtype_bytes >= 4 ? 3 : 4;
-}
-
-/* Hybrid: the replicated head of a table, by time. A replicated row costs its
- * gradient in the allreduce of the whole frequent set and the dense passes
- * over it; a pooled vector leaves the alltoall (forward and backward) when all
- * its lookups hit replicated rows (F(h)^lookups of them). The head minimises
- * that time over h in 0 and the powers of two (HugeCTR's frequent-category
- * split by counts); *saving_s: against no head. */
-static double hot_rows_of(const workload_table *t, const sharding_options *o, double *saving_s)
-{
-    double probe = 1 << 20;
-    double a2a = (coll_s(o, OP_ALLTOALL, probe) - coll_s(o, OP_ALLTOALL, 0)) / probe;
-    double ar = (coll_s(o, OP_ALLREDUCE, probe) - coll_s(o, OP_ALLREDUCE, 0)) / probe;
-    double row_s = t->dim * (o->grad_dtype_bytes * ar + frequent_dense_bytes(o) / o->mem_Bps);
-    double vectors_s = 2.0 * o->micro_batch * t->dim * o->act_dtype_bytes * a2a;
-    double best_h = 0, best = vectors_s;
-    for (double h = 1; h <= t->rows; h *= 2) {
-        double cold = 1 - pow(synth_zipf_cdf(h, (long)t->rows, o->zipf_s), t->lookups);
-        double s = vectors_s * cold + h * row_s;
-        if (s < best) {
-            best = s;
-            best_h = h;
-        }
+    long n = (long)t->rows, lo = 0, hi = n;
+    double draws = (double)o->micro_batch * o->ranks * t->lookups;
+    while (lo < hi) { /* the first row below the threshold */
+        long mid = lo + (hi - lo) / 2;
+        double p = synth_zipf_cdf((double)mid + 1, n, o->zipf_s) - synth_zipf_cdf((double)mid, n, o->zipf_s);
+        if (draws * p >= count)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    *saving_s = vectors_s - best;
-    return best_h;
-}
-
-/* Every table's head; none at all when the heads together save less than a
- * frequent set costs by itself: the allreduce's latency and its own kernels. */
-static void hot_set_of(const workload_embedding *e, const sharding_options *o, double *hot)
-{
-    double saving_s = 0;
-    for (size_t i = 0; i < e->n_tables; i++) {
-        double s;
-        hot[i] = hot_rows_of(&e->tables[i], o, &s);
-        saving_s += s;
-    }
-    if (saving_s <= coll_s(o, OP_ALLREDUCE, 0) + frequent_kernels(o) * o->dispatch_s)
-        memset(hot, 0, e->n_tables * sizeof *hot);
+    return (double)lo;
 }
 
 /* One kernel of the index handling: its bytes at the device's memory
@@ -165,11 +139,13 @@ static void add_select(sharding_cost *c, const sharding_options *o, double bytes
 /* What HugeCTR's hybrid embedding does with a micro-step's ids before any
  * lookup, on every rank (data.cu, hybrid_indices.cu compute_indices): ids =
  * the global batch's lookups, local = this rank's samples' lookups, hot of
- * them frequent; frequent = hot rows, elems = their elements. */
+ * them frequent; frequent = hot rows. The data reader runs them ahead when
+ * the indices are precomputed (IndexProcessor): their work, not their time. */
 static void hybrid_index_of(const sharding_options *o, double ids, double local, double hot, double frequent,
-                            double elems, sharding_cost *c)
+                            sharding_cost *c)
 {
     double I = HYBRID_ID_BYTES, R = o->ranks, gather = local > 0 ? SECTOR_BYTES * (1 - hot / local) : 0;
+    double waited_s = c->index_s;
     add_kernel(c, o, ids * 2 * I);                                /* data_to_unique_categories: table offsets */
     add_select(c, o, local * (I + gather) + hot * I);             /* calculate_frequent_sample_indices */
     add_select(c, o, ids * (I + gather) + (ids - hot * R) / R * I); /* calculate_model_indices */
@@ -179,13 +155,6 @@ static void hybrid_index_of(const sharding_options *o, double ids, double local,
         add_select(c, o, local * R + (local - hot) * I);          /* DeviceSelect::Flagged over the mask */
         add_kernel(c, o, 0);                                      /* offsets_kernel */
         add_kernel(c, o, (local - hot) * 2 * I);                  /* modulo_kernel */
-        if (frequent > 0) {
-            add_kernel(c, o, elems * 4); /* the fp32 gradients zeroed */
-            add_kernel(c, o, 0);         /* frequent_local_reduce: its traffic is the update's */
-            if (o->grad_dtype_bytes < 4)
-                add_kernel(c, o, elems * (4 + o->grad_dtype_bytes)); /* convert_array */
-            add_kernel(c, o, elems * (o->grad_dtype_bytes + 8));     /* sgd_global_update */
-        }
     } else {
         add_kernel(c, o, 2 * frequent);                           /* the cache masks zeroed */
         add_kernel(c, o, ids * (I + gather));                     /* fused_cache_masks */
@@ -194,10 +163,76 @@ static void hybrid_index_of(const sharding_options *o, double ids, double local,
         add_select(c, o, frequent * (1 + I));                     /* model cache indices */
         add_kernel(c, o, 0);                                      /* offsets_kernel */
         add_kernel(c, o, 0);                                      /* mask_indices_to_buffer_indices */
-        if (frequent > 0)
-            for (int k = 0; k < 4; k++) /* the frequent path's kernels: their traffic is the lookups' and updates' */
-                add_kernel(c, o, 0);
     }
+    if (o->hybrid.precomputed_indices)
+        c->index_s = waited_s;
+}
+
+/* The frequent set's own kernels each step (frequent_embedding.cu): across
+ * nodes its fp32 gradients zeroed, reduced, cast for the allreduce and the
+ * whole set updated (elems = its elements); on one node forward_model,
+ * reset_relevant_gradients, frequent_local_reduce and update_model_direct,
+ * whose traffic is the lookups' and updates'. */
+static void frequent_kernels_of(const sharding_options *o, double elems, sharding_cost *c)
+{
+    if (elems <= 0)
+        return;
+    if (!multi_node(o)) {
+        for (int k = 0; k < 4; k++)
+            add_kernel(c, o, 0);
+        return;
+    }
+    add_kernel(c, o, elems * 4); /* the fp32 gradients zeroed */
+    add_kernel(c, o, 0);         /* frequent_local_reduce: its traffic is the update's */
+    if (o->grad_dtype_bytes < 4)
+        add_kernel(c, o, elems * (4 + o->grad_dtype_bytes)); /* convert_array */
+    add_kernel(c, o, elems * (o->grad_dtype_bytes + 8));     /* sgd_global_update */
+}
+
+/* HugeCTR's hybrid embedding (hybrid_embedding/model.cu): the frequent
+ * categories of every table on every rank, their gradients allreduced; the
+ * rest dealt round-robin over the ranks by category (init_hybrid_model: "per
+ * instance (round-robin), then per slot, and finally in decreasing order of
+ * frequency"), so every rank serves 1/R of the global batch's infrequent
+ * lookups and sends what it looked up to the samples' ranks: an even
+ * alltoall. A sample's lookups into a table spread over the ranks that own
+ * them: each sends one vector per sample and table it holds a lookup of. */
+static void hybrid_of(const workload_embedding *e, const sharding_options *o, sharding_cost *out)
+{
+    double R = o->ranks, B = o->micro_batch, G = B * R, a = o->act_dtype_bytes, count = frequent_count(o);
+    double lookups = 0, hot_lookups = 0, elems = 0, vectors = 0;
+    for (size_t i = 0; i < e->n_tables; i++) {
+        const workload_table *t = &e->tables[i];
+        long n = (long)t->rows;
+        double h = frequent_rows_of(t, o, count), cold = 1 - synth_zipf_cdf(h, n, o->zipf_s);
+        /* frequent: this rank's samples' lookups into its replica; the rows they touch updated */
+        part_work w = part_of(t, o->zipf_s, B, 0, h, t->dim, 0);
+        add_work(out, &w, o);
+        add_memory(out, h, t->dim, o);
+        /* infrequent: 1/R of the global batch's, each (sample, table) a vector per owning rank */
+        double owners = 1 - pow(1 - cold / R, t->lookups); /* per rank, per sample of the global batch */
+        part_work c = part_of(t, o->zipf_s, G, h, t->rows, t->dim, G * owners);
+        c.lookups /= R;
+        c.unique /= R;
+        add_work(out, &c, o);
+        add_memory(out, (t->rows - h) / R, t->dim, o);
+        vectors += G * owners * t->dim;
+        /* the frequent gradients exchanged: across nodes the whole set allreduced; on one node only
+         * the rows the global batch touched, pulled by their owners and pushed back over NVLink
+         * (update_model_direct, forward_model): an allreduce of those */
+        double exchanged = multi_node(o) ? h : synth_zipf_unique(n, o->zipf_s, G * t->lookups, (long)h);
+        out->allreduce_bytes += exchanged * t->dim * o->grad_dtype_bytes;
+        out->hot_rows += h;
+        elems += h * t->dim;
+        lookups += B * t->lookups;
+        hot_lookups += w.lookups;
+    }
+    out->alltoall_bytes = vectors * a;
+    out->gradient_bytes += elems * o->grad_dtype_bytes;
+    out->hot_lookup_share = lookups > 0 ? hot_lookups / lookups : 0;
+    hybrid_index_of(o, lookups * R, lookups, hot_lookups, out->hot_rows, out);
+    frequent_kernels_of(o, elems, out);
+    out->id_bytes = lookups * R * HYBRID_ID_BYTES; /* every rank sorts the global batch's ids */
 }
 
 typedef struct rank_load {
@@ -230,10 +265,9 @@ static double table_id_bytes(const workload_table *t, double samples, double own
     return samples * (t->lookups * KJT_ID_BYTES / owners + KJT_LENGTH_BYTES);
 }
 
-/* A table (or, for hybrid, its cold tail) as one rank serves it. */
+/* A table as one rank serves it. */
 typedef struct placed {
     const workload_table *t;
-    double hot;
     sharding_cost work;
     double send_bytes; /* its pooled vectors in the alltoall */
     double id_bytes;   /* its ids and lengths in the input alltoall */
@@ -245,14 +279,14 @@ static int by_traffic_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Whole tables (or, for hybrid, their cold tails) placed greedily, the most
+/* Whole tables placed greedily, the most
  * traffic first, on the rank with the least lookup and update traffic so far
  * (TorchRec's greedy partitioner by cost); the busiest rank's traffic and the
  * largest rank's memory are the plan's. The alltoall is uneven (alltoallv):
  * it lasts as long as its largest sender, the rank whose tables produce the
  * most pooled vectors, so the plan's alltoall is at least that rank's; the
  * ids' alltoall, its largest receiver's. */
-static void place_tables(const workload_embedding *e, const sharding_options *o, const double *hot, sharding_cost *out)
+static void place_tables(const workload_embedding *e, const sharding_options *o, sharding_cost *out)
 {
     int R = o->ranks;
     size_t n = e->n_tables;
@@ -261,11 +295,8 @@ static void place_tables(const workload_embedding *e, const sharding_options *o,
     double G = (double)o->micro_batch * R;
     for (size_t i = 0; i < n; i++) {
         const workload_table *t = &e->tables[i];
-        double h = hot ? hot[i] : 0;
-        /* pooled vectors of the cold rows' lookups: every sample with one */
-        double cold_share = 1 - pow(synth_zipf_cdf(h, (long)t->rows, o->zipf_s), t->lookups);
-        part_work w = part_of(t, o->zipf_s, G, h, t->rows, t->dim, G * cold_share);
-        order[i] = (placed){t, h, {0}, G * t->dim * o->act_dtype_bytes * cold_share, table_id_bytes(t, G, 1)};
+        part_work w = part_of(t, o->zipf_s, G, 0, t->rows, t->dim, G); /* a pooled vector per sample */
+        order[i] = (placed){t, {0}, G * t->dim * o->act_dtype_bytes, table_id_bytes(t, G, 1)};
         add_work(&order[i].work, &w, o);
     }
     qsort(order, n, sizeof *order, by_traffic_desc);
@@ -275,7 +306,7 @@ static void place_tables(const workload_embedding *e, const sharding_options *o,
             if (load_bytes(&ranks[k].work) < load_bytes(&ranks[r].work))
                 r = k;
         add_traffic(&ranks[r].work, &order[i].work);
-        add_memory(&ranks[r].mem, order[i].t->rows - order[i].hot, order[i].t->dim, o);
+        add_memory(&ranks[r].mem, order[i].t->rows, order[i].t->dim, o);
         ranks[r].send_bytes += order[i].send_bytes;
         ranks[r].id_bytes += order[i].id_bytes;
     }
@@ -311,7 +342,7 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
     switch (k) {
     case SHARD_TABLE_WISE:
         out->alltoall_bytes = B * pooled_dims * a; /* what each rank receives; place_tables: its largest sender */
-        place_tables(e, o, NULL, out);
+        place_tables(e, o, out);
         break;
     case SHARD_COLUMN_WISE:
         /* every rank: all tables for the whole micro-step's samples, 1/R of the columns */
@@ -349,36 +380,15 @@ void sharding_cost_of(const workload_embedding *e, sharding_kind k, const shardi
         out->gradient_bytes = out->allreduce_bytes; /* a dense gradient per table */
         out->hot_lookup_share = 1;
         break;
-    case SHARD_HYBRID: {
-        double *hot = calloc(e->n_tables ? e->n_tables : 1, sizeof *hot), lookups = 0, hot_lookups = 0, elems = 0;
-        hot_set_of(e, o, hot);
-        for (size_t i = 0; i < e->n_tables; i++) {
-            const workload_table *t = &e->tables[i];
-            part_work w = part_of(t, o->zipf_s, B, 0, hot[i], t->dim, 0);
-            add_work(out, &w, o);
-            add_memory(out, hot[i], t->dim, o);
-            double cold = 1 - pow(synth_zipf_cdf(hot[i], (long)t->rows, o->zipf_s), t->lookups);
-            out->alltoall_bytes += B * t->dim * a * cold;
-            out->allreduce_bytes += hot[i] * t->dim * o->grad_dtype_bytes;
-            out->hot_rows += hot[i];
-            elems += hot[i] * t->dim;
-            lookups += B * t->lookups;
-            hot_lookups += w.lookups;
-        }
-        out->gradient_bytes += out->allreduce_bytes;
-        out->hot_lookup_share = lookups > 0 ? hot_lookups / lookups : 0;
-        hybrid_index_of(o, lookups * R, lookups, hot_lookups, out->hot_rows, elems, out);
-        place_tables(e, o, hot, out);
-        out->id_bytes = lookups * R * HYBRID_ID_BYTES; /* every rank sorts the global batch's ids */
-        free(hot);
+    case SHARD_HYBRID:
+        hybrid_of(e, o, out);
         break;
-    }
     case SHARD_HOST:
     case SHARD_COUNT:
         break;
     }
     /* the lookups wait for their ids: an alltoall of its own, not overlapped */
-    out->id_s = o->ids == IDS_ALLTOALL && out->id_bytes > 0 ? coll_s(o, OP_ALLTOALL, out->id_bytes) : 0;
+    out->id_s = o->ids == IDS_ALLTOALL && out->id_bytes > 0 ? alltoall_s(o, out->id_bytes) : 0;
 }
 
 int sharding_group_of(const sharding_mix *m, double rows)

@@ -14,7 +14,7 @@ typedef enum {
     SHARD_ROW_WISE,      /* every table's rows split over the ranks; reduce-scatter fwd, all-gather bwd */
     SHARD_COLUMN_WISE,   /* every table's columns split over the ranks; alltoall fwd and bwd */
     SHARD_DATA_PARALLEL, /* every table on every rank; allreduce of the tables' gradients */
-    SHARD_HYBRID,        /* hottest rows on every rank (allreduced), the rest table-wise */
+    SHARD_HYBRID,        /* frequent rows on every rank (allreduced), the rest dealt round-robin over the ranks */
     SHARD_HOST,          /* tables in the CPU sockets' memory (host_embedding.h) */
     SHARD_COUNT,
     SHARD_AUTO = SHARD_COUNT /* the fastest plan that fits (plan_search.c) */
@@ -36,6 +36,20 @@ extern const char *const EMBEDDING_OPTIMIZER_NAMES[]; /* "sgd", "rowwise_adagrad
 typedef enum { IDS_READER = 0, IDS_ALLTOALL = 1 } embedding_ids;
 extern const char *const EMBEDDING_IDS_NAMES[]; /* "reader", "alltoall", NULL */
 
+/* HugeCTR's hybrid embedding as its HybridEmbeddingParam sets it
+ * (HugeCTR/src/embeddings/hybrid_embedding/calibration_data.cu: which
+ * categories are frequent; hybrid_sparse_embedding.cu: whether the data
+ * reader computes a step's indices ahead of it). */
+typedef struct hybrid_params {
+    double p_dup_max; /* one node: the chance a frequent category repeats in a GPU's batch */
+    /* across nodes: the bandwidths HugeCTR's threshold weighs (not the platform's) and their ratio's factor */
+    double all_to_all_Bps, all_reduce_Bps, efficiency_bandwidth_ratio;
+    int precomputed_indices; /* use_train_precompute_indices: the data reader sorts the ids ahead */
+} hybrid_params;
+
+/* HugeCTR's defaults (its JSON parser and HybridEmbeddingParam docs). */
+#define HYBRID_PARAMS_DEFAULT ((hybrid_params){0.01, 1.9e11, 1.3e11, 1.0, 0})
+
 typedef struct sharding_options {
     int ranks;
     int micro_batch;         /* samples per rank per micro-step */
@@ -45,15 +59,15 @@ typedef struct sharding_options {
     int master_weights;      /* an fp32 master copy of low-precision tables */
     embedding_optimizer optimizer;
     double zipf_s;           /* the lookups' Zipf exponent */
-    /* What the hybrid plan's per-step costs are timed with: the device's
-     * achieved memory bandwidth and per-kernel dispatch, and its collectives
-     * as the step runs them, latency + bytes per rank x seconds per byte
-     * (point.c: NCCL's model of its allreduce, an alltoall at its links'). */
+    /* What the hybrid plan's index kernels are timed with: the device's
+     * achieved memory bandwidth and per-kernel launch; the ids' input
+     * alltoall: latency + bytes per rank x seconds per byte (point.c: at
+     * what bounds it, a node's NICs or a GPU's links). */
     double mem_Bps, dispatch_s;
-    double allreduce_latency_s, allreduce_s_per_byte;
     double alltoall_latency_s, alltoall_s_per_byte;
     int node_ranks; /* ranks per node: more ranks than this is HugeCTR's multi-node path */
     embedding_ids ids;
+    hybrid_params hybrid;
 } sharding_options;
 
 /* Per micro-step on the busiest rank unless said otherwise; bytes per rank. */
@@ -72,8 +86,10 @@ typedef struct sharding_cost {
     double hot_lookup_share; /* hybrid: of the lookups, the share hitting replicated rows */
     /* hybrid: handling the batch's ids before the lookups (sorting each into
      * frequent or model-parallel, the per-rank index lists and counts) and
-     * the frequent set's dense passes: bytes, kernels, and their device
-     * seconds per micro-step (each kernel at least the dispatch time) */
+     * the frequent set's own kernels and dense passes: bytes and kernels per
+     * micro-step, and the device seconds the step waits for them (each
+     * kernel at least the dispatch time; the index kernels not at all when
+     * the data reader runs them ahead: hybrid_params.precomputed_indices) */
     double index_bytes, index_kernels, index_s;
     /* forward, before the lookups: the ids (and per-sample lengths) this
      * rank's shards need for the micro-step's samples, and the seconds of

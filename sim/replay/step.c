@@ -137,21 +137,63 @@ static int layer_work(const workload *t, size_t layer, const device_model *d, co
     return 1;
 }
 
-double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
+/* Whether a layer's kernels lose a partial wave of tiles (half_work_flops,
+ * platforms/README.md). Not the sharding plan's lookups and sparse update,
+ * gathers and scatters of rows costed by their bytes (sharding.c), nor
+ * HugeCTR's loss, one elementwise pass over the batch's logits that also
+ * writes their gradient (loss.cu): no tiles, each at least its launch. */
+static int tiled(const workload *t, size_t layer, const step_options *o)
+{
+    return !plan_layer(t, layer, o) &&
+           !(t->layers[layer].cls == OPCLASS_LOSS && framework_loss_in_forward(o->framework));
+}
+
+/* A layer's pass: its time, and its busy part (the same work at the
+ * roofline, without partial waves or launch floors), which is what it takes
+ * from kernels running beside it on another stream. */
+static void layer_times(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward,
+                        double *time_s, double *busy_s)
 {
     const workload_layer *l = &t->layers[layer];
     double flops, bytes;
-    if (layer_work(t, layer, d, o, backward, &flops, &bytes))
-        return bytes / d->mem_Bps;
+    if (backward && l->cls == OPCLASS_LOSS && framework_loss_in_forward(o->framework)) {
+        *time_s = *busy_s = 0; /* the forward kernel wrote the gradient */
+        return;
+    }
+    if (layer_work(t, layer, d, o, backward, &flops, &bytes)) {
+        *time_s = *busy_s = bytes / d->mem_Bps;
+        return;
+    }
     int kernels = kernels_of(l, backward);
-    double work = flops / kernels;
-    double saturation = work > 0 ? work / (work + d->half_work_flops) : 1;
+    /* a wgrad on its own stream runs beside its layer's dgrad: one partial wave for the two */
+    int waves = backward && o->async_wgrad ? 1 : kernels;
+    double work = flops / waves;
+    double saturation = work > 0 && tiled(t, layer, o) ? work / (work + d->half_work_flops) : 1;
     /* a backward kernel's own efficiency, never above peak */
     double efficiency = fmin(1.0, d->efficiency[l->cls] * (backward ? d->backward_efficiency[l->cls] : 1));
     double device_s = step_kernel_s(flops, bytes, d->peak_flops, efficiency * saturation, d->mem_Bps);
+    double epilogue = epilogue_s(t, layer, d, o, backward);
     /* before the lookups: the ids' input alltoall, the plan's own kernels (hybrid: the batch's ids sorted) */
-    double index_s = plan_layer(t, layer, o) && !backward ? o->tables->id_s + o->tables->index_s : 0;
-    return fmax(device_s, kernels * d->dispatch_s) + epilogue_s(t, layer, d, o, backward) + index_s;
+    int before = plan_layer(t, layer, o) && !backward;
+    double index_s = before ? o->tables->id_s + o->tables->index_s : 0;
+    *time_s = fmax(device_s, kernels * framework_kernel_s(o->framework, d->dispatch_s)) + epilogue + index_s;
+    *busy_s = step_kernel_s(flops, bytes, d->peak_flops, efficiency, d->mem_Bps) +
+              epilogue_bytes(t, layer, o, backward) / d->mem_Bps +
+              (before && o->tables->index_s > 0 ? o->tables->index_bytes / d->mem_Bps : 0);
+}
+
+double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
+{
+    double time_s, busy_s;
+    layer_times(t, layer, d, o, backward, &time_s, &busy_s);
+    return time_s;
+}
+
+double step_layer_busy_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
+{
+    double time_s, busy_s;
+    layer_times(t, layer, d, o, backward, &time_s, &busy_s);
+    return busy_s;
 }
 
 double step_forward_s(const workload *t, const device_model *d, const step_options *o)
@@ -186,15 +228,23 @@ size_t step_collectives(const workload *t, const step_options *o, step_coll *out
 {
     scaling k = scaling_of(t, o);
     size_t n = 0;
-    double grad = (double)o->grad_dtype_bytes / t->dtype_bytes;
-    for (size_t b = 0; b < t->n_buckets; b++)
-        out[n++] = (step_coll){o->zero ? STEP_REDUCE_SCATTER : STEP_ALLREDUCE, DP, t->buckets[b].bytes * grad};
+    double grad = (double)o->grad_dtype_bytes / t->dtype_bytes, dense = 0;
+    /* HugeCTR allreduces the network's whole wgrad buffer once, after the backward (exchange_wgrad):
+     * the last bucket's, which is ready after the first layer */
+    int one_buffer = framework_one_wgrad_allreduce(o->framework);
+    for (size_t b = 0; b < t->n_buckets; b++) {
+        dense += t->buckets[b].bytes * grad;
+        double bytes = one_buffer ? (b + 1 == t->n_buckets ? dense : 0) : t->buckets[b].bytes * grad;
+        out[n++] = (step_coll){o->zero ? STEP_REDUCE_SCATTER : STEP_ALLREDUCE, DP, o->grouped ? 0 : bytes};
+    }
     for (size_t c = 0; c < t->n_comm; c++)
         out[n++] = o->embeddings != EMB_ACCELERATORS ? (step_coll){STEP_ALLTOALL, DP, 0}
                    : o->tables ? plan_coll(o->tables, t->comm[c].phase)
                                : (step_coll){STEP_ALLTOALL, DP, t->comm[c].bytes_per_rank * k.samples * k.dtype};
+    /* the replicated rows' (grouped: every gradient's) */
     out[n++] = (step_coll){STEP_ALLREDUCE, DP,
-                           o->tables && o->embeddings == EMB_ACCELERATORS ? o->tables->allreduce_bytes : 0};
+                           (o->grouped ? dense : 0) +
+                               (o->tables && o->embeddings == EMB_ACCELERATORS ? o->tables->allreduce_bytes : 0)};
     /* the updated parameters, at the precision the model computes in */
     double param = (double)o->dtype_bytes / t->dtype_bytes;
     for (size_t b = 0; o->zero && b < t->n_buckets; b++)

@@ -26,6 +26,7 @@ typedef struct step_options {
     int grad_dtype_bytes;      /* gradients as stored and allreduced (fp32 on TPUs) */
     int overlap;               /* buckets start during backward (DDP); 0: after it (TF1 on TPU) */
     int ranks;                 /* data-parallel group (embedding tables are split over it) */
+    int node_ranks;            /* of them on one node (0: all); HugeCTR's hybrid embedding crosses nodes beyond */
     int optimizer_state_words; /* fp32 words of state per parameter (momentum 1, Adam/LAMB 2) */
     embedding_placement embeddings;
     double host_forward_s;  /* EMB_HOST, per micro-step: the rows' lookup and trip (host_embedding.h) */
@@ -38,6 +39,9 @@ typedef struct step_options {
     int fused_attention;    /* FlashAttention-style kernels: no S x S scores kept, recomputed in backward */
     int autograd_activations; /* activations as an autograd framework keeps them (trace kept_bytes) */
     framework framework;    /* the framework's unfused epilogue passes (framework.h) */
+    /* A layer's weight gradient on a stream of its own, beside its input
+     * gradient (HugeCTR's async_mlp_wgrad): the two share one partial wave. */
+    int async_wgrad;
     /* Collectives in flight at once, each on its own context, taken in turn
      * (Caffe2's common worlds); <= 1: one communication stream. */
     int concurrent_ops;
@@ -51,6 +55,14 @@ typedef struct step_options {
      * and fp32 master weights are sharded, the updated parameters all-gathered
      * per bucket; 2 the gradients sharded too. */
     int zero;
+    /* Every gradient, the buckets' and the plan's replicated rows', in one
+     * allreduce after the backward (HugeCTR's grouped all-reduce). */
+    int grouped;
+    /* HugeCTR across nodes (its hybrid embedding's network path): the pooled
+     * gradients' alltoall and the sparse update start after the top MLP's
+     * backward, beside the bottom MLP's and the allreduce (overlap_ar_a2a);
+     * 0: after the allreduce. */
+    int overlap_ar_a2a;
     /* zero: the all-gathers run during the next step's forward, each layer
      * waiting for its bucket's (Megatron's --overlap-param-gather); 0: after
      * the optimizer, before the step ends. */
@@ -130,6 +142,11 @@ double step_kernel_s(double flops, double bytes, double peak_flops, double effic
 /* Time of one layer's pass (forward or backward) at the options' micro-batch
  * and precision on the accelerator: its kernels, fused or not (step.c). */
 double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward);
+
+/* The busy part of that pass: the same work at the roofline, without partial
+ * waves or launch floors; what it takes from kernels beside it on another
+ * stream (HugeCTR's embedding stream, step_data.c). */
+double step_layer_busy_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward);
 
 /* The device-memory bytes one pass of a layer moves (its kernels and their
  * epilogue), as step_replay charges them to compute_bytes. */

@@ -266,7 +266,7 @@ void tg_rank_breakdown(const taskgraph *g, int rank, tg_breakdown *out)
     memset(out, 0, sizeof *out);
     for (long i = 0; i < g->n; i++) {
         const tg_task *t = &g->task[i];
-        if (t->rank != rank)
+        if (t->rank != rank || t->kind == TG_SHARED)
             continue;
         *(t->kind == TG_KERNEL      ? &out->kernel_s
           : t->kind == TG_OPTIMIZER ? &out->optimizer_s

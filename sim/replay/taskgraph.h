@@ -21,11 +21,14 @@
 
 #include "common/error.h"
 
-/* TG_SEND: point-to-point sends between pipeline stages, beside the collectives. */
-typedef enum { TG_COMPUTE, TG_COMM, TG_HOST, TG_SEND, TG_STREAMS } tg_stream;
+/* TG_SEND: point-to-point sends between pipeline stages, beside the collectives.
+ * TG_SIDE: a second compute stream (HugeCTR's embedding stream). */
+typedef enum { TG_COMPUTE, TG_COMM, TG_HOST, TG_SEND, TG_SIDE, TG_STREAMS } tg_stream;
 
-/* What a task's time counts as in a step's breakdown. */
-typedef enum { TG_KERNEL, TG_OPTIMIZER, TG_COLLECTIVE, TG_HOST_WORK } tg_kind;
+/* What a task's time counts as in a step's breakdown. TG_SHARED: side stream
+ * kernels whose share of the device compute stream tasks already carry (the
+ * generator's), counted once there. */
+typedef enum { TG_KERNEL, TG_OPTIMIZER, TG_COLLECTIVE, TG_HOST_WORK, TG_SHARED } tg_kind;
 
 typedef struct taskgraph taskgraph;
 
@@ -54,8 +57,9 @@ double tg_end_s(const taskgraph *g, long task);
 double tg_rank_end_s(const taskgraph *g, int rank);
 
 /* A rank's breakdown after tg_schedule: seconds of its tasks of a kind
- * (collectives: their durations, overlapped or not), and the compute
- * stream's waits on collectives (exposed communication) and on host tasks. */
+ * (collectives: their durations, overlapped or not; TG_SHARED: none), and
+ * the compute stream's waits on host tasks and on the others (exposed
+ * communication: a side stream's kernels wait on its collectives). */
 typedef struct tg_breakdown {
     double kernel_s, optimizer_s, collective_s, host_s;
     double exposed_comm_s, host_wait_s;
