@@ -116,6 +116,15 @@ static void forge_rc(json_t *doc)
 {
     json_object_set_new(record0(doc), "rc", json_integer(7));
 }
+/* a record's status is the merge's: 1 would say a prediction moved, a silent 2 says nothing */
+static void forge_rc_expectation(json_t *doc)
+{
+    json_object_set_new(record0(doc), "rc", json_integer(1));
+}
+static void forge_rc_silent(json_t *doc)
+{
+    json_object_set_new(record0(doc), "rc", json_integer(2));
+}
 static void forge_plan(json_t *doc)
 {
     json_object_set_new(record0(doc), "plan", json_integer(100000000));
@@ -176,6 +185,8 @@ START_TEST(merge_refuses_forged_shards)
     } cases[] = {
         {forge_time, "$.records[0].step.time_s: expected a number"},
         {forge_rc, "$.records[0].rc: expected an integer in [0, 3], found 7"},
+        {forge_rc_expectation, "$.records[0].rc: expected 0, or 2 or 3 with the reason in stop.message, found 1"},
+        {forge_rc_silent, "$.records[0].rc: expected 0, or 2 or 3 with the reason in stop.message, found 2"},
         {forge_plan, "$.records[0].plan: expected an integer in [0, 6], found 100000000"},
         {forge_groups, "$.records[0].groups: expected a list of at most 8 table groups"},
         {forge_label, "$.records[0].label: expected a string shorter than its field"},

@@ -342,6 +342,10 @@ int shard_record_read(const json_t *rec, const char *file, const char *where, po
     if (!json_is_object(rec))
         return bad_field(&r, "", "an object", rec);
     int rc = get_fields(&r, "", rec, o, FIELDS, N_FIELDS);
+    /* a point that failed stops the merge with its status and message: an
+     * input or internal error that says why, never "an expectation failed" */
+    if (rc == TT_OK && (o->rc == TT_EFAIL || (o->rc != TT_OK && !o->err.msg[0])))
+        rc = bad_field(&r, "rc", "0, or 2 or 3 with the reason in stop.message", json_object_get(rec, "rc"));
     json_t *groups = json_object_get(rec, "groups");
     size_t ng = json_array_size(groups);
     if (rc == TT_OK && (!json_is_array(groups) || ng > SHARD_MAX_GROUPS))
