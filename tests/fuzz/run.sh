@@ -62,6 +62,9 @@ printf '\002link' >"$out/seeds/outpath/dropped"
 printf '\000null\nin.json' >"$out/seeds/outpath/special"
 seed options
 
+# the targets find the data as ttasim does: from the build tree, which FUZZ_OUT may be outside of
+: "${TTASIM_DATA_DIR:=$src}"
+export TTASIM_DATA_DIR
 status=0
 for t in $FUZZ_TARGETS; do
   mkdir -p "$out/corpus/$t"
