@@ -5,7 +5,7 @@
 const char *const OPCLASS_NAMES[] = {"conv", "gemm", "attention", "norm", "elementwise",
                                      "pool", "embedding", "loss", NULL};
 
-const char *const DTYPE_NAMES[] = {"fp32", "fp16", "bf16", NULL};
+const char *const DTYPE_NAMES[] = {"fp32", "fp16", "bf16", "fp8", NULL};
 
 static int name_index(const char *const *names, const char *s)
 {
@@ -38,14 +38,14 @@ const char *dtype_name(tt_dtype t)
 
 int dtype_bytes(tt_dtype t)
 {
-    return t == DTYPE_FP32 ? 4 : 2;
+    return t == DTYPE_FP32 ? 4 : 2; /* fp8 too: stored in bf16 */
 }
 
 int dtype_parse(const char *s, tt_dtype *out, tt_error *err)
 {
     int i = name_index(DTYPE_NAMES, s);
     if (i < 0)
-        return tt_error_set(err, TT_EINPUT, "expected fp32, fp16 or bf16, found \"%s\"", s);
+        return tt_error_set(err, TT_EINPUT, "expected fp32, fp16, bf16 or fp8, found \"%s\"", s);
     *out = (tt_dtype)i;
     return TT_OK;
 }

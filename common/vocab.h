@@ -12,7 +12,10 @@ typedef enum {
     OPCLASS_POOL, OPCLASS_EMBEDDING, OPCLASS_LOSS, OPCLASS_COUNT
 } op_class;
 
-typedef enum { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_COUNT } tt_dtype;
+/* fp8 is a training recipe more than a storage type: Transformer Engine's
+ * default runs the linear layers' GEMMs in fp8 and keeps everything it
+ * stores (weights, activations, gradients) and every other op in bf16. */
+typedef enum { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8, DTYPE_COUNT } tt_dtype;
 
 /* Names in enum order, NULL-terminated (for jx_enum and key lists). */
 extern const char *const OPCLASS_NAMES[];
@@ -24,9 +27,10 @@ const char *opclass_name(op_class c);
 int opclass_parse(const char *s, op_class *out, tt_error *err);
 
 const char *dtype_name(tt_dtype t);
-/* Bytes per element: fp32 4, fp16 and bf16 2. */
+/* Bytes per stored element: fp32 4, fp16 and bf16 2; fp8 2 (its tensors are
+ * stored in bf16, see tt_dtype). */
 int dtype_bytes(tt_dtype t);
-/* As opclass_parse: "expected fp32, fp16 or bf16, found \"s\"". */
+/* As opclass_parse: "expected fp32, fp16, bf16 or fp8, found \"s\"". */
 int dtype_parse(const char *s, tt_dtype *out, tt_error *err);
 
 #endif

@@ -37,13 +37,15 @@ static int load_efficiency(const jx_obj *d, device_info *dev)
         return TT_OK;
     if ((rc = jx_check_keys(&eff, DTYPE_NAMES)) || (rc = load_eff_table(&eff, "fp32", dev->efficiency[DTYPE_FP32])))
         return rc;
-    /* Half precision runs other kernels (tensor cores): its own table when known. */
+    /* Half precision runs other kernels (tensor cores): its own table when
+     * known, else fp32's (fp8's: bf16's, the precision of its other ops). */
     for (int dt = DTYPE_FP16; dt < DTYPE_COUNT; dt++) {
         if (jx_has(&eff, DTYPE_NAMES[dt])) {
             if ((rc = load_eff_table(&eff, DTYPE_NAMES[dt], dev->efficiency[dt])))
                 return rc;
         } else {
-            memcpy(dev->efficiency[dt], dev->efficiency[DTYPE_FP32], sizeof dev->efficiency[dt]);
+            int from = dt == DTYPE_FP8 ? DTYPE_BF16 : DTYPE_FP32;
+            memcpy(dev->efficiency[dt], dev->efficiency[from], sizeof dev->efficiency[dt]);
         }
     }
     return TT_OK;
@@ -146,7 +148,8 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
     if (pk.obj) {
         if ((rc = jx_check_keys(&pk, DTYPE_NAMES)) || (rc = jx_number(&pk, "fp32", 1, 1e6, 1e18, &dev->peak_flops[DTYPE_FP32])) ||
             (rc = jx_number(&pk, "fp16", 0, 0, 1e18, &dev->peak_flops[DTYPE_FP16])) ||
-            (rc = jx_number(&pk, "bf16", 0, 0, 1e18, &dev->peak_flops[DTYPE_BF16])))
+            (rc = jx_number(&pk, "bf16", 0, 0, 1e18, &dev->peak_flops[DTYPE_BF16])) ||
+            (rc = jx_number(&pk, "fp8", 0, 0, 1e18, &dev->peak_flops[DTYPE_FP8])))
             return rc;
     }
     if ((rc = jx_bytes(d, "mem_bytes", dev->kind == DEVICE_ACCELERATOR, 0, 1e15, &dev->mem_bytes)) ||
@@ -286,7 +289,7 @@ static void remember_fitted(device_table *t, const char *name, const device_info
 int device_table_apply_calibrated(device_table *t, const char *file, json_t *doc, tt_error *err)
 {
     static const char *const keys[] = {"format", "version", "devices", "residuals", NULL};
-    static const char *const dkeys[] = {"dispatch_s", "fusion", "fp32", "fp16", "bf16", NULL};
+    static const char *const dkeys[] = {"dispatch_s", "fusion", "fp32", "fp16", "bf16", "fp8", NULL};
     static const char *const FORMATS[] = {"ttasim-calibrated", NULL};
     jx_obj r, devs;
     int rc, format = 0;
@@ -382,4 +385,26 @@ void device_table_free(device_table *t)
 double device_efficiency(const device_info *d, tt_dtype dt, op_class c)
 {
     return d->efficiency[dt][c];
+}
+
+tt_dtype device_math_dtype(const device_info *d, tt_dtype dt)
+{
+    if (dt == DTYPE_BF16 && d->peak_flops[DTYPE_FP16] > 0 && d->peak_flops[DTYPE_BF16] == d->peak_flops[DTYPE_FP16])
+        return DTYPE_FP16;
+    return d->peak_flops[dt] >= d->peak_flops[DTYPE_FP32] ? dt : DTYPE_FP32;
+}
+
+double device_half_work(const device_info *d, tt_dtype dt)
+{
+    if (dt != DTYPE_FP8 || d->half_work_flops[dt] > 0)
+        return d->half_work_flops[dt];
+    tt_dtype m = device_math_dtype(d, DTYPE_BF16);
+    return d->peak_flops[m] > 0 ? d->half_work_flops[m] * d->peak_flops[dt] / d->peak_flops[m] : 0;
+}
+
+tt_dtype device_class_dtype(const device_info *d, tt_dtype precision, op_class c)
+{
+    if (precision == DTYPE_FP8)
+        return c == OPCLASS_GEMM ? DTYPE_FP8 : device_math_dtype(d, DTYPE_BF16);
+    return device_math_dtype(d, precision);
 }

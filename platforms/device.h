@@ -89,4 +89,20 @@ json_t *device_table_assumptions(const device_table *t, const char *name);
 /* The roofline efficiency for a class and dtype. */
 double device_efficiency(const device_info *d, tt_dtype dt, op_class c);
 
+/* The dtype whose kernels, peak and fitted parameters a precision's math
+ * uses: bf16 where the tensor cores run it at fp16's peak (A100, H100: one
+ * datapath, one calibration) is fp16; a dtype slower than fp32 (P40 fp16,
+ * none at all) computes in fp32 on low-precision data. */
+tt_dtype device_math_dtype(const device_info *d, tt_dtype dt);
+
+/* The work per kernel at which a kernel of the dtype reaches half its
+ * efficiency (the per-op model's half_work_flops). fp8 without its own is
+ * bf16's scaled by the peaks: the same wave of tiles at twice the rate. */
+double device_half_work(const device_info *d, tt_dtype dt);
+
+/* The dtype whose peak and parameters an op class runs at under a training
+ * precision: fp8 (Transformer Engine's recipe) runs the linear layers' GEMMs
+ * in fp8 and every other class in bf16; others as device_math_dtype. */
+tt_dtype device_class_dtype(const device_info *d, tt_dtype precision, op_class c);
+
 #endif

@@ -141,9 +141,11 @@ START_TEST(vocab_names_and_sizes)
     ck_assert_int_eq(dtype_bytes(DTYPE_FP32), 4);
     ck_assert_int_eq(dtype_bytes(DTYPE_FP16), 2);
     ck_assert_int_eq(dtype_bytes(DTYPE_BF16), 2);
+    ck_assert_int_eq(dtype_parse("fp8", &t, &err), TT_OK);
+    ck_assert_int_eq(dtype_bytes(t), 2); /* stored in bf16 (Transformer Engine) */
     ck_assert_ptr_null(DTYPE_NAMES[DTYPE_COUNT]);
-    ck_assert_int_eq(dtype_parse("fp8", &t, &err), TT_EINPUT);
-    ck_assert_str_eq(err.msg, "expected fp32, fp16 or bf16, found \"fp8\"");
+    ck_assert_int_eq(dtype_parse("int8", &t, &err), TT_EINPUT);
+    ck_assert_str_eq(err.msg, "expected fp32, fp16, bf16 or fp8, found \"int8\"");
 }
 END_TEST
 

@@ -667,9 +667,9 @@ START_TEST(trace_consistent)
     ck_assert(ids == 214);
     ck_assert(json_real_value(json_object_get(json_array_get(tables, 20), "lookups")) == 100);
     json_decref(a);
-    to.precision = "fp8";
+    to.precision = "int8";
     ck_assert_int_eq(trace_build("mlp", &mo, &to, &a, &err), TT_EINPUT);
-    ck_assert_ptr_nonnull(strstr(err.msg, "fp8"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "int8"));
 }
 END_TEST
 

@@ -143,9 +143,8 @@ int trace_build(const char *model_name, const model_opts *mo, const trace_opts *
 {
     *out = NULL;
     tt_dtype dtype;
-    if (dtype_parse(to->precision, &dtype, NULL))
-        return tt_error_set(err, TT_EINPUT, "precision '%s': expected fp32, fp16 or bf16",
-                            to->precision);
+    if (dtype_parse(to->precision, &dtype, err))
+        return tt_error_prefix(err, "precision: ");
     int dt = dtype_bytes(dtype);
     const optim_info *oc = to->optimizer;
     if (to->micro_batch < 1 || to->bucket_bytes <= 0)

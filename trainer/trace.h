@@ -11,7 +11,7 @@
 
 typedef struct trace_opts {
     int micro_batch;        /* samples per rank per step */
-    const char *precision;  /* "fp32", "fp16" or "bf16" */
+    const char *precision;  /* "fp32", "fp16", "bf16" or "fp8" (DTYPE_NAMES) */
     double bucket_bytes;    /* DDP bucket cap (first bucket: min(1 MiB, cap), as DDP) */
     const optim_info *optimizer; /* its update's cost per parameter (optimizer.h) */
     int run_batch;          /* micro-batch actually executed (0: as much of micro_batch as

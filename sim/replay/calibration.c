@@ -25,7 +25,12 @@ typedef struct cal_point {
     workload tr;
     int dtype; /* tt_dtype */
     int batch, pass;
-    double measured; /* samples per second */
+    /* Training steps run by a node of GPUs (a per-GPU figure): the batch in
+     * micro-batches of micro_batch, one optimizer step, sharded over
+     * optimizer_shards GPUs (FSDP, the distributed optimizer; 1: not). */
+    int micro_batch, optimizer_shards;
+    int fused_attention; /* FlashAttention-style kernels (step.h) */
+    double measured; /* samples per second, per GPU */
     /* Another device's figure from the same harness (NULL: none): the fit
      * matches the ratio, so a harness the model does not describe (another
      * framework or data layout) cancels out. */
@@ -65,12 +70,13 @@ static int out_of_memory(const jx_obj *o)
 
 static int load_point(const jx_obj *g, size_t i, cal_point *pt)
 {
-    static const char *const keys[] = {"trace",  "precision", "batch", "pass",   "samples_per_s",
-                                       "versus", "source",    "note",  "fusion", NULL};
+    static const char *const keys[] = {"trace",  "precision", "batch",        "pass",          "samples_per_s",
+                                       "versus", "source",    "note",         "fusion",        "micro_batch",
+                                       "optimizer_shards",    "fused_attention", NULL};
     static const char *const versus_keys[] = {"device", "samples_per_s", NULL};
     jx_obj p, v;
     const char *name = NULL, *source = NULL;
-    long batch = 0;
+    long batch = 0, micro = 0, shards = 1;
     char *path = NULL;
     int rc;
     if ((rc = jx_elem(g, "points", i, &p)) || (rc = jx_check_keys(&p, keys)) ||
@@ -89,9 +95,17 @@ static int load_point(const jx_obj *g, size_t i, cal_point *pt)
             return out_of_memory(&p);
     }
     pt->fusion = -1;
-    if (jx_has(&p, "fusion") && (rc = jx_bool(&p, "fusion", 1, &pt->fusion)))
+    if ((jx_has(&p, "fusion") && (rc = jx_bool(&p, "fusion", 1, &pt->fusion))) ||
+        (rc = jx_int(&p, "micro_batch", 0, 1, batch, &micro)) ||
+        (rc = jx_int(&p, "optimizer_shards", 0, 1, 1 << 16, &shards)) ||
+        (rc = jx_bool(&p, "fused_attention", 0, &pt->fused_attention)))
         return rc;
+    if (micro && (batch % micro || pt->pass != PASS_TRAIN))
+        return tt_error_set(p.err, TT_EINPUT, "%s: %s.micro_batch: %ld must divide the batch (%ld) of a \"train\" "
+                            "point; give the micro-batches the figure's step ran", p.file, p.path, micro, batch);
     pt->batch = (int)batch;
+    pt->micro_batch = micro ? (int)micro : (int)batch;
+    pt->optimizer_shards = (int)shards;
     if (!(pt->trace_name = strdup(name)))
         return out_of_memory(&p);
     if ((rc = scenario_resolve_path(&p, "trace", name, &path)))
@@ -217,43 +231,44 @@ typedef struct fit_param {
 
 typedef struct group_fit {
     const cal_group *g;
-    device_model base[DTYPE_COUNT]; /* devices[0] at each precision the points use */
-    double dispatch_s;
-    double half_work_flops[DTYPE_COUNT];
-    double eff[DTYPE_COUNT][OPCLASS_COUNT];
-    int fitted[DTYPE_COUNT][OPCLASS_COUNT]; /* classes carrying >= 5 % of a point's FLOPs, or inherited */
+    /* devices[0] with the parameters as fitted so far: a point is replayed on
+     * device_model_of(dev, its precision), as 'ttasim run' will replay it, so
+     * precisions that share parameters (bf16 on fp16's tensor cores, fp8's
+     * non-GEMM ops) share them here too. */
+    device_info dev;
+    /* the math dtypes whose half-work FLOPs the points depend on */
+    int used[DTYPE_COUNT];
+    /* (dtype, class) efficiencies carrying >= 5 % of a point's FLOPs, or inherited */
+    int fitted[DTYPE_COUNT][OPCLASS_COUNT];
     /* Backward over forward efficiency of a class: fitted where its points
      * include a forward pass and a training step or backward, inherited,
      * else 1 (as the forward). */
-    double backward[DTYPE_COUNT][OPCLASS_COUNT];
     int backward_fitted[DTYPE_COUNT][OPCLASS_COUNT];
-    int used[DTYPE_COUNT];
     fit_param params[1 + DTYPE_COUNT * (1 + 2 * OPCLASS_COUNT)];
     int n_params;
     double *versus_predicted; /* per point: the versus device's throughput as its group fitted it */
-    double *no_collectives;   /* one device: every collective of any point's trace takes 0 s */
+    double *no_collectives;   /* every collective of any point's trace takes 0 s */
 } group_fit;
 
+/* Per GPU: the collectives of a node's step (FSDP's gathers, the gradients'
+ * reduction) are taken as hidden behind its compute (U, stated by the set). */
 static double predicted_samples_per_s(const group_fit *f, const cal_point *pt)
 {
-    device_model d = f->base[pt->dtype];
-    d.dispatch_s = f->dispatch_s;
-    d.half_work_flops = f->half_work_flops[pt->dtype];
+    device_model d;
+    tt_error e;
+    if (device_model_of(&f->dev, DTYPE_NAMES[pt->dtype], &d, &e))
+        return NAN; /* setup_group checked every point's precision */
     d.fusion = pt->fusion >= 0 ? pt->fusion : f->g->fusion;
     d.mem_bytes = HUGE_VAL; /* memory is not what a throughput figure measures */
-    for (int c = 0; c < OPCLASS_COUNT; c++) {
-        if (f->fitted[pt->dtype][c])
-            d.efficiency[c] = f->eff[pt->dtype][c];
-        if (f->backward_fitted[pt->dtype][c])
-            d.backward_efficiency[c] = f->backward[pt->dtype][c];
-    }
     step_options o;
     memset(&o, 0, sizeof o);
-    o.micro_batch = pt->batch;
-    o.accumulation = 1;
+    o.micro_batch = pt->micro_batch;
+    o.accumulation = pt->batch / pt->micro_batch;
     o.dtype_bytes = o.grad_dtype_bytes = dtype_bytes((tt_dtype)pt->dtype);
     o.overlap = 1;
-    o.ranks = 1;
+    o.ranks = pt->optimizer_shards;
+    o.zero = pt->optimizer_shards > 1;
+    o.fused_attention = pt->fused_attention;
     if (pt->pass == PASS_FORWARD)
         return pt->batch / step_forward_s(&pt->tr, &d, &o);
     if (pt->pass == PASS_BACKWARD) {
@@ -263,7 +278,6 @@ static double predicted_samples_per_s(const group_fit *f, const cal_point *pt)
         return pt->batch / s;
     }
     step_result r;
-    tt_error e;
     step_replay(&pt->tr, &d, &o, f->no_collectives, &r, &e);
     return pt->batch / r.time_s;
 }
@@ -362,38 +376,32 @@ static int no_earlier_fit(const calibration *cal, const char *where, const char 
  * g->inherits: the host dispatch time, per precision the half-work FLOPs
  * times fill_ratio (the same kernels' tiles over more compute units), and
  * the efficiencies of the classes no point of this group carries. */
-static int inherit_unfitted(const calibration *cal, size_t gi, const group_fit *fits, const device_info *dev,
-                            group_fit *f, tt_error *err)
+static int inherit_unfitted(const calibration *cal, size_t gi, const group_fit *fits, group_fit *f, tt_error *err)
 {
     char where[48];
     snprintf(where, sizeof where, "$.groups[%zu].inherits.device", gi);
     const group_fit *src = earlier_fit(fits, gi, f->g->inherits);
     if (!src)
         return no_earlier_fit(cal, where, f->g->inherits, err);
-    f->dispatch_s = src->dispatch_s;
+    f->dev.dispatch_s = src->dev.dispatch_s;
     for (int dt = 0; dt < DTYPE_COUNT; dt++) {
         if (f->used[dt] && !src->used[dt])
             return tt_error_set(err, TT_EINPUT, "%s: %s: the group of \"%s\" fits no %s point; add one there or "
                                 "drop \"inherits\" to fit this group's own", cal->path, where, f->g->inherits,
                                 DTYPE_NAMES[dt]);
-        if (!src->used[dt])
-            continue;
-        if (!f->used[dt]) {
-            int rc = device_model_of(dev, DTYPE_NAMES[dt], &f->base[dt], err);
-            if (rc)
-                return tt_error_prefix(err, "%s: %s: ", cal->path, where);
+        if (src->used[dt]) {
             f->used[dt] = 1;
+            f->dev.half_work_flops[dt] = round_sig(src->dev.half_work_flops[dt] * f->g->fill_ratio);
         }
-        f->half_work_flops[dt] = round_sig(src->half_work_flops[dt] * f->g->fill_ratio);
         for (int c = 0; c < OPCLASS_COUNT; c++) {
             if (src->fitted[dt][c] && !f->fitted[dt][c]) {
                 f->fitted[dt][c] = 1; /* taken as it is, not searched */
-                f->eff[dt][c] = src->eff[dt][c];
+                f->dev.efficiency[dt][c] = src->dev.efficiency[dt][c];
             }
             /* the same kernel family's backward over forward, where this group cannot tell it */
             if (src->backward_fitted[dt][c] && !f->backward_fitted[dt][c]) {
                 f->backward_fitted[dt][c] = 1;
-                f->backward[dt][c] = src->backward[dt][c];
+                f->dev.backward_efficiency[dt][c] = src->dev.backward_efficiency[dt][c];
             }
         }
     }
@@ -411,10 +419,10 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
             return tt_error_set(err, TT_EINPUT, "%s: $.groups[%zu].devices[%zu]: no device \"%s\" in the device "
                                 "library; use a name of 'ttasim platform list' devices (platforms/devices.json)",
                                 cal->path, gi, k, g->devices[k]);
-    const device_info *dev = device_table_find(lib, g->devices[0]);
+    f->dev = *device_table_find(lib, g->devices[0]);
     int own = g->inherits == NULL;
     if (own)
-        add_param(f, &f->dispatch_s, DISPATCH_FLOOR_S, 1e-4, 1e-5);
+        add_param(f, &f->dev.dispatch_s, DISPATCH_FLOOR_S, 1e-4, 1e-5);
     size_t n_colls = 1;
     for (size_t i = 0; i < g->n_points; i++)
         if (step_collectives_max(&g->points[i].tr) > n_colls)
@@ -426,14 +434,14 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
     int passes[DTYPE_COUNT][OPCLASS_COUNT] = {{0}}; /* per class, a bit per pass kind carrying it */
     for (size_t i = 0; i < g->n_points; i++) {
         const cal_point *pt = &g->points[i];
-        int dt = pt->dtype;
-        if (!f->used[dt]) {
-            int rc = device_model_of(dev, DTYPE_NAMES[dt], &f->base[dt], err);
-            if (rc)
-                return tt_error_prefix(err, "%s: $.groups[%zu].points[%zu]: ", cal->path, gi, i);
-            f->used[dt] = 1;
+        device_model probe;
+        if (device_model_of(&f->dev, DTYPE_NAMES[pt->dtype], &probe, err))
+            return tt_error_prefix(err, "%s: $.groups[%zu].points[%zu]: ", cal->path, gi, i);
+        int m = device_class_dtype(&f->dev, pt->dtype, OPCLASS_ATTENTION); /* the math of all but fp8's GEMMs */
+        if (!f->used[m]) {
+            f->used[m] = 1;
             if (own)
-                add_param(f, &f->half_work_flops[dt], 1e6, 1e12, 1e9);
+                add_param(f, &f->dev.half_work_flops[m], 1e6, 1e12, 1e9);
         }
         if (pt->versus_device) {
             char where[64];
@@ -441,20 +449,20 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
             const group_fit *v = earlier_fit(fits, gi, pt->versus_device);
             if (!v)
                 return no_earlier_fit(cal, where, pt->versus_device, err);
-            if (!v->used[dt])
+            if (!v->used[m])
                 return tt_error_set(err, TT_EINPUT, "%s: %s: the group of \"%s\" fits no %s point; compare at a "
-                                    "precision it fits", cal->path, where, pt->versus_device, DTYPE_NAMES[dt]);
+                                    "precision it fits", cal->path, where, pt->versus_device, DTYPE_NAMES[pt->dtype]);
             f->versus_predicted[i] = predicted_samples_per_s(v, pt);
         }
         static const op_class matmuls[] = {OPCLASS_CONV, OPCLASS_GEMM, OPCLASS_ATTENTION};
-        for (size_t m = 0; m < sizeof matmuls / sizeof *matmuls; m++) {
-            int c = matmuls[m];
+        for (size_t k = 0; k < sizeof matmuls / sizeof *matmuls; k++) {
+            int c = matmuls[k], dt = device_class_dtype(&f->dev, pt->dtype, (op_class)c);
             if (class_share(&pt->tr, c) < 0.05)
                 continue;
             passes[dt][c] |= 1 << pt->pass;
             if (!f->fitted[dt][c]) {
                 f->fitted[dt][c] = 1;
-                add_param(f, &f->eff[dt][c], 0.02, 1.0, f->base[dt].efficiency[c]);
+                add_param(f, &f->dev.efficiency[dt][c], 0.02, 1.0, f->dev.efficiency[dt][c]);
             }
         }
     }
@@ -465,14 +473,13 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
      * backprop, TensorFlow's steps): the ratio would absorb the frameworks. */
     for (int dt = 0; dt < DTYPE_COUNT; dt++)
         for (int c = 0; c < OPCLASS_COUNT; c++) {
-            f->backward[dt][c] = 1;
             int kinds = passes[dt][c];
             if ((kinds & 1 << PASS_FORWARD) && (kinds & (1 << PASS_TRAIN | 1 << PASS_BACKWARD))) {
                 f->backward_fitted[dt][c] = 1;
-                add_param(f, &f->backward[dt][c], 0.25, 4.0, 1.0);
+                add_param(f, &f->dev.backward_efficiency[dt][c], 0.25, 4.0, 1.0);
             }
         }
-    return own ? TT_OK : inherit_unfitted(cal, gi, fits, dev, f, err);
+    return own ? TT_OK : inherit_unfitted(cal, gi, fits, f, err);
 }
 
 static void fit_group(group_fit *f)
@@ -492,26 +499,30 @@ static void fit_group(group_fit *f)
 
 /* ---- the fitted document ---- */
 
-/* One device's parameters. The half-work FLOPs are the work that fills the
- * device once (a wave of tiles over its compute units): a sibling with
- * another peak (other clocks or unit count) scales it by the peak ratio. */
+/* One device's parameters, per dtype that has any. The half-work FLOPs are
+ * the work that fills the device once (a wave of tiles over its compute
+ * units): a sibling with another peak (other clocks or unit count) scales
+ * it by the peak ratio. */
 static json_t *device_params(const group_fit *f, const device_info *dev)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "dispatch_s", json_real(f->dispatch_s));
+    json_object_set_new(o, "dispatch_s", json_real(f->dev.dispatch_s));
     json_object_set_new(o, "fusion", json_boolean(f->g->fusion));
     for (int dt = 0; dt < DTYPE_COUNT; dt++) {
-        if (!f->used[dt])
+        int any = f->used[dt];
+        for (int c = 0; c < OPCLASS_COUNT; c++)
+            any |= f->fitted[dt][c];
+        if (!any)
             continue;
         json_t *p = json_object(), *eff = json_object();
-        double ratio = dev->peak_flops[dt] / f->base[dt].peak_flops;
-        json_object_set_new(p, "half_work_flops", json_real(round_sig(f->half_work_flops[dt] * ratio)));
+        double ratio = dev->peak_flops[dt] / f->dev.peak_flops[dt];
+        json_object_set_new(p, "half_work_flops", json_real(round_sig(device_half_work(&f->dev, dt) * ratio)));
         json_t *bwd = json_object();
         for (int c = 0; c < OPCLASS_COUNT; c++) {
             if (f->fitted[dt][c])
-                json_object_set_new(eff, OPCLASS_NAMES[c], json_real(f->eff[dt][c]));
+                json_object_set_new(eff, OPCLASS_NAMES[c], json_real(f->dev.efficiency[dt][c]));
             if (f->backward_fitted[dt][c])
-                json_object_set_new(bwd, OPCLASS_NAMES[c], json_real(f->backward[dt][c]));
+                json_object_set_new(bwd, OPCLASS_NAMES[c], json_real(f->dev.backward_efficiency[dt][c]));
         }
         json_object_set_new(p, "efficiency", eff);
         if (json_object_size(bwd))
@@ -532,6 +543,8 @@ static json_t *residual(const group_fit *f, size_t i)
     json_object_set_new(o, "pass", json_string(PASSES[pt->pass]));
     json_object_set_new(o, "precision", json_string(DTYPE_NAMES[pt->dtype]));
     json_object_set_new(o, "batch", json_integer(pt->batch));
+    if (pt->micro_batch != pt->batch)
+        json_object_set_new(o, "micro_batch", json_integer(pt->micro_batch));
     if (pt->fusion >= 0)
         json_object_set_new(o, "fusion", json_boolean(pt->fusion));
     json_object_set_new(o, "measured_samples_per_s", json_real(pt->measured));

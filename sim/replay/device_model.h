@@ -11,7 +11,7 @@
 
 typedef struct device_model {
     const char *name;
-    double peak_flops;      /* at the scenario's precision */
+    double peak_flops;      /* at the scenario's precision (fp8: bf16's, what all but its GEMMs run at) */
     double peak_fp32_flops; /* the optimizer step runs in fp32 */
     double mem_Bps;         /* achieved: peak x mem_efficiency */
     double mem_bytes;
@@ -25,6 +25,10 @@ typedef struct device_model {
      * faster than the host issues them. */
     double dispatch_s;
     int fusion; /* norm/elementwise ops fused into their producer (cuDNN, XLA, fused framework kernels) */
+    /* Linear layers (class gemm) under fp8: their peak and half-work FLOPs
+     * (0, every other precision: peak_flops and half_work_flops; read them
+     * through device_model_peak and device_model_half_work). */
+    double gemm_peak_flops, gemm_half_work_flops;
 } device_model;
 
 /* backward_efficiency of a device whose backward kernels do as its forward
@@ -32,9 +36,18 @@ typedef struct device_model {
 #define DEVICE_MODEL_SAME_BACKWARD {1, 1, 1, 1, 1, 1, 1, 1}
 _Static_assert(OPCLASS_COUNT == 8, "DEVICE_MODEL_SAME_BACKWARD has one entry per op class");
 
-/* The device at a precision ("fp32", "fp16", "bf16"). A device without fast
- * math at that precision (P40 fp16) computes in fp32 on low-precision data,
- * as mixed-precision training did there: math never gets slower. */
+/* The device at a precision ("fp32", "fp16", "bf16", "fp8"). A device
+ * without fast math at that precision (P40 fp16) computes in fp32 on
+ * low-precision data, as mixed-precision training did there: math never gets
+ * slower. bf16 on tensor cores that run it at fp16's peak takes fp16's
+ * parameters (device_math_dtype). fp8 is Transformer Engine's default
+ * recipe: the GEMMs of linear layers at the fp8 peak and fp8 efficiency, the
+ * rest (attention, norms, elementwise, the optimizer) as bf16; a device
+ * without an fp8 peak is an input error naming it. */
 int device_model_of(const device_info *dev, const char *precision, device_model *d, tt_error *err);
+
+/* The peak and half-work FLOPs a kernel of class c runs at. */
+double device_model_peak(const device_model *d, op_class c);
+double device_model_half_work(const device_model *d, op_class c);
 
 #endif

@@ -168,10 +168,10 @@ static void layer_times(const workload *t, size_t layer, const device_model *d, 
     /* a wgrad on its own stream runs beside its layer's dgrad: one partial wave for the two */
     int waves = backward && o->async_wgrad ? 1 : kernels;
     double work = flops / waves;
-    double saturation = work > 0 && tiled(t, layer, o) ? work / (work + d->half_work_flops) : 1;
+    double saturation = work > 0 && tiled(t, layer, o) ? work / (work + device_model_half_work(d, l->cls)) : 1;
     /* a backward kernel's own efficiency, never above peak */
     double efficiency = fmin(1.0, d->efficiency[l->cls] * (backward ? d->backward_efficiency[l->cls] : 1));
-    double device_s = step_kernel_s(flops, bytes, d->peak_flops, efficiency * saturation, d->mem_Bps);
+    double device_s = step_kernel_s(flops, bytes, device_model_peak(d, l->cls), efficiency * saturation, d->mem_Bps);
     double epilogue = epilogue_s(t, layer, d, o, backward);
     /* before the lookups: the ids' input alltoall, the plan's own kernels (hybrid: the batch's ids sorted) */
     int before = plan_layer(t, layer, o) && !backward;
