@@ -20,6 +20,10 @@ dist_traces_DATA = \
 	scenarios/traces/bert-large.json \
 	scenarios/traces/dlrm-mlperf.json \
 	scenarios/traces/dlrm-dcnv2.json \
+	scenarios/traces/llama2-7b.json \
+	scenarios/traces/mpt-1b.json \
+	scenarios/traces/mpt-1b-seq8192.json \
+	scenarios/traces/mpt-7b.json \
 	scenarios/traces/resnet50.json \
 	scenarios/traces/resnet50-lars.json \
 	scenarios/traces/resnet50-per-param.json \

@@ -121,6 +121,12 @@ EXTRA_DIST += tests/test_pinned.sh tests/pinned
 pinned: ttasim tests/pin_diff
 	PINNED_WRITE=1 top_builddir='$(top_builddir)' top_srcdir='$(top_srcdir)' $(SHELL) $(top_srcdir)/tests/test_pinned.sh
 .PHONY: pinned
+check_PROGRAMS += tests/test_precision
+tests_test_precision_SOURCES = tests/test_precision.c
+tests_test_precision_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_precision_LDADD = $(TEST_LIBS)
+TESTS += tests/test_precision
+
 check_PROGRAMS += tests/test_cpu_ranks
 tests_test_cpu_ranks_SOURCES = tests/test_cpu_ranks.c
 tests_test_cpu_ranks_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

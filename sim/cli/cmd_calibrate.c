@@ -25,7 +25,8 @@ static void calibrate_help(FILE *out)
     fprintf(out,
             "ttasim calibrate [SET.json] [--out F | --check F] [--json]\n\n"
             "Fits the per-op cost parameters of every device group of a calibration set\n"
-            "(single-device throughputs with their sources; format in platforms/README.md):\n"
+            "(single-device and single-node per-GPU throughputs with their sources; format\n"
+            "in platforms/README.md):\n"
             "host dispatch time per kernel, and per precision the work per kernel at which\n"
             "efficiency is half its maximum and the large-kernel efficiency of the op\n"
             "classes the points exercise. Prints every point's residual (predicted against\n"
@@ -48,12 +49,13 @@ static void print_residuals(const json_t *doc)
     double worst = 0;
     json_array_foreach(res, i, r) {
         double e = json_real_value(json_object_get(r, "error"));
+        double measured = json_real_value(json_object_get(r, "measured_samples_per_s"));
+        int digits = measured < 100 ? 3 : 1; /* an LLM's few sequences per second */
         worst = fmax(worst, fabs(e));
-        printf("%-16s %-8s %-28s %-5s %6lld %12.1f %12.1f %+7.1f%%\n",
+        printf("%-16s %-8s %-28s %-5s %6lld %12.*f %12.*f %+7.1f%%\n",
                json_string_value(json_object_get(r, "device")), json_string_value(json_object_get(r, "pass")),
                json_string_value(json_object_get(r, "trace")), json_string_value(json_object_get(r, "precision")),
-               json_integer_value(json_object_get(r, "batch")),
-               json_real_value(json_object_get(r, "measured_samples_per_s")),
+               json_integer_value(json_object_get(r, "batch")), digits, measured, digits,
                json_real_value(json_object_get(r, "predicted_samples_per_s")), 100 * e);
         const json_t *v = json_object_get(r, "versus");
         if (v) /* a same-harness figure of another device: the error is of the ratio */

@@ -1,8 +1,8 @@
 /* calibration.h: a calibration set (platforms/calibration/, format in
  * platforms/README.md) fitted into the per-op cost parameters of its devices.
- * Each group is one silicon: its points are single-device throughputs
- * (training steps or forward-only passes of a trace at a batch and
- * precision, each with its source); the fit finds the host dispatch time,
+ * Each group is one silicon: its points are single-device or single-node
+ * per-GPU throughputs (training steps or forward-only passes of a trace at a
+ * batch and precision, each with its source); the fit finds the host dispatch time,
  * and per precision the half-work FLOPs and the large-kernel efficiency of
  * the op classes that carry the points' FLOPs, minimising the L8 norm of the
  * log errors of the predicted throughputs (close to the worst error).

@@ -177,7 +177,7 @@ static void layer_times(const workload *t, size_t layer, const device_model *d, 
     int before = plan_layer(t, layer, o) && !backward;
     double index_s = before ? o->tables->id_s + o->tables->index_s : 0;
     *time_s = fmax(device_s, kernels * framework_kernel_s(o->framework, d->dispatch_s)) + epilogue + index_s;
-    *busy_s = step_kernel_s(flops, bytes, d->peak_flops, efficiency, d->mem_Bps) +
+    *busy_s = step_kernel_s(flops, bytes, device_model_peak(d, l->cls), efficiency, d->mem_Bps) +
               epilogue_bytes(t, layer, o, backward) / d->mem_Bps +
               (before && o->tables->index_s > 0 ? o->tables->index_bytes / d->mem_Bps : 0);
 }
