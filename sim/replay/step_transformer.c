@@ -270,24 +270,28 @@ typedef struct tf_gen {
     double optimizer_s;    /* the last stage's added */
 } tf_gen;
 
+/* Per virtual stage: a micro-batch's compute forward and backward, its
+ * tensor-parallel seconds both ways, its optimizer's work, its gradient buckets. */
+typedef struct tf_stage {
+    double forward_s, backward_s, tp_forward_s, tp_backward_s;
+    double optimizer_flops, optimizer_bytes; /* its parameters' update */
+    int buckets;
+} tf_stage;
+
 /* Stage s's data-parallel buckets after the pieces of each chunk's last
  * backward (the last chunk's come first), its optimizer after them all,
  * then its parameters gathered. */
-static int add_data_parallel(tf_gen *gen, const workload *t, const device_model *d, const step_options *o,
-                             const tf_options *x, const double *coll_s, int s, const int *pieces)
+static int add_data_parallel(tf_gen *gen, const device_model *d, const step_options *o, const tf_options *x,
+                             const double *coll_s, int s, const tf_stage *st)
 {
     int p = degree(x, LAYOUT_PIPELINE), dp = degree(x, LAYOUT_DATA);
     double opt_flops = 0, opt_bytes = 0;
     long opt = -1, *grads = NULL;
     size_t n = 0;
     for (int c = x->chunks - 1; c >= 0; c--) {
-        workload view;
-        if (stage_view(t, x, c * p + s, &view))
-            goto oom;
-        opt_flops += view.optimizer_flops;
-        opt_bytes += view.optimizer_bytes;
-        free(view.layers);
-        for (int k = 0; dp > 1 && k < pieces[c * p + s]; k++) {
+        opt_flops += st[c * p + s].optimizer_flops;
+        opt_bytes += st[c * p + s].optimizer_bytes;
+        for (int k = 0; dp > 1 && k < st[c * p + s].buckets; k++) {
             long b = tg_add(gen->g, s, TG_COMM, TG_COLLECTIVE, coll_s[TF_DP_GRADS], 0, -1);
             long *grown = b < 0 ? NULL : realloc(grads, sizeof *grads * (n + 1));
             if (!grown)
@@ -321,13 +325,6 @@ oom:
     return -1;
 }
 
-/* Per virtual stage: a micro-batch's compute forward and backward, its
- * tensor-parallel seconds both ways, its gradient buckets. */
-typedef struct tf_stage {
-    double forward_s, backward_s, tp_forward_s, tp_backward_s;
-    int buckets;
-} tf_stage;
-
 static int stage_costs(const workload *t, const device_model *d, const step_options *o, const tf_options *x,
                        const double *coll_s, tf_stage *st)
 {
@@ -341,6 +338,8 @@ static int stage_costs(const workload *t, const device_model *d, const step_opti
         st[v].tp_forward_s = tp_comm_s(t, x, v, coll_s, 0);
         /* recomputing the forward gathers and reduces again */
         st[v].tp_backward_s = tp_comm_s(t, x, v, coll_s, 1) + (o->recompute ? st[v].tp_forward_s : 0);
+        st[v].optimizer_flops = view.optimizer_flops;
+        st[v].optimizer_bytes = view.optimizer_bytes;
         st[v].buckets = buckets_of(&view, o, x, &bucket);
         free(view.layers);
     }
@@ -383,7 +382,7 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
     if (rc == TT_OK && !(gen.pl = pipeline_build(gen.g, &sh, err)))
         rc = err->code;
     for (int s = 0; rc == TT_OK && s < p; s++)
-        if (add_data_parallel(&gen, t, d, o, x, coll_s, s, pieces))
+        if (add_data_parallel(&gen, d, o, x, coll_s, s, st))
             rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
     if (rc == TT_OK)
         rc = tg_schedule(gen.g, err);
