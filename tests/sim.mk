@@ -172,3 +172,9 @@ tests_test_transformer_SOURCES = tests/test_transformer.c
 tests_test_transformer_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_transformer_LDADD = $(TEST_LIBS)
 TESTS += tests/test_transformer
+
+check_PROGRAMS += tests/test_lm_convergence
+tests_test_lm_convergence_SOURCES = tests/test_lm_convergence.c
+tests_test_lm_convergence_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_lm_convergence_LDADD = $(TEST_LIBS)
+TESTS += tests/test_lm_convergence

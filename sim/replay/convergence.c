@@ -24,6 +24,9 @@ struct convergence {
     int run_sd_assumed;
     double interp_sd; /* RMS log error of each interior point interpolated from its neighbours */
     double failed_batch; /* the smallest unreached batch above every reached one (0: none) */
+    int has_law;
+    scaling_law_point law;
+    double tokens_per_sample; /* the law's batches are in tokens */
 };
 
 static convergence *alloc_conv(size_t n)
@@ -54,6 +57,27 @@ convergence *convergence_mccandlish(double s_min, double noise_scale)
     c->e_min = s_min * noise_scale;
     snprintf(c->source, sizeof c->source, "McCandlish model, S_min %.6g, noise scale %.6g", s_min, noise_scale);
     snprintf(c->target, sizeof c->target, "the target S_min was measured for");
+    return c;
+}
+
+convergence *convergence_scaling_law(const scaling_law_point *law, double tokens_per_sample, double target_loss)
+{
+    convergence *c = alloc_conv(0);
+    if (!c)
+        return NULL;
+    c->has_law = c->has_fit = 1;
+    c->law = *law;
+    c->tokens_per_sample = tokens_per_sample;
+    c->s_min = law->s_min;
+    c->e_min = law->e_min_tokens / tokens_per_sample;
+    int chin = law->kind == SCALING_CHINCHILLA;
+    snprintf(c->source, sizeof c->source,
+             "scaling law %s (%s; N %.4g %s), critical batch of Kaplan et al. 2020: E_min %.4g tokens, B_crit %.4g "
+             "tokens, S_min %.6g steps", SCALING_LAW_NAMES[law->kind],
+             chin ? "Hoffmann et al. 2022, approach 3" : "Kaplan et al. 2020, L(N, D)", law->params,
+             chin ? "parameters" : "non-embedding parameters", law->e_min_tokens, law->b_crit_tokens, law->s_min);
+    snprintf(c->target, sizeof c->target, "loss %g nats/token (on the fit's data: %s)", target_loss,
+             chin ? "MassiveText" : "WebText2");
     return c;
 }
 
@@ -196,6 +220,8 @@ static double fit_sd(const convergence *c, double batch, double median)
 /* sd of ln(steps) of the model at a batch, without the run spread */
 static double model_sd(const convergence *c, double batch, double median, int extrapolated, size_t i)
 {
+    if (c->has_law)
+        return scaling_law_ln_sd(&c->law, batch * c->tokens_per_sample);
     int fit = c->has_fit && c->has_profile;
     if (!extrapolated) {
         if (c->n < 2 || batch == c->batch[i] || (i + 1 < c->n && batch == c->batch[i + 1]))

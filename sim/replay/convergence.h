@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "sim/replay/scaling_law.h"
 #include "trainer/profile.h"
 
 typedef struct convergence convergence;
@@ -34,6 +35,10 @@ int convergence_from_profile(const conv_profile *p, const char *label, convergen
 
 /* The McCandlish model with given S_min and noise scale (B_noise = B_crit). */
 convergence *convergence_mccandlish(double s_min, double noise_scale);
+
+/* A scaling law at its target (scaling_law.h), for batches in samples of
+ * tokens_per_sample tokens: the band is the run spread with the fits' errors. */
+convergence *convergence_scaling_law(const scaling_law_point *law, double tokens_per_sample, double target_loss);
 
 void convergence_free(convergence *c);
 

@@ -26,6 +26,50 @@ static int scenario_ranks(const scenario *sc, const cluster *c, int *ranks, tt_e
     return rc;
 }
 
+/* A language model's scaling law at the scenario's target loss: N from the
+ * first phase's trace (its embedding tables and an untied lm_head are not in
+ * the non-embedding count, as Kaplan et al. count), batches in its sequences. */
+static int load_scaling_law(run_ctx *x, tt_error *err)
+{
+    const scenario *sc = x->sc;
+    const workload *t = &x->tr[0];
+    double embedding_bytes = 0;
+    int seq = 0;
+    for (size_t i = 0; i < t->n_layers; i++) {
+        const workload_layer *l = &t->layers[i];
+        if (l->cls == OPCLASS_EMBEDDING || strcmp(l->name, "lm_head") == 0)
+            embedding_bytes += l->param_bytes;
+        if (!seq && l->cls == OPCLASS_ATTENTION)
+            seq = l->seq_len;
+    }
+    char where[600];
+    snprintf(where, sizeof where, "%s: $.convergence.scaling_law", sc->path);
+    if (seq <= 0)
+        return tt_error_set(err, TT_EINPUT, "%s: the workload (%s) has no sequence (attention layers with a "
+                            "seq_len): a scaling law is for language models; use a profile for this model",
+                            where, x->model);
+    double non_embedding = t->param_bytes > 0 ? t->params * (1 - embedding_bytes / t->param_bytes) : 0;
+    scaling_law_point law;
+    int rc = scaling_law_at((scaling_law_kind)sc->scaling_law, t->params, non_embedding, sc->target_loss, where,
+                            &law, err);
+    if (rc)
+        return rc;
+    if (!(x->conv = convergence_scaling_law(&law, seq, sc->target_loss)))
+        return tt_error_set(err, TT_EINTERNAL, "convergence: out of memory");
+    static const char *const notes[] = {
+        "convergence.e_min = the loss fit's tokens D(N, L) taken as E_min, the tokens at a batch far below "
+        "B_crit (U: the fits' runs trained at batches under B_crit at their losses)",
+        "convergence.b_crit = Kaplan et al.'s B_crit(L) = 2.1e8 tokens / L^(1/0.21) at the target loss, for the "
+        "whole run (U: B_crit grows as the loss falls, so early steps above it are spent worse than counted)",
+        "convergence.band = the fit's loss known to 0.02 nats (1 sd) and B_crit to a factor of 2 (10th-90th "
+        "percentile), both U, with the run spread",
+        "convergence.data = the target is a loss on the fit's own data and tokenizer (chinchilla: MassiveText, "
+        "kaplan: WebText2 with GPT-2's); on other data the same number is another target (U)"};
+    for (size_t i = 0; i < sizeof notes / sizeof *notes; i++)
+        snprintf(x->conv_notes[x->n_conv_notes++], sizeof x->conv_notes[0], "%s", notes[i]);
+    return TT_OK;
+}
+
 static int load_convergence(run_ctx *x, tt_error *err)
 {
     const scenario *sc = x->sc;
@@ -42,9 +86,13 @@ static int load_convergence(run_ctx *x, tt_error *err)
     } else if (sc->conv == CONV_MCCANDLISH) {
         if (!(x->conv = convergence_mccandlish(sc->s_min, sc->noise_scale)))
             return tt_error_set(err, TT_EINTERNAL, "convergence: out of memory");
+    } else if (sc->conv == CONV_SCALING_LAW) {
+        if ((rc = load_scaling_law(x, err)))
+            return rc;
     } else if (sc->conv != CONV_STEPS) {
         return tt_error_set(err, TT_EINPUT, "%s: missing \"convergence\": give a \"profile\", \"mccandlish\" "
-                            "{s_min, noise_scale} or \"steps\" to get the time to accuracy", sc->path);
+                            "{s_min, noise_scale}, \"scaling_law\" or \"steps\" to get the time to accuracy",
+                            sc->path);
     }
     int assumed;
     double sd = x->conv ? convergence_run_sd(x->conv, &assumed) : 0;

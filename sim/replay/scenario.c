@@ -14,6 +14,7 @@
 #include "common/jsonx.h"
 #include "sim/replay/cost.h"
 #include "sim/replay/override.h"
+#include "sim/replay/scaling_law.h"
 
 static const char *const NETWORKS[] = {"ideal", "calibrated", NULL};
 static const char *const RANK_KINDS[] = {"accelerators", "cpu", NULL};
@@ -140,7 +141,8 @@ static int load_target(const jx_obj *c, scenario *s)
 
 static int load_convergence(const jx_obj *r, scenario *s)
 {
-    static const char *const keys[] = {"profile", "mccandlish", "steps", "target", "accept", NULL};
+    static const char *const keys[] = {"profile", "mccandlish", "steps", "scaling_law", "target_loss", "target",
+                                       "accept", NULL};
     static const char *const mkeys[] = {"s_min", "noise_scale", NULL};
     jx_obj c, m;
     const char *profile = NULL;
@@ -149,13 +151,25 @@ static int load_convergence(const jx_obj *r, scenario *s)
         return rc;
     if ((rc = jx_check_keys(&c, keys)))
         return rc;
-    int given = jx_has(&c, "profile") + jx_has(&c, "mccandlish") + jx_has(&c, "steps");
+    int given = jx_has(&c, "profile") + jx_has(&c, "mccandlish") + jx_has(&c, "steps") + jx_has(&c, "scaling_law");
     if (given != 1)
-        return tt_error_set(c.err, TT_EINPUT, "%s: %s: give exactly one of \"profile\", \"mccandlish\" "
-                            "and \"steps\"", c.file, c.path);
+        return tt_error_set(c.err, TT_EINPUT, "%s: %s: give exactly one of \"profile\", \"mccandlish\", "
+                            "\"steps\" and \"scaling_law\"", c.file, c.path);
+    s->scaling_law = -1;
     if ((rc = jx_string(&c, "profile", 0, &profile)) || (rc = jx_child(&c, "mccandlish", 0, &m)) ||
-        (rc = jx_number(&c, "steps", 0, 1, 1e12, &s->fixed_steps)))
+        (rc = jx_number(&c, "steps", 0, 1, 1e12, &s->fixed_steps)) ||
+        (rc = jx_enum(&c, "scaling_law", 0, SCALING_LAW_NAMES, &s->scaling_law)))
         return rc;
+    if (s->scaling_law >= 0) { /* a language model's loss: the target is target_loss, not a profile's metric */
+        s->conv = CONV_SCALING_LAW;
+        if (jx_has(&c, "target") || jx_has(&c, "accept"))
+            return tt_error_set(c.err, TT_EINPUT, "%s: %s: a scaling law's target is \"target_loss\" (nats per "
+                                "token); remove \"target\" and \"accept\"", c.file, c.path);
+        return jx_number(&c, "target_loss", 1, 1e-3, 100, &s->target_loss);
+    }
+    if (jx_has(&c, "target_loss"))
+        return tt_error_set(c.err, TT_EINPUT, "%s: %s.target_loss: only a \"scaling_law\" takes a target loss; "
+                            "a profile names its target in \"target\"", c.file, c.path);
     if (profile) {
         s->conv = CONV_PROFILE;
         if ((rc = scenario_resolve_path(&c, "profile", profile, &s->profile_path)))

@@ -26,7 +26,7 @@
 #define SCENARIO_MAX_POINTS 4096 /* a sweep's points in all (64 x 64) */
 #define SCENARIO_MAX_SETS 32
 
-typedef enum { CONV_NONE, CONV_PROFILE, CONV_MCCANDLISH, CONV_STEPS } convergence_kind;
+typedef enum { CONV_NONE, CONV_PROFILE, CONV_MCCANDLISH, CONV_STEPS, CONV_SCALING_LAW } convergence_kind;
 enum { SCENARIO_ACCEPT_MODEL = 1, SCENARIO_ACCEPT_DATASET = 2, SCENARIO_ACCEPT_TARGET = 4 };
 
 typedef struct scenario_expect {
@@ -130,6 +130,8 @@ typedef struct scenario {
     char *profile_path; /* resolved */
     double s_min, noise_scale; /* McCandlish */
     double fixed_steps; /* CONV_STEPS */
+    int scaling_law;    /* CONV_SCALING_LAW: a scaling_law_kind */
+    double target_loss; /* its target, nats per token */
     /* the target the scenario names (required with a profile; NULL: not named) */
     char *target_dataset, *target_metric;
     double target_value;

@@ -1,0 +1,146 @@
+/* Steps and tokens to a target loss for language models: the scaling laws
+ * (values worked by hand from the papers' constants), their band, and the
+ * input errors a scenario gets (exit 2). */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/replay/convergence.h"
+#include "sim/replay/scaling_law.h"
+#include "tests/testutil.h"
+
+#define Z90 1.2815515655446004
+
+/* Hoffmann et al. 2022 at N = 1e10, L = 2.1: floor 1.69 + 406.4 / 1e10^0.34 =
+ * 1.851790754, D = (410.7 / (2.1 - floor))^(1 / 0.28) = 3.128824776e11 tokens;
+ * Kaplan's B_crit(2.1) = 2.1e8 / 2.1^(1 / 0.21) = 6135383.312 tokens. */
+START_TEST(chinchilla_hand_worked)
+{
+    scaling_law_point p;
+    tt_error err = {0};
+    ck_assert_int_eq(scaling_law_at(SCALING_CHINCHILLA, 1e10, 5e9, 2.1, "t", &p, &err), TT_OK);
+    ck_assert_double_eq_tol(p.params, 1e10, 1); /* Chinchilla counts every parameter */
+    ck_assert_double_eq_tol(p.loss_floor, 1.851790754, 1e-8);
+    ck_assert_double_eq_tol(p.e_min_tokens / 3.128824776e11, 1, 1e-8);
+    ck_assert_double_eq_tol(p.b_crit_tokens / 6135383.312, 1, 1e-8);
+    ck_assert_double_eq_tol(p.s_min / 50996.40262, 1, 1e-8);
+    /* 1M and 16M tokens a step: S = S_min (1 + B_crit / B), E = E_min (1 + B / B_crit) */
+    ck_assert_double_eq_tol(scaling_law_steps(&p, 1 << 20) / 349384.3856, 1, 1e-8);
+    ck_assert_double_eq_tol(scaling_law_steps(&p, 16 << 20) / 69645.65155, 1, 1e-8);
+    ck_assert_double_eq_tol(scaling_law_tokens(&p, 1 << 20) / 3.663560815e11, 1, 1e-8);
+    ck_assert_double_eq_tol(scaling_law_tokens(&p, 16 << 20) / 1.16846014e12, 1, 1e-8);
+    /* the loss's 0.02 nats through d ln D / dL = 1 / (beta (L - floor)) */
+    ck_assert_double_eq_tol(p.ln_e_sd, 0.2877756273, 1e-8);
+}
+END_TEST
+
+/* Kaplan et al. 2020 at 1e9 non-embedding parameters, L = 2.5: floor
+ * (6.4e13 / 1e9)^0.076 = 2.318834098, D = 1.8e13 / (2.5^(1 / 0.103) - (6.4e13 /
+ * 1e9)^(0.076 / 0.103)) = 4755861813 tokens, B_crit(2.5) = 2674649.467 tokens. */
+START_TEST(kaplan_hand_worked)
+{
+    scaling_law_point p;
+    tt_error err = {0};
+    ck_assert_int_eq(scaling_law_at(SCALING_KAPLAN, 3e9, 1e9, 2.5, "t", &p, &err), TT_OK);
+    ck_assert_double_eq_tol(p.params, 1e9, 1); /* Kaplan counts non-embedding parameters */
+    ck_assert_double_eq_tol(p.loss_floor, 2.318834098, 1e-8);
+    ck_assert_double_eq_tol(p.e_min_tokens / 4755861813.0, 1, 1e-8);
+    ck_assert_double_eq_tol(p.b_crit_tokens / 2674649.467, 1, 1e-8);
+    ck_assert_double_eq_tol(scaling_law_steps(&p, 1 << 20) / 6313.668536, 1, 1e-8);
+    ck_assert_double_eq_tol(scaling_law_steps(&p, 16 << 20) / 2061.596727, 1, 1e-8);
+    ck_assert_double_eq_tol(scaling_law_tokens(&p, 16 << 20) / 3.458785359e10, 1, 1e-8);
+}
+END_TEST
+
+/* Through convergence_at: batches in sequences of 1,024 tokens, the band from
+ * the run spread (5 %), the loss's error and B_crit's factor of 2. */
+START_TEST(law_as_convergence_source)
+{
+    scaling_law_point p;
+    tt_error err = {0};
+    ck_assert_int_eq(scaling_law_at(SCALING_CHINCHILLA, 1e10, 5e9, 2.1, "t", &p, &err), TT_OK);
+    convergence *c = convergence_scaling_law(&p, 1024, 2.1);
+    convergence_estimate e = convergence_at(c, 1024); /* 1M tokens */
+    ck_assert_double_eq_tol(e.steps / 349384.3856, 1, 1e-8);
+    ck_assert_double_eq_tol(e.log_sd, 0.3025689009, 1e-6);
+    ck_assert_double_eq_tol(e.p10 / 237084.1304, 1, 1e-6);
+    ck_assert_double_eq_tol(e.p90 / 514878.1940, 1, 1e-6);
+    ck_assert_int_eq(e.extrapolated, 0);
+    double s_min, e_min, b_crit, res;
+    convergence_fit_params(c, &s_min, &e_min, &b_crit, &res);
+    ck_assert_double_eq_tol(b_crit, 6135383.312 / 1024, 1e-3); /* in sequences */
+    ck_assert_ptr_nonnull(strstr(convergence_source(c), "chinchilla"));
+    ck_assert_ptr_nonnull(strstr(convergence_target(c), "loss 2.1"));
+    convergence_free(c);
+}
+END_TEST
+
+START_TEST(law_refuses_unreachable_targets)
+{
+    scaling_law_point p;
+    tt_error err = {0};
+    ck_assert_int_eq(scaling_law_at(SCALING_CHINCHILLA, 1e10, 5e9, 1.6, "s.json", &p, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "irreducible loss E = 1.69"));
+    err = (tt_error){0};
+    ck_assert_int_eq(scaling_law_at(SCALING_CHINCHILLA, 1e10, 5e9, 1.85, "s.json", &p, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unlimited data"));
+    err = (tt_error){0};
+    ck_assert_int_eq(scaling_law_at(SCALING_KAPLAN, 3e9, 1e9, 2.3, "s.json", &p, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "2.319"));
+    err = (tt_error){0};
+    ck_assert_int_eq(scaling_law_at(SCALING_KAPLAN, 3e9, 0, 2.5, "s.json", &p, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no count of non-embedding parameters"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "s.json"));
+}
+END_TEST
+
+static void run_expect(const char *section, const char *model, int rc, const char *needle)
+{
+    char text[2048], path[64], args[128], out[8192];
+    snprintf(text, sizeof text,
+             "{\"version\": 1, \"name\": \"t\", \"platform\": {\"name\": \"dgx-h100\", \"nodes\": 1},"
+             " \"workload\": {\"model\": \"%s\", \"global_batch\": 8, \"micro_batch\": 1, \"precision\": \"bf16\"},"
+             " \"optimizer\": \"adamw\", \"convergence\": %s}", model, section);
+    tu_write_temp(text, path, sizeof path);
+    snprintf(args, sizeof args, "run %s", path);
+    int got = tu_run_ttasim(args, out, sizeof out);
+    unlink(path);
+    ck_assert_msg(got == rc, "exit %d, expected %d: %s", got, rc, out);
+    ck_assert_msg(strstr(out, needle), "expected \"%s\" in: %s", needle, out);
+}
+
+/* A scenario's convergence section: the law's inputs refused with exit 2. */
+START_TEST(scenario_errors_exit_2)
+{
+    run_expect("{\"scaling_law\": \"chinchilla\", \"target_loss\": 1.5}", "gpt3-125m", 2, "irreducible loss");
+    run_expect("{\"scaling_law\": \"chinchilla\", \"target_loss\": 2.5}", "resnet50", 2, "has no sequence");
+    run_expect("{\"scaling_law\": \"chinchila\", \"target_loss\": 2.5}", "gpt3-125m", 2, "\"chinchilla\"");
+    run_expect("{\"scaling_law\": \"kaplan\"}", "gpt3-125m", 2, "target_loss");
+    run_expect("{\"scaling_law\": \"kaplan\", \"target_loss\": 3, \"target\": {}}", "gpt3-125m", 2,
+               "remove \"target\"");
+    run_expect("{\"steps\": 10, \"target_loss\": 3}", "gpt3-125m", 2, "only a \"scaling_law\"");
+    /* GPT-3 Small reaches 3.0 in the chinchilla fit: steps from the law */
+    run_expect("{\"scaling_law\": \"chinchilla\", \"target_loss\": 3}", "gpt3-125m", 0, "scaling law chinchilla");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("lm_convergence");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, chinchilla_hand_worked);
+    tcase_add_test(t, kaplan_hand_worked);
+    tcase_add_test(t, law_as_convergence_source);
+    tcase_add_test(t, law_refuses_unreachable_targets);
+    tcase_add_test(t, scenario_errors_exit_2);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite()) ? 1 : 0;
+}
