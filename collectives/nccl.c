@@ -195,10 +195,15 @@ static int algo_runs_op(nccl_algo a, coll_op op)
 }
 
 /* LL128 is on by default only where NVIDIA validated it: NVLink inside the
- * node, on the generations NCCL lists (tuning.cc). */
+ * node, on the generations NCCL lists, and across nodes only where a GPU
+ * reaches its NIC without crossing the CPU (tuning.cc: typeInter <= PATH_PXB,
+ * PATH_PXN on Hopper and later; LL128's 128-byte stores are not ordered
+ * through a host bridge). */
 static int ll128_by_default(const nccl_comm *c)
 {
     int sm = c->node.sm;
+    if (c->nodes > 1 && c->node.nic_via_cpu)
+        return 0;
     return c->node.nvlinks > 0 && (sm == 70 || sm == 80 || sm == 90 || sm == 100 || sm == 120);
 }
 

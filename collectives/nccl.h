@@ -39,6 +39,7 @@ typedef struct nccl_node {
     double p2p_GBps;   /* without NVLink: a GPU's path to its peers, NCCL's figure (the CPUs' link between
                           sockets where the node's GPUs span two, less Intel's 64-byte P2P packets) */
     int nics;          /* NICs the node's GPUs use */
+    int nic_via_cpu;   /* a GPU's path to its NIC crosses the CPU (NCCL's PHB or SYS, no PCIe switch between) */
     double nic_GBps;   /* each NIC's rate as NCCL reads it (port speed / 8000) */
     int collnet;       /* the fabric's switches reduce (InfiniBand SHARP: NCCL's CollNet) */
     int cpu_amd;       /* NCCL caps LL lower and doubles network overhead behind AMD CPUs */

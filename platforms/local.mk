@@ -24,6 +24,7 @@ dist_platforms_DATA = platforms/README.md \
 	platforms/dgx1-v100.json \
 	platforms/dgx2-v100.json \
 	platforms/hgx-a100-4hdr.json \
+	platforms/polaris.json \
 	platforms/knl-cluster.json \
 	platforms/mn1-p100.json \
 	platforms/tencent-p40.json \

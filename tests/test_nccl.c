@@ -113,6 +113,18 @@ START_TEST(large_allreduce)
     ck_assert_int_eq(nccl_predict(&c, OP_ALLREDUCE, 8e9, NCCL_RING, NCCL_LL128, &x), -1);
     ck_assert_int_eq(nccl_choose(&c, 0, 1u << NCCL_LL128, OP_ALLREDUCE, 8e9, &x), 0);
     ck_assert_int_eq(x.proto, NCCL_LL128);
+    /* Across nodes LL128 needs a GPU-NIC path that stays off the CPU (NCCL's typeInter <= PXB):
+     * 2 DGX A100 run it, the same nodes with their NICs behind the CPU do not, unless named. */
+    c = dgx_a100(2);
+    ck_assert_int_eq(nccl_predict(&c, OP_ALLREDUCE, 64e6, NCCL_RING, NCCL_LL128, &x), 0);
+    c.node.nic_via_cpu = 1;
+    ck_assert_int_eq(nccl_predict(&c, OP_ALLREDUCE, 64e6, NCCL_RING, NCCL_LL128, &x), -1);
+    ck_assert_int_eq(nccl_predict(&c, OP_ALLREDUCE, 64e6, NCCL_TREE, NCCL_LL128, &x), -1);
+    ck_assert_int_eq(nccl_choose(&c, 0, 1u << NCCL_LL128, OP_ALLREDUCE, 64e6, &x), 0);
+    ck_assert_int_eq(x.proto, NCCL_LL128);
+    c = dgx_a100(1); /* inside one node no NIC is crossed */
+    c.node.nic_via_cpu = 1;
+    ck_assert_int_eq(nccl_predict(&c, OP_ALLREDUCE, 64e6, NCCL_RING, NCCL_LL128, &x), 0);
     /* 2 DGX H100: ring at bwIntra, 8 x 48 = 384 busBw, algbw x 16/30; Simple's plateau 1.4 x. */
     c = dgx_h100(2, 0);
     ck_assert_int_eq(nccl_predict(&c, OP_ALLREDUCE, 8e9, NCCL_RING, NCCL_SIMPLE, &x), 0);
@@ -239,6 +251,18 @@ START_TEST(communicators_of_platforms)
     ck_assert_int_eq(c.node.nvswitch, 0);
     ck_assert_int_eq(c.node.nvlinks, 6);
     ck_assert_int_eq(c.node.pair_nvlinks, 2);
+    ck_assert_int_eq(c.node.nic_via_cpu, 0); /* NICs on the GPUs' PCIe switches (PXB) */
+    platform_free(p);
+    p = load("polaris", 2); /* 4 A100 linked pairwise, 2 NICs on the CPU's root ports (PHB) */
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 8, 0, &c), 0);
+    ck_assert_int_eq(c.node.nvswitch, 0);
+    ck_assert_int_eq(c.node.nvlinks, 12);
+    ck_assert_int_eq(c.node.pair_nvlinks, 4);
+    ck_assert_int_eq(c.node.nics, 2);
+    ck_assert_int_eq(c.node.nic_via_cpu, 1);
+    ck_assert_int_eq(c.node.cpu_amd, 1);
+    ck_assert_int_eq(c.graph[NCCL_RING].channels, 2); /* one per NIC at 24 GB/s */
+    ck_assert_double_eq(c.graph[NCCL_RING].bw_inter_GBps, 24);
     platform_free(p);
     p = load("tencent-p40", 2); /* PCIe GPUs: no NVLink, no LL128 */
     ck_assert_int_eq(nccl_comm_of(p, NULL, 16, 0, &c), 0);
@@ -479,9 +503,10 @@ END_TEST
 START_TEST(default_monotone)
 {
     static const char *const PLATFORMS[] = {"dgx-a100", "dgx-h100", "dgx1-v100", "dgx1-p100", "dgx2-v100",
-                                            "hgx-a100-4hdr", "abci-v100", "mn1-p100", "big-basin-p100", "tencent-p40"};
+                                            "hgx-a100-4hdr", "abci-v100", "polaris", "mn1-p100", "big-basin-p100",
+                                            "tencent-p40"};
     static const int NODES[] = {1, 2, 3, 4, 8, 16};
-    enum { NSIZES = 7, ETHERNET = 8 };
+    enum { NSIZES = 7, ETHERNET = 9 };
     for (size_t k = 0; k < sizeof PLATFORMS / sizeof *PLATFORMS; k++) {
         double prev[NSIZES] = {0}, slack = k >= ETHERNET ? 0.90 : 0.99;
         for (int i = 0; i < 6; i++) {

@@ -23,7 +23,8 @@ older single-node rows, 20 % on the multi-node ones, a factor of 2 on small-mess
 
 Nothing in the platforms or in the NCCL model was fitted to these rows. Link rates come from
 the platform files and the calibrated network's payload rates (NVLink 0.8 from the NCCL
-maintainer's NVLink3 figure, InfiniBand 0.96 from NVIDIA's NDR figure); NCCL's channels,
+maintainer's NVLink3 figure, InfiniBand 0.96 from NVIDIA's NDR figure, Slingshot-11 0.97 from
+Polaris's own RDMA figure between two nodes); NCCL's channels,
 algorithm, protocol and latencies from its own search and tuning model (`collectives/nccl.c`,
 `collectives/README.md`).
 

@@ -31,6 +31,22 @@ static double socket_link_GBps(const platform *p, const int *members, int ranks)
     return strcmp(devs[0]->vendor, "intel") == 0 ? bw * 5 / 6 : bw;
 }
 
+/* Whether a shortest route from component a to b (hops long) passes a CPU
+ * socket: NCCL's PHB or SYS between a GPU and its NIC. */
+static int path_crosses_cpu(const platform *p, const char *a, const char *b, int hops)
+{
+    const char *names[64];
+    const device_info *devs[64];
+    int nc = platform_node_components(p, DEVICE_CPU, names, devs, 64);
+    for (int i = 0; i < nc && i < 64; i++) {
+        double lat, bw;
+        int ha = platform_component_path(p, a, names[i], &lat, &bw), hb = platform_component_path(p, names[i], b, &lat, &bw);
+        if (ha > 0 && hb > 0 && ha + hb == hops)
+            return 1;
+    }
+    return 0;
+}
+
 /* The platform rank of the communicator's i-th member. */
 static int member(const int *members, int i)
 {
@@ -103,7 +119,8 @@ int nccl_comm_of(const platform *p, const int *members, int ranks, int collnet, 
             nd.nics += !seen;
         }
         double nic_bw = 0, pcie_bw = 0;
-        if (gpu0 && platform_component_path(p, gpu0, exit0, &lat, &pcie_bw) >= 0) {
+        int hops = gpu0 ? platform_component_path(p, gpu0, exit0, &lat, &pcie_bw) : -1;
+        if (hops >= 0) {
             const char *nn[64];
             const device_info *nics[64];
             int k = platform_node_components(p, DEVICE_NIC, nn, nics, 64);
@@ -116,6 +133,7 @@ int nccl_comm_of(const platform *p, const int *members, int ranks, int collnet, 
         nd.nic_GBps = (nic_bw > 0 ? nic_bw : ibw) / 1e9;
         nd.pcie_GBps = pcie_bw > 0 ? NCCL_PCIE_SHARE * pcie_bw / 1e9 : nd.nic_GBps;
         nd.collnet = collnet && platform_fabric_sharp(p);
+        nd.nic_via_cpu = hops > 0 && path_crosses_cpu(p, gpu0, exit0, hops);
     }
     const char *names[64];
     const device_info *devs[64];
