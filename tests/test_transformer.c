@@ -143,6 +143,36 @@ START_TEST(data_parallel_buckets_by_hand)
 }
 END_TEST
 
+static size_t layer_named(const workload *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_layers; i++)
+        if (!strcmp(t->layers[i].name, name))
+            return i;
+    ck_abort_msg("no layer %s", name);
+    return 0;
+}
+
+/* The default gpt (2 blocks of 64, 32 tokens) at micro-batch 2 in bf16: ln_1's
+ * output, 2 x 32 x 64 elements (8,192 bytes), is read only by c_attn's weight
+ * gradient, so an fp8 recipe keeps it in 4,096; c_attn's output (q, k, v) is
+ * read by attention's backward and stays bf16. */
+START_TEST(fp8_keeps_gemm_inputs_in_one_byte)
+{
+    workload t;
+    tt_error err = {0};
+    ck_assert_msg(workload_make("gpt", NULL, 2, "bf16", 0, NULL, &t, &err) == TT_OK, "%s", err.msg);
+    step_options o = {.micro_batch = 2, .dtype_bytes = 2, .grad_dtype_bytes = 2, .autograd_activations = 1};
+    size_t ln = layer_named(&t, "transformer.h.0.ln_1"), qkv = layer_named(&t, "transformer.h.0.attn.c_attn");
+    ck_assert_double_eq_tol(t.layers[ln].kept_gemm_bytes, 8192, 1e-9);
+    ck_assert_double_eq_tol(t.layers[qkv].kept_gemm_bytes, 0, 1e-9);
+    double ln_bf16 = step_layer_kept_bytes(&t, ln, &o), qkv_bf16 = step_layer_kept_bytes(&t, qkv, &o);
+    o.fp8_gemm_inputs = 1;
+    ck_assert_double_eq_tol(ln_bf16 - step_layer_kept_bytes(&t, ln, &o), 4096, 1e-9);
+    ck_assert_double_eq_tol(step_layer_kept_bytes(&t, qkv, &o), qkv_bf16, 1e-9);
+    workload_free(&t);
+}
+END_TEST
+
 START_TEST(refusals_name_the_fix)
 {
     workload t;
@@ -174,6 +204,7 @@ static Suite *suite(void)
     tcase_add_test(c, tensor_parallel_by_hand);
     tcase_add_test(c, data_parallel_buckets_by_hand);
     tcase_add_test(c, refusals_name_the_fix);
+    tcase_add_test(c, fp8_keeps_gemm_inputs_in_one_byte);
     suite_add_tcase(s, c);
     return s;
 }

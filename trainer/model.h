@@ -115,6 +115,8 @@ typedef struct model_layer {
     double kept_elems;     /* per sample, what an autograd framework keeps for backward: the
                               tensors backward kernels read, each once, at the precision */
     double kept_aux_bytes; /* per sample: dropout masks (1 byte), fp32 statistics, int64 indices */
+    double kept_gemm_elems; /* per sample, the part of kept_elems only linear layers' weight gradients
+                               read (what Transformer Engine keeps in fp8 under an fp8 recipe) */
     int first_view, nviews;/* its parameter views in model_params() */
 } model_layer;
 

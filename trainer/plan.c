@@ -240,10 +240,12 @@ static int backward_reads_output(const op *o)
  * count the same way): every tensor some backward reads, once, held by its
  * producer (a model input by its first reader); the op's own saved state
  * beside it, masks as 1-byte booleans, statistics in fp32, argmax indices as
- * int64. */
+ * int64. A tensor only linear layers' weight gradients read is also counted
+ * in kept_gemm_elems. */
 static void kept_costs(model *m)
 {
-    char *kept = calloc((size_t)m->nt + 1, 2), *produced = kept ? kept + m->nt + 1 : NULL;
+    size_t n = (size_t)m->nt + 1;
+    char *kept = calloc(n, 3), *produced = kept ? kept + n : NULL, *other = kept ? kept + 2 * n : NULL;
     if (!kept) {
         g_fail(m, "out of memory planning the model");
         return;
@@ -251,20 +253,26 @@ static void kept_costs(model *m)
     for (int i = 0; i < m->nops; i++) {
         const op *o = &m->ops[i];
         for (int k = 0; o->info.backward && k < o->nin; k++)
-            kept[o->in[k]] |= backward_reads_input(m, o, k);
+            if (backward_reads_input(m, o, k)) {
+                kept[o->in[k]] = 1;
+                other[o->in[k]] |= o->type != OP_LINEAR;
+            }
         if (o->out >= 0)
             produced[o->out] = 1;
         if (o->info.backward && o->out >= 0 && backward_reads_output(o))
-            kept[o->out] = 1;
+            kept[o->out] = other[o->out] = 1;
     }
     for (int i = 0; i < m->nops; i++) {
         op *o = &m->ops[i];
         model_layer *L = &o->info;
-        if (o->out >= 0 && kept[o->out])
+        if (o->out >= 0 && kept[o->out]) {
             L->kept_elems += (double)m->t[o->out].numel;
+            L->kept_gemm_elems += other[o->out] ? 0 : (double)m->t[o->out].numel;
+        }
         for (int k = 0; k < o->nin; k++)
             if (!produced[o->in[k]] && kept[o->in[k]]) {
                 L->kept_elems += (double)m->t[o->in[k]].numel;
+                L->kept_gemm_elems += other[o->in[k]] ? 0 : (double)m->t[o->in[k]].numel;
                 kept[o->in[k]] = 0;
             }
         if (!L->backward)

@@ -75,6 +75,8 @@ static json_t *layers_json(const model *m, int B, int dt)
             L->act_elems * B * dt, "param_bytes", L->params * dt);
         json_object_update_new(o, json_pack("{s:f, s:f}", "kept_bytes", L->kept_elems * B * dt, "kept_aux_bytes",
                                             L->kept_aux_bytes * B));
+        if (L->kept_gemm_elems > 0)
+            json_object_set_new(o, "kept_gemm_bytes", json_real(L->kept_gemm_elems * B * dt));
         if (L->heads > 0) /* the score matrices' shape, for fused attention in replay */
             json_object_update_new(o, json_pack("{s:i, s:i, s:i}", "seq_len", L->seq_len, "heads", L->heads,
                                                 "head_dim", L->head_dim));

@@ -410,6 +410,7 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
         return rc;
     o->dtype_bytes = dtype_bytes(dt);
     o->grad_dtype_bytes = dtype_bytes(grad_dt);
+    o->fp8_gemm_inputs = dt == DTYPE_FP8;
     o->overlap = sc->overlap;
     o->concurrent_ops = sc->concurrent_ops;
     o->zero = sc->zero;

@@ -270,6 +270,8 @@ double step_layer_kept_bytes(const workload *t, size_t layer, const step_options
                                            : l->activation_bytes * k.dtype;
     if (fused_attention_of(t, layer, o, &f))
         bytes -= (f.scores_bytes - f.lse_bytes) * k.dtype;
+    if (o->autograd_activations && o->fp8_gemm_inputs)
+        bytes -= l->kept_gemm_bytes * k.dtype * (o->dtype_bytes - 1) / o->dtype_bytes;
     return bytes * k.samples;
 }
 

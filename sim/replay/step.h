@@ -38,6 +38,9 @@ typedef struct step_options {
     int recompute;          /* activation recomputation: keep segment boundaries, rebuild them in backward */
     int fused_attention;    /* FlashAttention-style kernels: no S x S scores kept, recomputed in backward */
     int autograd_activations; /* activations as an autograd framework keeps them (trace kept_bytes) */
+    /* fp8 recipe: linear layers keep their inputs for the weight gradient as the
+     * fp8 cast they computed with (Transformer Engine's Linear saves inputmat_t) */
+    int fp8_gemm_inputs;
     framework framework;    /* the framework's unfused epilogue passes (framework.h) */
     /* A layer's weight gradient on a stream of its own, beside its input
      * gradient (HugeCTR's async_mlp_wgrad): the two share one partial wave. */
@@ -162,7 +165,8 @@ double step_forward_s(const workload *t, const device_model *d, const step_optio
 /* What layer `layer` keeps for its backward, in bytes at the options'
  * micro-batch and precision: the trace's activation_bytes, or with
  * o->autograd_activations its kept_bytes and kept_aux_bytes; with
- * o->fused_attention an attention layer's fp32 row statistics replace its scores. */
+ * o->fused_attention an attention layer's fp32 row statistics replace its scores;
+ * with o->fp8_gemm_inputs its kept_gemm_bytes are 1 byte an element. */
 double step_layer_kept_bytes(const workload *t, size_t layer, const step_options *o);
 
 #endif

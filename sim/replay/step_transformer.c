@@ -104,6 +104,7 @@ static int stage_view(const workload *t, const tf_options *x, int v, workload *o
         c->activation_bytes *= k;
         c->kept_bytes = c->kept_bytes < 0 ? -1 : c->kept_bytes * k;
         c->kept_aux_bytes = c->kept_aux_bytes < 0 ? -1 : c->kept_aux_bytes * k;
+        c->kept_gemm_bytes *= k;
         c->param_bytes *= kp;
         c->heads = l->cls == OPCLASS_ATTENTION ? (int)(l->heads * k + 0.5) : l->heads;
         out->param_bytes += c->param_bytes;

@@ -45,6 +45,8 @@ static int load_layer(const jx_obj *r, size_t i, workload_layer *l)
         (rc = jx_int(&o, "head_dim", 0, 1, 1 << 16, &head_dim)) ||
         (rc = jx_number(&o, "kept_bytes", 0, 0, 1e15, &l->kept_bytes)) ||
         (rc = jx_number(&o, "kept_aux_bytes", 0, 0, 1e15, &l->kept_aux_bytes)) ||
+        /* a part of kept_bytes, read just before it */
+        (rc = jx_number(&o, "kept_gemm_bytes", 0, 0, l->kept_bytes, &l->kept_gemm_bytes)) ||
         (rc = jx_int(&o, "block", 0, 0, 1 << 24, &block)))
         return rc;
     if (!jx_has(&o, "kept_bytes") || !jx_has(&o, "kept_aux_bytes"))

@@ -20,6 +20,8 @@ typedef struct workload_layer {
     int seq_len, heads, head_dim; /* attention layers (0: not recorded): heads x seq_len^2 scores per sample */
     double kept_bytes, kept_aux_bytes; /* what an autograd framework keeps (-1: not recorded): tensors at
                                           the precision; masks, fp32 statistics and indices */
+    double kept_gemm_bytes; /* of kept_bytes, what only linear layers' weight gradients read (0: none or
+                               not recorded): Transformer Engine keeps it in fp8 under an fp8 recipe */
     int block; /* the transformer block it belongs to (its "block", or N of "layer.N.", "layers.N." or
                   "h.N." in its name); -1: none (embeddings, head), what a pipeline stage split goes by */
 } workload_layer;
