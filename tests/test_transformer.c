@@ -143,6 +143,39 @@ START_TEST(data_parallel_buckets_by_hand)
 }
 END_TEST
 
+/* Context parallelism 2, one stage, two micro-batches: each block's GEMM on
+ * half the tokens (forward 0.5 s, backward 1 s); its attention (no work)
+ * hides nothing of the ring, 0.1 s forward, 0.1 + 0.05 s backward: a
+ * micro-batch is 4 x (0.5 + 0.1) + 4 x (1 + 0.15) = 7 s, the step 14 s, of
+ * which 2 s the ring. The keys and values passed: 2 x 8 samples x 4 of the
+ * 8 tokens x 4 heads x 16 x 4 bytes = 16,384 bytes a rank. */
+START_TEST(context_parallel_by_hand)
+{
+    workload t;
+    load_blocks(&t);
+    int deg[LAYOUT_DIMS] = {[LAYOUT_TENSOR] = 1, [LAYOUT_CONTEXT] = 2, [LAYOUT_EXPERT] = 1, [LAYOUT_DATA] = 1,
+                            [LAYOUT_PIPELINE] = 1};
+    layout l;
+    tt_error err = {0};
+    ck_assert_msg(layout_make(deg, NULL, 2, "test", &l, &err) == TT_OK, "%s", err.msg);
+    tf_options x = {.layout = &l, .chunks = 1, .micro_batches = 2};
+    step_options o = opts(2);
+    o.context = 2;
+    step_coll c[TF_COLLS];
+    tf_collectives(&t, &o, &x, c);
+    ck_assert_double_eq(c[TF_CP_ALLGATHER].bytes, 2 * 16384);
+    ck_assert_uint_eq(c[TF_CP_ALLGATHER].dims, LAYOUT_DIM(LAYOUT_CONTEXT));
+    ck_assert_uint_eq(c[TF_DP_GRADS].dims, LAYOUT_DIM(LAYOUT_DATA) | LAYOUT_DIM(LAYOUT_CONTEXT));
+    double coll_s[TF_COLLS] = {[TF_CP_ALLGATHER] = 0.1, [TF_CP_REDUCE_SCATTER] = 0.05};
+    step_result r;
+    ck_assert_msg(tf_replay(&t, &DEV, &o, &x, coll_s, 0, &r, &err) == TT_OK, "%s", err.msg);
+    ck_assert_double_eq_tol(r.time_s, 14, 1e-9);
+    ck_assert_double_eq_tol(r.cp_comm_s, 2, 1e-9);
+    ck_assert_double_eq_tol(r.compute_s, 12, 1e-9);
+    workload_free(&t);
+}
+END_TEST
+
 static size_t layer_named(const workload *t, const char *name)
 {
     for (size_t i = 0; i < t->n_layers; i++)
@@ -205,6 +238,7 @@ static Suite *suite(void)
     tcase_add_test(c, data_parallel_buckets_by_hand);
     tcase_add_test(c, refusals_name_the_fix);
     tcase_add_test(c, fp8_keeps_gemm_inputs_in_one_byte);
+    tcase_add_test(c, context_parallel_by_hand);
     suite_add_tcase(s, c);
     return s;
 }

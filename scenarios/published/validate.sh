@@ -42,7 +42,7 @@ printf '\n## DLRM across nodes (MLPerf, NVIDIA HugeCTR: 4 to 14 DGX nodes)\n\n'
 "$ttasim" check --markdown "$here"/dlrm-mlperf*-hugectr-[0-9]*x*.json 2>/dev/null || true
 printf '\n## Language models on A100 (Megatron-LM, SC21: tensor, pipeline and data parallelism)\n\n'
 "$ttasim" check --markdown "$here"/llm-*-a100.json 2>/dev/null || true
-printf '\n## Language models on H100 (NeMo 24.07 and MLPerf GPT-3, FP8: 16 to 10,752 GPUs)\n\n'
+printf '\n## Language models on H100 (NeMo, Megatron-Bridge and MLPerf GPT-3, FP8: 8 to 10,752 GPUs)\n\n'
 "$ttasim" check --markdown "$here"/llm-*xh100.json 2>/dev/null || true
 } > "$tmp"
 . "$here/../generated.sh"

@@ -242,6 +242,7 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
         s->comm_s += f * r->comm_s;
         s->exposed_comm_s += f * r->exposed_comm_s;
         s->tp_comm_s += f * r->tp_comm_s;
+        s->cp_comm_s += f * r->cp_comm_s;
         s->bubble_s += f * r->bubble_s;
         s->optimizer_s += f * r->optimizer_s;
         s->host_embedding_s += f * r->host_embedding_s;
@@ -411,6 +412,7 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
     o->dtype_bytes = dtype_bytes(dt);
     o->grad_dtype_bytes = dtype_bytes(grad_dt);
     o->fp8_gemm_inputs = dt == DTYPE_FP8;
+    o->context = lay->degree[LAYOUT_CONTEXT];
     o->overlap = sc->overlap;
     o->concurrent_ops = sc->concurrent_ops;
     o->zero = sc->zero;

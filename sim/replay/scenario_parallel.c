@@ -4,8 +4,8 @@
 #include <string.h>
 
 /* ZeRO-3 and FSDP gather every layer's parameters before its forward and
- * backward, a per-layer schedule no generator has yet: refused. Context and
- * expert parallelism likewise, until their generators land. */
+ * backward, a per-layer schedule no generator has yet: refused. Expert
+ * parallelism likewise, until its generator lands. */
 static int refuse_unmodelled(const jx_obj *p, const scenario *s)
 {
     json_t *z = json_object_get(p->obj, "zero");
@@ -13,11 +13,9 @@ static int refuse_unmodelled(const jx_obj *p, const scenario *s)
         return tt_error_set(p->err, TT_EINPUT, "%s: %s.zero: ZeRO-3 and FSDP gather each layer's parameters before "
                             "its forward and backward, which ttasim does not model yet; use 0, 1 or 2",
                             p->file, p->path);
-    static const char *const LATER[] = {"context", "expert"};
-    for (int k = 0; k < 2; k++)
-        if (s->degree[k == 0 ? LAYOUT_CONTEXT : LAYOUT_EXPERT] > 1)
-            return tt_error_set(p->err, TT_EINPUT, "%s: %s.%s: %s parallelism is not modelled yet; use 1",
-                                p->file, p->path, LATER[k], LATER[k]);
+    if (s->degree[LAYOUT_EXPERT] > 1)
+        return tt_error_set(p->err, TT_EINPUT, "%s: %s.expert: expert parallelism is not modelled yet; use 1",
+                            p->file, p->path);
     return TT_OK;
 }
 

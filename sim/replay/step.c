@@ -93,7 +93,8 @@ static int fused_attention_of(const workload *t, size_t layer, const step_option
     const workload_layer *l = &t->layers[layer];
     if (!o->fused_attention || l->cls != OPCLASS_ATTENTION || l->heads <= 0)
         return 0;
-    double rows = (double)t->micro_batch * l->heads * l->seq_len, scores = rows * l->seq_len;
+    double rows = (double)t->micro_batch * l->heads * l->seq_len / (o->context > 1 ? o->context : 1);
+    double scores = rows * l->seq_len;
     f->scores_bytes = scores * t->dtype_bytes;
     f->lse_bytes = rows * 4 * t->dtype_bytes / o->dtype_bytes;
     f->recompute_flops = 2 * scores * l->head_dim + 2 * scores;

@@ -41,6 +41,9 @@ typedef struct step_options {
     /* fp8 recipe: linear layers keep their inputs for the weight gradient as the
      * fp8 cast they computed with (Transformer Engine's Linear saves inputmat_t) */
     int fp8_gemm_inputs;
+    /* Context parallelism: each rank holds 1/context of a sequence's queries
+     * against all its keys (<= 1: the whole sequence) */
+    int context;
     framework framework;    /* the framework's unfused epilogue passes (framework.h) */
     /* A layer's weight gradient on a stream of its own, beside its input
      * gradient (HugeCTR's async_mlp_wgrad): the two share one partial wave. */
@@ -94,6 +97,7 @@ typedef struct step_result {
     double comm_s;         /* collectives in flight, overlapped or not */
     double exposed_comm_s; /* compute stream waiting on collectives */
     double tp_comm_s;      /* tensor-parallel collectives, blocking (step_transformer.h) */
+    double cp_comm_s;      /* context parallelism: the ring of keys and values beyond the attention it overlaps */
     double bubble_s;       /* the pipeline's: a stage waiting on the others */
     double optimizer_s;
     double host_embedding_s; /* compute stream waiting on embedding rows in host memory */

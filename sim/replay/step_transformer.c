@@ -9,11 +9,19 @@
 #include "sim/replay/taskgraph.h"
 
 #define TP_DIMS LAYOUT_DIM(LAYOUT_TENSOR)
-#define DP_DIMS LAYOUT_DIM(LAYOUT_DATA)
+#define CP_DIMS LAYOUT_DIM(LAYOUT_CONTEXT)
+/* the context-parallel ranks hold the same weights: gradients are reduced over both */
+#define DP_DIMS (LAYOUT_DIM(LAYOUT_DATA) | LAYOUT_DIM(LAYOUT_CONTEXT))
 
 static int degree(const tf_options *x, layout_dim d)
 {
     return x->layout->degree[d];
+}
+
+/* The ranks that hold a stage's same weights: data times context. */
+static int replicas(const tf_options *x)
+{
+    return degree(x, LAYOUT_DATA) * degree(x, LAYOUT_CONTEXT);
 }
 
 static int virtual_stages(const tf_options *x)
@@ -95,7 +103,9 @@ static int stage_view(const workload *t, const tf_options *x, int v, workload *o
         if (v >= 0 ? at != v : at % pp != -v - 1)
             continue;
         workload_layer *c = &out->layers[out->n_layers++];
-        double k = tp_share(l, x), kp = l->cls == OPCLASS_NORM ? 1.0 : k; /* norms' weights are replicated */
+        /* the context group splits every layer's tokens (attention: its queries) */
+        double kt = tp_share(l, x), k = kt / degree(x, LAYOUT_CONTEXT);
+        double kp = l->cls == OPCLASS_NORM ? 1.0 : kt; /* norms' weights are replicated */
         *c = *l;
         c->forward_flops *= k;
         c->forward_bytes *= k;
@@ -106,7 +116,8 @@ static int stage_view(const workload *t, const tf_options *x, int v, workload *o
         c->kept_aux_bytes = c->kept_aux_bytes < 0 ? -1 : c->kept_aux_bytes * k;
         c->kept_gemm_bytes *= k;
         c->param_bytes *= kp;
-        c->heads = l->cls == OPCLASS_ATTENTION ? (int)(l->heads * k + 0.5) : l->heads;
+        c->heads = l->cls == OPCLASS_ATTENTION ? (int)(l->heads * kt + 0.5) : l->heads;
+        c->kv_heads = l->cls == OPCLASS_ATTENTION ? (int)ceil(l->kv_heads * kt) : l->kv_heads;
         out->param_bytes += c->param_bytes;
         out->forward_flops += c->forward_flops;
         out->backward_flops += c->backward_flops;
@@ -144,21 +155,38 @@ int tf_check(const workload *t, const tf_options *x, tt_error *err)
     return TT_OK;
 }
 
-/* The hidden width and sequence of the trace's first attention layer. */
-static double activation_elems(const workload *t, const step_options *o)
+/* The trace's first attention layer (NULL: none). */
+static const workload_layer *first_attention(const workload *t)
 {
-    for (size_t i = 0; i < t->n_layers; i++) {
-        const workload_layer *l = &t->layers[i];
-        if (l->cls == OPCLASS_ATTENTION && l->seq_len > 0)
-            return (double)o->micro_batch * l->seq_len * l->heads * l->head_dim;
-    }
-    return 0;
+    for (size_t i = 0; i < t->n_layers; i++)
+        if (t->layers[i].cls == OPCLASS_ATTENTION && t->layers[i].seq_len > 0)
+            return &t->layers[i];
+    return NULL;
+}
+
+/* A micro-batch's hidden activations on one rank of the context group. */
+static double activation_elems(const workload *t, const step_options *o, const tf_options *x)
+{
+    const workload_layer *l = first_attention(t);
+    return l ? (double)o->micro_batch * l->seq_len / degree(x, LAYOUT_CONTEXT) * l->heads * l->head_dim : 0;
+}
+
+/* Ring attention (Megatron's context parallelism, p2p): each rank's keys and
+ * values of a micro-batch, its share of the sequence and of the tensor
+ * group's KV heads, pass round the context group, one block per step. */
+static double kv_bytes(const workload *t, const step_options *o, const tf_options *x)
+{
+    const workload_layer *l = first_attention(t);
+    if (!l || degree(x, LAYOUT_CONTEXT) == 1)
+        return 0;
+    double kv = ceil((double)l->kv_heads / degree(x, LAYOUT_TENSOR));
+    return 2.0 * o->micro_batch * l->seq_len / degree(x, LAYOUT_CONTEXT) * kv * l->head_dim * o->dtype_bytes;
 }
 
 double tf_send_bytes(const workload *t, const step_options *o, const tf_options *x)
 {
     /* with sequence parallelism each tensor rank sends its part of the sequence */
-    return activation_elems(t, o) * o->dtype_bytes / (x->sequence_parallel ? degree(x, LAYOUT_TENSOR) : 1);
+    return activation_elems(t, o, x) * o->dtype_bytes / (x->sequence_parallel ? degree(x, LAYOUT_TENSOR) : 1);
 }
 
 /* A virtual stage's gradient buckets: their count and bytes each. */
@@ -173,12 +201,16 @@ static int buckets_of(const workload *view, const step_options *o, const tf_opti
 
 void tf_collectives(const workload *t, const step_options *o, const tf_options *x, step_coll out[TF_COLLS])
 {
-    double act = activation_elems(t, o) * o->dtype_bytes;
-    int tp = degree(x, LAYOUT_TENSOR), dp = degree(x, LAYOUT_DATA), vs = virtual_stages(x);
+    double act = activation_elems(t, o, x) * o->dtype_bytes, kv = kv_bytes(t, o, x);
+    int tp = degree(x, LAYOUT_TENSOR), dp = replicas(x), vs = virtual_stages(x);
     memset(out, 0, sizeof *out * TF_COLLS);
     out[TF_TP_ALLREDUCE] = (step_coll){STEP_ALLREDUCE, TP_DIMS, tp > 1 && !x->sequence_parallel ? act : 0};
     out[TF_TP_ALLGATHER] = (step_coll){STEP_ALLGATHER, TP_DIMS, tp > 1 && x->sequence_parallel ? act : 0};
     out[TF_TP_REDUCE_SCATTER] = (step_coll){STEP_REDUCE_SCATTER, TP_DIMS, tp > 1 && x->sequence_parallel ? act : 0};
+    /* a ring allgather moves what the ring attention's cp - 1 steps pass, forward; the
+     * backward passes the keys and values again and returns their gradients (a reduce-scatter) */
+    out[TF_CP_ALLGATHER] = (step_coll){STEP_ALLGATHER, CP_DIMS, kv * degree(x, LAYOUT_CONTEXT)};
+    out[TF_CP_REDUCE_SCATTER] = (step_coll){STEP_REDUCE_SCATTER, CP_DIMS, kv * degree(x, LAYOUT_CONTEXT)};
     /* the largest virtual stage's buckets (the first and last hold the vocabulary) */
     double bucket = 0;
     for (int v = 0; v < vs; v++) {
@@ -244,6 +276,9 @@ static int in_flight(const tf_options *x, int s)
  * optimizer state, activations of its micro-batches in flight. */
 static int memory_of(const workload *t, const step_options *o, const tf_options *x, step_memory *m, int *stage)
 {
+    step_options shards = *o; /* the distributed optimizer shards over the data and context ranks */
+    shards.ranks = replicas(x);
+    o = &shards;
     memset(m, 0, sizeof *m);
     for (int s = 0; s < degree(x, LAYOUT_PIPELINE); s++) {
         workload view;
@@ -274,7 +309,7 @@ typedef struct tf_gen {
 /* Per virtual stage: a micro-batch's compute forward and backward, its
  * tensor-parallel seconds both ways, its optimizer's work, its gradient buckets. */
 typedef struct tf_stage {
-    double forward_s, backward_s, tp_forward_s, tp_backward_s;
+    double forward_s, backward_s, tp_forward_s, tp_backward_s, cp_forward_s, cp_backward_s;
     double optimizer_flops, optimizer_bytes; /* its parameters' update */
     int buckets;
 } tf_stage;
@@ -285,7 +320,7 @@ typedef struct tf_stage {
 static int add_data_parallel(tf_gen *gen, const device_model *d, const step_options *o, const tf_options *x,
                              const double *coll_s, int s, const tf_stage *st)
 {
-    int p = degree(x, LAYOUT_PIPELINE), dp = degree(x, LAYOUT_DATA);
+    int p = degree(x, LAYOUT_PIPELINE), dp = replicas(x);
     double opt_flops = 0, opt_bytes = 0;
     long opt = -1, *grads = NULL;
     size_t n = 0;
@@ -326,6 +361,23 @@ oom:
     return -1;
 }
 
+/* A view's attention compute for one micro-batch, one way. */
+static double attention_s(const workload *view, const device_model *d, const step_options *o, int backward)
+{
+    double s = 0;
+    for (size_t i = 0; i < view->n_layers; i++)
+        if (view->layers[i].cls == OPCLASS_ATTENTION)
+            s += step_layer_s(view, i, d, o, backward);
+    return s;
+}
+
+/* The context ring's seconds beyond the attention it overlaps (Megatron runs
+ * each step's transfer beside the previous block's attention): per block. */
+static double cp_exposed_s(double ring_s, double attention_s)
+{
+    return ring_s > attention_s ? ring_s - attention_s : 0;
+}
+
 static int stage_costs(const workload *t, const device_model *d, const step_options *o, const tf_options *x,
                        const double *coll_s, tf_stage *st)
 {
@@ -339,6 +391,13 @@ static int stage_costs(const workload *t, const device_model *d, const step_opti
         st[v].tp_forward_s = tp_comm_s(t, x, v, coll_s, 0);
         /* recomputing the forward gathers and reduces again */
         st[v].tp_backward_s = tp_comm_s(t, x, v, coll_s, 1) + (o->recompute ? st[v].tp_forward_s : 0);
+        int blocks = blocks_in(blocks_of(t), x, v);
+        if (degree(x, LAYOUT_CONTEXT) > 1 && blocks > 0) {
+            double fwd = attention_s(&view, d, o, 0) / blocks, bwd = attention_s(&view, d, o, 1) / blocks;
+            st[v].cp_forward_s = blocks * cp_exposed_s(coll_s[TF_CP_ALLGATHER], fwd);
+            st[v].cp_backward_s = blocks * cp_exposed_s(coll_s[TF_CP_ALLGATHER] + coll_s[TF_CP_REDUCE_SCATTER], bwd) +
+                                  (o->recompute ? st[v].cp_forward_s : 0);
+        }
         st[v].optimizer_flops = view.optimizer_flops;
         st[v].optimizer_bytes = view.optimizer_bytes;
         st[v].buckets = buckets_of(&view, o, x, &bucket);
@@ -375,8 +434,8 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
              ? tt_error_set(err, TT_EINTERNAL, "out of memory")
              : TT_OK;
     for (int v = 0; rc == TT_OK && v < vs; v++) {
-        fw[v] = st[v].forward_s + st[v].tp_forward_s;
-        bw[v] = st[v].backward_s + st[v].tp_backward_s;
+        fw[v] = st[v].forward_s + st[v].tp_forward_s + st[v].cp_forward_s;
+        bw[v] = st[v].backward_s + st[v].tp_backward_s + st[v].cp_backward_s;
         pieces[v] = st[v].buckets;
     }
     pipeline_shape sh = {p, x->chunks, x->micro_batches, fw, bw, send_s, pieces};
@@ -400,18 +459,19 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
         for (int v = last; v < vs; v += p) {
             out->compute_s += mbs * (st[v].forward_s + st[v].backward_s);
             out->tp_comm_s += mbs * (st[v].tp_forward_s + st[v].tp_backward_s);
+            out->cp_comm_s += mbs * (st[v].cp_forward_s + st[v].cp_backward_s);
         }
         /* after its last backward: the buckets not yet reduced, the optimizer, the parameters' gathering */
         double backward_end = tg_end_s(gen.g, pipeline_task(gen.pl, last, 0, x->micro_batches - 1, 1));
         out->optimizer_s = gen.optimizer_s;
         out->exposed_comm_s = fmax(0.0, out->time_s - backward_end - out->optimizer_s);
-        out->bubble_s = fmax(0.0, out->time_s - out->compute_s - out->tp_comm_s - out->optimizer_s -
-                                      out->exposed_comm_s);
-        out->comm_s = out->tp_comm_s;
+        out->bubble_s = fmax(0.0, out->time_s - out->compute_s - out->tp_comm_s - out->cp_comm_s -
+                                      out->optimizer_s - out->exposed_comm_s);
+        out->comm_s = out->tp_comm_s + out->cp_comm_s;
         for (int v = last; v < vs; v += p)
             out->comm_s += pieces[v] * (coll_s[TF_DP_GRADS] + (o->zero ? coll_s[TF_DP_PARAMS] : 0));
         out->idle_s = fmax(0.0, out->time_s - out->compute_s - out->optimizer_s);
-        out->model_flops = step_model_flops(t, o) / (degree(x, LAYOUT_TENSOR) * p);
+        out->model_flops = step_model_flops(t, o) / (degree(x, LAYOUT_TENSOR) * degree(x, LAYOUT_CONTEXT) * p);
         out->mfu = out->model_flops / (out->time_s * d->peak_flops);
     }
     pipeline_free(gen.pl);

@@ -10,8 +10,11 @@
  * stage's gradients reduced over its data-parallel group in buckets that
  * start as its last micro-batch's backward produces them, then the optimizer
  * on the stage's parameters (its 1/data share with the distributed
- * optimizer, whose parameters are all-gathered after it). One rank per
- * stage stands for its tensor and data groups (they are alike). */
+ * optimizer, whose parameters are all-gathered after it). Context
+ * parallelism splits every layer's tokens over its group, attention by its
+ * queries, whose keys and values pass round the group (ring attention) beside
+ * the attention's compute; the gradients are then reduced over the data and
+ * context ranks. One rank per stage stands for its groups (they are alike). */
 #ifndef TT_STEP_TRANSFORMER_H
 #define TT_STEP_TRANSFORMER_H
 
@@ -19,7 +22,7 @@
 #include "sim/replay/step.h"
 
 typedef struct tf_options {
-    const layout *layout;  /* tensor, pipeline and data degrees (the rest 1) */
+    const layout *layout;  /* tensor, context, pipeline and data degrees (expert 1) */
     int sequence_parallel; /* Megatron's --sequence-parallel */
     int chunks;            /* model chunks per pipeline stage (interleaved schedule: > 1) */
     int micro_batches;     /* per data-parallel rank per step (the accumulation) */
@@ -32,6 +35,8 @@ typedef enum {
     TF_TP_ALLREDUCE,      /* a block's activations over the tensor group (no sequence parallelism) */
     TF_TP_ALLGATHER,      /* sequence parallelism: gathered before a column-parallel GEMM */
     TF_TP_REDUCE_SCATTER, /* sequence parallelism: scattered after a row-parallel GEMM */
+    TF_CP_ALLGATHER,      /* context parallelism: an attention layer's ring of keys and values */
+    TF_CP_REDUCE_SCATTER, /* context parallelism, backward: their gradients round the ring back */
     TF_DP_GRADS,          /* one bucket of a stage's gradients over its data-parallel group */
     TF_DP_PARAMS,         /* the distributed optimizer: one bucket of updated parameters gathered */
     TF_COLLS
@@ -51,7 +56,8 @@ double tf_send_bytes(const workload *t, const step_options *o, const tf_options 
  * send between stages. out->memory is the busiest stage's rank (its
  * in-flight micro-batches' activations), TT_EINPUT naming it and the
  * breakdown when it does not fit; the step's breakdown: compute, the
- * tensor-parallel collectives (tp_comm_s), the pipeline's bubble, the
+ * tensor-parallel collectives (tp_comm_s), the context ring's time beyond
+ * the attention it hides behind (cp_comm_s), the pipeline's bubble, the
  * data-parallel collectives exposed, the optimizer. */
 int tf_replay(const workload *t, const device_model *d, const step_options *o, const tf_options *x,
               const double coll_s[TF_COLLS], double send_s, step_result *out, tt_error *err);

@@ -32,7 +32,7 @@ static int load_layer(const jx_obj *r, size_t i, workload_layer *l)
     jx_obj o;
     const char *name;
     int cls = 0, rc;
-    long seq_len = 0, heads = 0, head_dim = 0, block = -1;
+    long seq_len = 0, heads = 0, head_dim = 0, kv_heads = 0, block = -1;
     if ((rc = jx_elem(r, "layers", i, &o)) || (rc = jx_string(&o, "name", 1, &name)) ||
         (rc = jx_enum(&o, "class", 1, OPCLASS_NAMES, &cls)) ||
         (rc = jx_number(&o, "forward_flops", 1, 0, 1e18, &l->forward_flops)) ||
@@ -43,6 +43,7 @@ static int load_layer(const jx_obj *r, size_t i, workload_layer *l)
         (rc = jx_number(&o, "param_bytes", 1, 0, 1e15, &l->param_bytes)) ||
         (rc = jx_int(&o, "seq_len", 0, 1, 1 << 24, &seq_len)) || (rc = jx_int(&o, "heads", 0, 1, 1 << 16, &heads)) ||
         (rc = jx_int(&o, "head_dim", 0, 1, 1 << 16, &head_dim)) ||
+        (rc = jx_int(&o, "kv_heads", 0, 1, 1 << 16, &kv_heads)) ||
         (rc = jx_number(&o, "kept_bytes", 0, 0, 1e15, &l->kept_bytes)) ||
         (rc = jx_number(&o, "kept_aux_bytes", 0, 0, 1e15, &l->kept_aux_bytes)) ||
         /* a part of kept_bytes, read just before it */
@@ -54,6 +55,7 @@ static int load_layer(const jx_obj *r, size_t i, workload_layer *l)
     l->seq_len = (int)seq_len;
     l->heads = (int)heads;
     l->head_dim = (int)head_dim;
+    l->kv_heads = (int)(kv_heads ? kv_heads : heads);
     l->block = jx_has(&o, "block") ? (int)block : block_of_name(name);
     l->name = strdup(name);
     l->cls = (op_class)cls;
