@@ -1,6 +1,7 @@
 /* ttasim run and ttasim check end to end on a generic star of 8 and the
  * hand-made trace: sweep, expectations, CSV/SVG/JUnit outputs, errors. */
 #include <check.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "sim/report/expect.h"
 #include "sim/report/report.h"
 #include "tests/testutil.h"
 
@@ -584,6 +586,85 @@ START_TEST(run_tpu_bert_allreduce_after_backward)
 }
 END_TEST
 
+/* Every number of every pinned 'run --json' (tests/pinned/) is a path that
+ * expect_validate accepts for its scenario: the valid set follows the writer. */
+static void pinned_paths(json_t *v, const char *prefix, scenario *sc, size_t *checked)
+{
+    char path[256];
+    if (json_is_object(v)) {
+        const char *key;
+        json_t *child;
+        json_object_foreach(v, key, child) {
+            snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", key);
+            pinned_paths(child, path, sc, checked);
+        }
+    } else if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++) {
+            snprintf(path, sizeof path, "%s[%zu]", prefix, i);
+            pinned_paths(json_array_get(v, i), path, sc, checked);
+        }
+    } else if (json_is_number(v) && strcmp(prefix, "expect") != 0) {
+        sc->expect[0].metric = strdup(prefix);
+        sc->n_expect = 1;
+        tt_error err = {0};
+        int rc = expect_validate(sc, &err);
+        ck_assert_msg(rc == TT_OK, "%s: %s", sc->path, err.msg);
+        free(sc->expect[0].metric);
+        sc->n_expect = 0;
+        (*checked)++;
+    }
+}
+
+START_TEST(expect_paths_cover_the_pins)
+{
+    DIR *d = opendir(TTASIM_SRCDIR "/tests/pinned");
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    size_t pins = 0, checked = 0;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char name[256], file[512], pin[512];
+        snprintf(name, sizeof name, "%s", e->d_name);
+        for (char *u; (u = strstr(name, "__"));) /* examples__x.json is scenarios/examples/x.json */
+            memmove(u + 1, u + 2, strlen(u + 2) + 1), *u = '/';
+        snprintf(file, sizeof file, TTASIM_SRCDIR "/scenarios/%s", name);
+        snprintf(pin, sizeof pin, TTASIM_SRCDIR "/tests/pinned/%s", e->d_name);
+        scenario sc;
+        tt_error err = {0};
+        ck_assert_msg(scenario_load(file, &sc, &err) == TT_OK, "%s", err.msg);
+        for (size_t i = 0; i < sc.n_expect; i++)
+            free(sc.expect[i].metric);
+        sc.n_expect = 0;
+        json_error_t je;
+        json_t *doc = json_load_file(pin, 0, &je);
+        ck_assert_msg(doc != NULL, "%s: %s", pin, je.text);
+        json_object_del(doc, "expect"); /* expect_check's own echo of the bounds */
+        pinned_paths(doc, "", &sc, &checked);
+        json_decref(doc);
+        scenario_free(&sc);
+        pins++;
+    }
+    closedir(d);
+    ck_assert_uint_gt(pins, 50);
+    ck_assert_uint_gt(checked, 5000);
+    /* and a typo is not: it names the closest path */
+    char path[64], out[32768], args[512];
+    write_scenario(path, sizeof path, "typo", 64, ", \"expect\": {\"step.memory.totl_bytes\": {\"max\": 1}}");
+    scenario sc;
+    tt_error err = {0};
+    ck_assert_int_eq(scenario_load(path, &sc, &err), TT_OK);
+    ck_assert_int_eq(expect_validate(&sc, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "$.expect[\"step.memory.totl_bytes\"]"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "did you mean \"step.memory.total_bytes\"?"));
+    scenario_free(&sc);
+    snprintf(args, sizeof args, "run %s", path);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    unlink(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("run");
@@ -598,6 +679,7 @@ static Suite *suite(void)
     tcase_add_test(t, run_expect_and_errors);
     tcase_add_test(t, run_unknown_optimizer);
     tcase_add_test(t, check_dir_junit);
+    tcase_add_test(t, expect_paths_cover_the_pins);
     tcase_add_test(t, run_phases);
     tcase_add_test(t, run_model_on_the_fly);
     tcase_add_test(t, run_profile_mismatch_and_band);

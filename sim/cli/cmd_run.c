@@ -305,6 +305,8 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
                                     "reports: drop --json, --csv, --svg and --out-dir");
     scenario sc;
     int rc = scenario_load_set(argv[optind], sets, n_sets, &sc, &err);
+    if (rc == TT_OK && (rc = expect_validate(&sc, &err))) /* a typo costs no simulation */
+        scenario_free(&sc);
     if (rc)
         return cli_report_error(rc, err.msg);
     run_outputs outs = {0};

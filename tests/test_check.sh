@@ -1,0 +1,77 @@
+#!/bin/sh
+# make check: 'ttasim check' as CI runs it. Input errors exit 2 with the
+# message 'run' gives for the same file, a failed bound 1; an expect path the
+# run does not write is refused before any simulation, with the closest path.
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+ttasim=$(cd "$top_builddir" && pwd)/ttasim
+src=$(cd "$top_srcdir" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/ttasim-test-check.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# expect_rc RC CMD...: runs CMD (stdout to $work/out, stderr to $work/err), checks its exit status.
+expect_rc() {
+    want=$1
+    shift
+    "$@" >"$work/out" 2>"$work/err"
+    got=$?
+    [ "$got" -eq "$want" ] || fail "exit $got, wanted $want: $* ($(cat "$work/out" "$work/err"))"
+}
+# scenario FILE NAME BATCH EXTRA: a small scenario (the test trace on a star of 4).
+scenario() {
+    cat >"$1" <<EOS
+{
+  "version": 1, "name": "$2",
+  "platform": {"name": "star", "nodes": 4},
+  "workload": {"trace": "$src/tests/data/tiny-trace.json", "global_batch": $3},
+  "convergence": {"steps": 100}$4
+}
+EOS
+}
+
+# 1. The same input error exits 2 from run and from check, with run's message.
+mkdir "$work/in"
+printf '{"version": 1, "name": \n' >"$work/in/syntax.json"
+scenario "$work/in/unknown-key.json" unknown 64 ', "optimzer": "sgd"'
+for f in syntax unknown-key missing; do
+    expect_rc 2 "$ttasim" run "$work/in/$f.json" --quiet
+    msg=$(sed -n 's/^ttasim: //p' "$work/err" | head -n 1)
+    [ -n "$msg" ] || fail "run $f.json: no message: $(cat "$work/err")"
+    expect_rc 2 "$ttasim" check "$work/in/$f.json" --quiet
+    grep -qF -- "$msg" "$work/out" "$work/err" || fail "check $f.json does not say what run says ($msg): $(cat "$work/out" "$work/err")"
+done
+# A failed bound is 1; a failed bound beside an input error is still 2 (CI must see the error).
+scenario "$work/fails.json" fails 64 ', "expect": {"step.time_s": {"max": 1e-12}}'
+expect_rc 1 "$ttasim" check "$work/fails.json" --quiet
+grep -q 'step.time_s = .* > max 1e-12' "$work/out" || fail "check: the failed bound is not named: $(cat "$work/out")"
+expect_rc 2 "$ttasim" check "$work/fails.json" "$work/in/unknown-key.json" --quiet
+# The rule is stated where users look.
+"$ttasim" check --help | tr '\n' ' ' | grep -q 'Exit status: 0 .* 1 .*expect.* 2 an input error .*missing file.*ttasim run' ||
+    fail "check --help does not state the exit rule: $("$ttasim" check --help | tail -n 4)"
+sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$src/doc/ttasim.1" | tr '\n' ' ' |
+    grep -q 'check.*does not parse.*expect path.*missing.*as *\.B run' ||
+    fail "doc/ttasim.1's EXIT STATUS does not state check's rule"
+
+# 2. An expect path that the run does not write: exit 2 before any simulation
+# (this scenario's batch of 6 does not split over 4 ranks, which only a run finds),
+# naming the file, $.expect["PATH"] and the closest path.
+scenario "$work/typo.json" typo 6 ', "expect": {"step.time_s": {"max": 1}, "step.memory.totl_bytes": {"max": 1}}'
+for cmd in run check; do
+    expect_rc 2 "$ttasim" $cmd "$work/typo.json" --quiet
+    all=$(cat "$work/out" "$work/err")
+    case $all in
+    *'typo.json: $.expect["step.memory.totl_bytes"]: '*'(did you mean "step.memory.total_bytes"?)'*) ;;
+    *) fail "$cmd: the typo is not named with its closest path: $all" ;;
+    esac
+    case $all in *'does not split'*) fail "$cmd simulated before it validated the expect paths: $all" ;; esac
+done
+# A sweep's point past its end names the points there are; a number of a block some runs write passes.
+scenario "$work/sweep.json" sweep 64 ', "sweep": {"global_batch": [64, 128]}, "expect": {"sweep[2].cost_usd": {"min": 0}}'
+expect_rc 2 "$ttasim" check "$work/sweep.json" --quiet
+grep -q 'the sweep has 2 points, sweep\[0\] to sweep\[1\]' "$work/out" || fail "sweep[2]: $(cat "$work/out")"
+scenario "$work/ok.json" ok 64 ', "sweep": {"global_batch": [64, 128]}, "expect": {"sweep[1].step.time_s": {"min": 0}}'
+expect_rc 0 "$ttasim" check "$work/ok.json" --quiet
+
+[ "$fails" -eq 0 ] || exit 1
+echo "test_check: ok"
