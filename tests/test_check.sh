@@ -73,5 +73,30 @@ grep -q 'the sweep has 2 points, sweep\[0\] to sweep\[1\]' "$work/out" || fail "
 scenario "$work/ok.json" ok 64 ', "sweep": {"global_batch": [64, 128]}, "expect": {"sweep[1].step.time_s": {"min": 0}}'
 expect_rc 0 "$ttasim" check "$work/ok.json" --quiet
 
+# 3. check DIR runs the scenarios only: the run's own --json report next to it
+# (its "outputs"), a check --json report and a trace are skipped with a note.
+mkdir "$work/dir"
+scenario "$work/dir/s.json" dir 64 ', "outputs": {"json": "s-run.json"}, "expect": {"step.time_s": {"min": 0}}'
+expect_rc 0 "$ttasim" run "$work/dir/s.json" --quiet
+[ -s "$work/dir/s-run.json" ] || fail "run did not write its outputs.json"
+expect_rc 0 "$ttasim" check "$work/dir/s.json" --json --quiet
+cp "$work/out" "$work/dir/check-report.json"
+cp "$src/tests/data/tiny-trace.json" "$work/dir/trace.json"
+expect_rc 0 "$ttasim" check "$work/dir" --quiet
+grep -q '1 of 1 scenarios passed; 3 other JSON files skipped, not scenarios' "$work/out" ||
+    fail "check DIR: $(cat "$work/out")"
+for f in s-run check-report trace; do
+    grep -q "^ttasim check: skipped $work/dir/$f.json: .*not a scenario" "$work/err" ||
+        fail "check DIR: no note for $f.json: $(cat "$work/err")"
+    ! grep -q "$f.json" "$work/out" || fail "check DIR ran $f.json: $(cat "$work/out")"
+done
+expect_rc 0 "$ttasim" check "$work/dir" --json --quiet
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [s["name"] for s in d["scenarios"]] == ["dir"], d["scenarios"]
+assert sorted(k["file"].rsplit("/", 1)[1] for k in d["skipped"]) == ["check-report.json", "s-run.json", "trace.json"], d["skipped"]
+' "$work/out" || fail "check DIR --json: $(cat "$work/out")"
+
 [ "$fails" -eq 0 ] || exit 1
 echo "test_check: ok"

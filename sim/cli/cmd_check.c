@@ -28,9 +28,12 @@ extern const cli_command cmd_check;
 static void check_help(FILE *out)
 {
     fprintf(out,
-            "Runs every scenario given, or found under a directory (JSON files that are\n"
-            "not traces or profiles, which carry a \"format\" key), checks the bounds in\n"
-            "each scenario's \"expect\", and prints a pass/fail table.\n\n"
+            "Runs every scenario given, or found under a directory, checks the bounds in\n"
+            "each scenario's \"expect\" (their paths before any simulation), and prints a\n"
+            "pass/fail table. Under a directory, the JSON files that are not scenarios are\n"
+            "skipped with a note on stderr: those with a \"format\" key (traces, profiles,\n"
+            "shards) and ttasim's reports (run, check and compare --json, which name their\n"
+            "\"scenario\" or \"scenarios\").\n\n"
             "  --junit F   also write JUnit XML to F (one testcase per scenario)\n"
             "  --json      print one JSON document on stdout\n"
             "  --markdown  print the validation table instead: predicted against published\n"
@@ -62,12 +65,22 @@ static void add_file(file_list *l, const char *path)
     l->v[l->n++] = strdup(path);
 }
 
+static void file_list_free(file_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int collect(const char *path, file_list *l, tt_error *err)
+/* The scenarios under path (a file named is taken as one); the other JSON
+ * files of a directory (traces, profiles, run reports) go to skipped, each
+ * as its path and what it is. */
+static int collect(const char *path, file_list *l, file_list *skipped, tt_error *err)
 {
     struct stat st;
     if (stat(path, &st) != 0)
@@ -96,9 +109,15 @@ static int collect(const char *path, file_list *l, tt_error *err)
         size_t len = strlen(full);
         if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
             if (rc == TT_OK)
-                rc = collect(full, l, err);
-        } else if (len > 5 && strcmp(full + len - 5, ".json") == 0 && scenario_file_is_scenario(full)) {
-            add_file(l, full);
+                rc = collect(full, l, skipped, err);
+        } else if (len > 5 && strcmp(full + len - 5, ".json") == 0) {
+            char why[300];
+            if (scenario_file_is_scenario(full, why, sizeof why)) {
+                add_file(l, full);
+            } else {
+                add_file(skipped, full);
+                add_file(skipped, why);
+            }
         }
         free(here.v[i]);
     }
@@ -326,8 +345,8 @@ static void print_markdown(const outcome *o, char **files, size_t n)
 /* The JSON, Markdown or text summary and the JUnit file; TT_EINPUT when a
  * scenario could not run (an input error: CI must tell it from a moved
  * prediction), else TT_EFAIL when one did not pass. */
-static int report_outcomes(const outcome *out, char **files, size_t n, int as_json, int markdown,
-                           const char *junit)
+static int report_outcomes(const outcome *out, char **files, size_t n, const file_list *skipped, int as_json,
+                           int markdown, const char *junit)
 {
     size_t passed = 0, errors = 0;
     for (size_t i = 0; i < n; i++) {
@@ -343,14 +362,20 @@ static int report_outcomes(const outcome *out, char **files, size_t n, int as_js
                 json_object_set_new(e, "message", json_string(out[i].message));
             json_array_append_new(list, e);
         }
-        json_t *doc = json_pack("{s:o, s:i, s:i}", "scenarios", list, "passed", (int)passed, "failed",
-                                (int)(n - passed));
+        json_t *skip = json_array();
+        for (size_t i = 0; i + 1 < skipped->n; i += 2)
+            json_array_append_new(skip, json_pack("{s:s, s:s}", "file", skipped->v[i], "why", skipped->v[i + 1]));
+        json_t *doc = json_pack("{s:o, s:i, s:i, s:o}", "scenarios", list, "passed", (int)passed, "failed",
+                                (int)(n - passed), "skipped", skip);
         cli_print_json(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
         json_decref(doc);
     } else if (markdown) {
         print_markdown(out, files, n);
     } else {
-        printf("\n%zu of %zu scenarios passed\n", passed, n);
+        printf("\n%zu of %zu scenarios passed", passed, n);
+        if (skipped->n)
+            printf("; %zu other JSON file%s skipped, not scenarios", skipped->n / 2, skipped->n == 2 ? "" : "s");
+        printf("\n");
     }
     if (junit && parallel_is_writer()) {
         tt_error err = {0};
@@ -404,10 +429,12 @@ static int check_main(int argc, char **argv)
     }
     if (optind == argc)
         return cli_usage_error(&cmd_check, "give at least one scenario file or directory");
-    file_list files = {0};
+    file_list files = {0}, skipped = {0};
     int rc = TT_OK;
     for (int i = optind; rc == TT_OK && i < argc; i++)
-        rc = collect(argv[i], &files, &err);
+        rc = collect(argv[i], &files, &skipped, &err);
+    for (size_t i = 0; rc == TT_OK && i + 1 < skipped.n && parallel_is_writer(); i += 2)
+        fprintf(stderr, "ttasim check: skipped %s: %s\n", skipped.v[i], skipped.v[i + 1]);
     if (rc == TT_OK && files.n == 0)
         rc = tt_error_set(&err, TT_EINPUT, "no scenario files found under the paths given");
     if (rc == TT_OK && junit) { /* the JUnit file must not replace a scenario */
@@ -419,9 +446,8 @@ static int check_main(int argc, char **argv)
         free(what);
     }
     if (rc) {
-        for (size_t i = 0; i < files.n; i++)
-            free(files.v[i]);
-        free(files.v);
+        file_list_free(&files);
+        file_list_free(&skipped);
         return cli_report_error(rc, err.msg);
     }
     outcome *out = calloc(files.n, sizeof *out);
@@ -438,13 +464,12 @@ static int check_main(int argc, char **argv)
     if (rc == TT_OK) /* under MPI the other ranks' rows arrive all at once, at the end */
         print_rows(&run, files.n);
     if (rc == TT_OK)
-        rc = report_outcomes(out, files.v, files.n, as_json, markdown, junit);
+        rc = report_outcomes(out, files.v, files.n, &skipped, as_json, markdown, junit);
     else
         cli_report_error(rc, err.msg);
-    for (size_t i = 0; i < files.n; i++)
-        free(files.v[i]);
+    file_list_free(&files);
+    file_list_free(&skipped);
     free(out);
-    free(files.v);
     return rc;
 }
 

@@ -306,7 +306,7 @@ static int loo_main(int argc, char **argv)
     int nsc = 0, npr = 0, rc = TT_OK;
     tt_error err = {0};
     for (int i = optind; i < argc && !rc; i++)
-        rc = scenario_file_is_scenario(argv[i]) ? loo_scenario(argv[i], sc_rows, &nsc, &err)
+        rc = scenario_file_is_scenario(argv[i], NULL, 0) ? loo_scenario(argv[i], sc_rows, &nsc, &err)
                                                 : loo_profile(argv[i], pr_rows, &npr, &err);
     if (rc) {
         free(sc_rows);

@@ -483,12 +483,20 @@ platform_options scenario_platform_options(const scenario *s, int nodes)
     return o;
 }
 
-int scenario_file_is_scenario(const char *path)
+int scenario_file_is_scenario(const char *path, char *why, size_t why_bytes)
 {
     tt_error ignored = {0};
     json_t *root = NULL;
     jx_load_file(path, &root, &ignored); /* a FIFO or a device is not opened */
-    int is = !root || !json_object_get(root, "format"); /* unreadable: let the loader explain */
+    const char *format = json_string_value(json_object_get(root, "format"));
+    int report = json_object_get(root, "scenario") || json_object_get(root, "scenarios");
+    int is = !json_object_get(root, "format") && !report;
+    if (!is && why && json_object_get(root, "format"))
+        snprintf(why, why_bytes, "a \"format\": \"%s\" document (a trace, a profile, a shard), not a scenario",
+                 format ? format : "?");
+    else if (!is && why)
+        snprintf(why, why_bytes, "a report of ttasim's (it names its \"%s\", as 'run --json', 'check --json' "
+                 "and 'compare --json' do), not a scenario", json_object_get(root, "scenario") ? "scenario" : "scenarios");
     json_decref(root);
     return is;
 }

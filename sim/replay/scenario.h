@@ -194,9 +194,13 @@ size_t scenario_inputs(const scenario *s, const char **paths, const char **what,
 /* The platform options the scenario asks for at a node count (0: its own). */
 platform_options scenario_platform_options(const scenario *s, int nodes);
 
-/* Whether a JSON file is a scenario (not a trace or a profile, which carry
- * "format"): lets 'ttasim check DIR' walk scenarios/ with its data. */
-int scenario_file_is_scenario(const char *path);
+/* Whether a JSON file is a scenario: not a document with "format" (a trace,
+ * a profile, a shard) nor a report of one ('run --json', 'check --json' and
+ * 'compare --json' name their "scenario" or "scenarios", keys no scenario has).
+ * Lets 'ttasim check DIR' walk scenarios/ with its data and outputs; when not,
+ * why (may be NULL) says what the file is. An unreadable file is a scenario:
+ * its loader explains. */
+int scenario_file_is_scenario(const char *path, char *why, size_t why_bytes);
 
 /* A relative path at o's key names a file next to o's file, else built-in
  * data under scenarios/ (so published scenarios say "traces/resnet50.json").
