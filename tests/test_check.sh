@@ -98,5 +98,65 @@ assert [s["name"] for s in d["scenarios"]] == ["dir"], d["scenarios"]
 assert sorted(k["file"].rsplit("/", 1)[1] for k in d["skipped"]) == ["check-report.json", "s-run.json", "trace.json"], d["skipped"]
 ' "$work/out" || fail "check DIR --json: $(cat "$work/out")"
 
+# 4. JUnit: each testcase's wall time, and per bound the value measured (the
+# number 'run --json' writes there) with its bounds, as properties and in
+# system-out; the bytes are the same at -j 1 and -j 2 but for the times.
+if command -v python3 >/dev/null 2>&1; then
+    mkdir "$work/ju"
+    scenario "$work/ju/a.json" passes 64 ', "expect": {"step.time_s": {"min": 1e-9, "max": 10}, "steps_to_target": {"min": 100}}'
+    scenario "$work/ju/b.json" fails 64 ', "sweep": {"global_batch": [64, 128]}, "expect": {"sweep[1].step.comm_s": {"max": 1e-12}}'
+    expect_rc 0 "$ttasim" run "$work/ju/a.json" --json --quiet
+    mv "$work/out" "$work/a-run.json"
+    expect_rc 1 "$ttasim" run "$work/ju/b.json" --json --quiet
+    mv "$work/out" "$work/b-run.json"
+    expect_rc 1 "$ttasim" check "$work/ju" --junit "$work/j1.xml" -j 1 --quiet
+    expect_rc 1 "$ttasim" check "$work/ju" --junit "$work/j2.xml" -j 2 --quiet
+    sed 's/ time="[0-9.]*"//' "$work/j1.xml" >"$work/j1.notime"
+    sed 's/ time="[0-9.]*"//' "$work/j2.xml" >"$work/j2.notime"
+    cmp -s "$work/j1.notime" "$work/j2.notime" || fail "JUnit at -j 2 differs from -j 1 beyond the times"
+    python3 - "$work/j1.xml" "$work/a-run.json" "$work/b-run.json" <<'EOP' || fail "JUnit: $(cat "$work/j1.xml")"
+import json, sys
+import xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+runs = {"passes": json.load(open(sys.argv[2])), "fails": json.load(open(sys.argv[3]))}
+def lookup(doc, path):
+    for part in path.split("."):
+        name, _, idx = part.partition("[")
+        doc = doc[name]
+        if idx:
+            doc = doc[int(idx.rstrip("]"))]
+    return doc
+want = {"passes": {"step.time_s": (1e-9, 10), "steps_to_target": (100, None)},
+        "fails": {"sweep[1].step.comm_s": (None, 1e-12)}}
+cases = suite.findall("testcase")
+assert [c.get("name") for c in cases] == ["passes", "fails"], [c.get("name") for c in cases]
+assert suite.get("failures") == "1" and float(suite.get("time")) >= 0
+for c in cases:
+    assert float(c.get("time")) >= 0, c.get("time")
+    props = {p.get("name"): float(p.get("value")) for p in c.find("properties")}
+    name = c.get("name")
+    expected = {}
+    for metric, (lo, hi) in want[name].items():
+        measured = lookup(runs[name], metric)
+        assert measured > 0
+        expected[metric] = measured
+        if lo is not None:
+            expected[metric + ".min"] = lo
+        if hi is not None:
+            expected[metric + ".max"] = hi
+    assert props.keys() == expected.keys(), (props, expected)
+    for k, v in expected.items():
+        assert abs(props[k] - v) <= 1e-9 * abs(v), (k, props[k], v)
+    out = c.find("system-out").text
+    for metric in want[name]:
+        assert metric + " = " in out, out
+    assert (c.find("failure") is not None) == (name == "fails")
+assert "sweep[1].step.comm_s = " in cases[1].find("failure").get("message")
+assert ": FAIL" in cases[1].find("system-out").text and ": pass" in cases[0].find("system-out").text
+EOP
+else
+    echo "test_check: no python3, the JUnit parse is skipped (Debian: apt-get install python3)"
+fi
+
 [ "$fails" -eq 0 ] || exit 1
 echo "test_check: ok"

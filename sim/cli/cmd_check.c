@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "common/error.h"
 #include "common/outfile.h"
@@ -34,7 +35,10 @@ static void check_help(FILE *out)
             "skipped with a note on stderr: those with a \"format\" key (traces, profiles,\n"
             "shards) and ttasim's reports (run, check and compare --json, which name their\n"
             "\"scenario\" or \"scenarios\").\n\n"
-            "  --junit F   also write JUnit XML to F (one testcase per scenario)\n"
+            "  --junit F   also write JUnit XML to F: a testcase per scenario with its wall\n"
+            "              seconds (time, the only part that varies between runs) and, per\n"
+            "              bound, the value measured and its bounds (properties METRIC,\n"
+            "              METRIC.min, METRIC.max, and the same as lines of system-out)\n"
             "  --json      print one JSON document on stdout\n"
             "  --markdown  print the validation table instead: predicted against published\n"
             "              step and total times, median and worst deviation per model,\n"
@@ -138,7 +142,33 @@ typedef struct outcome {
     double coll_value, coll_ref;
     char coll_source[400];
     int calibration; /* the row fed a device's calibration (reference.calibrated) */
+    double wall_s;   /* for JUnit's time attribute only: nothing else may vary between runs */
+    size_t n_bounds;
+    struct {
+        char metric[256];
+        double value, min, max;
+        int passed;
+    } bounds[SCENARIO_MAX_EXPECT]; /* what each expect bound measured (JUnit) */
 } outcome;
+
+/* The bounds expect_check put in doc's "expect", kept for JUnit. */
+static void keep_bounds(outcome *o, json_t *doc)
+{
+    json_t *list = json_object_get(doc, "expect"), *e;
+    size_t i;
+    json_array_foreach(list, i, e) {
+        if (o->n_bounds == SCENARIO_MAX_EXPECT)
+            break;
+        json_t *min = json_object_get(e, "min"), *max = json_object_get(e, "max");
+        snprintf(o->bounds[o->n_bounds].metric, sizeof o->bounds[0].metric, "%s",
+                 json_string_value(json_object_get(e, "metric")));
+        o->bounds[o->n_bounds].value = json_number_value(json_object_get(e, "value"));
+        o->bounds[o->n_bounds].min = min ? json_number_value(min) : -INFINITY;
+        o->bounds[o->n_bounds].max = max ? json_number_value(max) : INFINITY;
+        o->bounds[o->n_bounds].passed = json_is_true(json_object_get(e, "passed"));
+        o->n_bounds++;
+    }
+}
 
 /* A collective measurement: busbw against a published busbw, else time. */
 static int check_collective(const scenario *sc, outcome *o, int *failed, tt_error *err)
@@ -149,6 +179,7 @@ static int check_collective(const scenario *sc, outcome *o, int *failed, tt_erro
         return rc;
     json_t *doc = coll_report_json(sc, &r);
     rc = expect_check(sc, doc, failed, o->message, sizeof o->message, err);
+    keep_bounds(o, doc);
     json_decref(doc);
     int by_time = sc->ref_busbw_Bps <= 0 && sc->ref_op_time_s > 0;
     o->coll_metric = by_time ? "time_s" : "busbw_Bps";
@@ -159,12 +190,10 @@ static int check_collective(const scenario *sc, outcome *o, int *failed, tt_erro
     return TT_OK;
 }
 
-static void check_one(const char *path, char *const *sets, size_t n_sets, int jobs, outcome *o)
+static void check_scenario(const char *path, char *const *sets, size_t n_sets, int jobs, outcome *o)
 {
     scenario sc;
     tt_error err = {0};
-    memset(o, 0, sizeof *o);
-    o->finished = 1;
     int rc = scenario_load_set(path, (char **)sets, n_sets, &sc, &err);
     if (rc == TT_OK && (rc = expect_validate(&sc, &err))) /* a typo costs no simulation */
         scenario_free(&sc);
@@ -192,6 +221,7 @@ static void check_one(const char *path, char *const *sets, size_t n_sets, int jo
     if (rc == TT_OK) {
         json_t *doc = report_json(&sc, &r);
         rc = expect_check(&sc, doc, &failed, o->message, sizeof o->message, &err);
+        keep_bounds(o, doc);
         json_decref(doc);
         o->step_time_s = r.base.step.time_s;
         o->ref_step_time_s = sc.ref_step_time_s;
@@ -223,7 +253,14 @@ typedef struct check_run {
 static void check_task(void *arg, size_t i, void *result)
 {
     const check_run *c = arg;
-    check_one(c->files[i], c->sets, c->n_sets, c->sweep_jobs, result);
+    outcome *o = result;
+    struct timespec t0, t1;
+    memset(o, 0, sizeof *o);
+    o->finished = 1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    check_scenario(c->files[i], c->sets, c->n_sets, c->sweep_jobs, o);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    o->wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 }
 
 static void print_rows(check_run *c, size_t total)
@@ -380,10 +417,18 @@ static int report_outcomes(const outcome *out, char **files, size_t n, const fil
     if (junit && parallel_is_writer()) {
         tt_error err = {0};
         junit_case *cases = calloc(n, sizeof *cases);
-        for (size_t i = 0; cases && i < n; i++)
-            cases[i] = (junit_case){out[i].name, files[i], out[i].passed, out[i].error != 0, out[i].message};
-        int rc = cases ? junit_write(junit, "ttasim check", cases, n, &err)
-                       : tt_error_set(&err, TT_EINTERNAL, "out of memory");
+        junit_bound *bounds = calloc(n * SCENARIO_MAX_EXPECT + 1, sizeof *bounds);
+        for (size_t i = 0; cases && bounds && i < n; i++) {
+            junit_bound *b = bounds + i * SCENARIO_MAX_EXPECT;
+            for (size_t k = 0; k < out[i].n_bounds; k++)
+                b[k] = (junit_bound){out[i].bounds[k].metric, out[i].bounds[k].value, out[i].bounds[k].min,
+                                     out[i].bounds[k].max, out[i].bounds[k].passed};
+            cases[i] = (junit_case){out[i].name, files[i], out[i].passed, out[i].error != 0, out[i].message,
+                                    out[i].wall_s, b, out[i].n_bounds};
+        }
+        int rc = cases && bounds ? junit_write(junit, "ttasim check", cases, n, &err)
+                                 : tt_error_set(&err, TT_EINTERNAL, "out of memory");
+        free(bounds);
         free(cases);
         if (rc)
             return cli_report_error(rc, err.msg);
