@@ -130,8 +130,8 @@ static void with_indexes(const char *near, const long *idx, size_t k, char *out,
     out[o] = '\0';
 }
 
-static int unknown_path(const scenario *sc, const char *metric, const char *const *paths, size_t n_sweep,
-                        tt_error *err)
+static int unknown_path(const scenario *sc, json_t *doc, const char *metric, const char *const *paths,
+                        size_t n_sweep, tt_error *err)
 {
     char first[256], hint[320] = "";
     long idx[8];
@@ -147,8 +147,9 @@ static int unknown_path(const scenario *sc, const char *metric, const char *cons
     const char *near = in_list ? NULL : jx_closest(first, paths);
     if (near) {
         char guess[256];
+        double v;
         with_indexes(near, idx, k < 8 ? k : 8, guess, sizeof guess);
-        snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", guess);
+        snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", report_lookup(doc, guess, &v) ? guess : near);
     }
     return tt_error_set(err, TT_EINPUT, "%s: $.expect[\"%s\"]: not a number that 'ttasim run --json' writes for "
                         "this scenario%s; name a number of that document by its dotted path, such as "
@@ -170,7 +171,7 @@ int expect_validate(const scenario *sc, tt_error *err)
     for (size_t i = 0; rc == TT_OK && i < sc->n_expect; i++) {
         double v;
         if (!report_lookup(doc, sc->expect[i].metric, &v))
-            rc = paths ? unknown_path(sc, sc->expect[i].metric, (const char *const *)paths,
+            rc = paths ? unknown_path(sc, doc, sc->expect[i].metric, (const char *const *)paths,
                                       sc->is_collective ? 0 : run_sweep_points(sc), err)
                        : tt_error_set(err, TT_EINTERNAL, "out of memory");
     }
