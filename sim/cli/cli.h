@@ -8,7 +8,8 @@
 typedef struct cli_command {
     const char *name;
     const char *summary;
-    const char *usage; /* one line after "usage: ttasim " */
+    const char *usage; /* after "usage: ttasim ": every option --help names (doc/ttasim.1's SYNOPSIS
+                        * is generated from it); longer ones go on indented lines */
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
     void (*help)(FILE *out);
 } cli_command;

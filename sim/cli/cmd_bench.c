@@ -210,6 +210,8 @@ static int bench_main(int argc, char **argv)
 
 const cli_command cmd_bench = {
     "bench", "measured speed of the trainer and the collective executor on this machine",
-    "bench trainer|sim [--json] [options]", bench_main,
+    "bench trainer [--json] [--repeat N] [--resnet-batch N] [--coretype LIST]\n"
+    "           | bench sim [--json] [--bytes S] [--network ideal|calibrated] [--no-messages]\n"
+    "           | bench sim --scale [--only WORD] [--json]", bench_main,
     bench_help,
 };

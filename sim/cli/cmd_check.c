@@ -520,5 +520,5 @@ static int check_main(int argc, char **argv)
 
 const cli_command cmd_check = {
     "check", "run scenarios and their expectations; pass/fail table, JUnit XML",
-    "check PATH... [--junit F] [--json | --markdown] [--set PATH=VALUE]... [-j N] [--quiet]", check_main, check_help,
+    "check PATH... [--junit F] [--json | --markdown] [--set PATH=VALUE]... [-j|--jobs N] [--quiet]", check_main, check_help,
 };

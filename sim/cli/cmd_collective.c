@@ -346,6 +346,9 @@ static int collective_main(int argc, char **argv)
 
 const cli_command cmd_collective = {
     "collective", "nccl-tests-like table of a collective on a simulated platform",
-    "collective --platform P [--nodes N] --op OP --algo ALG|nccl|auto --bytes S[,S...] [--json]",
+    "collective --platform P [--nodes N] [--link-bw B] [--link-latency S] [--op OP] [--algo ALG|nccl|auto]\n"
+    "           [--nccl-algo LIST] [--nccl-proto LIST] [--nccl-collnet] --bytes S[,S...] [--ranks N]\n"
+    "           [--chunk S] [--ranks-per-node N] [--dim-x N] [--inter ALG] [--staging W] [--network M]\n"
+    "           [--messages] [--links N] [--json]",
     collective_main, collective_help,
 };

@@ -187,6 +187,6 @@ static int compare_main(int argc, char **argv)
 
 const cli_command cmd_compare = {
     "compare", "several scenarios side by side: one table, one overlay plot, the fastest and cheapest",
-    "compare A.json B.json ... [--json] [--csv F] [--svg F] [--set PATH=VALUE]... [-j N] [--quiet]", compare_main,
+    "compare A.json B.json ... [--json] [--csv F] [--svg F] [--set PATH=VALUE]... [-j|--jobs N] [--quiet]", compare_main,
     compare_help,
 };

@@ -165,5 +165,5 @@ static int model_main(int argc, char **argv)
 
 const cli_command cmd_model = {
     "model", "the model zoo: layers, parameters, FLOPs",
-    "model list | show NAME [--json] [--widths ...]", model_main, model_help,
+    "model list [--json] | show NAME [--json]" MODEL_CLI_USAGE, model_main, model_help,
 };

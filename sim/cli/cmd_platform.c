@@ -293,8 +293,15 @@ static int platform_main(int argc, char **argv)
     return rc;
 }
 
+/* The options show, export and check share. */
+#define PLATFORM_OPTIONS_USAGE                                                                              \
+    "[--nodes N]\n           [--link-bw B/S] [--link-latency S] [--accelerator NAME] [--mesh PATTERN] " \
+    "[--shape AxB[xC]]"
+
 const cli_command cmd_platform = {
     "platform", "list, show and export the hardware platforms",
-    "platform list | show NAME [--nodes N] [--json] | export NAME [--nodes N] --xml FILE | check NAME [--nodes N]",
+    "platform list | show NAME|FILE [--json] " PLATFORM_OPTIONS_USAGE "\n"
+    "           | export NAME|FILE --xml FILE " PLATFORM_OPTIONS_USAGE "\n"
+    "           | check NAME|FILE [--max-memory SIZE] " PLATFORM_OPTIONS_USAGE,
     platform_main, platform_help,
 };

@@ -371,6 +371,6 @@ static int run_main(int argc, char **argv)
 
 const cli_command cmd_run = {
     "run", "per-step cost and time-to-accuracy of a scenario",
-    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [--set PATH=VALUE]... [-j N] [--shard I/N] "
-    "[--quiet]", run_main, run_help,
+    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [--set PATH=VALUE]... [-j|--jobs N]\n"
+    "           [--shard I/N] [--links N] [--quiet]", run_main, run_help,
 };

@@ -117,6 +117,7 @@ static int trace_main(int argc, char **argv)
 
 const cli_command cmd_trace = {
     "trace", "one real step of the trainer recorded as a workload trace",
-    "trace --model NAME [--micro-batch N] [--precision P] [--bucket-bytes S] [--out F]",
+    "trace --model NAME [--micro-batch N] [--precision P] [--bucket-bytes S] [--optimizer NAME]\n"
+    "           [--run-batch N] [--out F]" MODEL_CLI_USAGE,
     trace_main, trace_help,
 };

@@ -500,7 +500,13 @@ static int train_main(int argc, char **argv)
 
 const cli_command cmd_train = {
     "train", "real data-parallel training to a target accuracy; batch sweeps and profiles",
-    "train [--model NAME] [--optimizer NAME] [--batch N] [--workers K] [--target X] "
-    "[--sweep-batch LIST] [--json] ...",
+    "train [--model NAME] [--widths LIST] [--dataset NAME] [--data-dir DIR] [--augment MODE]\n"
+    "           [--label-smoothing X] [--optimizer NAME] [--momentum X] [--beta1 X] [--beta2 X] [--eps X]\n"
+    "           [--weight-decay X] [--trust-coef X] [--phi-clamp MIN,MAX] [--no-exclude] [--lr X]\n"
+    "           [--ref-batch N] [--lr-scaling RULE] [--warmup-epochs E] [--warmup-steps N]\n"
+    "           [--warmup-start F] [--decay KIND] [--poly-power P] [--end-lr X] [--step-every N]\n"
+    "           [--step-gamma G] [--cooldown-epochs E] [--cooldown-steps N] [--batch N] [--workers K]\n"
+    "           [--micro-batch N] [--target X] [--eval-every N] [--max-epochs E] [--max-steps N]\n"
+    "           [--seed N] [--sweep-batch LIST] [--seeds LIST] [--out FILE] [--json]",
     train_main, train_help,
 };

@@ -17,5 +17,13 @@ void model_cli_options(struct option *opts);
 int model_cli_apply(int c, const char *arg, model_opts *o, tt_error *err);
 /* The options' help lines. */
 void model_cli_help(FILE *out);
+/* The model options in a command's usage lines. */
+#define MODEL_CLI_USAGE                                                                                    \
+    "\n           [--widths W0-W1-...-Wn] [--image N] [--channels N] [--classes N] [--seq-len N] [--vocab N]" \
+    "\n           [--table-rows R1,R2,...] [--table-rows-cap N] [--multi-hot H1,H2,...] [--dropout P]"      \
+    "\n           [--label-smoothing E] [--seed N] [--family F] [--layers N] [--hidden N] [--ffn-hidden N]"  \
+    "\n           [--heads N] [--kv-heads N] [--head-dim N] [--tied-embeddings 0|1] [--rope-theta X]"      \
+    "\n           [--experts N] [--top-k N] [--shared-experts N] [--expert-ffn-hidden N]"                 \
+    "\n           [--moe-aux-loss-coef X]"
 
 #endif
