@@ -46,7 +46,7 @@ TESTS += tests/test_host_embedding
 TESTS += tests/check_scenarios.sh
 # check's exit rule, expect paths checked at load, DIR's picks, JUnit (tests/test_check.sh).
 TESTS += tests/test_check.sh
-EXTRA_DIST += tests/test_check.sh
+EXTRA_DIST += tests/test_check.sh tests/testlib.sh
 EXTRA_DIST += tests/check_scenarios.sh tests/data/tiny-trace.json
 if SANITIZERS
 CHECK_SCENARIO_SET = small

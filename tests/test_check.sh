@@ -2,22 +2,9 @@
 # make check: 'ttasim check' as CI runs it. Input errors exit 2 with the
 # message 'run' gives for the same file, a failed bound 1; an expect path the
 # run does not write is refused before any simulation, with the closest path.
-top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
-ttasim=$(cd "$top_builddir" && pwd)/ttasim
-src=$(cd "$top_srcdir" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/ttasim-test-check.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-# expect_rc RC CMD...: runs CMD (stdout to $work/out, stderr to $work/err), checks its exit status.
-expect_rc() {
-    want=$1
-    shift
-    "$@" >"$work/out" 2>"$work/err"
-    got=$?
-    [ "$got" -eq "$want" ] || fail "exit $got, wanted $want: $* ($(cat "$work/out" "$work/err"))"
-}
+name=test-check
+. "$top_srcdir/tests/testlib.sh"
 # scenario FILE NAME BATCH EXTRA: a small scenario (the test trace on a star of 4).
 scenario() {
     cat >"$1" <<EOS

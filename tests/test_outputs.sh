@@ -4,22 +4,9 @@
 # exit 2 and the input left as it was; a failed write (file size limit standing
 # in for a full disk) exits 2 with the system's reason, leaves the previous file
 # intact and no temporary file.
-top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
-ttasim=$(cd "$top_builddir" && pwd)/ttasim
-src=$(cd "$top_srcdir" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/ttasim-test-outputs.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-# expect_rc RC CMD...: runs CMD (stderr to $work/err), checks its exit status.
-expect_rc() {
-    want=$1
-    shift
-    "$@" >"$work/out" 2>"$work/err"
-    got=$?
-    [ "$got" -eq "$want" ] || fail "exit $got, wanted $want: $* ($(cat "$work/err"))"
-}
+name=test-outputs
+. "$top_srcdir/tests/testlib.sh"
 
 mkdir -p "$work/scen" "$work/cwd" "$work/dir"
 # A small scenario (the test trace, a star of 4) with outputs named relatively.
