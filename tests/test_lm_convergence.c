@@ -2,6 +2,7 @@
  * (values worked by hand from the papers' constants), their band, and the
  * input errors a scenario gets (exit 2). */
 #include <check.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,6 +127,88 @@ START_TEST(scenario_errors_exit_2)
 }
 END_TEST
 
+/* A GPT-3 Small run to loss 3.0 on one DGX H100: the scenario at 64 sequences
+ * a step, with a schedule of 16 then 32 sequences first. */
+static json_t *schedule_run(const char *schedule, const char *batches, char *path, size_t len)
+{
+    char text[2048], args[256], out[1 << 16];
+    snprintf(text, sizeof text,
+             "{\"version\": 1, \"name\": \"t\", \"platform\": {\"name\": \"dgx-h100\", \"nodes\": 1},"
+             " \"workload\": {\"model\": \"gpt3-125m\", \"global_batch\": 64, \"micro_batch\": 1, \"precision\":"
+             " \"bf16\"}, \"optimizer\": \"adamw\", \"convergence\": {\"scaling_law\": \"chinchilla\","
+             " \"target_loss\": 3%s}%s}", schedule, batches);
+    tu_write_temp(text, path, len);
+    snprintf(args, sizeof args, "run %s --json --quiet", path);
+    json_t *doc = tu_run_ttasim_json(args, 0, out, sizeof out);
+    unlink(path);
+    return doc;
+}
+
+static double num_at(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    ck_assert_msg(json_is_number(v), "no number at %s", key);
+    return json_number_value(v);
+}
+
+static double step_at(json_t *o, const char *key)
+{
+    return num_at(json_object_get(o, "step"), key);
+}
+
+/* The phases' sum: n_k = tokens_k / (b_k x 2048) steps at b_k cover n_k / S(b_k) of
+ * the way; the rest at 64 sequences; time, tokens and cost each phase at its own
+ * step, as the same runs without a schedule give them. */
+START_TEST(schedule_sums_phases)
+{
+    char path[64];
+    json_t *plain = schedule_run("", ", \"sweep\": {\"global_batch\": [16, 32, 64]}", path, sizeof path);
+    json_t *sw = json_object_get(plain, "sweep");
+    ck_assert_int_eq(json_array_size(sw), 3);
+    double S[3], t[3], usd[3], j[3], p10[3];
+    for (int i = 0; i < 3; i++) {
+        json_t *p = json_array_get(sw, i);
+        S[i] = num_at(p, "steps_to_target");
+        p10[i] = num_at(p, "steps_to_target_p10");
+        t[i] = step_at(p, "time_s");
+        usd[i] = num_at(json_object_get(p, "per_step"), "cost_usd");
+        j[i] = num_at(json_object_get(p, "per_step"), "energy_j");
+    }
+    json_decref(plain);
+    /* 1,000 steps at 16 sequences, 500 at 32, then 64 to the target */
+    json_t *d = schedule_run(", \"batch_schedule\": [{\"global_batch\": 16, \"tokens\": 32768000},"
+                             " {\"global_batch\": 32, \"samples\": 16000}]", "", path, sizeof path);
+    double f = 1000 / S[0] + 500 / S[1], rest = (1 - f) * S[2];
+    ck_assert_msg(f < 1, "the phases alone reach the target: %g", f);
+    ck_assert_double_eq_tol(num_at(d, "steps_to_target") / (1500 + rest), 1, 1e-9);
+    ck_assert_double_eq_tol(num_at(d, "tokens_to_target") / (2048 * (16000.0 + 16000 + rest * 64)), 1, 1e-9);
+    ck_assert_double_eq_tol(num_at(d, "time_to_accuracy_s") / (1000 * t[0] + 500 * t[1] + rest * t[2]), 1, 1e-9);
+    ck_assert_double_eq_tol(num_at(d, "cost_usd") / (1000 * usd[0] + 500 * usd[1] + rest * usd[2]), 1, 1e-9);
+    ck_assert_double_eq_tol(num_at(d, "energy_j") / (1000 * j[0] + 500 * j[1] + rest * j[2]), 1, 1e-9);
+    /* the band: the same sum with every batch's 10th percentile */
+    double f10 = 1000 / p10[0] + 500 / p10[1];
+    ck_assert_double_eq_tol(num_at(d, "steps_to_target_p10") / (1500 + (1 - f10) * p10[2]), 1, 1e-9);
+    ck_assert_double_eq_tol(step_at(d, "time_s") / t[2], 1, 1e-12); /* the point's own step is the last phase's */
+    json_decref(d);
+    /* a first phase long enough to reach the target alone: S(16) steps, at 16's step */
+    d = schedule_run(", \"batch_schedule\": [{\"global_batch\": 16, \"tokens\": 1e15}]", "", path, sizeof path);
+    ck_assert_double_eq_tol(num_at(d, "steps_to_target") / S[0], 1, 1e-9);
+    ck_assert_double_eq_tol(num_at(d, "time_to_accuracy_s") / (S[0] * t[0]), 1, 1e-9);
+    json_decref(d);
+}
+END_TEST
+
+START_TEST(schedule_errors_exit_2)
+{
+    run_expect("{\"steps\": 10, \"batch_schedule\": [{\"global_batch\": 8, \"tokens\": 1e9}]}", "gpt3-125m", 2,
+               "a fixed number of steps");
+    run_expect("{\"scaling_law\": \"kaplan\", \"target_loss\": 3, \"batch_schedule\": [{\"global_batch\": 8}]}",
+               "gpt3-125m", 2, "give one of \"tokens\" and \"samples\"");
+    run_expect("{\"scaling_law\": \"kaplan\", \"target_loss\": 3, \"batch_schedule\": [{\"global_batch\": 7, "
+               "\"tokens\": 1e9}]}", "gpt3-125m", 2, "batch_schedule[0] (global batch 7)");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("lm_convergence");
@@ -136,6 +219,8 @@ static Suite *suite(void)
     tcase_add_test(t, law_as_convergence_source);
     tcase_add_test(t, law_refuses_unreachable_targets);
     tcase_add_test(t, scenario_errors_exit_2);
+    tcase_add_test(t, schedule_sums_phases);
+    tcase_add_test(t, schedule_errors_exit_2);
     suite_add_tcase(s, t);
     return s;
 }

@@ -22,7 +22,7 @@ typedef struct field {
 _Static_assert(sizeof(sharding_kind) == sizeof(int), "plans are stored as int");
 /* A field added to a point must reach its shards too: add it below (and a
  * new SHARD_SCHEMA_VERSION), then the sizes here. */
-_Static_assert(sizeof(run_point) == 4000 && sizeof(step_result) == 160 && sizeof(sharding_cost) == 168 &&
+_Static_assert(sizeof(run_point) == 4024 && sizeof(step_result) == 160 && sizeof(sharding_cost) == 168 &&
                    sizeof(cost_bill) == 336 && sizeof(host_emb_time) == 48,
                "run_point changed: sim/cli/shard_record.c's FIELDS must name every field");
 
@@ -67,7 +67,8 @@ static const field FIELDS[] = {
     {"tables", PO(pt.n_tables), F_SIZE, 0, 0, 1L << 24}, {"plan", PO(pt.plan), F_KIND, 0, 0, SHARD_COUNT},
     {"embedding", PO(pt.tables), F_COST, 0, 0, 0},
     D("samples_per_s", pt.samples_per_s), D("steps_to_target", pt.steps_to_target), D("steps_p10", pt.steps_p10),
-    D("steps_p90", pt.steps_p90), I("extrapolated", pt.extrapolated, 0, 1), D("failed_batch", pt.failed_batch),
+    D("steps_p90", pt.steps_p90), D("samples_to_target", pt.samples_to_target), D("samples_p10", pt.samples_p10),
+    D("samples_p90", pt.samples_p90), I("extrapolated", pt.extrapolated, 0, 1), D("failed_batch", pt.failed_batch),
     D("epochs", pt.epochs), D("evaluation_s", pt.eval_s), D("time_to_accuracy_s", pt.time_to_accuracy_s),
     D("time_to_accuracy_p10_s", pt.time_to_accuracy_p10_s), D("time_to_accuracy_p90_s", pt.time_to_accuracy_p90_s),
     COSTS("per_step", pt.per_step), COSTS("total", pt.total), COSTS("total_p10", pt.total_p10),

@@ -281,6 +281,11 @@ const char *convergence_source(const convergence *c)
     return c->source;
 }
 
+double convergence_tokens_per_sample(const convergence *c)
+{
+    return c->has_law ? c->tokens_per_sample : 0;
+}
+
 const char *convergence_target(const convergence *c)
 {
     return c->target;

@@ -76,6 +76,8 @@ double convergence_run_sd(const convergence *c, int *assumed);
 /* What the steps come from, for reports ("profile scenarios/profiles/x.json
  * (resnet50, lars)"), the target ("top1_accuracy 0.759 on imagenet"), the recipe. */
 const char *convergence_source(const convergence *c);
+/* A scaling law's tokens per sample (its batches are in tokens); 0 for other sources. */
+double convergence_tokens_per_sample(const convergence *c);
 const char *convergence_target(const convergence *c);
 const profile_recipe *convergence_recipe(const convergence *c);
 void convergence_fit_params(const convergence *c, double *s_min, double *e_min, double *b_crit,

@@ -14,6 +14,7 @@ libsim_a_SOURCES += sim/replay/input_pipeline.c sim/replay/input_pipeline.h
 libsim_a_SOURCES += sim/replay/traffic.c sim/replay/traffic.h
 libsim_a_SOURCES += sim/replay/convergence.c sim/replay/convergence.h
 libsim_a_SOURCES += sim/replay/scaling_law.c sim/replay/scaling_law.h
+libsim_a_SOURCES += sim/replay/batch_schedule.c sim/replay/batch_schedule.h
 libsim_a_SOURCES += sim/replay/cost.c sim/replay/cost.h
 libsim_a_SOURCES += sim/replay/run.c sim/replay/run.h
 libsim_a_SOURCES += sim/replay/run_ctx.h

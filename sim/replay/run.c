@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "sim/replay/assumptions.h"
-#include "sim/replay/plan_search.h"
+#include "sim/replay/batch_schedule.h"
 #include "sim/replay/point.h"
 #include "sim/replay/run_ctx.h"
 #include "sim/replay/sweep.h"
@@ -206,7 +206,7 @@ int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt
             *err = cerr;
             rc = crc;
         } else {
-            rc = plan_search_point(&x, &c, sc->global_batch, opt->links ? &out->links : NULL, &out->base, err);
+            rc = batch_schedule_point(&x, &c, sc->global_batch, opt->links ? &out->links : NULL, &out->base, err);
         }
         if (rc == TT_OK)
             run_describe(out, &x, &c, &out->base);
@@ -223,6 +223,13 @@ int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt
         char buf[512];
         snprintf(buf, sizeof buf, "convergence.not_reached = the profile's runs at batch %.0f did not reach the "
                  "target; steps at that batch and above are the fit's, which those runs contradict", failed);
+        assumptions_add(out, buf);
+    }
+    if (rc == TT_OK && sc->schedule.n) {
+        char buf[1024], what[900];
+        batch_schedule_describe(&sc->schedule, what, sizeof what);
+        snprintf(buf, sizeof buf, "convergence.batch_schedule = %s; a phase covers its steps / S(its batch) of the "
+                 "way to the target", what);
         assumptions_add(out, buf);
     }
     run_ctx_free(&x);

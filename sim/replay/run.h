@@ -37,6 +37,7 @@ typedef struct run_point {
     double samples_per_s;
     double steps_to_target; /* median */
     double steps_p10, steps_p90; /* the band: 10th and 90th percentiles (convergence.h) */
+    double samples_to_target, samples_p10, samples_p90; /* summed over a batch schedule's phases */
     int extrapolated;     /* steps from the fit, outside the profile's points */
     double failed_batch;  /* > 0: the profile's runs did not reach the target at this batch or below */
     double epochs;        /* 0 when the dataset size is unknown */

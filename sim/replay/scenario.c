@@ -142,14 +142,14 @@ static int load_target(const jx_obj *c, scenario *s)
 static int load_convergence(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"profile", "mccandlish", "steps", "scaling_law", "target_loss", "target",
-                                       "accept", NULL};
+                                       "accept", "batch_schedule", NULL};
     static const char *const mkeys[] = {"s_min", "noise_scale", NULL};
     jx_obj c, m;
     const char *profile = NULL;
     int rc;
     if ((rc = jx_child(r, "convergence", 0, &c)) || !c.obj)
         return rc;
-    if ((rc = jx_check_keys(&c, keys)))
+    if ((rc = jx_check_keys(&c, keys)) || (rc = batch_schedule_load(&c, &s->schedule)))
         return rc;
     int given = jx_has(&c, "profile") + jx_has(&c, "mccandlish") + jx_has(&c, "steps") + jx_has(&c, "scaling_law");
     if (given != 1)
@@ -181,6 +181,9 @@ static int load_convergence(const jx_obj *r, scenario *s)
             return rc;
     } else {
         s->conv = CONV_STEPS;
+        if (s->schedule.n)
+            return tt_error_set(c.err, TT_EINPUT, "%s: %s.batch_schedule: a fixed number of steps does not depend "
+                                "on the batch; give a profile or a scaling law with a schedule", c.file, c.path);
     }
     return load_target(&c, s);
 }

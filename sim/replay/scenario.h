@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/jsonx.h"
 #include "platforms/platform.h"
+#include "sim/replay/batch_schedule.h"
 #include "sim/replay/framework.h"
 #include "sim/replay/layout.h"
 #include "sim/replay/input_pipeline.h"
@@ -132,6 +133,7 @@ typedef struct scenario {
     double fixed_steps; /* CONV_STEPS */
     int scaling_law;    /* CONV_SCALING_LAW: a scaling_law_kind */
     double target_loss; /* its target, nats per token */
+    batch_schedule schedule; /* phases at other batches before the point's own (n 0: none) */
     /* the target the scenario names (required with a profile; NULL: not named) */
     char *target_dataset, *target_metric;
     double target_value;

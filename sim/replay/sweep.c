@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/parallel.h"
-#include "sim/replay/plan_search.h"
+#include "sim/replay/batch_schedule.h"
 #include "sim/replay/point.h"
 
 size_t run_record_bytes(void)
@@ -185,7 +185,7 @@ static void sweep_point(void *arg, size_t j, void *result)
         if (rc)
             o->err = pc.cerr;
         else
-            rc = plan_search_point(pc.x, pc.c, pc.global_batch, NULL, &o->pt, &o->err);
+            rc = batch_schedule_point(pc.x, pc.c, pc.global_batch, NULL, &o->pt, &o->err);
         o->rc = point_failed(rc, &o->pt, &o->err);
         if (o->pt.error[0]) {
             o->pt.nodes = pc.nodes ? pc.nodes : s->base->nodes;

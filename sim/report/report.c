@@ -113,6 +113,11 @@ static json_t *point_json(const run_point *p)
     json_object_set_new(o, "cost_usd_p90", num(p->total_p90.usd));
     json_object_set_new(o, "energy_j_p10", num(p->total_p10.energy_j));
     json_object_set_new(o, "energy_j_p90", num(p->total_p90.energy_j));
+    if (report_has_tokens(p)) { /* a language model's tokens to the target, its batch schedule's phases summed */
+        json_object_set_new(o, "tokens_to_target", num(p->samples_to_target * p->tokens_per_sample));
+        json_object_set_new(o, "tokens_to_target_p10", num(p->samples_p10 * p->tokens_per_sample));
+        json_object_set_new(o, "tokens_to_target_p90", num(p->samples_p90 * p->tokens_per_sample));
+    }
     if (p->host.forward_s > 0)
         json_object_set_new(o, "host_embedding",
                             json_pack("{s:o, s:o, s:o, s:o}", "forward_transfer_s", num(p->host.forward_transfer_s),
@@ -232,6 +237,11 @@ int report_lookup(json_t *doc, const char *path, double *out)
     return 1;
 }
 
+int report_has_tokens(const run_point *p)
+{
+    return !p->error[0] && p->samples_to_target > 0 && p->tokens_per_sample > 0;
+}
+
 void report_table_header(FILE *out, int with_name)
 {
     if (with_name)
@@ -283,6 +293,33 @@ void report_table_row(FILE *out, const char *name, const run_point *p)
             p->total.energy_j / 3.6e6);
 }
 
+/* A language model's sweep: tokens per step and to the target beside the steps. */
+static void report_tokens(FILE *out, const run_result *r)
+{
+    int any = 0;
+    for (size_t i = 0; i < r->n_points; i++)
+        any |= report_has_tokens(&r->points[i]);
+    if (!any)
+        return;
+    fprintf(out, "\n%-30s %5s %12s %10s %11s %23s\n", "point", "nodes", "batch tokens", "steps", "tokens",
+            "tokens p10-p90");
+    for (size_t i = 0; i < r->n_points; i++) {
+        const run_point *p = &r->points[i];
+        if (!report_has_tokens(p))
+            continue;
+        char label[40], band[40];
+        if (p->label[0])
+            short_label(p->label, label, sizeof label);
+        else
+            snprintf(label, sizeof label, "%s", p->platform);
+        snprintf(band, sizeof band, "%.4g-%.4g", p->samples_p10 * p->tokens_per_sample,
+                 p->samples_p90 * p->tokens_per_sample);
+        fprintf(out, "%-30.30s %5d %12.4g %10.6g %11.4g %23s\n", label, p->nodes,
+                (double)p->global_batch * p->tokens_per_sample, p->steps_to_target,
+                p->samples_to_target * p->tokens_per_sample, band);
+    }
+}
+
 static void report_sweep(FILE *out, const run_result *r)
 {
     if (!r->n_points)
@@ -297,6 +334,7 @@ static void report_sweep(FILE *out, const run_result *r)
     fprintf(out, "%s", REPORT_TABLE_NOTE);
     if (extrapolated)
         fprintf(out, "%s", REPORT_EXTRAPOLATED_NOTE);
+    report_tokens(out, r);
 }
 
 static void report_ownership(FILE *out, const run_point *b)
@@ -418,6 +456,10 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
             b->failed_batch > 0 ? ", where the profile's runs did NOT reach the target" : "");
     if (b->epochs > 0)
         fprintf(out, ", %.4g epochs", b->epochs);
+    if (report_has_tokens(b))
+        fprintf(out, "\n              %.4g tokens (10th-90th percentile %.4g-%.4g), %.4g tokens a step",
+                b->samples_to_target * b->tokens_per_sample, b->samples_p10 * b->tokens_per_sample,
+                b->samples_p90 * b->tokens_per_sample, (double)b->global_batch * b->tokens_per_sample);
     char lo[32], hi[32];
     fprintf(out, "\n  time_to_accuracy_s %.6g (%s; band %s-%s)%s\n", b->time_to_accuracy_s,
             human_duration(b->time_to_accuracy_s, t, sizeof t), human_duration(b->time_to_accuracy_p10_s, lo, sizeof lo),

@@ -21,6 +21,8 @@ void report_text(FILE *out, const scenario *sc, const run_result *r);
  * column): durations in their unit, renting and owning cost, a point that
  * does not run with its reason, extrapolated steps starred. */
 void report_table_header(FILE *out, int with_name);
+/* Whether a point counts a language model's tokens to the target (tokens_to_target in JSON). */
+int report_has_tokens(const run_point *p);
 void report_table_row(FILE *out, const char *name, const run_point *p);
 #define REPORT_TABLE_NOTE                                                                                  \
     "rent: the accelerators at their price per hour; own: the cluster's capital cost over its lifetime " \
