@@ -74,6 +74,7 @@ dist_examples_DATA = \
 	scenarios/examples/dgx-a100-dlrm-dcnv2.json \
 	scenarios/examples/dgx-a100-dlrm-plans.json \
 	scenarios/examples/dgx-h100-dlrm-dcnv2.json \
+	scenarios/examples/llama3-8b-tta-h100.json \
 	scenarios/examples/purchase-fattree.json \
 	scenarios/examples/purchase-torus2d.json \
 	scenarios/examples/tpu-v3-batch-sweep.json \

@@ -114,25 +114,23 @@ static int schedule_apply(const run_ctx *x, const cluster *c, double tokens_per_
                                    sch->global_batch[k]);
         steps_at(x, (double)sch->global_batch[k], phase_s[k]);
     }
-    double final_s[3] = {pt->steps_to_target, pt->steps_p10, pt->steps_p90}, steps[3], samples[3], time_s[3];
-    cost total[3];
-    for (int q = 0; q < 3; q++)
-        schedule_sum(sch, ph, (const double(*)[3])phase_s, q, tokens_per_sample, pt, final_s[q], &steps[q],
-                     &samples[q], &time_s[q], &total[q]);
-    pt->steps_to_target = steps[0];
-    pt->steps_p10 = steps[1];
-    pt->steps_p90 = steps[2];
-    pt->time_to_accuracy_s = time_s[0];
-    pt->time_to_accuracy_p10_s = time_s[1];
-    pt->time_to_accuracy_p90_s = time_s[2];
-    pt->total = total[0];
-    pt->total_p10 = total[1];
-    pt->total_p90 = total[2];
-    pt->samples_to_target = samples[0];
-    pt->samples_p10 = samples[1];
-    pt->samples_p90 = samples[2];
+    /* each quantile's sum reads the point's own figures of that quantile, then replaces them */
+    double final_s[3] = {pt->steps_to_target, pt->steps_p10, pt->steps_p90};
+    double *steps[3] = {&pt->steps_to_target, &pt->steps_p10, &pt->steps_p90};
+    double *samples[3] = {&pt->samples_to_target, &pt->samples_p10, &pt->samples_p90};
+    double *time_s[3] = {&pt->time_to_accuracy_s, &pt->time_to_accuracy_p10_s, &pt->time_to_accuracy_p90_s};
+    cost *total[3] = {&pt->total, &pt->total_p10, &pt->total_p90};
+    for (int q = 0; q < 3; q++) {
+        double n, b, t;
+        cost sum;
+        schedule_sum(sch, ph, (const double(*)[3])phase_s, q, tokens_per_sample, pt, final_s[q], &n, &b, &t, &sum);
+        *steps[q] = n;
+        *samples[q] = b;
+        *time_s[q] = t;
+        *total[q] = sum;
+    }
     if (x->sc->dataset_examples > 0)
-        pt->epochs = samples[0] / x->sc->dataset_examples;
+        pt->epochs = pt->samples_to_target / x->sc->dataset_examples;
     return TT_OK;
 }
 

@@ -39,8 +39,7 @@ static void tick_text(double v, double step, char *buf, size_t n)
     snprintf(buf, n, "%.*f", dec, v);
 }
 
-void plot_panel_begin(plot_panel *p, FILE *f, double x0, double y0, double w, double h, const char *title,
-                      const char *ylabel, double ymax_data)
+static void panel_open(plot_panel *p, FILE *f, double x0, double y0, double w, double h, const char *title)
 {
     memset(p, 0, sizeof *p);
     p->f = f;
@@ -48,25 +47,57 @@ void plot_panel_begin(plot_panel *p, FILE *f, double x0, double y0, double w, do
     p->y0 = y0;
     p->w = w;
     p->h = h;
-    double step;
-    plot_nice_axis(ymax_data, &step, &p->ymax);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" font-weight=\"bold\">", x0, y0 - 12, TITLE_FONT);
     xml_write_text(f, title);
     fprintf(f, "</text>\n");
-    for (int i = 0; step * i <= p->ymax + 1e-9 * p->ymax; i++) {
-        double v = step * i, y = plot_y(p, v);
-        char t[32];
-        tick_text(v, step, t, sizeof t);
-        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", x0, y, x0 + w, y);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" text-anchor=\"end\">%s</text>\n", x0 - 5, y + 4,
-                TICK_FONT, t);
-    }
+}
+
+static void tick(const plot_panel *p, double v, double step)
+{
+    double y = plot_y(p, v);
+    char t[32];
+    tick_text(v, step, t, sizeof t);
+    fprintf(p->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", p->x0, y,
+            p->x0 + p->w, y);
+    fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" text-anchor=\"end\">%s</text>\n", p->x0 - 5,
+            y + 4, TICK_FONT, t);
+}
+
+static void panel_frame(plot_panel *p, const char *ylabel)
+{
+    FILE *f = p->f;
+    double x0 = p->x0, y0 = p->y0, w = p->w, h = p->h;
     fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n", x0, y0,
             w, h);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\">",
             x0 - 48, y0 + h / 2, TICK_FONT + 1, x0 - 48, y0 + h / 2);
     xml_write_text(f, ylabel);
     fprintf(f, "</text>\n");
+}
+
+void plot_panel_begin(plot_panel *p, FILE *f, double x0, double y0, double w, double h, const char *title,
+                      const char *ylabel, double ymax_data)
+{
+    panel_open(p, f, x0, y0, w, h, title);
+    double step;
+    plot_nice_axis(ymax_data, &step, &p->ymax);
+    for (int i = 0; step * i <= p->ymax + 1e-9 * p->ymax; i++)
+        tick(p, step * i, step);
+    panel_frame(p, ylabel);
+}
+
+void plot_panel_begin_log(plot_panel *p, FILE *f, double x0, double y0, double w, double h, const char *title,
+                          const char *ylabel, double ymin_data, double ymax_data)
+{
+    static const double mult[] = {1, 2, 5};
+    panel_open(p, f, x0, y0, w, h, title);
+    double lo = pow(10, floor(log10(ymin_data))), hi = pow(10, ceil(log10(ymax_data)));
+    p->ymin = lo;
+    p->ymax = hi;
+    for (double d = lo; d < hi * 1.5; d *= 10)
+        for (int i = 0; i < 3 && d * mult[i] <= hi * (1 + 1e-9); i++)
+            tick(p, d * mult[i], d * mult[i]);
+    panel_frame(p, ylabel);
 }
 
 double plot_x(const plot_panel *p, size_t i)
@@ -76,6 +107,8 @@ double plot_x(const plot_panel *p, size_t i)
 
 double plot_y(const plot_panel *p, double v)
 {
+    if (p->ymin > 0) /* logarithmic: a value at or below the bottom sits on it */
+        return p->y0 + p->h - p->h * log(fmax(v, p->ymin) / p->ymin) / log(p->ymax / p->ymin);
     return p->y0 + p->h - p->h * v / p->ymax;
 }
 

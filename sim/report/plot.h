@@ -17,6 +17,7 @@ typedef struct plot_panel {
     FILE *f;
     double x0, y0, w, h; /* plot area, SVG pixels */
     double ymax;         /* top of the y axis, in the data's (scaled) unit */
+    double ymin;         /* bottom of a logarithmic y axis (0: linear from 0) */
     size_t n_x;          /* x categories */
 } plot_panel;
 
@@ -30,6 +31,11 @@ void plot_nice_axis(double max, double *step, double *top);
  * top over ymax_data (in the axis's unit), with grid lines and tick labels. */
 void plot_panel_begin(plot_panel *p, FILE *f, double x0, double y0, double w, double h, const char *title,
                       const char *ylabel, double ymax_data);
+
+/* The same with a logarithmic y axis over [ymin_data, ymax_data] (both > 0),
+ * ticks at 1, 2 and 5 x 10^k: for values spanning orders of magnitude. */
+void plot_panel_begin_log(plot_panel *p, FILE *f, double x0, double y0, double w, double h, const char *title,
+                          const char *ylabel, double ymin_data, double ymax_data);
 
 /* The x axis: n categories (equal slots) and their labels, then the axis label. */
 void plot_x_categories(plot_panel *p, size_t n, const char *const *labels, const char *xlabel);

@@ -19,6 +19,7 @@
 #define MAX_SERIES 24
 #define MAX_SLOTS 64
 #define TITLE_FONT 17
+#define LOG_SPAN 30 /* a line panel whose values span more than this ratio gets a log y axis */
 
 typedef enum { X_BATCH, X_NODES, X_SERIES } x_kind;
 
@@ -75,10 +76,14 @@ static void series_label(const char *label, const char *drop, char *out, size_t 
     }
 }
 
-static void add_point(figure *fig, const char *run, const run_point *p, int several_runs, const char *drop)
+static void add_point(figure *fig, const char *run, const run_point *p, int several_runs, const char *drop,
+                      int by_nodes)
 {
-    char name[200], label[sizeof p->label];
+    char name[200], label[sizeof p->label + 32];
     series_label(p->label, drop, label, sizeof label);
+    if (by_nodes) /* batch on the x axis and node counts swept too: a line per cluster size */
+        snprintf(label + strlen(label), sizeof label - strlen(label), "%s%d nodes x %d", label[0] ? ", " : "",
+                 p->nodes, p->nodes ? p->ranks / p->nodes : 0);
     if (several_runs)
         snprintf(name, sizeof name, "%s%s%s", run, label[0] ? ": " : "", label);
     else
@@ -117,7 +122,7 @@ static void build(figure *fig, const svg_run *runs, size_t n)
         const run_point *pts;
         size_t np = run_points(runs[k].r, &pts);
         for (size_t i = 0; i < np; i++)
-            add_point(fig, runs[k].name, &pts[i], n > 1, drop);
+            add_point(fig, runs[k].name, &pts[i], n > 1, drop, batch_varies && nodes_varies);
     }
     fig->owned = 1;
     for (size_t i = 0; i < fig->n_series; i++)
@@ -161,6 +166,16 @@ static double m_cost_p90(const run_point *p, int owned) { return owned ? p->tota
 static double m_mfu(const run_point *p, int owned) { (void)owned; return 100 * p->step.mfu; }
 static double m_eff(const run_point *p, int owned) { (void)owned; return 100 * p->scaling_efficiency; }
 
+static double min_of(const figure *fig, metric m)
+{
+    double mn = INFINITY;
+    for (size_t i = 0; i < fig->n_series; i++)
+        for (size_t j = 0; j < fig->s[i].n; j++)
+            if (!fig->s[i].pts[j]->error[0])
+                mn = fmin(mn, m(fig->s[i].pts[j], fig->owned));
+    return mn;
+}
+
 static double max_of(const figure *fig, metric m)
 {
     double mx = 0;
@@ -190,7 +205,14 @@ static void lines_panel(FILE *f, const figure *fig, double x0, double y0, const 
 {
     plot_panel p;
     const char *labels[MAX_SLOTS];
-    plot_panel_begin(&p, f, x0, y0, PLOT_W, PLOT_H, title, ylabel, max_of(fig, hi ? hi : m) / scale);
+    double top = max_of(fig, hi ? hi : m) / scale, bottom = min_of(fig, lo ? lo : m) / scale;
+    if (bottom > 0 && top / bottom > LOG_SPAN) { /* orders of magnitude: a log axis keeps the small ones readable */
+        char logl[96];
+        snprintf(logl, sizeof logl, "%s, log scale", ylabel);
+        plot_panel_begin_log(&p, f, x0, y0, PLOT_W, PLOT_H, title, logl, bottom, top);
+    } else {
+        plot_panel_begin(&p, f, x0, y0, PLOT_W, PLOT_H, title, ylabel, top);
+    }
     plot_x_categories(&p, fig->n_slots, slot_labels(fig, labels), x_label(fig));
     for (size_t i = 0; i < fig->n_series && lo && hi; i++) {
         const series *s = &fig->s[i];
