@@ -10,6 +10,7 @@
 
 #include "sim/replay/convergence.h"
 #include "sim/replay/scaling_law.h"
+#include "sim/report/report.h"
 #include "tests/testutil.h"
 
 #define Z90 1.2815515655446004
@@ -209,6 +210,34 @@ START_TEST(schedule_errors_exit_2)
 }
 END_TEST
 
+/* MLPerf GPT-3 175B's reference convergence points and two submitted runs:
+ * each point predicted from the others within 10 % at the median (issue 29),
+ * and the fit's critical batch, 16,815 sequences of 2,048 tokens (34M tokens),
+ * against Kaplan's B_crit(2.69) = 2.1e8 / 2.69^(1 / 0.21) = 1.9M tokens. */
+START_TEST(gpt3_profile_leave_one_out)
+{
+    char out[1 << 15];
+    json_t *doc = tu_run_ttasim_json("profile loo --json " TTASIM_SRCDIR "/scenarios/profiles/gpt3-175b-c4-mlperf.json",
+                                     0, out, sizeof out);
+    double v;
+    ck_assert(report_lookup(doc, "median_abs_error", &v));
+    ck_assert_double_lt(v, 0.10);
+    ck_assert_double_gt(v, 0.005); /* 1.9 %: a profile that predicts itself exactly is not left out */
+    json_decref(doc);
+    convergence *c;
+    tt_error err = {0};
+    ck_assert_msg(convergence_load(TTASIM_SRCDIR "/scenarios/profiles/gpt3-175b-c4-mlperf.json", &c, &err) == TT_OK,
+                  "%s", err.msg);
+    double s_min, e_min, b_crit, res;
+    convergence_fit_params(c, &s_min, &e_min, &b_crit, &res);
+    ck_assert_double_eq_tol(b_crit, 16815, 20);
+    convergence_free(c);
+    scaling_law_point p;
+    ck_assert_int_eq(scaling_law_at(SCALING_CHINCHILLA, 1.746e11, 1.74e11, 2.69, "t", &p, &err), TT_OK);
+    ck_assert_double_gt(b_crit * 2048 / p.b_crit_tokens, 15); /* the law's critical batch is 18x smaller */
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("lm_convergence");
@@ -221,6 +250,7 @@ static Suite *suite(void)
     tcase_add_test(t, scenario_errors_exit_2);
     tcase_add_test(t, schedule_sums_phases);
     tcase_add_test(t, schedule_errors_exit_2);
+    tcase_add_test(t, gpt3_profile_leave_one_out);
     suite_add_tcase(s, t);
     return s;
 }
