@@ -8,6 +8,7 @@ dist_profiles_DATA = \
 	scenarios/profiles/bert-large-wikipedia-lamb-mlperf.json \
 	scenarios/profiles/fashion-mnist-mlp-lamb.json \
 	scenarios/profiles/gpt3-175b-c4-mlperf.json \
+	scenarios/profiles/llama3.1-405b-c4-mlperf.json \
 	scenarios/profiles/resnet50-imagenet-lars-mlperf.json \
 	scenarios/profiles/resnet50-imagenet-lars.json \
 	scenarios/profiles/resnet50-imagenet-sgd.json \

@@ -98,13 +98,13 @@ START_TEST(law_refuses_unreachable_targets)
 }
 END_TEST
 
-static void run_expect(const char *section, const char *model, int rc, const char *needle)
+static void run_expect(const char *section, const char *model_name, int rc, const char *needle)
 {
     char text[2048], path[64], args[128], out[8192];
     snprintf(text, sizeof text,
              "{\"version\": 1, \"name\": \"t\", \"platform\": {\"name\": \"dgx-h100\", \"nodes\": 1},"
              " \"workload\": {\"model\": \"%s\", \"global_batch\": 8, \"micro_batch\": 1, \"precision\": \"bf16\"},"
-             " \"optimizer\": \"adamw\", \"convergence\": %s}", model, section);
+             " \"optimizer\": \"adamw\", \"convergence\": %s}", model_name, section);
     tu_write_temp(text, path, sizeof path);
     snprintf(args, sizeof args, "run %s", path);
     int got = tu_run_ttasim(args, out, sizeof out);
@@ -130,14 +130,14 @@ END_TEST
 
 /* A GPT-3 Small run to loss 3.0 on one DGX H100: the scenario at 64 sequences
  * a step, with a schedule of 16 then 32 sequences first. */
-static json_t *schedule_run(const char *schedule, const char *batches, char *path, size_t len)
+static json_t *schedule_run(const char *phases, const char *batches, char *path, size_t len)
 {
     char text[2048], args[256], out[1 << 16];
     snprintf(text, sizeof text,
              "{\"version\": 1, \"name\": \"t\", \"platform\": {\"name\": \"dgx-h100\", \"nodes\": 1},"
              " \"workload\": {\"model\": \"gpt3-125m\", \"global_batch\": 64, \"micro_batch\": 1, \"precision\":"
              " \"bf16\"}, \"optimizer\": \"adamw\", \"convergence\": {\"scaling_law\": \"chinchilla\","
-             " \"target_loss\": 3%s}%s}", schedule, batches);
+             " \"target_loss\": 3%s}%s}", phases, batches);
     tu_write_temp(text, path, len);
     snprintf(args, sizeof args, "run %s --json --quiet", path);
     json_t *doc = tu_run_ttasim_json(args, 0, out, sizeof out);
@@ -210,7 +210,8 @@ START_TEST(schedule_errors_exit_2)
 }
 END_TEST
 
-/* MLPerf GPT-3 175B's reference convergence points and two submitted runs:
+/* MLPerf GPT-3 175B's reference convergence points and two submitted runs (and
+ * Llama 3.1 405B's):
  * each point predicted from the others within 10 % at the median (issue 29),
  * and the fit's critical batch, 16,815 sequences of 2,048 tokens (34M tokens),
  * against Kaplan's B_crit(2.69) = 2.1e8 / 2.69^(1 / 0.21) = 1.9M tokens. */
@@ -223,6 +224,12 @@ START_TEST(gpt3_profile_leave_one_out)
     ck_assert(report_lookup(doc, "median_abs_error", &v));
     ck_assert_double_lt(v, 0.10);
     ck_assert_double_gt(v, 0.005); /* 1.9 %: a profile that predicts itself exactly is not left out */
+    json_decref(doc);
+    /* with MLPerf Llama 3.1 405B's three reference points: 2.9 % over the 11 */
+    doc = tu_run_ttasim_json("profile loo --json " TTASIM_SRCDIR "/scenarios/profiles/gpt3-175b-c4-mlperf.json "
+                             TTASIM_SRCDIR "/scenarios/profiles/llama3.1-405b-c4-mlperf.json", 0, out, sizeof out);
+    ck_assert(report_lookup(doc, "median_abs_error", &v));
+    ck_assert_double_lt(v, 0.10);
     json_decref(doc);
     convergence *c;
     tt_error err = {0};
