@@ -26,6 +26,7 @@ static void blank_point(run_point *p)
     for (int g = 0; g < SHARD_MAX_GROUPS; g++)
         p->mix.max_rows[g] = 1;
     p->scaling_efficiency = 1;
+    p->samples_to_target = p->tokens_per_sample = 1; /* a language model's tokens to the target */
 }
 
 json_t *expect_outputs(const scenario *sc)
