@@ -242,6 +242,12 @@ static int backward_reads_output(const op *o)
  * beside it, masks as 1-byte booleans, statistics in fp32, argmax indices as
  * int64. A tensor only linear layers' weight gradients read is also counted
  * in kept_gemm_elems. */
+static void keep(model_layer *L, double numel, int other_readers)
+{
+    L->kept_elems += numel;
+    L->kept_gemm_elems += other_readers ? 0 : numel;
+}
+
 static void kept_costs(model *m)
 {
     size_t n = (size_t)m->nt + 1;
@@ -265,14 +271,11 @@ static void kept_costs(model *m)
     for (int i = 0; i < m->nops; i++) {
         op *o = &m->ops[i];
         model_layer *L = &o->info;
-        if (o->out >= 0 && kept[o->out]) {
-            L->kept_elems += (double)m->t[o->out].numel;
-            L->kept_gemm_elems += other[o->out] ? 0 : (double)m->t[o->out].numel;
-        }
+        if (o->out >= 0 && kept[o->out])
+            keep(L, (double)m->t[o->out].numel, other[o->out]);
         for (int k = 0; k < o->nin; k++)
             if (!produced[o->in[k]] && kept[o->in[k]]) {
-                L->kept_elems += (double)m->t[o->in[k]].numel;
-                L->kept_gemm_elems += other[o->in[k]] ? 0 : (double)m->t[o->in[k]].numel;
+                keep(L, (double)m->t[o->in[k]].numel, other[o->in[k]]);
                 kept[o->in[k]] = 0;
             }
         if (!L->backward)

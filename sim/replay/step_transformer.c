@@ -371,13 +371,6 @@ static double attention_s(const workload *view, const device_model *d, const ste
     return s;
 }
 
-/* The context ring's seconds beyond the attention it overlaps (Megatron runs
- * each step's transfer beside the previous block's attention): per block. */
-static double cp_exposed_s(double ring_s, double attention_s)
-{
-    return ring_s > attention_s ? ring_s - attention_s : 0;
-}
-
 static int stage_costs(const workload *t, const device_model *d, const step_options *o, const tf_options *x,
                        const double *coll_s, tf_stage *st)
 {
@@ -391,11 +384,13 @@ static int stage_costs(const workload *t, const device_model *d, const step_opti
         st[v].tp_forward_s = tp_comm_s(t, x, v, coll_s, 0);
         /* recomputing the forward gathers and reduces again */
         st[v].tp_backward_s = tp_comm_s(t, x, v, coll_s, 1) + (o->recompute ? st[v].tp_forward_s : 0);
-        int blocks = blocks_in(blocks_of(t), x, v);
-        if (degree(x, LAYOUT_CONTEXT) > 1 && blocks > 0) {
-            double fwd = attention_s(&view, d, o, 0) / blocks, bwd = attention_s(&view, d, o, 1) / blocks;
-            st[v].cp_forward_s = blocks * cp_exposed_s(coll_s[TF_CP_ALLGATHER], fwd);
-            st[v].cp_backward_s = blocks * cp_exposed_s(coll_s[TF_CP_ALLGATHER] + coll_s[TF_CP_REDUCE_SCATTER], bwd) +
+        /* each block's ring runs beside its attention (Megatron overlaps each step's transfer with
+         * the previous block's compute): only what the stage's attention does not cover is exposed */
+        if (degree(x, LAYOUT_CONTEXT) > 1) {
+            int blocks = blocks_in(blocks_of(t), x, v);
+            double ring = coll_s[TF_CP_ALLGATHER], ring_back = ring + coll_s[TF_CP_REDUCE_SCATTER];
+            st[v].cp_forward_s = fmax(0.0, blocks * ring - attention_s(&view, d, o, 0));
+            st[v].cp_backward_s = fmax(0.0, blocks * ring_back - attention_s(&view, d, o, 1)) +
                                   (o->recompute ? st[v].cp_forward_s : 0);
         }
         st[v].optimizer_flops = view.optimizer_flops;
