@@ -443,6 +443,21 @@ double nccl_nvls_efficiency(nccl_arch arch)
     return arch >= NCCL_BLACKWELL ? 0.74 : 0.85;
 }
 
+double nccl_net_recv_factor(const nccl_comm *c, coll_op op, nccl_algo a)
+{
+    int n = c->ranks, nodes = c->nodes > 0 ? c->nodes : 1;
+    if (a == NCCL_RING)
+        return op == OP_BROADCAST || op == OP_REDUCE ? 1.0 : (double)ring_steps(op, n) / n;
+    if (a == NCCL_TREE || a == NCCL_NVLS_TREE)
+        return 2.0 * (nodes - 1) / nodes;
+    return 1.0;
+}
+
+double nccl_net_step_s(nccl_algo a, nccl_proto p)
+{
+    return HW_LAT_US[HW_NET][a][p] * 1e-6;
+}
+
 double nccl_wire_factor(nccl_proto p)
 {
     return p == NCCL_LL ? 2.0 : p == NCCL_LL128 ? 128.0 / 120.0 : 1.0;

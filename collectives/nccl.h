@@ -41,6 +41,9 @@ typedef struct nccl_node {
     int nics;          /* NICs the node's GPUs use */
     int nic_via_cpu;   /* a GPU's path to its NIC crosses the CPU (NCCL's PHB or SYS, no PCIe switch between) */
     double nic_GBps;   /* each NIC's rate as NCCL reads it (port speed / 8000) */
+    double gdr_write_GBps; /* where a GPU reaches its NIC through the CPU and NCCL receives into GPU memory
+                              there (GPU Direct RDMA at PHB): what the root complex forwards of one NIC's
+                              writes into the GPU, GB/s; 0: no such limit (a PCIe switch, or unknown) */
     int collnet;       /* the fabric's switches reduce (InfiniBand SHARP: NCCL's CollNet) */
     int cpu_amd;       /* NCCL caps LL lower and doubles network overhead behind AMD CPUs */
 } nccl_node;
@@ -105,6 +108,17 @@ double nccl_kernel_cap_Bps(const nccl_choice *choice);
 /* The same for one given algorithm x protocol; -1 when NCCL would not run it
  * (by default: LL128 where NCCL leaves it off counts as not run). */
 int nccl_predict(const nccl_comm *c, coll_op op, double bytes, nccl_algo a, nccl_proto p, nccl_choice *out);
+
+/* Bytes the busiest node's NICs receive per payload byte (nccl-tests size)
+ * when a runs op across c's nodes: a ring's bus factor (2(n-1)/n for
+ * allreduce over n ranks, (n-1)/n for allgather and reduce_scatter, 1 for
+ * a chain); a double binary tree's node inner in one tree and a leaf in the
+ * other receives its children's halves and both trees' totals, 2(N-1)/N over
+ * N nodes; CollNet and NVLS hand the switches each byte once, 1. */
+double nccl_net_recv_factor(const nccl_comm *c, coll_op op, nccl_algo a);
+
+/* NCCL's latency of one step of a across the network with p (tuning.cc hwLat[NET]), seconds. */
+double nccl_net_step_s(nccl_algo a, nccl_proto p);
 
 /* Bytes on the wire per payload byte: LL sends a 4-byte flag with every 4
  * bytes of data, LL128 8 bytes of flag per 128-byte line, Simple none. */

@@ -123,7 +123,8 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "thread_mem_Bps", "tcp_message_s",
                                  "tcp_rx_Bps", "bandwidth_Bps", "efficiency", "backward_efficiency", "mem_efficiency",
                                  "half_work_flops", "dispatch_s", "fusion", "derivation", "sources", "assumptions",
-                                 "compute_capability", "switch_reduction", "vendor", "nccl_socket_Bps", NULL};
+                                 "compute_capability", "switch_reduction", "vendor", "nccl_socket_Bps",
+                                 "p2p_write_Bps", NULL};
     int rc, kind = 0;
     const char *desc = "", *vendor = "";
     long cores = 0;
@@ -167,6 +168,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_bool(d, "switch_reduction", 0, &dev->switch_reduction)) ||
         (rc = jx_string(d, "vendor", 0, &vendor)) ||
         (rc = jx_rate(d, "nccl_socket_Bps", 0, 1e6, 1e13, &dev->nccl_socket_Bps)) ||
+        (rc = jx_rate(d, "p2p_write_Bps", 0, 1e6, 1e13, &dev->p2p_write_Bps)) ||
         (rc = load_efficiency(d, dev)) || (rc = load_backward(d, dev)) || (rc = load_half_work(d, dev)) || (rc = load_purchase(d, dev)) ||
         (rc = jx_seconds(d, "dispatch_s", 0, 0, 1, &dev->dispatch_s)) || (rc = jx_bool(d, "fusion", 0, &dev->fusion)))
         return rc;

@@ -35,6 +35,8 @@ typedef struct device_info {
     int switch_reduction;      /* switches: reduce in the switch (NVLink SHARP, NVSwitch gen3) */
     char vendor[16];           /* CPUs: "amd", "intel" (NCCL's network overhead differs) */
     double nccl_socket_Bps;    /* CPUs: the link between two sockets as NCCL's topology rates it (0 = unknown) */
+    double p2p_write_Bps;      /* CPUs: what the root complex forwards of one PCIe device's DMA writes into another's
+                                  memory (a NIC's GPU Direct RDMA receive through a host bridge); 0 = unknown, no limit */
     /* The per-op model (sim/replay/device_model.h): work per kernel at which a
      * kernel reaches half its class efficiency (0: every kernel at full
      * efficiency), host time to issue one kernel, and whether norm and

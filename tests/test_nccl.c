@@ -374,6 +374,58 @@ START_TEST(plans)
 }
 END_TEST
 
+/* Where a GPU reaches its NIC only through the CPU (Polaris: PHB), NCCL's
+ * receives cross the root complex into GPU memory at its peer-to-peer write
+ * rate: a floor of the bytes the busiest node receives over its NICs at that
+ * rate, and in a tree every pipeline step shows NCCL's network step latency.
+ * Behind PCIe switches (DGX A100: PXB) no such floor. */
+START_TEST(gdr_through_cpu)
+{
+    nccl_comm c = dgx_a100(4);
+    ck_assert_double_eq_tol(nccl_net_recv_factor(&c, OP_ALLREDUCE, NCCL_RING), 2.0 * 31 / 32, 1e-12);
+    ck_assert_double_eq_tol(nccl_net_recv_factor(&c, OP_ALLGATHER, NCCL_RING), 31.0 / 32, 1e-12);
+    ck_assert_double_eq_tol(nccl_net_recv_factor(&c, OP_ALLREDUCE, NCCL_TREE), 1.5, 1e-12); /* 2 x 3/4 */
+    ck_assert_double_eq(nccl_net_recv_factor(&c, OP_ALLREDUCE, NCCL_COLLNET_CHAIN), 1);
+    ck_assert_double_eq_tol(nccl_net_step_s(NCCL_TREE, NCCL_SIMPLE), 14e-6, 1e-15);
+    platform *p = load("dgx-a100", 2);
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 16, 0, &c), 0);
+    ck_assert_double_eq(c.node.gdr_write_GBps, 0);
+    nccl_plan plan;
+    coll_params big = {.op = OP_ALLREDUCE, .ranks = 16, .bytes = 1 << 30};
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &big, 0, &plan), 0);
+    ck_assert_double_eq(plan.timing.net_cap_Bps, 0);
+    platform_free(p);
+    p = load("polaris", 2);
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 8, 0, &c), 0);
+    ck_assert_double_eq_tol(c.node.gdr_write_GBps, 15.72, 1e-9); /* the EPYC 7543P's p2p_write_Bps */
+    big.ranks = 8;
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &big, 0, &plan), 0);
+    char name[32];
+    ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "ring/Simple");
+    /* 2 NICs x 15.72 GB/s over the ring's 2 x 7/8 received per payload byte */
+    ck_assert_double_eq_tol(plan.timing.net_cap_Bps, 2 * 15.72e9 / 1.75, 1);
+    ck_assert_double_eq(plan.timing.net_steps_s, 0);
+    double floor_s = plan.timing.latency_s + (1 << 30) / plan.timing.net_cap_Bps;
+    ck_assert_double_eq_tol(nccl_timing_total_s(&plan.timing, 1e-3), floor_s, 1e-12);
+    ck_assert(nccl_timing_total_s(&plan.timing, 1.0) > 0.99); /* a slower simulation stands */
+    platform_free(p);
+    /* 64 nodes, 16 MiB: the tree; 2 chains (a NIC each) on 2 trees, 4 MiB a lane (depth 3 + 6):
+     * halved from 512 KiB while fewer than 8 x 9 chunks to 128 KiB, fewer than 4 x 9: 64 KiB, 64 chunks */
+    p = load("polaris", 64);
+    coll_params tree = {.op = OP_ALLREDUCE, .ranks = 256, .bytes = 16 << 20};
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &tree, 0, &plan), 0);
+    ck_assert_str_eq(nccl_plan_name(&plan, name, sizeof name), "tree/Simple");
+    ck_assert_double_eq(plan.params.chunk_bytes, 64 * 1024);
+    ck_assert_int_eq(coll_pipeline_chunks(&plan.params, (size_t)plan.params.bytes), 64);
+    ck_assert_double_eq_tol(plan.timing.net_cap_Bps, 2 * 15.72e9 / (2.0 * 63 / 64), 1);
+    /* a chunk crosses 3 GPUs and 6 tree levels up, as many down: 64 chunks + 17 steps of fill, 14 us each */
+    ck_assert_double_eq_tol(plan.timing.net_steps_s, (64 + 2 * 9 - 1) * 14e-6, 1e-12);
+    floor_s = plan.timing.latency_s + (16 << 20) / plan.timing.net_cap_Bps + plan.timing.net_steps_s;
+    ck_assert_double_eq_tol(nccl_timing_total_s(&plan.timing, 1e-4), floor_s, 1e-12);
+    platform_free(p);
+}
+END_TEST
+
 /* NCCL's latency in the simulated time: a ring step's latency is paid where
  * a slice waits for it, hidden under the later slices of a large block; the
  * launch is always paid; the links' latency is replaced, not added to. A
@@ -540,6 +592,7 @@ int main(void)
     tcase_add_test(t, environment_masks);
     tcase_add_test(t, communicators_of_platforms);
     tcase_add_test(t, plans);
+    tcase_add_test(t, gdr_through_cpu);
     tcase_add_test(t, latency_in_simulated_time);
     tcase_add_test(t, resolve_requests);
     tcase_add_test(t, cli_default_is_nccl);

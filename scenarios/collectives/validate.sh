@@ -26,14 +26,11 @@ the platform files and the calibrated network's payload rates (NVLink 0.8 from t
 maintainer's NVLink3 figure, InfiniBand 0.96 from NVIDIA's NDR figure, Slingshot-11 0.97 from
 Polaris's own RDMA figure between two nodes); NCCL's channels,
 algorithm, protocol and latencies from its own search and tuning model (`collectives/nccl.c`,
-`collectives/README.md`).
-
-Sourced figures left out because the model misses them by more than 20 %, with the cause as far
-as it is known (all ALCF Polaris, argonne-lcf/alcf-nccl-tests, NCCL 2.21): allreduce and allgather
-at 2 and 8 nodes, whose NICs move GPU memory through the CPU's root complex at a rate no one has
-published at NCCL's depth (`platforms/polaris.json`, `gpu_direct_rate`), so its rings are predicted
-at the wire's rate; 1 GiB at 540 nodes and 64 MiB at 256 and 540 nodes, which NCCL runs more slowly
-than its own tree model and latencies say (cause not found).
+`collectives/README.md`). Where a GPU reaches its NIC only through the CPU and NCCL receives
+into GPU memory there (Polaris, NCCL_NET_GDR_LEVEL=PHB), the NICs' receives run at the root
+complex's peer-to-peer write rate, taken from Polaris's own RDMA figures into GPU and host
+memory (`platforms/polaris.json`, `gpu_direct_rate`), and each step of a tree's pipeline shows
+NCCL's own network step latency.
 
 INTRO
 "$ttasim" check "$here" --markdown 2>/dev/null

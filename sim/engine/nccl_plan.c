@@ -134,6 +134,10 @@ int nccl_comm_of(const platform *p, const int *members, int ranks, int collnet, 
         nd.pcie_GBps = pcie_bw > 0 ? NCCL_PCIE_SHARE * pcie_bw / 1e9 : nd.nic_GBps;
         nd.collnet = collnet && platform_fabric_sharp(p);
         nd.nic_via_cpu = hops > 0 && path_crosses_cpu(p, gpu0, exit0, hops);
+        const char *cn[64];
+        const device_info *cpus[64];
+        if (nd.nic_via_cpu && platform_node_components(p, DEVICE_CPU, cn, cpus, 64) > 0)
+            nd.gdr_write_GBps = cpus[0]->p2p_write_Bps / 1e9;
     }
     const char *names[64];
     const device_info *devs[64];
@@ -248,6 +252,14 @@ int nccl_plan_make(const platform *p, const int *members, const coll_params *par
     t->slices = nccl_ring_slices(out->choice.proto);
     t->bytes = params->bytes;
     t->cap_Bps = nccl_kernel_cap_Bps(&out->choice);
+    if (nodes > 1 && c->node.gdr_write_GBps > 0 && c->node.nics > 0) {
+        t->net_cap_Bps = c->node.nics * c->node.gdr_write_GBps * 1e9 / (nccl_net_recv_factor(c, params->op, a) * wire);
+        /* a tree's chunk is received, flushed through the root complex and only then
+         * reduced and passed on: every step of its pipeline shows NCCL's network step */
+        if (q->algo == ALGO_PIPELINE && q->pipe_inter == PIPE_DTREE && tiny_steps > 0)
+            t->net_steps_s = (coll_pipeline_chunks(q, (size_t)llround(q->bytes)) + tiny_steps - 1) *
+                             nccl_net_step_s(a, out->choice.proto);
+    }
     /* Simple cuts a ring's block into chunks; LL and LL128 stream lines, one latency per step. */
     t->chunks = out->choice.proto == NCCL_SIMPLE ? ceil(q->bytes / ((double)lanes * n * NCCL_RING_CHUNK_BYTES)) : 1;
     if (t->chunks < 1)
@@ -290,6 +302,8 @@ double nccl_timing_total_s(const nccl_timing *t, double simulated_s)
     }
     if (t->cap_Bps > 0) /* the kernels cannot outrun NCCL's per-channel limits */
         total = fmax(total, t->latency_s + t->bytes / t->cap_Bps);
+    if (t->net_cap_Bps > 0) /* nor the NICs' receives their path into GPU memory */
+        total = fmax(total, t->latency_s + t->bytes / t->net_cap_Bps + t->net_steps_s);
     return total;
 }
 

@@ -29,7 +29,9 @@
  * own model of it (cap_Bps: its kernels' rate; its latency holds a chunk's
  * passage per hop of the fill, which the simulation also moves); NVLS and
  * CollNet add NCCL's latency beyond the links' own once. Chains add NCCL's
- * latency beyond the links' own. */
+ * latency beyond the links' own. Where the NICs receive into GPU memory
+ * through the CPU (nccl_node.gdr_write_GBps), no algorithm outruns those
+ * receives, and a tree's steps each show NCCL's network step latency. */
 typedef struct nccl_timing {
     int on;              /* 0: not NCCL, the simulated time stands */
     double latency_s;    /* NCCL's modelled latency (nccl_choice.latency_s) */
@@ -43,6 +45,9 @@ typedef struct nccl_timing {
     double pipe_lat_s;   /* the links' latency each steady step pays at least in the simulation */
     double bytes;        /* the payload (nccl-tests size) */
     double cap_Bps;      /* the kernels' algorithm bandwidth limit (0: none) */
+    double net_cap_Bps;  /* the same set by the NICs' receives into GPU memory through the CPU
+                            (nccl_node.gdr_write_GBps; 0: none) */
+    double net_steps_s;  /* with net_cap_Bps: a tree pipeline's steps x NCCL's network step latency */
 } nccl_timing;
 
 /* The time of the collective from its simulated time. */
