@@ -75,6 +75,36 @@ START_TEST(order_and_errors)
 }
 END_TEST
 
+/* Megatron-Core's MoE degrees: expert carved out of the dense data ranks.
+ * Experts split by the tensor group (expert_tensor = tensor): on 16 ranks,
+ * tensor 2 x data 8 with expert 4 is grid expert 4 x data 2, the expert
+ * groups 4 ranks 2 apart. Experts whole on each rank (expert_tensor 1): the
+ * expert group takes the tensor ranks first, tensor 2 x grid expert 2. */
+START_TEST(experts_carved_out_of_data)
+{
+    int degree[LAYOUT_DIMS] = {[LAYOUT_TENSOR] = 2, [LAYOUT_EXPERT] = 4};
+    layout l;
+    tt_error err = {0};
+    ck_assert_int_eq(layout_make_experts(degree, 0, NULL, 16, "$.parallel", &l, &err), TT_OK);
+    ck_assert_int_eq(l.degree[LAYOUT_EXPERT], 4);
+    ck_assert_int_eq(l.degree[LAYOUT_DATA], 2);
+    ck_assert_uint_eq(l.expert_dims, LAYOUT_DIM(LAYOUT_EXPERT));
+    expect_group(&l, l.expert_dims, 0, (int[]){0, 2, 4, 6}, 4);
+    ck_assert_int_eq(layout_make_experts(degree, 1, NULL, 16, "$.parallel", &l, &err), TT_OK);
+    ck_assert_int_eq(l.degree[LAYOUT_EXPERT], 2);
+    ck_assert_int_eq(l.degree[LAYOUT_DATA], 4);
+    ck_assert_int_eq(layout_group_size(&l, l.expert_dims), 4);
+    expect_group(&l, l.expert_dims, 1, (int[]){4, 5, 6, 7}, 4);
+    /* the dense replicas are still data 8 */
+    ck_assert_int_eq(layout_group_size(&l, LAYOUT_DIM(LAYOUT_DATA) | LAYOUT_DIM(LAYOUT_EXPERT)), 8);
+    degree[LAYOUT_EXPERT] = 3;
+    ck_assert_int_eq(layout_make_experts(degree, 1, NULL, 16, "$.parallel", &l, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "$.parallel.expert: 3 expert-parallel ranks"));
+    degree[LAYOUT_EXPERT] = 16;
+    ck_assert_int_eq(layout_make_experts(degree, 0, NULL, 16, "$.parallel", &l, &err), TT_EINPUT);
+}
+END_TEST
+
 /* Tensor 8 inside each of 2 nodes, data 2 across them: the data-parallel
  * groups are {g, g + 8}, one rank per node, all 8 allreducing 64 MB at once
  * (ring, ideal network, no reduction cost): two steps of 32 MB across the
@@ -118,6 +148,7 @@ int main(void)
     TCase *t = tcase_create("layout");
     tcase_add_test(t, megatron_example);
     tcase_add_test(t, order_and_errors);
+    tcase_add_test(t, experts_carved_out_of_data);
     tcase_add_test(t, data_groups_share_nics);
     suite_add_tcase(s, t);
     return tu_run_suite(s) ? 1 : 0;

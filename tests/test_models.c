@@ -62,6 +62,9 @@ START_TEST(param_counts)
     ck_assert_uint_eq(count("llama2-13b"), 13015864320ULL);
     ck_assert_uint_eq(count("llama2-70b"), 68976648192ULL);
     ck_assert_uint_eq(count("mixtral-8x7b"), 46702792704ULL);
+    /* Qwen3-235B-A22B without its QK norms: 94 x (4096 x (64 + 2 x 4) x 128 + 8192 x 4096 (heads x
+     * head_dim is not its hidden) + 2 x 4096 + 128 x (3 x 4096 x 1536 + 4096)) + 2 x 151936 x 4096 + 4096 */
+    ck_assert_uint_eq(count("qwen3-235b-a22b"), 235093610496ULL);
     /* GPT-3 175B as Table 2.1 gives it: 96 x (12 x 12288^2 + 13 x 12288) + 50257 x 12288
      * (tied) + 2048 x 12288 positions + the final LayerNorm's 2 x 12288 */
     ck_assert_uint_eq(count("gpt3-175b"), 174604259328ULL);

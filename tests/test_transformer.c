@@ -19,22 +19,26 @@ static const device_model DEV = {
     .backward_efficiency = DEVICE_MODEL_SAME_BACKWARD,
 };
 
-static void load_blocks(workload *t)
+/* A trace of `blocks` blocks, each an attention layer of no work (its shape
+ * gives the activations: micro-batch 8 x 8 tokens x 4 heads x 16) and the
+ * layer `second` (a format taking the block's number) of 8e12 FLOPs forward,
+ * 1.6e13 backward and layer_bytes of parameters, in fp32. */
+static void load_block_trace(workload *t, int blocks, double layer_bytes, const char *second)
 {
-    char text[8192], path[64];
+    char text[8192], path[64], layer[512];
     int n = snprintf(text, sizeof text,
                      "{\"format\": \"ttasim-trace\", \"version\": 1, \"model\": \"blocks\", \"micro_batch\": 8,\n"
-                     " \"precision\": \"fp32\", \"dtype_bytes\": 4, \"params\": 1e9, \"param_bytes\": 4e9,\n"
-                     " \"forward_flops\": 3.2e13, \"backward_flops\": 6.4e13, \"layers\": [");
-    for (int b = 0; b < 4; b++)
+                     " \"precision\": \"fp32\", \"dtype_bytes\": 4, \"params\": %.17g, \"param_bytes\": %.17g,\n"
+                     " \"forward_flops\": %g, \"backward_flops\": %g, \"layers\": [",
+                     blocks * layer_bytes / 4, blocks * layer_bytes, blocks * 8e12, blocks * 1.6e13);
+    for (int b = 0; b < blocks; b++) {
+        snprintf(layer, sizeof layer, second, b);
         n += snprintf(text + n, sizeof text - (size_t)n,
                       "%s{\"name\": \"layers.%d.attn\", \"class\": \"attention\", \"forward_flops\": 0, "
                       "\"forward_bytes\": 0, \"backward_flops\": 0, \"backward_bytes\": 0, \"activation_bytes\": 0, "
-                      "\"param_bytes\": 0, \"seq_len\": 8, \"heads\": 4, \"head_dim\": 16},\n"
-                      " {\"name\": \"layers.%d.fc\", \"class\": \"gemm\", \"forward_flops\": 8e12, "
-                      "\"forward_bytes\": 1e3, \"backward_flops\": 1.6e13, \"backward_bytes\": 1e3, "
-                      "\"activation_bytes\": 1e9, \"param_bytes\": 1e9}",
-                      b ? ",\n " : "", b, b);
+                      "\"param_bytes\": 0, \"seq_len\": 8, \"heads\": 4, \"head_dim\": 16},\n %s",
+                      b ? ",\n " : "", b, layer);
+    }
     snprintf(text + n, sizeof text - (size_t)n,
              "],\n \"gradients\": [], \"optimizer\": {\"name\": \"sgd\", \"flops\": 0, \"bytes\": 0},"
              " \"buckets\": []}\n");
@@ -43,6 +47,27 @@ static void load_blocks(workload *t)
     int rc = workload_load(path, t, &err);
     unlink(path);
     ck_assert_msg(rc == TT_OK, "%s", err.msg);
+}
+
+/* Four blocks, each one GEMM of 1 s forward and 2 s backward on the plain roofline. */
+static void load_blocks(workload *t)
+{
+    load_block_trace(t, 4, 1e9,
+                     "{\"name\": \"layers.%d.fc\", \"class\": \"gemm\", \"forward_flops\": 8e12, "
+                     "\"forward_bytes\": 1e3, \"backward_flops\": 1.6e13, \"backward_bytes\": 1e3, "
+                     "\"activation_bytes\": 1e9, \"param_bytes\": 1e9}");
+}
+
+/* Two blocks of a MoE model (hidden 64): the MoE layer has 8 experts of
+ * width 32 (3 x 64 x 32 weights each), top 2, its GEMMs 1 s forward and 2 s
+ * backward. */
+static void load_moe(workload *t)
+{
+    load_block_trace(t, 2, 196608,
+                     "{\"name\": \"layers.%d.moe\", \"class\": \"gemm\", \"forward_flops\": 8e12, "
+                     "\"forward_bytes\": 1e3, \"backward_flops\": 1.6e13, \"backward_bytes\": 1e3, "
+                     "\"activation_bytes\": 1e9, \"param_bytes\": 196608, \"experts\": 8, \"top_k\": 2, "
+                     "\"hidden\": 64}");
 }
 
 static step_options opts(int micro_batches)
@@ -165,7 +190,9 @@ START_TEST(context_parallel_by_hand)
     tf_collectives(&t, &o, &x, c);
     ck_assert_double_eq(c[TF_CP_ALLGATHER].bytes, 2 * 16384);
     ck_assert_uint_eq(c[TF_CP_ALLGATHER].dims, LAYOUT_DIM(LAYOUT_CONTEXT));
-    ck_assert_uint_eq(c[TF_DP_GRADS].dims, LAYOUT_DIM(LAYOUT_DATA) | LAYOUT_DIM(LAYOUT_CONTEXT));
+    /* the dense replicas: data x context (x expert, of degree 1) */
+    ck_assert_uint_eq(c[TF_DP_GRADS].dims, LAYOUT_DIM(LAYOUT_DATA) | LAYOUT_DIM(LAYOUT_CONTEXT) |
+                                               LAYOUT_DIM(LAYOUT_EXPERT));
     double coll_s[TF_COLLS] = {[TF_CP_ALLGATHER] = 0.1, [TF_CP_REDUCE_SCATTER] = 0.05};
     step_result r;
     ck_assert_msg(tf_replay(&t, &DEV, &o, &x, coll_s, 0, &r, &err) == TT_OK, "%s", err.msg);
@@ -229,6 +256,59 @@ START_TEST(refusals_name_the_fix)
 }
 END_TEST
 
+/* Expert parallelism 4 on 4 ranks (2 per node), one micro-batch: each rank
+ * holds 2 of the 8 experts; each MoE layer's dispatch and combine send the
+ * rank's 64 tokens x 2 experts x 64 wide in fp32, twice forward and twice
+ * backward (0.05 s each): 0.4 s over the 2 layers. The shuffles between the
+ * GEMMs: rows = forward FLOPs / (6 x 64 x 32), hidden read and written
+ * twice and the SwiGLU 3 x 32 (5 x 32 backward) per row, at 1e15 B/s. */
+START_TEST(expert_parallel_by_hand)
+{
+    workload t;
+    load_moe(&t);
+    layout l;
+    tt_error err = {0};
+    ck_assert_msg(layout_make_experts((int[LAYOUT_DIMS]){[LAYOUT_EXPERT] = 4}, 0, NULL, 4, "test", &l, &err) == TT_OK,
+                  "%s", err.msg);
+    tf_options x = {.layout = &l, .chunks = 1, .micro_batches = 1};
+    step_options o = opts(1);
+    o.node_ranks = 2;
+    step_coll c[TF_COLLS];
+    tf_collectives(&t, &o, &x, c);
+    ck_assert_double_eq(c[TF_EP_ALLTOALL].bytes, 8 * 8 * 2 * 64 * 4);
+    ck_assert_uint_eq(c[TF_EP_ALLTOALL].dims, LAYOUT_DIM(LAYOUT_EXPERT));
+    /* dense weights replicate over all 4; each expert lives on one rank only: nothing to reduce */
+    ck_assert_uint_eq(c[TF_DP_GRADS].dims, LAYOUT_DIM(LAYOUT_DATA) | LAYOUT_DIM(LAYOUT_CONTEXT) |
+                                               LAYOUT_DIM(LAYOUT_EXPERT));
+    ck_assert_double_eq(c[TF_EP_GRADS].bytes, 0);
+    /* DeepEP: once per node reached; 2 nodes of 4 experts each, top 2: 2 x (1 - 4/8 x 3/7) */
+    x.dedup_tokens = 1;
+    tf_collectives(&t, &o, &x, c);
+    ck_assert_double_eq_tol(c[TF_EP_ALLTOALL].bytes, 8 * 8 * (2 * (1 - 12.0 / 56)) * 64 * 4, 1e-9);
+    x.dedup_tokens = 0;
+    double coll_s[TF_COLLS] = {[TF_EP_ALLTOALL] = 0.05};
+    step_result r;
+    ck_assert_msg(tf_replay(&t, &DEV, &o, &x, coll_s, 0, &r, &err) == TT_OK, "%s", err.msg);
+    double rows = 8e12 / (6 * 64 * 32), shuffle = 2 * rows * (4 * 64 + 3 * 32 + 4 * 64 + 5 * 32) * 4 / 1e15;
+    ck_assert_double_eq_tol(r.ep_comm_s, 0.4, 1e-12);
+    ck_assert_double_eq_tol(r.compute_s, 6 + shuffle, 1e-9);
+    ck_assert_double_eq_tol(r.time_s, 6.4 + shuffle, 1e-9);
+    /* a quarter of the experts' weights, in fp32 */
+    ck_assert_double_eq_tol(r.memory.params_bytes, 2 * 196608 / 4.0, 1e-6);
+    /* overlapped: each alltoall beside the other micro-batch's MoE GEMMs (covered) or its
+     * attention (no work: exposed), one of each pair per layer both ways */
+    x.overlap_experts = 1;
+    ck_assert_msg(tf_replay(&t, &DEV, &o, &x, coll_s, 0, &r, &err) == TT_OK, "%s", err.msg);
+    ck_assert_double_eq_tol(r.ep_comm_s, 0.2, 1e-12);
+    /* 8 experts over 3 ranks: refused, naming the key */
+    ck_assert_msg(layout_make_experts((int[LAYOUT_DIMS]){[LAYOUT_EXPERT] = 3}, 0, NULL, 3, "test", &l, &err) == TT_OK,
+                  "%s", err.msg);
+    ck_assert_int_eq(tf_check(&t, &x, &err), TT_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "$.parallel.expert dividing 8"));
+    workload_free(&t);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("transformer");
@@ -239,6 +319,7 @@ static Suite *suite(void)
     tcase_add_test(c, refusals_name_the_fix);
     tcase_add_test(c, fp8_keeps_gemm_inputs_in_one_byte);
     tcase_add_test(c, context_parallel_by_hand);
+    tcase_add_test(c, expert_parallel_by_hand);
     suite_add_tcase(s, c);
     return s;
 }

@@ -107,6 +107,8 @@ typedef struct model_layer {
     double lookups;        /* embedding rows read per sample (embedding layers) */
     int seq_len, heads, head_dim; /* attention layers: heads x seq_len^2 scores per sample */
     int kv_heads;          /* causal attention: key/value heads (grouped-query) */
+    int hidden;            /* causal attention and moe: the residual stream's width (what tensor, pipeline
+                              and expert parallelism move per token), which heads x head_dim need not be */
     model_gemm gemms[MODEL_MAX_GEMMS]; /* decoders: the products a tensor-parallel split cuts */
     int ngemms;
     double gemm_fwd_flops, gemm_bwd_flops; /* per sample: the FLOPs of its sgemm calls */

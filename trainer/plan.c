@@ -291,6 +291,17 @@ static void kept_costs(model *m)
     free(kept);
 }
 
+/* A causal attention's residual stream: the width its output projection
+ * (the op that reads it) writes per token. */
+static int residual_width(const model *m, int i)
+{
+    const op *a = &m->ops[i];
+    for (int j = i + 1; j < m->nops; j++)
+        if (m->ops[j].nin > 0 && m->ops[j].in[0] == a->out && m->ops[j].out >= 0)
+            return (int)(m->t[m->ops[j].out].numel / a->T);
+    return a->NH * a->HS;
+}
+
 /* The layer reads a parameter or an input computed from one. */
 static int op_depends(const model *m, const op *o)
 {
@@ -337,6 +348,7 @@ static void finalise(model *m)
         o->info.cls = OP_CLASS_OF[o->type];
         o->info.first_view = o->pv;
         o->info.nviews = o->npv;
+        o->info.hidden = o->type == OP_MOE ? o->C : o->type == OP_CATTN ? residual_width(m, i) : 0;
     }
     kept_costs(m);
     m->finalised = 1;

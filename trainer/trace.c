@@ -82,6 +82,8 @@ static json_t *layers_json(const model *m, int B, int dt)
                                                 "head_dim", L->head_dim));
         if (L->kv_heads > 0 && L->kv_heads != L->heads)
             json_object_set_new(o, "kv_heads", json_integer(L->kv_heads));
+        if (L->hidden > 0 && (L->experts > 0 || L->hidden != L->heads * L->head_dim))
+            json_object_set_new(o, "hidden", json_integer(L->hidden));
         if (L->experts > 0)
             json_object_update_new(o, json_pack("{s:i, s:i, s:f}", "experts", L->experts, "top_k",
                                                 L->top_k, "tokens_routed", L->routed * B));

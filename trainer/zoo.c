@@ -335,6 +335,13 @@ static const decoder_shape DEC_MIXTRAL = {MOE, 32, 4096, 14336, 32, 8, 0, 32000,
 static const decoder_shape DEC_MOE_FINE = {MOE, 61, 7168, 18432, 128, 128, 0, 129280, 4096, 0,
                                            1e4f, 256, 8, 1, 2048, 3};
 
+/* Qwen3-235B-A22B (Qwen/Qwen3-235B-A22B config): 94 layers of 4096, 64 heads
+ * of 128 (so 8192 wide, not hidden / heads), 4 kv heads, 128 experts of 1536
+ * (top 8) in every layer, vocab 151936 untied, 40960 positions trained at
+ * 4096; its per-head QK RMSNorms (256 weights a layer) left out */
+static const decoder_shape DEC_QWEN3_235B = {MOE, 94, 4096, 12288, 64, 4, 128, 151936, 4096, 0, 1e6f,
+                                             128, 8, 0, 1536, 0};
+
 static const int RESNET18_BLOCKS[4] = {2, 2, 2, 2}, RESNET34_BLOCKS[4] = {3, 4, 6, 3};
 
 /* The zoo, in the order 'ttasim model list' shows it. */
@@ -413,6 +420,9 @@ static const struct zoo_entry {
                       "tokens", build_decoder, {.dec = &DEC_LLAMA31_405B}},
     {"mixtral-8x7b", "Mixtral 8x7B (32 layers, 4096, 8 SwiGLU experts of 14336, top 2, 32 heads, "
                      "8 kv), 4096 tokens", build_decoder, {.dec = &DEC_MIXTRAL}},
+    {"qwen3-235b-a22b", "Qwen3-235B-A22B (94 layers, 4096, 64 heads of 128, 4 kv, 128 SwiGLU experts of "
+                        "1536, top 8, vocab 151936), 4096 tokens; without its QK norms", build_decoder,
+     {.dec = &DEC_QWEN3_235B}},
     {"moe-fine-256x", "fine-grained MoE of DeepSeek-V3's sizes (61 layers, 7168, first 3 dense, 256 "
                       "experts of 2048, top 8, 1 shared), NOT DeepSeek-V3: 128 plain attention heads "
                       "instead of MLA, softmax routing, no multi-token prediction", build_decoder,

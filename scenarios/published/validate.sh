@@ -44,6 +44,8 @@ printf '\n## Language models on A100 (Megatron-LM, SC21: tensor, pipeline and da
 "$ttasim" check --markdown "$here"/llm-*-a100.json 2>/dev/null || true
 printf '\n## Language models on H100 (NeMo, Megatron-Bridge and MLPerf GPT-3, FP8: 8 to 10,752 GPUs)\n\n'
 "$ttasim" check --markdown "$here"/llm-*xh100.json 2>/dev/null || true
+printf '\n## Mixture-of-experts language models on H100 (Megatron-Bridge presets and the Megatron-Core MoE model zoo: expert parallelism, alltoall and DeepEP dispatch)\n\n'
+"$ttasim" check --markdown "$here"/moe-*xh100.json 2>/dev/null || true
 } > "$tmp"
 . "$here/../generated.sh"
 generated_finish "$tmp" "$out" scenarios/published/validate.sh "${2:-}"

@@ -54,6 +54,7 @@ int layout_make(const int degree[LAYOUT_DIMS], const char *order, int ranks, con
                                 "%d ranks; choose degrees whose product divides them", where, others, ranks);
         out->degree[LAYOUT_DATA] = (int)(ranks / others);
     }
+    out->expert_dims = LAYOUT_DIM(LAYOUT_EXPERT);
     if (others * out->degree[LAYOUT_DATA] != ranks)
         return tt_error_set(err, TT_EINPUT, "%s: tensor %d x context %d x expert %d x data %d x pipeline %d is %ld "
                             "ranks, the platform has %d; leave data out to derive it", where,
@@ -61,6 +62,32 @@ int layout_make(const int degree[LAYOUT_DIMS], const char *order, int ranks, con
                             out->degree[LAYOUT_DATA], out->degree[LAYOUT_PIPELINE],
                             others * out->degree[LAYOUT_DATA], ranks);
     return TT_OK;
+}
+
+int layout_make_experts(const int degree[LAYOUT_DIMS], int expert_tensor, const char *order, int ranks,
+                        const char *where, layout *out, tt_error *err)
+{
+    int grid[LAYOUT_DIMS], ep = degree[LAYOUT_EXPERT] > 0 ? degree[LAYOUT_EXPERT] : 1;
+    for (int d = 0; d < LAYOUT_DIMS; d++)
+        grid[d] = degree[d] > 0 ? degree[d] : 1;
+    long dense = (long)grid[LAYOUT_TENSOR] * grid[LAYOUT_CONTEXT] * grid[LAYOUT_PIPELINE];
+    long dp = degree[LAYOUT_DATA] > 0 ? degree[LAYOUT_DATA] : dense <= ranks && ranks % dense == 0 ? ranks / dense : 0;
+    if (dp == 0)
+        return tt_error_set(err, TT_EINPUT, "%s: tensor x context x pipeline (%ld ranks) does not divide the %d ranks; "
+                            "choose degrees whose product divides them", where, dense, ranks);
+    /* the ranks of a stage that hold different experts: its data ranks, or all of them */
+    int folded = expert_tensor == 1 && grid[LAYOUT_TENSOR] * grid[LAYOUT_CONTEXT] > 1 && ep > 1;
+    int inner = folded ? grid[LAYOUT_TENSOR] * grid[LAYOUT_CONTEXT] : 1;
+    if (ep % inner || dp % (ep / inner))
+        return tt_error_set(err, TT_EINPUT, "%s.expert: %d expert-parallel ranks do not divide %s%ld data-parallel "
+                            "ranks%s; choose an expert degree that does", where, ep, folded ? "tensor x context x " : "",
+                            dp, folded ? " in whole multiples of tensor x context (expert_tensor 1)" : "");
+    grid[LAYOUT_EXPERT] = ep / inner;
+    grid[LAYOUT_DATA] = (int)(dp / grid[LAYOUT_EXPERT]);
+    int rc = layout_make(grid, order, ranks, where, out, err);
+    if (rc == TT_OK && folded)
+        out->expert_dims = LAYOUT_DIM(LAYOUT_TENSOR) | LAYOUT_DIM(LAYOUT_CONTEXT) | LAYOUT_DIM(LAYOUT_EXPERT);
+    return rc;
 }
 
 void layout_data_only(int ranks, layout *out)

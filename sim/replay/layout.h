@@ -23,6 +23,8 @@ typedef struct layout {
     int order[LAYOUT_DIMS]; /* the dimensions innermost first: rank = coordinates in this order, mixed radix */
     int ranks;
     int zero; /* the data dimension's sharding: 0 none, 1-2 (step_options.zero) */
+    unsigned expert_dims; /* the expert-parallel communicator: the expert dimension, or with experts
+                             unsplit by the tensor group, tensor x context x expert (layout_make_experts) */
 } layout;
 
 /* The layout of `ranks` ranks with these degrees (0: 1, but the data degree
@@ -33,6 +35,17 @@ typedef struct layout {
  * order is not a permutation of the names. */
 int layout_make(const int degree[LAYOUT_DIMS], const char *order, int ranks, const char *where, layout *out,
                 tt_error *err);
+
+/* The layout of a MoE job given as Megatron-Core gives it: degree[EXPERT]
+ * the expert-parallel size, carved out of the data-parallel ranks, and
+ * degree[DATA] the data-parallel size of the dense layers (0: ranks over
+ * tensor x context x pipeline). expert_tensor is how many ranks split each
+ * expert: the tensor degree (0 means it), or 1 (Megatron-Core's
+ * --expert-tensor-parallel-size 1: the tensor and context ranks of a stage
+ * hold different experts, so the expert group spans them first). Fails
+ * (TT_EINPUT) when the expert size does not divide as that needs. */
+int layout_make_experts(const int degree[LAYOUT_DIMS], int expert_tensor, const char *order, int ranks,
+                        const char *where, layout *out, tt_error *err);
 
 /* Data parallelism alone over ranks: today's jobs. */
 void layout_data_only(int ranks, layout *out);

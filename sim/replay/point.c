@@ -243,6 +243,7 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
         s->exposed_comm_s += f * r->exposed_comm_s;
         s->tp_comm_s += f * r->tp_comm_s;
         s->cp_comm_s += f * r->cp_comm_s;
+        s->ep_comm_s += f * r->ep_comm_s;
         s->bubble_s += f * r->bubble_s;
         s->optimizer_s += f * r->optimizer_s;
         s->host_embedding_s += f * r->host_embedding_s;
@@ -394,7 +395,8 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
                       point_colls *pc, int *fits, tt_error *err)
 {
     const scenario *sc = x->sc;
-    int ranks = lay->degree[LAYOUT_DATA]; /* the batch is split over the data-parallel groups' ranks */
+    /* the batch is split over the data-parallel groups' ranks (the expert ranks among them) */
+    int ranks = lay->degree[LAYOUT_DATA] * lay->degree[LAYOUT_EXPERT];
     const scenario_phase *sp = &sc->phases[k];
     const workload *t = &x->tr[k];
     pp->global_batch = sp->global_batch ? sp->global_batch : global_batch;
@@ -436,13 +438,14 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
                               .chunks = sc->virtual_stages > 0 ? sc->virtual_stages : 1,
                               .micro_batches = pp->accumulation,
                               .bucket_bytes = fmax(4e7, 1e6 * ranks) * o->grad_dtype_bytes,
-                              .first_blocks = sc->first_stage_layers, .last_blocks = sc->last_stage_layers};
+                              .first_blocks = sc->first_stage_layers, .last_blocks = sc->last_stage_layers,
+                              .dedup_tokens = sc->expert_dispatcher == 1, .overlap_experts = sc->expert_overlap};
         if ((rc = tf_check(t, &pp->tf, err)))
             return tt_error_prefix(err, "%s: ", sc->path);
         pp->first_coll = pc->n;
         pp->n_coll = TF_COLLS;
         tf_collectives(t, o, &pp->tf, pc->c + pc->n);
-        for (size_t i = pc->n; i < pc->n + TF_COLLS; i++) /* tensor-parallel ones: per block and micro-batch */
+        for (size_t i = pc->n; i < pc->n + TF_COLLS; i++) /* tensor- and expert-parallel ones: per block and micro-batch */
             pc->per_step[i] = sp->fraction * (i - pc->n < TF_DP_GRADS ? 4.0 * pp->accumulation : 1);
         pc->n += TF_COLLS;
         return TT_OK;
@@ -489,7 +492,8 @@ int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_ki
     else
         memset(&pc, 0, sizeof pc);
     layout lay;
-    if (rc == TT_OK && (rc = layout_make(sc->degree, sc->layout_order, pt->ranks, "$.parallel", &lay, err)))
+    if (rc == TT_OK && (rc = layout_make_experts(sc->degree, sc->expert_tensor, sc->layout_order, pt->ranks, "$.parallel", &lay,
+                                                  err)))
         rc = tt_error_prefix(err, "%s: ", sc->path);
     int fits = 1;
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++)
@@ -530,7 +534,9 @@ int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_ki
         }
         pt->bill = c->bill;
         if (ph[0].tf.layout) {
-            memcpy(pt->parallel, lay.degree, sizeof pt->parallel);
+            memcpy(pt->parallel, lay.degree, sizeof pt->parallel); /* as given: expert and dense data sizes */
+            pt->parallel[LAYOUT_EXPERT] = layout_group_size(&lay, lay.expert_dims);
+            pt->parallel[LAYOUT_DATA] *= lay.degree[LAYOUT_EXPERT];
             pt->chunks = ph[0].tf.chunks;
             pt->sequence_parallel = ph[0].tf.sequence_parallel;
             for (size_t i = 0; i < x->tr[0].n_layers && !pt->tokens_per_sample; i++)

@@ -114,6 +114,9 @@ typedef struct scenario {
     int degree[LAYOUT_DIMS];
     char *layout_order;
     int sequence_parallel, virtual_stages;
+    int expert_tensor; /* parallel.expert_tensor: ranks splitting each expert, 1 or (0) the tensor degree */
+    int expert_dispatcher; /* parallel.expert_dispatcher: 0 alltoall (Megatron-Core's), 1 deepep */
+    int expert_overlap;    /* parallel.expert_overlap: MoE alltoalls beside the other micro-batch's compute */
     int first_stage_layers, last_stage_layers; /* blocks on the first and last virtual stage (0: even) */
     int overlap_param_gather; /* collectives.overlap_param_gather: its all-gathers during the next forward */
     int grouped; /* collectives.grouped: every gradient in one allreduce after the backward (step_options) */

@@ -4,23 +4,21 @@
 #include <string.h>
 
 /* ZeRO-3 and FSDP gather every layer's parameters before its forward and
- * backward, a per-layer schedule no generator has yet: refused. Expert
- * parallelism likewise, until its generator lands. */
-static int refuse_unmodelled(const jx_obj *p, const scenario *s)
+ * backward, a per-layer schedule no generator has yet: refused. */
+static int refuse_unmodelled(const jx_obj *p)
 {
     json_t *z = json_object_get(p->obj, "zero");
     if (json_is_string(z) || (json_is_integer(z) && json_integer_value(z) == 3))
         return tt_error_set(p->err, TT_EINPUT, "%s: %s.zero: ZeRO-3 and FSDP gather each layer's parameters before "
                             "its forward and backward, which ttasim does not model yet; use 0, 1 or 2",
                             p->file, p->path);
-    if (s->degree[LAYOUT_EXPERT] > 1)
-        return tt_error_set(p->err, TT_EINPUT, "%s: %s.expert: expert parallelism is not modelled yet; use 1",
-                            p->file, p->path);
     return TT_OK;
 }
 
-/* parallel: {tensor, pipeline, context, expert, data (0: the ranks over the
- * others), order, sequence_parallel, virtual_stages, zero 0-2, recompute,
+/* parallel: {tensor, pipeline, context, expert, data (0: the ranks over
+ * tensor x context x pipeline; expert is carved out of them, as
+ * Megatron-Core counts), expert_tensor (1 or the tensor degree),
+ * expert_dispatcher ("alltoall" | "deepep"), expert_overlap, order, sequence_parallel, virtual_stages, zero 0-2, recompute,
  * first_stage_layers, last_stage_layers}.
  * The degrees' product is checked against the ranks at run (layout_make),
  * once the platform is known. recompute: "full" is workload.recompute,
@@ -28,13 +26,15 @@ static int refuse_unmodelled(const jx_obj *p, const scenario *s)
  * scores not kept) is workload.attention "fused"'s memory and work. */
 int scenario_load_parallel(const jx_obj *r, scenario *s)
 {
-    static const char *const keys[] = {"tensor", "pipeline", "context", "expert", "data", "order",
+    static const char *const keys[] = {"tensor", "pipeline", "context", "expert", "data", "expert_tensor",
+                                       "expert_dispatcher", "expert_overlap", "order",
                                        "sequence_parallel", "virtual_stages", "zero", "recompute",
                                        "first_stage_layers", "last_stage_layers", NULL};
     static const char *const names[] = {"tensor", "context", "expert", "data", "pipeline"}; /* layout_dim order */
     static const char *const recompute[] = {"none", "selective", "full", NULL};
+    static const char *const dispatchers[] = {"alltoall", "deepep", NULL};
     jx_obj p;
-    long zero = 0, vs = 1, v, first = 0, last = 0;
+    long zero = 0, vs = 1, v, first = 0, last = 0, etp = 0;
     int rc, rec = -1;
     const char *order = NULL;
     if ((rc = jx_child(r, "parallel", 0, &p)) || !p.obj)
@@ -49,12 +49,20 @@ int scenario_load_parallel(const jx_obj *r, scenario *s)
             return rc;
         s->degree[d] = jx_has(&p, names[d]) ? (int)v : 0;
     }
-    if ((rc = refuse_unmodelled(&p, s)) || (rc = jx_int(&p, "zero", 0, 0, 2, &zero)) ||
+    if ((rc = refuse_unmodelled(&p)) || (rc = jx_int(&p, "zero", 0, 0, 2, &zero)) ||
+        (rc = jx_int(&p, "expert_tensor", 0, 1, 1 << 20, &etp)) ||
+        (rc = jx_enum(&p, "expert_dispatcher", 0, dispatchers, &s->expert_dispatcher)) ||
+        (rc = jx_bool(&p, "expert_overlap", 0, &s->expert_overlap)) ||
         (rc = jx_string(&p, "order", 0, &order)) || (rc = jx_bool(&p, "sequence_parallel", 0, &s->sequence_parallel)) ||
         (rc = jx_int(&p, "virtual_stages", 0, 1, 1024, &vs)) || (rc = jx_enum(&p, "recompute", 0, recompute, &rec)) ||
         (rc = jx_int(&p, "first_stage_layers", 0, 1, 1 << 20, &first)) ||
         (rc = jx_int(&p, "last_stage_layers", 0, 1, 1 << 20, &last)))
         return rc;
+    if (etp > 1 && etp != (s->degree[LAYOUT_TENSOR] > 0 ? s->degree[LAYOUT_TENSOR] : 1))
+        return tt_error_set(p.err, TT_EINPUT, "%s: %s.expert_tensor: %ld; each expert is split over 1 rank or "
+                            "over the tensor group (%d); use 1 or leave it out", p.file, p.path, etp,
+                            s->degree[LAYOUT_TENSOR] > 0 ? s->degree[LAYOUT_TENSOR] : 1);
+    s->expert_tensor = (int)etp;
     s->first_stage_layers = (int)first;
     s->last_stage_layers = (int)last;
     if (jx_has(&p, "recompute") && rec == 2)

@@ -14,13 +14,13 @@
 static const char *const PLACEMENTS[] = {"accelerators", "host", NULL};
 
 /* workload.model as a shape: {"family": "gpt"|"llama"|"moe", "layers",
- * "hidden", "ffn_hidden", "heads", "kv_heads", "vocab", "tied_embeddings",
+ * "hidden", "ffn_hidden", "heads", "kv_heads", "head_dim", "vocab", "tied_embeddings",
  * "moe": {"experts", "top_k", "shared_experts", "expert_ffn_hidden"}}: the
  * family's model of that shape (trainer/model.h). */
 static int load_shape(const jx_obj *w, scenario_phase *ph)
 {
-    static const char *const keys[] = {"family", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab",
-                                       "tied_embeddings", "moe", NULL};
+    static const char *const keys[] = {"family", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "head_dim",
+                                       "vocab", "tied_embeddings", "moe", NULL};
     static const char *const moe_keys[] = {"experts", "top_k", "shared_experts", "expert_ffn_hidden", NULL};
     static const char *const families[] = {"gpt", "llama", "moe", NULL};
     jx_obj m, e = {0};
@@ -30,7 +30,8 @@ static int load_shape(const jx_obj *w, scenario_phase *ph)
         (rc = jx_enum(&m, "family", 1, families, &family)) || (rc = jx_int(&m, "layers", 1, 1, 1 << 16, &v[0])) ||
         (rc = jx_int(&m, "hidden", 1, 1, 1 << 20, &v[1])) || (rc = jx_int(&m, "ffn_hidden", 0, 1, 1 << 22, &v[2])) ||
         (rc = jx_int(&m, "heads", 1, 1, 1 << 14, &v[3])) || (rc = jx_int(&m, "kv_heads", 0, 1, 1 << 14, &v[4])) ||
-        (rc = jx_int(&m, "vocab", 0, 1, 1 << 24, &v[5])) || (rc = jx_bool(&m, "tied_embeddings", 0, &tied)))
+        (rc = jx_int(&m, "head_dim", 0, 1, 1 << 16, &v[6])) || (rc = jx_int(&m, "vocab", 0, 1, 1 << 24, &v[5])) ||
+        (rc = jx_bool(&m, "tied_embeddings", 0, &tied)))
         return rc;
     if (jx_has(&m, "moe") &&
         ((rc = jx_child(&m, "moe", 1, &e)) || (rc = jx_check_keys(&e, moe_keys)) ||
@@ -48,6 +49,7 @@ static int load_shape(const jx_obj *w, scenario_phase *ph)
     o->ffn_hidden = (int)v[2];
     o->heads = (int)v[3];
     o->kv_heads = (int)v[4];
+    o->head_dim = (int)v[6];
     o->vocab = (int)v[5];
     o->tied_embeddings = jx_has(&m, "tied_embeddings") ? tied : -1;
     o->experts = (int)x[0];

@@ -40,7 +40,10 @@ static double scaled_bytes(const scaling *k, const workload_layer *l, double byt
 static int kernels_of(const workload_layer *l, int backward)
 {
     int matmul = l->cls == OPCLASS_CONV || l->cls == OPCLASS_GEMM || l->cls == OPCLASS_ATTENTION;
-    return backward && matmul && l->backward_flops > 1.5 * l->forward_flops ? 2 : 1;
+    int n = backward && matmul && l->backward_flops > 1.5 * l->forward_flops ? 2 : 1;
+    /* a MoE layer: gate, up and down GEMMs per expert the rank holds, each its own kernel (Transformer
+     * Engine's GroupedLinear runs one GEMM per expert), so each fills the device with its own tokens */
+    return l->experts > 0 ? n * 3 * l->experts : n;
 }
 
 /* A norm or elementwise op after another layer runs inside its producer's
@@ -74,6 +77,22 @@ static double epilogue_s(const workload *t, size_t layer, const device_model *d,
     int kernels = framework_epilogue_kernels(o->framework, backward);
     double bytes = epilogue_bytes(t, layer, o, backward);
     return bytes > 0 ? kernels * fmax(bytes / kernels / d->mem_Bps, d->dispatch_s) : 0;
+}
+
+/* A MoE layer's token shuffles, memory-bound kernels between its GEMMs: per
+ * routed row the permutation to expert order and back (hidden read and
+ * written each way) and the SwiGLU (2 x ffn read, ffn written); backward
+ * their gradients (the SwiGLU's reads 3 x ffn, writes 2 x ffn). Rows and the
+ * expert's width come from the layer's own work and weights (3 x hidden x
+ * ffn per expert), at bf16 at least. */
+static double moe_shuffle_bytes(const workload *t, size_t layer, const step_options *o, int backward)
+{
+    const workload_layer *l = &t->layers[layer];
+    if (l->experts <= 0 || l->hidden <= 0 || l->param_bytes <= 0)
+        return 0;
+    double C = l->hidden, ffn = l->param_bytes / t->dtype_bytes / l->experts / (3 * C);
+    double rows = l->forward_flops * scaling_of(t, o).samples / (6 * C * ffn);
+    return rows * (4 * C + (backward ? 5 : 3) * ffn) * fmax(o->dtype_bytes, 2);
 }
 
 /* Fused attention (FlashAttention, Dao et al. 2022, arXiv:2205.14135, Algorithms 1-2):
@@ -177,9 +196,10 @@ static void layer_times(const workload *t, size_t layer, const device_model *d, 
     /* before the lookups: the ids' input alltoall, the plan's own kernels (hybrid: the batch's ids sorted) */
     int before = plan_layer(t, layer, o) && !backward;
     double index_s = before ? o->tables->id_s + o->tables->index_s : 0;
-    *time_s = fmax(device_s, kernels * framework_kernel_s(o->framework, d->dispatch_s)) + epilogue + index_s;
+    double shuffle_s = moe_shuffle_bytes(t, layer, o, backward) / d->mem_Bps;
+    *time_s = fmax(device_s, kernels * framework_kernel_s(o->framework, d->dispatch_s)) + epilogue + index_s + shuffle_s;
     *busy_s = step_kernel_s(flops, bytes, device_model_peak(d, l->cls), efficiency, d->mem_Bps) +
-              epilogue_bytes(t, layer, o, backward) / d->mem_Bps +
+              (epilogue_bytes(t, layer, o, backward) + moe_shuffle_bytes(t, layer, o, backward)) / d->mem_Bps +
               (before && o->tables->index_s > 0 ? o->tables->index_bytes / d->mem_Bps : 0);
 }
 

@@ -98,6 +98,7 @@ typedef struct step_result {
     double exposed_comm_s; /* compute stream waiting on collectives */
     double tp_comm_s;      /* tensor-parallel collectives, blocking (step_transformer.h) */
     double cp_comm_s;      /* context parallelism: the ring of keys and values beyond the attention it overlaps */
+    double ep_comm_s;      /* expert parallelism: MoE layers' dispatch and combine alltoalls, blocking */
     double bubble_s;       /* the pipeline's: a stage waiting on the others */
     double optimizer_s;
     double host_embedding_s; /* compute stream waiting on embedding rows in host memory */

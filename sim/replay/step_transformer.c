@@ -10,18 +10,59 @@
 
 #define TP_DIMS LAYOUT_DIM(LAYOUT_TENSOR)
 #define CP_DIMS LAYOUT_DIM(LAYOUT_CONTEXT)
-/* the context-parallel ranks hold the same weights: gradients are reduced over both */
-#define DP_DIMS (LAYOUT_DIM(LAYOUT_DATA) | LAYOUT_DIM(LAYOUT_CONTEXT))
+/* the context- and expert-parallel ranks hold the same dense weights: their gradients are reduced over all */
+#define DP_DIMS (LAYOUT_DIM(LAYOUT_DATA) | LAYOUT_DIM(LAYOUT_CONTEXT) | LAYOUT_DIM(LAYOUT_EXPERT))
 
 static int degree(const tf_options *x, layout_dim d)
 {
     return x->layout->degree[d];
 }
 
-/* The ranks that hold a stage's same weights: data times context. */
+/* The ranks that hold a stage's same dense weights: data times context times expert. */
 static int replicas(const tf_options *x)
 {
-    return degree(x, LAYOUT_DATA) * degree(x, LAYOUT_CONTEXT);
+    return layout_group_size(x->layout, DP_DIMS);
+}
+
+/* The ranks that hold the same experts: the dense replicas outside the expert group. */
+static unsigned edp_dims(const tf_options *x)
+{
+    return DP_DIMS & ~x->layout->expert_dims;
+}
+
+static int expert_replicas(const tf_options *x)
+{
+    return layout_group_size(x->layout, edp_dims(x));
+}
+
+static int expert_ranks(const tf_options *x)
+{
+    return layout_group_size(x->layout, x->layout->expert_dims);
+}
+
+/* A rank's share of a MoE layer's experts: its expert group's, and the
+ * tensor group's unless the experts are whole on each rank (expert_tensor 1). */
+static double expert_share(const tf_options *x)
+{
+    int split = x->layout->expert_dims & TP_DIMS ? 1 : degree(x, LAYOUT_TENSOR);
+    return 1.0 / ((double)expert_ranks(x) * split);
+}
+
+/* A view's expert parameters (its MoE layers', router included). */
+static double expert_params(const workload *view)
+{
+    double n = 0;
+    for (size_t i = 0; i < view->n_layers; i++)
+        n += view->layers[i].experts > 0 ? view->layers[i].param_bytes / view->dtype_bytes : 0;
+    return n;
+}
+
+static int moe_layers(const workload *view)
+{
+    int n = 0;
+    for (size_t i = 0; i < view->n_layers; i++)
+        n += view->layers[i].experts > 0;
+    return n;
 }
 
 static int virtual_stages(const tf_options *x)
@@ -105,7 +146,9 @@ static int stage_view(const workload *t, const tf_options *x, int v, workload *o
         workload_layer *c = &out->layers[out->n_layers++];
         /* the context group splits every layer's tokens (attention: its queries) */
         double kt = tp_share(l, x), k = kt / degree(x, LAYOUT_CONTEXT);
-        double kp = l->cls == OPCLASS_NORM ? 1.0 : kt; /* norms' weights are replicated */
+        /* norms' weights are replicated; experts are split over the expert group (the router's
+         * few weights with them) */
+        double kp = l->cls == OPCLASS_NORM ? 1.0 : l->experts > 0 ? expert_share(x) : kt;
         *c = *l;
         c->forward_flops *= k;
         c->forward_bytes *= k;
@@ -116,6 +159,7 @@ static int stage_view(const workload *t, const tf_options *x, int v, workload *o
         c->kept_aux_bytes = c->kept_aux_bytes < 0 ? -1 : c->kept_aux_bytes * k;
         c->kept_gemm_bytes *= k;
         c->param_bytes *= kp;
+        c->experts = l->experts > 0 ? (int)(l->experts / (double)expert_ranks(x) + 0.5) : 0; /* the rank's own */
         c->heads = l->cls == OPCLASS_ATTENTION ? (int)(l->heads * kt + 0.5) : l->heads;
         c->kv_heads = l->cls == OPCLASS_ATTENTION ? (int)ceil(l->kv_heads * kt) : l->kv_heads;
         out->param_bytes += c->param_bytes;
@@ -148,6 +192,11 @@ int tf_check(const workload *t, const tf_options *x, tt_error *err)
                             "give the first and last stages fewer ($.parallel.first_stage_layers, last_stage_layers)",
                             t->model, blocks, vs / x->chunks, x->chunks, blocks);
     for (size_t i = 0; i < t->n_layers; i++)
+        if (t->layers[i].experts % expert_ranks(x))
+            return tt_error_set(err, TT_EINPUT, "%s: layer %s has %d experts, which %d expert-parallel ranks cannot "
+                                "split; choose $.parallel.expert dividing %d", t->model, t->layers[i].name,
+                                t->layers[i].experts, expert_ranks(x), t->layers[i].experts);
+    for (size_t i = 0; i < t->n_layers; i++)
         if (t->layers[i].cls == OPCLASS_ATTENTION && t->layers[i].heads % tp)
             return tt_error_set(err, TT_EINPUT, "%s: layer %s has %d heads, which %d tensor-parallel ranks cannot "
                                 "split; choose $.parallel.tensor dividing %d", t->model, t->layers[i].name,
@@ -168,7 +217,39 @@ static const workload_layer *first_attention(const workload *t)
 static double activation_elems(const workload *t, const step_options *o, const tf_options *x)
 {
     const workload_layer *l = first_attention(t);
-    return l ? (double)o->micro_batch * l->seq_len / degree(x, LAYOUT_CONTEXT) * l->heads * l->head_dim : 0;
+    return l ? (double)o->micro_batch * l->seq_len / degree(x, LAYOUT_CONTEXT) * l->hidden : 0;
+}
+
+/* Of `units` holding `experts` evenly, how many a token's top k reach on
+ * average when routing is uniform: units x (1 - C(E - E/units, k) / C(E, k)). */
+static double units_reached(int experts, int top_k, int units)
+{
+    double miss = 1, other = experts - (double)experts / units;
+    for (int i = 0; i < top_k; i++)
+        miss *= fmax(0.0, other - i) / (experts - i);
+    return units * (1 - miss);
+}
+
+/* What one rank sends in a MoE layer's dispatch (or combine): its tokens
+ * (the tensor group's share of the sequence, which MoE's sequence
+ * parallelism gives each), at bf16 at least (Megatron-Core dispatches bf16
+ * tokens under an fp8 recipe), each once per expert it goes to; DeepEP
+ * sends it once per node (then over NVLink), or per rank within a node:
+ * the alltoall of that many copies moves the same bytes across nodes. */
+static double dispatch_bytes(const workload *t, const step_options *o, const tf_options *x)
+{
+    const workload_layer *l = first_attention(t);
+    for (size_t i = 0; l && i < t->n_layers; i++) {
+        const workload_layer *e = &t->layers[i];
+        if (e->experts == 0)
+            continue;
+        int group = expert_ranks(x), nodes = o->node_ranks > 0 && group > o->node_ranks ? group / o->node_ranks : 1;
+        double copies = x->dedup_tokens ? fmin(e->top_k, units_reached(e->experts, e->top_k, nodes > 1 ? nodes : group))
+                                        : e->top_k;
+        return (double)o->micro_batch * l->seq_len / (degree(x, LAYOUT_CONTEXT) * degree(x, LAYOUT_TENSOR)) * copies *
+               e->hidden * fmax(o->dtype_bytes, 2);
+    }
+    return 0;
 }
 
 /* Ring attention (Megatron's context parallelism, p2p): each rank's keys and
@@ -189,10 +270,11 @@ double tf_send_bytes(const workload *t, const step_options *o, const tf_options 
     return activation_elems(t, o, x) * o->dtype_bytes / (x->sequence_parallel ? degree(x, LAYOUT_TENSOR) : 1);
 }
 
-/* A virtual stage's gradient buckets: their count and bytes each. */
-static int buckets_of(const workload *view, const step_options *o, const tf_options *x, double *bytes)
+/* A virtual stage's gradient buckets of `params` (its dense or its expert
+ * ones): their count and bytes each. */
+static int buckets_of(double params, const step_options *o, const tf_options *x, double *bytes)
 {
-    double grads = view->params * o->grad_dtype_bytes;
+    double grads = params * o->grad_dtype_bytes;
     int n = x->bucket_bytes > 0 ? (int)ceil(grads / x->bucket_bytes) : 1;
     n = n < 1 ? 1 : n > 256 ? 256 : n;
     *bytes = grads / n;
@@ -211,22 +293,32 @@ void tf_collectives(const workload *t, const step_options *o, const tf_options *
      * backward passes the keys and values again and returns their gradients (a reduce-scatter) */
     out[TF_CP_ALLGATHER] = (step_coll){STEP_ALLGATHER, CP_DIMS, kv * degree(x, LAYOUT_CONTEXT)};
     out[TF_CP_REDUCE_SCATTER] = (step_coll){STEP_REDUCE_SCATTER, CP_DIMS, kv * degree(x, LAYOUT_CONTEXT)};
+    out[TF_EP_ALLTOALL] = (step_coll){STEP_ALLTOALL, x->layout->expert_dims,
+                                      expert_ranks(x) > 1 ? dispatch_bytes(t, o, x) : 0};
     /* the largest virtual stage's buckets (the first and last hold the vocabulary) */
-    double bucket = 0;
+    double bucket = 0, expert_bucket = 0;
     for (int v = 0; v < vs; v++) {
         workload view;
-        double b;
+        double b, e = 0;
         if (stage_view(t, x, v, &view) == 0) {
-            buckets_of(&view, o, x, &b);
+            buckets_of(view.params - expert_params(&view), o, x, &b);
+            if (expert_params(&view) > 0)
+                buckets_of(expert_params(&view), o, x, &e);
             bucket = fmax(bucket, b);
+            expert_bucket = fmax(expert_bucket, e);
             free(view.layers);
         }
     }
+    /* the updated parameters, at the parameters' precision */
+    double params = o->zero ? (double)o->dtype_bytes / o->grad_dtype_bytes : 0;
+    step_coll_op grads = o->zero ? STEP_REDUCE_SCATTER : STEP_ALLREDUCE;
     if (dp > 1) {
-        out[TF_DP_GRADS] = (step_coll){o->zero ? STEP_REDUCE_SCATTER : STEP_ALLREDUCE, DP_DIMS, bucket};
-        /* the updated parameters, at the parameters' precision */
-        out[TF_DP_PARAMS] = (step_coll){STEP_ALLGATHER, DP_DIMS,
-                                        o->zero ? bucket * o->dtype_bytes / o->grad_dtype_bytes : 0};
+        out[TF_DP_GRADS] = (step_coll){grads, DP_DIMS, bucket};
+        out[TF_DP_PARAMS] = (step_coll){STEP_ALLGATHER, DP_DIMS, bucket * params};
+    }
+    if (expert_replicas(x) > 1) {
+        out[TF_EP_GRADS] = (step_coll){grads, edp_dims(x), expert_bucket};
+        out[TF_EP_PARAMS] = (step_coll){STEP_ALLGATHER, edp_dims(x), expert_bucket * params};
     }
 }
 
@@ -272,6 +364,30 @@ static int in_flight(const tf_options *x, int s)
     return warm + 1 < total ? warm + 1 : total;
 }
 
+/* The distributed optimizer shards a view's expert state over the ranks
+ * holding those experts, not over the dense replicas: ms moved to that. */
+static int expert_shards(const workload *view, const step_options *o, const tf_options *x, step_memory *ms)
+{
+    workload experts = *view;
+    experts.layers = malloc(sizeof *experts.layers * (view->n_layers + 1));
+    if (!experts.layers)
+        return -1;
+    experts.n_layers = 0;
+    for (size_t i = 0; i < view->n_layers; i++)
+        if (view->layers[i].experts > 0)
+            experts.layers[experts.n_layers++] = view->layers[i];
+    step_options by_experts = *o;
+    by_experts.ranks = expert_replicas(x);
+    step_memory dense, own;
+    step_memory_of(&experts, o, &dense);
+    step_memory_of(&experts, &by_experts, &own);
+    ms->params_bytes += own.params_bytes - dense.params_bytes;
+    ms->gradients_bytes += own.gradients_bytes - dense.gradients_bytes;
+    ms->optimizer_bytes += own.optimizer_bytes - dense.optimizer_bytes;
+    free(experts.layers);
+    return 0;
+}
+
 /* The busiest stage's memory: its chunks' parameters, gradients and
  * optimizer state, activations of its micro-batches in flight. */
 static int memory_of(const workload *t, const step_options *o, const tf_options *x, step_memory *m, int *stage)
@@ -286,6 +402,10 @@ static int memory_of(const workload *t, const step_options *o, const tf_options 
             return -1;
         step_memory ms;
         step_memory_of(&view, o, &ms);
+        if (o->zero && expert_params(&view) > 0 && expert_shards(&view, o, x, &ms)) {
+            free(view.layers);
+            return -1;
+        }
         /* each micro-batch in flight keeps its tensors; one segment is rebuilt at a time */
         double rebuild, kept = step_activation_bytes(&view, o, &rebuild);
         ms.activations_bytes = kept * in_flight(x, s) / x->chunks + rebuild;
@@ -310,35 +430,51 @@ typedef struct tf_gen {
  * tensor-parallel seconds both ways, its optimizer's work, its gradient buckets. */
 typedef struct tf_stage {
     double forward_s, backward_s, tp_forward_s, tp_backward_s, cp_forward_s, cp_backward_s;
+    double ep_forward_s, ep_backward_s;
     double optimizer_flops, optimizer_bytes; /* its parameters' update */
-    int buckets;
+    double expert_fraction;                  /* of its parameters, the experts' */
+    int buckets, expert_buckets;             /* its gradient buckets, the last expert_buckets of them the experts' */
 } tf_stage;
 
-/* Stage s's data-parallel buckets after the pieces of each chunk's last
- * backward (the last chunk's come first), its optimizer after them all,
- * then its parameters gathered. */
+/* Stage s's buckets after the pieces of each chunk's last backward (the
+ * last chunk's come first), the dense ones over the data-parallel group and
+ * the experts' over the ranks holding the same experts; its optimizer after
+ * them all, then its parameters gathered. */
 static int add_data_parallel(tf_gen *gen, const device_model *d, const step_options *o, const tf_options *x,
                              const double *coll_s, int s, const tf_stage *st)
 {
-    int p = degree(x, LAYOUT_PIPELINE), dp = replicas(x);
-    double opt_flops = 0, opt_bytes = 0;
+    int p = degree(x, LAYOUT_PIPELINE), dp = replicas(x), edp = expert_replicas(x);
+    double opt_flops = 0, opt_bytes = 0, dense_flops = 0;
     long opt = -1, *grads = NULL;
+    int *gathers = NULL; /* per bucket reduced: the collective that gathers it back */
     size_t n = 0;
     for (int c = x->chunks - 1; c >= 0; c--) {
-        opt_flops += st[c * p + s].optimizer_flops;
-        opt_bytes += st[c * p + s].optimizer_bytes;
-        for (int k = 0; dp > 1 && k < st[c * p + s].buckets; k++) {
-            long b = tg_add(gen->g, s, TG_COMM, TG_COLLECTIVE, coll_s[TF_DP_GRADS], 0, -1);
+        const tf_stage *v = &st[c * p + s];
+        opt_flops += v->optimizer_flops;
+        opt_bytes += v->optimizer_bytes;
+        dense_flops += v->optimizer_flops * (1 - v->expert_fraction);
+        for (int k = 0; k < v->buckets; k++) {
+            int expert = k >= v->buckets - v->expert_buckets;
+            if ((expert ? edp : dp) == 1)
+                continue;
+            long b = tg_add(gen->g, s, TG_COMM, TG_COLLECTIVE, coll_s[expert ? TF_EP_GRADS : TF_DP_GRADS], 0, -1);
             long *grown = b < 0 ? NULL : realloc(grads, sizeof *grads * (n + 1));
-            if (!grown)
+            int *kinds = grown ? realloc(gathers, sizeof *gathers * (n + 1)) : NULL;
+            if (grown)
+                grads = grown;
+            if (!kinds)
                 goto oom;
-            grads = grown;
+            gathers = kinds;
+            gathers[n] = expert ? TF_EP_PARAMS : TF_DP_PARAMS;
             grads[n++] = b;
             if (tg_after(gen->g, b, pipeline_piece(gen->pl, s, c, k)))
                 goto oom;
         }
     }
-    double shard = o->zero && dp > 1 ? 1.0 / dp : 1.0; /* the distributed optimizer: each rank its share */
+    /* the distributed optimizer: each rank its share, the dense state's over the data-parallel
+     * group, the experts' over the ranks holding them */
+    double shard = !o->zero ? 1.0
+                 : opt_flops > 0 ? (dense_flops / dp + (opt_flops - dense_flops) / edp) / opt_flops : 1.0 / dp;
     gen->optimizer_s = step_kernel_s(opt_flops * shard, opt_bytes * shard, d->peak_fp32_flops,
                                      d->efficiency[OPCLASS_ELEMENTWISE], d->mem_Bps);
     if ((opt = tg_add(gen->g, s, TG_COMPUTE, TG_OPTIMIZER, gen->optimizer_s, 0, -1)) < 0)
@@ -348,17 +484,31 @@ static int add_data_parallel(tf_gen *gen, const device_model *d, const step_opti
             goto oom;
     free(grads);
     gen->optimizer[s] = gen->end[s] = opt;
-    for (int k = 0; o->zero && dp > 1 && k < (int)n; k++) {
-        long a = tg_add(gen->g, s, TG_COMM, TG_COLLECTIVE, coll_s[TF_DP_PARAMS], 0, -1);
+    for (size_t k = 0; o->zero && k < n; k++) {
+        long a = tg_add(gen->g, s, TG_COMM, TG_COLLECTIVE, coll_s[gathers[k]], 0, -1);
         long w = a < 0 ? -1 : tg_add(gen->g, s, TG_COMPUTE, TG_KERNEL, 0, 0, -1);
-        if (w < 0 || tg_after(gen->g, a, gen->end[s]) || tg_after(gen->g, w, a))
+        if (w < 0 || tg_after(gen->g, a, gen->end[s]) || tg_after(gen->g, w, a)) {
+            free(gathers);
             return -1;
+        }
         gen->end[s] = w;
     }
+    free(gathers);
     return 0;
 oom:
     free(grads);
+    free(gathers);
     return -1;
+}
+
+/* A view's MoE layers' compute for one micro-batch, one way. */
+static double experts_s(const workload *view, const device_model *d, const step_options *o, int backward)
+{
+    double s = 0;
+    for (size_t i = 0; i < view->n_layers; i++)
+        if (view->layers[i].experts > 0)
+            s += step_layer_s(view, i, d, o, backward);
+    return s;
 }
 
 /* A view's attention compute for one micro-batch, one way. */
@@ -393,9 +543,26 @@ static int stage_costs(const workload *t, const device_model *d, const step_opti
             st[v].cp_backward_s = fmax(0.0, blocks * ring_back - attention_s(&view, d, o, 1)) +
                                   (o->recompute ? st[v].cp_forward_s : 0);
         }
+        /* each MoE layer's dispatch and combine, blocking, both ways (and again when recomputed) */
+        int moe = moe_layers(&view);
+        double a2a = coll_s[TF_EP_ALLTOALL];
+        st[v].ep_forward_s = 2.0 * moe * a2a;
+        st[v].ep_backward_s = st[v].ep_forward_s * (o->recompute ? 2 : 1);
+        if (x->overlap_experts && moe > 0) {
+            /* a forward and another micro-batch's backward run merged, layer by layer: each
+             * alltoall beside one part of the other's layer (dispatch beside its experts, combine
+             * beside the rest), only what that part does not cover exposed */
+            double experts_f = experts_s(&view, d, o, 0) / moe, rest_f = st[v].forward_s / moe - experts_f;
+            double experts_b = experts_s(&view, d, o, 1) / moe, rest_b = st[v].backward_s / moe - experts_b;
+            st[v].ep_forward_s = moe * (fmax(0.0, a2a - experts_b) + fmax(0.0, a2a - rest_b));
+            st[v].ep_backward_s = moe * (fmax(0.0, a2a - experts_f) + fmax(0.0, a2a - rest_f));
+        }
+        double experts = expert_params(&view);
         st[v].optimizer_flops = view.optimizer_flops;
         st[v].optimizer_bytes = view.optimizer_bytes;
-        st[v].buckets = buckets_of(&view, o, x, &bucket);
+        st[v].expert_fraction = view.params > 0 ? experts / view.params : 0;
+        st[v].expert_buckets = experts > 0 ? buckets_of(experts, o, x, &bucket) : 0;
+        st[v].buckets = buckets_of(view.params - experts, o, x, &bucket) + st[v].expert_buckets;
         free(view.layers);
     }
     return 0;
@@ -429,8 +596,8 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
              ? tt_error_set(err, TT_EINTERNAL, "out of memory")
              : TT_OK;
     for (int v = 0; rc == TT_OK && v < vs; v++) {
-        fw[v] = st[v].forward_s + st[v].tp_forward_s + st[v].cp_forward_s;
-        bw[v] = st[v].backward_s + st[v].tp_backward_s + st[v].cp_backward_s;
+        fw[v] = st[v].forward_s + st[v].tp_forward_s + st[v].cp_forward_s + st[v].ep_forward_s;
+        bw[v] = st[v].backward_s + st[v].tp_backward_s + st[v].cp_backward_s + st[v].ep_backward_s;
         pieces[v] = st[v].buckets;
     }
     pipeline_shape sh = {p, x->chunks, x->micro_batches, fw, bw, send_s, pieces};
@@ -455,16 +622,20 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
             out->compute_s += mbs * (st[v].forward_s + st[v].backward_s);
             out->tp_comm_s += mbs * (st[v].tp_forward_s + st[v].tp_backward_s);
             out->cp_comm_s += mbs * (st[v].cp_forward_s + st[v].cp_backward_s);
+            out->ep_comm_s += mbs * (st[v].ep_forward_s + st[v].ep_backward_s);
         }
         /* after its last backward: the buckets not yet reduced, the optimizer, the parameters' gathering */
         double backward_end = tg_end_s(gen.g, pipeline_task(gen.pl, last, 0, x->micro_batches - 1, 1));
         out->optimizer_s = gen.optimizer_s;
         out->exposed_comm_s = fmax(0.0, out->time_s - backward_end - out->optimizer_s);
-        out->bubble_s = fmax(0.0, out->time_s - out->compute_s - out->tp_comm_s - out->cp_comm_s -
+        out->bubble_s = fmax(0.0, out->time_s - out->compute_s - out->tp_comm_s - out->cp_comm_s - out->ep_comm_s -
                                       out->optimizer_s - out->exposed_comm_s);
-        out->comm_s = out->tp_comm_s + out->cp_comm_s;
-        for (int v = last; v < vs; v += p)
-            out->comm_s += pieces[v] * (coll_s[TF_DP_GRADS] + (o->zero ? coll_s[TF_DP_PARAMS] : 0));
+        out->comm_s = out->tp_comm_s + out->cp_comm_s + out->ep_comm_s;
+        for (int v = last; v < vs; v += p) {
+            int dense = pieces[v] - st[v].expert_buckets;
+            out->comm_s += dense * (coll_s[TF_DP_GRADS] + (o->zero ? coll_s[TF_DP_PARAMS] : 0)) +
+                           st[v].expert_buckets * (coll_s[TF_EP_GRADS] + (o->zero ? coll_s[TF_EP_PARAMS] : 0));
+        }
         out->idle_s = fmax(0.0, out->time_s - out->compute_s - out->optimizer_s);
         out->model_flops = step_model_flops(t, o) / (degree(x, LAYOUT_TENSOR) * degree(x, LAYOUT_CONTEXT) * p);
         out->mfu = out->model_flops / (out->time_s * d->peak_flops);

@@ -14,7 +14,13 @@
  * parallelism splits every layer's tokens over its group, attention by its
  * queries, whose keys and values pass round the group (ring attention) beside
  * the attention's compute; the gradients are then reduced over the data and
- * context ranks. One rank per stage stands for its groups (they are alike). */
+ * context ranks. Expert parallelism (Megatron-Core's, carved out of the data
+ * ranks) gives each rank of the expert group its share of a MoE layer's
+ * experts, every token sent to its top-k experts and back by two blocking
+ * alltoalls forward and two backward (routing balanced, no token dropped, as
+ * Megatron-Bridge's MoE benchmarks force it); expert gradients are reduced
+ * over the ranks that hold the same experts. One rank per stage stands for
+ * its groups (they are alike). */
 #ifndef TT_STEP_TRANSFORMER_H
 #define TT_STEP_TRANSFORMER_H
 
@@ -22,12 +28,15 @@
 #include "sim/replay/step.h"
 
 typedef struct tf_options {
-    const layout *layout;  /* tensor, context, pipeline and data degrees (expert 1) */
+    const layout *layout;  /* tensor, context, expert, pipeline and data degrees */
     int sequence_parallel; /* Megatron's --sequence-parallel */
     int chunks;            /* model chunks per pipeline stage (interleaved schedule: > 1) */
     int micro_batches;     /* per data-parallel rank per step (the accumulation) */
     double bucket_bytes;   /* gradients per data-parallel bucket */
     int first_blocks, last_blocks; /* blocks on the first and last virtual stage (0: an even share) */
+    int dedup_tokens;      /* MoE dispatch sends a token once per node it goes to (DeepEP), not once per expert */
+    int overlap_experts;   /* MoE alltoalls of one micro-batch beside the other's compute (Megatron-Core's
+                              --overlap-moe-expert-parallel-comm: a forward and a backward run merged) */
 } tf_options;
 
 /* The step's collectives, in this order, each sized as step_coll says. */
@@ -37,8 +46,11 @@ typedef enum {
     TF_TP_REDUCE_SCATTER, /* sequence parallelism: scattered after a row-parallel GEMM */
     TF_CP_ALLGATHER,      /* context parallelism: an attention layer's ring of keys and values */
     TF_CP_REDUCE_SCATTER, /* context parallelism, backward: their gradients round the ring back */
+    TF_EP_ALLTOALL,       /* a MoE layer's tokens to their experts (dispatch) or back (combine) */
     TF_DP_GRADS,          /* one bucket of a stage's gradients over its data-parallel group */
     TF_DP_PARAMS,         /* the distributed optimizer: one bucket of updated parameters gathered */
+    TF_EP_GRADS,          /* one bucket of a stage's expert gradients over the ranks holding those experts */
+    TF_EP_PARAMS,         /* the distributed optimizer: one bucket of updated expert parameters gathered */
     TF_COLLS
 } tf_coll;
 

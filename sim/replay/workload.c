@@ -32,7 +32,7 @@ static int load_layer(const jx_obj *r, size_t i, workload_layer *l)
     jx_obj o;
     const char *name;
     int cls = 0, rc;
-    long seq_len = 0, heads = 0, head_dim = 0, kv_heads = 0, block = -1;
+    long seq_len = 0, heads = 0, head_dim = 0, kv_heads = 0, block = -1, hidden = 0, experts = 0, top_k = 0;
     if ((rc = jx_elem(r, "layers", i, &o)) || (rc = jx_string(&o, "name", 1, &name)) ||
         (rc = jx_enum(&o, "class", 1, OPCLASS_NAMES, &cls)) ||
         (rc = jx_number(&o, "forward_flops", 1, 0, 1e18, &l->forward_flops)) ||
@@ -48,7 +48,8 @@ static int load_layer(const jx_obj *r, size_t i, workload_layer *l)
         (rc = jx_number(&o, "kept_aux_bytes", 0, 0, 1e15, &l->kept_aux_bytes)) ||
         /* a part of kept_bytes, read just before it */
         (rc = jx_number(&o, "kept_gemm_bytes", 0, 0, l->kept_bytes, &l->kept_gemm_bytes)) ||
-        (rc = jx_int(&o, "block", 0, 0, 1 << 24, &block)))
+        (rc = jx_int(&o, "block", 0, 0, 1 << 24, &block)) || (rc = jx_int(&o, "hidden", 0, 1, 1 << 22, &hidden)) ||
+        (rc = jx_int(&o, "experts", 0, 1, 1 << 16, &experts)) || (rc = jx_int(&o, "top_k", 0, 1, experts ? experts : 1, &top_k)))
         return rc;
     if (!jx_has(&o, "kept_bytes") || !jx_has(&o, "kept_aux_bytes"))
         l->kept_bytes = l->kept_aux_bytes = -1;
@@ -56,6 +57,9 @@ static int load_layer(const jx_obj *r, size_t i, workload_layer *l)
     l->heads = (int)heads;
     l->head_dim = (int)head_dim;
     l->kv_heads = (int)(kv_heads ? kv_heads : heads);
+    l->hidden = (int)(hidden ? hidden : heads * head_dim);
+    l->experts = (int)experts;
+    l->top_k = (int)(experts && !top_k ? 1 : top_k);
     l->block = jx_has(&o, "block") ? (int)block : block_of_name(name);
     l->name = strdup(name);
     l->cls = (op_class)cls;

@@ -19,6 +19,9 @@ typedef struct workload_layer {
     double activation_bytes, param_bytes;
     int seq_len, heads, head_dim; /* attention layers (0: not recorded): heads x seq_len^2 scores per sample */
     int kv_heads; /* attention layers: key and value heads (grouped-query; the trace's heads when it does not say) */
+    int hidden; /* attention and moe layers: the residual stream's width (attention: heads x head_dim when the
+                   trace does not say) */
+    int experts, top_k; /* moe layers: routed experts, and how many each token goes to (0: a dense layer) */
     double kept_bytes, kept_aux_bytes; /* what an autograd framework keeps (-1: not recorded): tensors at
                                           the precision; masks, fp32 statistics and indices */
     double kept_gemm_bytes; /* of kept_bytes, what only linear layers' weight gradients read (0: none or

@@ -10,7 +10,7 @@
 #include "sim/report/report.h"
 
 /* A blank point with every block report_json writes only sometimes turned on
- * (model and context parallelism, a host input pipeline, host embeddings, CPU ranks, model-
+ * (model, context and expert parallelism, a host input pipeline, host embeddings, CPU ranks, model-
  * parallel tables in the most groups, a scaling efficiency). The step is 1 s:
  * the writer divides by it. */
 static void blank_point(run_point *p)
@@ -19,6 +19,7 @@ static void blank_point(run_point *p)
     p->step.input_s = 1;
     p->parallel[LAYOUT_DATA] = 1;
     p->parallel[LAYOUT_CONTEXT] = 2;
+    p->parallel[LAYOUT_EXPERT] = 2;
     p->host.forward_s = 1;
     p->cpu_ranks = 1;
     p->n_tables = 1;

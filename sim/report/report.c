@@ -81,6 +81,8 @@ static json_t *point_json(const run_point *p)
     }
     if (p->parallel[LAYOUT_CONTEXT] > 1)
         json_object_set_new(step, "cp_comm_s", num(s->cp_comm_s));
+    if (p->parallel[LAYOUT_EXPERT] > 1)
+        json_object_set_new(step, "ep_comm_s", num(s->ep_comm_s));
     if (s->input_s > 0) { /* a host input pipeline (workload.input) */
         json_object_set_new(step, "input_s", num(s->input_s));
         json_object_set_new(step, "input_wait_s", num(s->input_wait_s));
@@ -435,6 +437,9 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
     if (par[LAYOUT_CONTEXT] > 1)
         fprintf(out, "  %-22s %12.6g  %12s   (context-parallel ring beyond the attention it overlaps)\n",
                 "step.cp_comm_s", b->step.cp_comm_s, human_duration(b->step.cp_comm_s, t, sizeof t));
+    if (par[LAYOUT_EXPERT] > 1)
+        fprintf(out, "  %-22s %12.6g  %12s   (MoE dispatch and combine alltoalls, blocking)\n", "step.ep_comm_s",
+                b->step.ep_comm_s, human_duration(b->step.ep_comm_s, t, sizeof t));
     if (b->step.input_s > 0)
         fprintf(out, "  %-22s %12.6g  %12s   (host input pipeline for the node's images; waited %.6g s)\n",
                 "step.input_s", b->step.input_s, human_duration(b->step.input_s, t, sizeof t), b->step.input_wait_s);
