@@ -76,6 +76,7 @@ dist_examples_DATA = \
 	scenarios/examples/dgx-a100-dlrm-dcnv2.json \
 	scenarios/examples/dgx-a100-dlrm-plans.json \
 	scenarios/examples/dgx-h100-dlrm-dcnv2.json \
+	scenarios/examples/gpt3-175b-1k-a100.json \
 	scenarios/examples/llama3-8b-tta-h100.json \
 	scenarios/examples/purchase-fattree.json \
 	scenarios/examples/purchase-torus2d.json \

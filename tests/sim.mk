@@ -181,3 +181,9 @@ tests_test_lm_convergence_SOURCES = tests/test_lm_convergence.c
 tests_test_lm_convergence_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_lm_convergence_LDADD = $(TEST_LIBS)
 TESTS += tests/test_lm_convergence
+
+check_PROGRAMS += tests/test_layout_search
+tests_test_layout_search_SOURCES = tests/test_layout_search.c
+tests_test_layout_search_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_layout_search_LDADD = $(TEST_LIBS)
+TESTS += tests/test_layout_search

@@ -14,6 +14,7 @@ extern const cli_command cmd_merge;
 extern const cli_command cmd_profile;
 extern const cli_command cmd_calibrate;
 extern const cli_command cmd_compare;
+extern const cli_command cmd_plan;
 
 const cli_command *const CLI_COMMANDS[] = {
     &cmd_run,
@@ -28,5 +29,6 @@ const cli_command *const CLI_COMMANDS[] = {
     &cmd_profile,
     &cmd_calibrate,
     &cmd_compare,
+    &cmd_plan,
     NULL,
 };

@@ -25,3 +25,4 @@ libsim_a_SOURCES += sim/cli/cmd_profile.c
 libsim_a_SOURCES += sim/cli/cmd_calibrate.c
 libsim_a_SOURCES += sim/cli/progress.c sim/cli/progress.h
 libsim_a_SOURCES += sim/cli/cmd_compare.c
+libsim_a_SOURCES += sim/cli/cmd_plan.c

@@ -22,6 +22,7 @@ libsim_a_SOURCES += sim/replay/cluster.c sim/replay/cluster.h
 libsim_a_SOURCES += sim/replay/point.c sim/replay/point.h
 libsim_a_SOURCES += sim/replay/coll_timing.c sim/replay/coll_timing.h
 libsim_a_SOURCES += sim/replay/plan_search.c sim/replay/plan_search.h
+libsim_a_SOURCES += sim/replay/layout_search.c sim/replay/layout_search.h
 libsim_a_SOURCES += sim/replay/sweep.c sim/replay/sweep.h
 libsim_a_SOURCES += sim/replay/assumptions.c sim/replay/assumptions.h
 libsim_a_SOURCES += sim/replay/coll_scenario.c sim/replay/coll_scenario.h

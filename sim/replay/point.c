@@ -468,8 +468,11 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
     return TT_OK;
 }
 
-int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_kind plan, const sharding_mix *mix,
-              int probe, link_usage *links, run_point *pt, tt_error *err)
+/* point_run with the collectives timed by `timer`; screen: a phase that
+ * fails keeps its memory in pt (the busiest rank's, when it does not fit). */
+static int point_eval(const run_ctx *x, const cluster *c, long global_batch, sharding_kind plan,
+                      const sharding_mix *mix, int probe, link_usage *links, point_timer timer, int screen,
+                      run_point *pt, tt_error *err)
 {
     const scenario *sc = x->sc;
     const platform *p = c->p;
@@ -506,7 +509,7 @@ int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_ki
     if (links) /* the point's own step only, however often it is planned */
         memset(links, 0, sizeof *links);
     if (rc == TT_OK)
-        rc = coll_timing_run(sc, &lay, p, pc.c, pc.n, pc.per_step, &pc.t, links, err);
+        rc = timer(sc, &lay, p, pc.c, pc.n, pc.per_step, &pc.t, links, err);
     if (rc == TT_OK && plan == SHARD_HOST)
         rc = time_host_embeddings(sc, p, x->tr, ph, links, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
@@ -514,6 +517,8 @@ int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_ki
         rc = ph[k].tf.layout ? tf_replay(&x->tr[k], &d, &ph[k].o, &ph[k].tf, pc.t.coll_s + ph[k].first_coll,
                                          send_s(p, &x->tr[k], &ph[k]), &ph[k].r, err)
                              : step_replay(&x->tr[k], &d, &ph[k].o, pc.t.coll_s + ph[k].first_coll, &ph[k].r, err);
+        if (rc && screen)
+            pt->step.memory = ph[k].r.memory;
     }
     if (rc == TT_OK)
         rc = wait_for_input(sc, c, ph, err);
@@ -546,6 +551,18 @@ int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_ki
     }
     colls_free(&pc);
     return rc;
+}
+
+int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_kind plan, const sharding_mix *mix,
+              int probe, link_usage *links, run_point *pt, tt_error *err)
+{
+    return point_eval(x, c, global_batch, plan, mix, probe, links, coll_timing_run, 0, pt, err);
+}
+
+int point_screen(const run_ctx *x, const cluster *c, long global_batch, point_timer timer, run_point *pt,
+                 tt_error *err)
+{
+    return point_eval(x, c, global_batch, x->sc->sharding, NULL, 0, NULL, timer, 1, pt, err);
 }
 
 int point_failed(int rc, run_point *pt, tt_error *err)

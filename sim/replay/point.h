@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "platforms/link_usage.h"
 #include "sim/replay/cluster.h"
+#include "sim/replay/coll_timing.h"
 #include "sim/replay/run_ctx.h"
 #include "sim/replay/sharding.h"
 
@@ -18,6 +19,17 @@
  * the step's link loads. */
 int point_run(const run_ctx *x, const cluster *c, long global_batch, sharding_kind plan, const sharding_mix *mix,
               int probe, link_usage *links, run_point *pt, tt_error *err);
+
+/* How a point's collectives are timed: coll_timing_run (SimGrid), or a
+ * search's estimate with the same contract. */
+typedef int (*point_timer)(const scenario *sc, const layout *l, const platform *p, const step_coll *c, size_t n,
+                           const double *per_step, coll_times *t, link_usage *links, tt_error *err);
+
+/* The point under the scenario's plan with its collectives timed by `timer`
+ * (a layout search's screen): no links. A phase that fails keeps its memory
+ * in pt->step.memory (the busiest rank's when it does not fit). */
+int point_screen(const run_ctx *x, const cluster *c, long global_batch, point_timer timer, run_point *pt,
+                 tt_error *err);
 
 /* A point that cannot run (its batch does not split over the ranks, it does
  * not fit in memory, a swept value the platform refuses: TT_EINPUT) keeps
