@@ -40,6 +40,9 @@ static void plan_help(FILE *out)
             "  --batch B[,B...]  global batches to search (default: the scenario's)\n"
             "  --tensor-max N    largest tensor degree (default: a node's accelerators)\n"
             "  --context-max N   largest context degree (default 8)\n"
+            "  --zero Z[,Z...]   ZeRO stages to search, of 0, 1, 2 (default 1,2)\n"
+            "  --recompute R[,R...]  of none, selective, full (default all three)\n"
+            "  --no-sequence-parallel  tensor > 1 without sequence parallelism\n"
             "  --json        print one JSON document on stdout\n"
             "  --csv F       write one CSV row per simulated layout to F\n"
             CLI_SET_HELP
@@ -278,6 +281,18 @@ static int write_csv(const char *path, const layout_search_result *r, tt_error *
     return outfile_commit(o, err);
 }
 
+/* --zero 1,2 and --recompute none,full: a mask of the names' indexes */
+static int parse_mask(const char *opt, const char *text, const char *const *names, unsigned *mask)
+{
+    char *copy = strdup(text), *save = NULL;
+    int rc = copy ? TT_OK : TT_EINTERNAL, k;
+    for (char *w = copy ? strtok_r(copy, ",", &save) : NULL; w && rc == TT_OK; w = strtok_r(NULL, ",", &save))
+        if ((rc = cli_choice(&cmd_plan, opt, w, names, &k)) == TT_OK)
+            *mask |= 1u << k;
+    free(copy);
+    return rc;
+}
+
 /* --batch 1024,2048,4K */
 static int parse_batches(const char *text, long *out, size_t *n)
 {
@@ -305,6 +320,9 @@ static int plan_main(int argc, char **argv)
                                          {"batch", required_argument, NULL, 'B'},
                                          {"tensor-max", required_argument, NULL, 't'},
                                          {"context-max", required_argument, NULL, 'x'},
+                                         {"zero", required_argument, NULL, 'z'},
+                                         {"recompute", required_argument, NULL, 'r'},
+                                         {"no-sequence-parallel", no_argument, NULL, 'N'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {NULL, 0, NULL, 0}};
     const cli_command *cmd = &cmd_plan;
@@ -339,6 +357,16 @@ static int plan_main(int argc, char **argv)
             if (parse_batches(optarg, batches, &opt.n_batches))
                 return TT_EINPUT;
             opt.batches = batches;
+        } else if (c == 'z') {
+            static const char *const zeros[] = {"0", "1", "2", NULL};
+            if (parse_mask("--zero", optarg, zeros, &opt.zero_mask))
+                return TT_EINPUT;
+        } else if (c == 'r') {
+            static const char *const kinds[] = {"none", "selective", "full", NULL};
+            if (parse_mask("--recompute", optarg, kinds, &opt.recompute_mask))
+                return TT_EINPUT;
+        } else if (c == 'N') {
+            opt.no_sequence_parallel = 1;
         } else if (c == 'q') {
             g_quiet = 1;
         } else {
@@ -383,6 +411,7 @@ static int plan_main(int argc, char **argv)
 const cli_command cmd_plan = {
     "plan", "the fastest parallel layouts of a transformer scenario, searched",
     "plan SCENARIO.json [--top N] [--simulate K] [--batch B[,B...]] [--tensor-max N] [--context-max N]\n"
-    "           [--json] [--csv F] [--set PATH=VALUE]... [-j|--jobs N] [--quiet]",
+    "           [--zero Z[,Z...]] [--recompute R[,R...]] [--no-sequence-parallel] [--json] [--csv F]\n"
+    "           [--set PATH=VALUE]... [-j|--jobs N] [--quiet]",
     plan_main, plan_help,
 };

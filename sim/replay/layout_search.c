@@ -211,8 +211,12 @@ static int enumerate_one(enum_state *e, ls_layout l, tt_error *err)
             e->r->rejected[LS_REJECT_BATCH]++;
             continue;
         }
-        for (l.zero = 1; l.zero <= 2; l.zero++)
+        unsigned zeros = e->s->opt->zero_mask ? e->s->opt->zero_mask : 6u;
+        unsigned recomputes = e->s->opt->recompute_mask ? e->s->opt->recompute_mask : 7u;
+        for (l.zero = 0; l.zero <= 2; l.zero++)
             for (l.recompute = LS_RECOMPUTE_NONE; l.recompute <= LS_RECOMPUTE_FULL; l.recompute++) {
+                if (!(zeros >> l.zero & 1) || !(recomputes >> l.recompute & 1))
+                    continue;
                 if (l.recompute == LS_RECOMPUTE_SELECTIVE && e->s->workload_fused)
                     continue; /* fused attention already keeps no scores: selective is none */
                 int rc = push(e, &l, err);
@@ -236,7 +240,7 @@ static int enumerate(search *s, layout_search_result *r, tt_error *err)
         for (l.tensor = 1; l.tensor <= tmax && l.tensor <= e.f.heads; l.tensor++) {
             if (e.f.heads % l.tensor)
                 continue;
-            l.sequence_parallel = l.tensor > 1;
+            l.sequence_parallel = l.tensor > 1 && !o->no_sequence_parallel;
             for (l.context = 1; l.context <= cmax; l.context *= 2)
                 for (l.pipeline = 1; l.pipeline <= e.f.blocks; l.pipeline++)
                     for (l.virtual_stages = 1; l.virtual_stages <= (l.pipeline > 1 ? MAX_CHUNKS : 1);
