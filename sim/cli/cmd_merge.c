@@ -19,6 +19,7 @@ static void merge_help(FILE *out)
             "  --csv F     write one CSV row per point to F\n"
             "  --svg F     write plots to F\n"
             "  --out-dir D write the scenario's \"outputs\" under D\n"
+            "  --assumptions  list every assumption behind the numbers in the text report\n"
             "  --help      this text\n\n"
             "A point in no shard, a point in two, a shard of another version of the\n"
             "scenario, of another ttasim build or schema, one run on other files (another\n"
@@ -38,5 +39,6 @@ static int merge_main(int argc, char **argv)
 
 const cli_command cmd_merge = {
     "merge", "the reports of a sweep run as shards (ttasim run --shard I/N)",
-    "merge SCENARIO.json SHARD.json... [--json] [--csv F] [--svg F] [--out-dir D]", merge_main, merge_help,
+    "merge SCENARIO.json SHARD.json... [--json] [--csv F] [--svg F] [--out-dir D] [--assumptions]", merge_main,
+    merge_help,
 };

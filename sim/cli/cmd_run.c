@@ -48,6 +48,8 @@ static void run_help(FILE *out)
             "  --links N   the N busiest links of one step of the scenario's own point\n"
             "              (class, ends, bytes, busy time, utilisation over the step) and\n"
             "              the bottleneck class, in the text and as \"links\" in --json\n"
+            "  --assumptions  list every assumption behind the numbers in the text report\n"
+            "              (by default counted on one line; --json always lists them)\n"
             "  --quiet     no progress on stderr (a bar on a terminal, else a line now\n"
             "              and then with the points done, elapsed and remaining)\n"
             "  --help      this text\n\n"
@@ -257,9 +259,10 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
                                          {"out-dir", required_argument, NULL, 'o'},
                                          {"set", required_argument, NULL, 'S'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"assumptions", no_argument, NULL, 'A'},
                                          {"links", required_argument, NULL, 'L'},
                                          {NULL, 0, NULL, 0}};
-    int as_json = 0, quiet = 0, c;
+    int as_json = 0, quiet = 0, all_assumptions = 0, c;
     run_options opt = {.jobs = parallel_jobs_default(), .progress = progress_update};
     char *sets[CLI_MAX_SETS];
     size_t n_sets = 0;
@@ -284,6 +287,8 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
             out_dir = optarg;
         else if (c == 'q')
             quiet = 1;
+        else if (c == 'A')
+            all_assumptions = 1;
         else if (c == 'L' && !merge) {
             long v;
             if (cli_int(cmd, "--links", optarg, 1, LINK_USAGE_MAX, &v))
@@ -347,7 +352,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
         if (as_json) {
             cli_print_json(doc, REPORT_JSON_FLAGS);
         } else {
-            report_text(stdout, &sc, &r);
+            report_text(stdout, &sc, &r, all_assumptions);
         }
         if (failed) {
             fprintf(stderr, "ttasim %s: %s: %d expectation%s not met: %s\n", cmd->name, sc.name, failed,
@@ -372,5 +377,5 @@ static int run_main(int argc, char **argv)
 const cli_command cmd_run = {
     "run", "per-step cost and time-to-accuracy of a scenario",
     "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [--set PATH=VALUE]... [-j|--jobs N]\n"
-    "           [--shard I/N] [--links N] [--quiet]", run_main, run_help,
+    "           [--shard I/N] [--links N] [--assumptions] [--quiet]", run_main, run_help,
 };

@@ -356,7 +356,7 @@ static void report_ownership(FILE *out, const run_point *b)
             human_usd(b->tco_usd, tco, sizeof tco));
 }
 
-void report_text(FILE *out, const scenario *sc, const run_result *r)
+void report_text(FILE *out, const scenario *sc, const run_result *r, int all_assumptions)
 {
     const run_point *b = &r->base;
     char t[32];
@@ -409,10 +409,18 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
         fprintf(out, "              hybrid: %.4g hottest rows replicated, %.1f %% of the lookups\n", b->tables.hot_rows,
                 100 * b->tables.hot_lookup_share);
     fprintf(out, "convergence   %s; target %s\n", r->convergence, r->target);
-    if (r->has_recipe)
+    if (r->has_recipe && all_assumptions) /* the profile's whole recipe is an assumption of the steps to target */
         fprintf(out, "recipe        %s: %s; schedule %s; warm-up %s; %s; %s\n", r->recipe.optimizer,
                 r->recipe.hyperparameters, r->recipe.schedule, r->recipe.warmup, r->recipe.regularisation,
                 r->recipe.precision);
+    else if (r->has_recipe) {
+        const char *h = r->recipe.hyperparameters;
+        int cut = 90;
+        while (cut > 0 && (size_t)cut < strlen(h) && (h[cut] & 0xC0) == 0x80) /* not inside a UTF-8 character */
+            cut--;
+        fprintf(out, "recipe        %s: %.*s%s\n", r->recipe.optimizer, cut, h,
+                strlen(h) > (size_t)cut ? "... (--assumptions: the whole recipe)" : "");
+    }
     fputc('\n', out);
     if (b->error[0]) {
         fprintf(out, "the scenario's own point does not run: %s\n", b->error);
@@ -451,13 +459,15 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
         fprintf(out, "    per socket: compute %s, %.4g FLOPs, %.4g bytes of DRAM traffic; UPI: %.4g bytes per step "
                      "(the collectives' messages, once per UPI link crossed)\n",
                 human_duration(b->step.compute_s, t, sizeof t), b->step.model_flops, b->step.compute_bytes, b->upi_bytes);
-    fprintf(out, "  MFU %.1f %%, %.4g samples/s, memory %.3g GB per device "
+    char c1[48], c2[48], c3[48];
+    fprintf(out, "  MFU %.1f %%, %s samples/s, memory %.3g GB per device "
                  "(params %.3g, grads %.3g, optimizer %.3g, activations %.3g)\n\n",
-            100 * b->step.mfu, b->samples_per_s, b->step.memory.total_bytes / 1e9,
+            100 * b->step.mfu, human_count(b->samples_per_s, c1, sizeof c1), b->step.memory.total_bytes / 1e9,
             b->step.memory.params_bytes / 1e9, b->step.memory.gradients_bytes / 1e9,
             b->step.memory.optimizer_bytes / 1e9, b->step.memory.activations_bytes / 1e9);
-    fprintf(out, "to target     %.6g steps (10th-90th percentile %.6g-%.6g)%s%s", b->steps_to_target, b->steps_p10,
-            b->steps_p90, b->extrapolated ? ", extrapolated beyond the profile's points" : "",
+    fprintf(out, "to target     %s steps (10th-90th percentile %s-%s)%s%s", human_count(b->steps_to_target, c1, sizeof c1),
+            human_count(b->steps_p10, c2, sizeof c2), human_count(b->steps_p90, c3, sizeof c3),
+            b->extrapolated ? ", extrapolated beyond the profile's points" : "",
             b->failed_batch > 0 ? ", where the profile's runs did NOT reach the target" : "");
     if (b->epochs > 0)
         fprintf(out, ", %.4g epochs", b->epochs);
@@ -467,8 +477,10 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
                 b->samples_p90 * b->tokens_per_sample, (double)b->global_batch * b->tokens_per_sample);
     char lo[32], hi[32];
     fprintf(out, "\n  time_to_accuracy_s %.6g (%s; band %s-%s)%s\n", b->time_to_accuracy_s,
-            human_duration(b->time_to_accuracy_s, t, sizeof t), human_duration(b->time_to_accuracy_p10_s, lo, sizeof lo),
-            human_duration(b->time_to_accuracy_p90_s, hi, sizeof hi), b->eval_s > 0 ? ", evaluation included" : "");
+            human_duration(b->time_to_accuracy_s, t, sizeof t),
+            human_duration_as(b->time_to_accuracy_p10_s, b->time_to_accuracy_s, lo, sizeof lo),
+            human_duration_as(b->time_to_accuracy_p90_s, b->time_to_accuracy_s, hi, sizeof hi),
+            b->eval_s > 0 ? ", evaluation included" : "");
     fprintf(out, "  cost_usd %.6g (renting the accelerators; band %.4g-%.4g), energy_j %.6g (%.4g kWh at the meter, "
                  "band %.4g-%.4g); per step $%.4g, %.4g J\n", b->total.usd, b->total_p10.usd, b->total_p90.usd,
             b->total.energy_j, b->total.energy_j / 3.6e6, b->total_p10.energy_j / 3.6e6,
@@ -493,10 +505,13 @@ void report_text(FILE *out, const scenario *sc, const run_result *r)
         fprintf(out, "\nnotes\n");
     for (int i = 0; i < r->n_notes; i++)
         fprintf(out, "  - %s\n", r->notes[i]);
-    if (r->n_assumptions) {
+    if (r->n_assumptions && all_assumptions) {
         fprintf(out, "\nassumptions\n");
         for (size_t i = 0; i < r->n_assumptions; i++)
             fprintf(out, "  - %s\n", r->assumptions[i]);
+    } else if (r->n_assumptions) {
+        fprintf(out, "\nassumptions  %zu behind these numbers, each named with its source or U (unverified): "
+                     "--assumptions lists them\n", r->n_assumptions);
     }
 }
 

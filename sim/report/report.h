@@ -15,7 +15,9 @@
  * "reference" when the scenario has one, "sweep" with the other points. */
 json_t *report_json(const scenario *sc, const run_result *r);
 
-void report_text(FILE *out, const scenario *sc, const run_result *r);
+/* The text report: one screen for a point; the assumptions behind it listed
+ * with all_assumptions, else counted on one line (ttasim run --assumptions). */
+void report_text(FILE *out, const scenario *sc, const run_result *r, int all_assumptions);
 
 /* The points table of a sweep (and of 'ttasim compare', with a scenario
  * column): durations in their unit, renting and owning cost, a point that

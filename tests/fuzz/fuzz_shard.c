@@ -42,7 +42,7 @@ static void report(const point_outcome *o)
     json_t *doc = report_json(&sc, &r);
     json_decref(doc);
     FILE *null = fopen("/dev/null", "w");
-    report_text(null, &sc, &r);
+    report_text(null, &sc, &r, 1);
     fclose(null);
 }
 
