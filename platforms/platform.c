@@ -33,6 +33,7 @@ void platform_free(platform *p)
     if (!p)
         return;
     free(p->description);
+    free(p->storage_why);
     device_table_free(&p->devices);
     json_decref(p->assumptions);
     json_decref(p->sources);
@@ -465,6 +466,14 @@ const char *platform_name(const platform *p)
 const char *platform_description(const platform *p)
 {
     return p->description ? p->description : "";
+}
+
+int platform_storage(const platform *p, double *write_Bps, double *read_Bps, const char **why)
+{
+    *write_Bps = p->storage_write_Bps;
+    *read_Bps = p->storage_read_Bps;
+    *why = p->storage_why;
+    return p->storage_why != NULL;
 }
 
 const char *platform_fabric_name(const platform *p)

@@ -53,6 +53,9 @@ void platform_list_free(char **names);
 
 const char *platform_name(const platform *p);
 const char *platform_description(const platform *p);
+/* The file system checkpoints go to ("storage": aggregate write and read
+ * bandwidth, and why): 1 when the platform file gives it, else 0. */
+int platform_storage(const platform *p, double *write_Bps, double *read_Bps, const char **why);
 const char *platform_fabric_name(const platform *p); /* "single_switch", "fattree", "torus2d"... */
 /* A "simgrid" platform's own XML file (as its JSON names it, relative to the
  * working directory); NULL for platforms ttasim generates. */

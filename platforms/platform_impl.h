@@ -58,6 +58,8 @@ struct platform {
     json_t *assumptions; /* array of {"name", "value", "why"} */
     json_t *sources;     /* array of strings */
     json_t *notes;       /* array of strings: a value that another one overrides */
+    double storage_write_Bps, storage_read_Bps; /* "storage": the file system checkpoints go to (0: not given) */
+    char *storage_why;
 
     /* Node template. */
     int ncomp, nlink;

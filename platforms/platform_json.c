@@ -369,13 +369,31 @@ static int load_assumptions(platform *p, const jx_obj *o, const char *key)
     return TT_OK;
 }
 
+/* storage: {write_Bps, read_Bps, why}, optional: the parallel file system's
+ * aggregate bandwidth a job's checkpoints see. */
+static int load_storage(platform *p, const jx_obj *r)
+{
+    static const char *const keys[] = {"write_Bps", "read_Bps", "why", NULL};
+    jx_obj s;
+    const char *why = NULL;
+    int rc;
+    if ((rc = jx_child(r, "storage", 0, &s)) || !s.obj)
+        return rc;
+    if ((rc = jx_check_keys(&s, keys)) || (rc = jx_rate(&s, "write_Bps", 1, 1e3, 1e16, &p->storage_write_Bps)) ||
+        (rc = jx_rate(&s, "read_Bps", 1, 1e3, 1e16, &p->storage_read_Bps)) || (rc = jx_string(&s, "why", 1, &why)))
+        return rc;
+    p->storage_why = strdup(why);
+    return TT_OK;
+}
+
 static int load_meta(platform *p, const jx_obj *r)
 {
     size_t ns = 0;
     int rc;
     const char *desc = "";
     if ((rc = jx_string(r, "description", 0, &desc)) || (rc = jx_array(r, "assumptions", 1, &ns)) ||
-        (rc = load_assumptions(p, r, "assumptions")) || (rc = jx_array(r, "sources", 1, &ns)))
+        (rc = load_assumptions(p, r, "assumptions")) || (rc = jx_array(r, "sources", 1, &ns)) ||
+        (rc = load_storage(p, r)))
         return rc;
     p->description = strdup(desc);
     for (size_t i = 0; i < ns; i++) {
@@ -531,7 +549,7 @@ static int load_user_simgrid(platform *p, const jx_obj *r)
 platform *plat_load_json(const char *path, const platform_options *opt, tt_error *err)
 {
     static const char *keys[] = {"format", "version", "name", "description", "sources", "assumptions",
-                                 "devices", "node", "fabric", "simgrid", NULL};
+                                 "devices", "node", "fabric", "simgrid", "storage", NULL};
     json_t *root = NULL;
     if (jx_load_file(path, &root, err))
         return NULL;

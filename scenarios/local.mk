@@ -33,6 +33,7 @@ dist_traces_DATA = \
 
 publisheddir = $(pkgdatadir)/scenarios/published
 dist_published_DATA = scenarios/published/README.md \
+	scenarios/published/interruptions-llama3-405b-16kxh100.json \
 	scenarios/published/bert-adamw-512.json \
 	scenarios/published/bert-lamb-16k.json \
 	scenarios/published/bert-lamb-1k.json \

@@ -22,7 +22,8 @@ typedef struct field {
 _Static_assert(sizeof(sharding_kind) == sizeof(int), "plans are stored as int");
 /* A field added to a point must reach its shards too: add it below (and a
  * new SHARD_SCHEMA_VERSION), then the sizes here. */
-_Static_assert(sizeof(run_point) == 4032 && sizeof(step_result) == 168 && sizeof(sharding_cost) == 168 &&
+_Static_assert(sizeof(run_point) == 4264 && sizeof(step_result) == 168 && sizeof(resilience_result) == 232 &&
+                   sizeof(sharding_cost) == 168 &&
                    sizeof(cost_bill) == 336 && sizeof(host_emb_time) == 48,
                "run_point changed: sim/cli/shard_record.c's FIELDS must name every field");
 
@@ -81,6 +82,20 @@ static const field FIELDS[] = {
     {"bill.fabric_cables", PO(pt.bill.fabric_cables), F_LONG, 0, 0, LONG_MAX},
     D("bill.other_w", pt.bill.other_w), S("bill.unpriced", pt.bill.missing),
     D("tco_usd", pt.tco_usd), D("scaling_efficiency", pt.scaling_efficiency),
+    I("res.on", pt.res.on, 0, 1), D("res.gpu", pt.res.per_day[RES_GPU]), D("res.hbm", pt.res.per_day[RES_HBM]),
+    D("res.nic", pt.res.per_day[RES_NIC]), D("res.link", pt.res.per_day[RES_LINK]),
+    D("res.host", pt.res.per_day[RES_HOST]), D("res.software", pt.res.per_day[RES_SOFTWARE]),
+    D("res.planned", pt.res.per_day[RES_PLANNED]), D("res.interruptions_per_day", pt.res.interruptions_per_day),
+    D("res.mtbf_s", pt.res.mtbf_s), D("res.checkpoint_bytes", pt.res.checkpoint_bytes),
+    D("res.checkpoint_write_s", pt.res.checkpoint_write_s), D("res.checkpoint_read_s", pt.res.checkpoint_read_s),
+    D("res.checkpoint_interval_s", pt.res.checkpoint_interval_s), D("res.write_Bps", pt.res.write_Bps),
+    D("res.read_Bps", pt.res.read_Bps), D("res.restart_s", pt.res.restart_s), D("res.goodput", pt.res.goodput),
+    D("res.goodput_p10", pt.res.goodput_p10), D("res.goodput_p90", pt.res.goodput_p90),
+    D("res.interruptions", pt.res.interruptions), D("res.time_s", pt.res.time_s),
+    D("res.time_p10_s", pt.res.time_p10_s), D("res.time_p90_s", pt.res.time_p90_s),
+    D("res.lost_usd", pt.res.lost_usd), D("res.lost_energy_j", pt.res.lost_energy_j),
+    D("res.lost_owned_usd", pt.res.lost_owned_usd), D("res.straggler_s", pt.res.straggler_s),
+    {"res.straggler_group", PO(pt.res.straggler_group), F_LONG, 0, 0, LONG_MAX},
 };
 
 #define SC(name, m) {name, offsetof(sharding_cost, m), F_DOUBLE, 0, 0, 0}

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sim/replay/plan_search.h"
+#include "sim/replay/point.h"
 #include "sim/replay/run_ctx.h"
 
 int batch_schedule_load(const jx_obj *conv, batch_schedule *out)
@@ -138,7 +139,9 @@ int batch_schedule_point(const run_ctx *x, const cluster *c, long global_batch, 
                          tt_error *err)
 {
     int rc = plan_search_point(x, c, global_batch, links, pt, err);
-    if (rc || !x->conv) /* a fixed number of steps: no samples to the target counted */
+    if (rc == TT_OK && !x->conv) /* a fixed number of steps: no samples to the target counted */
+        point_failures(x, c, pt);
+    if (rc || !x->conv)
         return rc;
     double b = (double)pt->global_batch;
     pt->samples_to_target = pt->steps_to_target * b;
@@ -148,5 +151,7 @@ int batch_schedule_point(const run_ctx *x, const cluster *c, long global_batch, 
     pt->tokens_per_sample = tps;
     if (x->sc->schedule.n)
         rc = schedule_apply(x, c, tps, pt, err);
+    if (rc == TT_OK)
+        point_failures(x, c, pt);
     return rc;
 }

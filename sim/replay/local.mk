@@ -2,6 +2,8 @@
 libsim_a_SOURCES += sim/replay/scenario.c sim/replay/scenario.h
 libsim_a_SOURCES += sim/replay/scenario_collectives.c sim/replay/scenario_load.h
 libsim_a_SOURCES += sim/replay/scenario_workload.c
+libsim_a_SOURCES += sim/replay/scenario_resilience.c
+libsim_a_SOURCES += sim/replay/resilience.c sim/replay/resilience.h
 libsim_a_SOURCES += sim/replay/device_model.c sim/replay/device_model.h
 libsim_a_SOURCES += sim/replay/workload.c sim/replay/workload.h
 libsim_a_SOURCES += sim/replay/step.c sim/replay/step.h

@@ -293,6 +293,13 @@ static double run_for(const run_point *pt, const cost_rates *rates, double steps
     return time_s;
 }
 
+/* Renting, power and owning at this point (cost.h). */
+static cost_rates rates_of(const scenario *sc, const device_info *dev, const run_point *pt)
+{
+    return (cost_rates){pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w, pt->bill.other_w, sc->pue,
+                        pt->bill.total_usd, sc->lifetime_years * 365.25 * 86400, sc->usd_per_kwh / 3.6e6};
+}
+
 static void time_to_target(const run_ctx *x, const device_info *dev, const device_model *d, const phase_plan *ph,
                            run_point *pt)
 {
@@ -310,9 +317,8 @@ static void time_to_target(const run_ctx *x, const device_info *dev, const devic
     if (sc->dataset_examples > 0)
         pt->epochs = pt->steps_to_target * pt->samples_per_s * pt->step.time_s / sc->dataset_examples;
     pt->eval_s = evaluation_s(sc, &x->tr[0], d, &ph[0], pt, pt->steps_to_target);
-    double lifetime_s = sc->lifetime_years * 365.25 * 86400;
-    cost_rates rates = {pt->ranks, dev->price_usd_per_h, dev->tdp_w, dev->idle_w, pt->bill.other_w, sc->pue,
-                        pt->bill.total_usd, lifetime_s, sc->usd_per_kwh / 3.6e6};
+    cost_rates rates = rates_of(sc, dev, pt);
+    double lifetime_s = rates.lifetime_s;
     pt->per_step = cost_of(&rates, pt->step.time_s, pt->step.compute_s + pt->step.optimizer_s);
     pt->time_to_accuracy_s = run_for(pt, &rates, pt->steps_to_target, pt->eval_s, &pt->total);
     pt->time_to_accuracy_p10_s = run_for(pt, &rates, pt->steps_p10,
@@ -321,6 +327,40 @@ static void time_to_target(const run_ctx *x, const device_info *dev, const devic
                                          evaluation_s(sc, &x->tr[0], d, &ph[0], pt, pt->steps_p90), &pt->total_p90);
     if (pt->bill.total_usd > 0)
         pt->tco_usd = pt->bill.total_usd + pt->per_step.energy_usd / pt->step.time_s * lifetime_s;
+}
+
+/* The slowest device of the step's group sets its pace (resilience.stragglers):
+ * the wait is idle time. Returns it. */
+static double wait_for_stragglers(const scenario *sc, run_point *pt)
+{
+    double lag = resilience_straggler_s(&sc->resilience, pt->step.compute_s, pt->ranks);
+    double scale = pt->step.time_s / (pt->step.time_s + lag);
+    pt->step.time_s += lag;
+    pt->step.idle_s += lag;
+    pt->step.mfu *= scale;
+    pt->samples_per_s *= scale;
+    return lag;
+}
+
+void point_failures(const run_ctx *x, const cluster *c, run_point *pt)
+{
+    const scenario *sc = x->sc;
+    tt_dtype dt;
+    double straggler_s = pt->res.straggler_s, bytes = 4;
+    if (dtype_parse(x->precision, &dt, NULL) == TT_OK && dtype_bytes(dt) < 4)
+        bytes = 4 + dtype_bytes(dt); /* fp32 master weights and the low-precision copy */
+    resilience_inputs in = {.gpus = pt->cpu_ranks ? 0 : c->sum.accelerators, .nodes = c->sum.nodes,
+                            .nics = c->sum.nics,
+                            .state_bytes = x->tr[0].params * (bytes + 4.0 * x->optimizer->state_words),
+                            .time_s = pt->time_to_accuracy_s, .time_p10_s = pt->time_to_accuracy_p10_s,
+                            .time_p90_s = pt->time_to_accuracy_p90_s,
+                            .busy_share = (pt->step.compute_s + pt->step.optimizer_s) / pt->step.time_s};
+    const char *why;
+    platform_storage(c->p, &in.platform_write_Bps, &in.platform_read_Bps, &why);
+    cost_rates rates = rates_of(sc, platform_device(c->p, 0), pt);
+    resilience_of(&sc->resilience, &in, &rates, &pt->res);
+    pt->res.straggler_s = straggler_s;
+    pt->res.straggler_group = pt->ranks;
 }
 
 /* A phase's UPI bytes per step: its gradient buckets and replicated rows once,
@@ -528,6 +568,7 @@ static int point_eval(const run_ctx *x, const cluster *c, long global_batch, sha
         memcpy(pt->alltoall, pc.t.alltoall, sizeof pt->alltoall);
         pt->peak_flops = d.peak_flops;
         combine_phases(sc, ph, d.peak_flops, pt);
+        pt->res.straggler_s = wait_for_stragglers(sc, pt);
         for (size_t k = 0; pc.t.upi_bytes && k < sc->n_phases; k++)
             pt->upi_bytes += sc->phases[k].fraction * phase_upi_bytes(&x->tr[k], &ph[k], pc.t.upi_bytes);
         pt->tables = ph[0].tables;

@@ -31,6 +31,11 @@ typedef int (*point_timer)(const scenario *sc, const layout *l, const platform *
 int point_screen(const run_ctx *x, const cluster *c, long global_batch, point_timer timer, run_point *pt,
                  tt_error *err);
 
+/* The point's interruptions, checkpoints and goodput and its time to accuracy
+ * with them (pt->res, resilience.h), once its time to accuracy is final
+ * (after a batch schedule's phases). */
+void point_failures(const run_ctx *x, const cluster *c, run_point *pt);
+
 /* A point that cannot run (its batch does not split over the ranks, it does
  * not fit in memory, a swept value the platform refuses: TT_EINPUT) keeps
  * its error in pt; returns TT_OK then, other failures as they are. */

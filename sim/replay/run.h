@@ -53,6 +53,7 @@ typedef struct run_point {
     int parallel[LAYOUT_DIMS];
     int chunks, sequence_parallel;
     double tokens_per_sample;
+    resilience_result res; /* interruptions, checkpoints, goodput, stragglers (resilience.h) */
 } run_point;
 
 #define RUN_MAX_ASSUMPTIONS 64

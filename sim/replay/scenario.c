@@ -338,7 +338,7 @@ static int load_rest(const jx_obj *r, scenario *s)
     static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "examples", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", NULL};
     static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source",
-                                        "calibrated", NULL};
+                                        "calibrated", "interruptions_per_day", NULL};
     jx_obj e, o, f;
     const char *js = NULL, *csv = NULL, *svg = NULL, *src = NULL, *cal = NULL;
     int rc, opt = -1;
@@ -355,6 +355,7 @@ static int load_rest(const jx_obj *r, scenario *s)
                    (rc = jx_number(&f, "steps", 0, 1, 1e12, &s->ref_steps)) ||
                    (rc = jx_rate(&f, "busbw_Bps", 0, 1, 1e15, &s->ref_busbw_Bps)) ||
                    (rc = jx_seconds(&f, "op_time_s", 0, 1e-9, 1e6, &s->ref_op_time_s)) ||
+                   (rc = jx_number(&f, "interruptions_per_day", 0, 1e-9, 1e9, &s->ref_interruptions_per_day)) ||
                    (rc = jx_string(&f, "source", 0, &src)) || (rc = jx_string(&f, "calibrated", 0, &cal)))) ||
         (rc = load_expect(r, s)) || (rc = load_cost(r, s)))
         return rc;
@@ -373,7 +374,7 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
     static const char *const keys[] = {"version", "name", "description", "assumptions", "platform",
                                        "network", "workload", "collective", "optimizer", "collectives",
                                        "convergence", "evaluation", "sweep", "outputs", "reference", "expect",
-                                       "devices", "cost", "parallel", NULL};
+                                       "devices", "cost", "parallel", "resilience", NULL};
     out->overlap = 1;
     out->fusion = -1;
     out->hybrid = HYBRID_PARAMS_DEFAULT;
@@ -389,7 +390,7 @@ static int scenario_parse(const char *path, json_t *root, scenario *out, tt_erro
         (rc = load_strings(&r, "assumptions", &out->assumptions)) || (rc = load_platform(&r, out)) ||
         (rc = jx_enum(&r, "network", 0, NETWORKS, &network)) || (rc = scenario_load_collective(&r, out)) ||
         (rc = scenario_load_workload(&r, out)) || (rc = scenario_load_parallel(&r, out)) ||
-        (rc = load_rest(&r, out))) {
+        (rc = load_rest(&r, out)) || (rc = scenario_load_resilience(&r, out))) {
         scenario_free(out);
         return rc;
     }

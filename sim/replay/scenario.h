@@ -15,6 +15,7 @@
 #include "sim/replay/framework.h"
 #include "sim/replay/layout.h"
 #include "sim/replay/input_pipeline.h"
+#include "sim/replay/resilience.h"
 #include "sim/replay/sharding.h"
 #include "trainer/model.h"
 #include "trainer/optimizer.h"
@@ -150,6 +151,9 @@ typedef struct scenario {
     /* owning the cluster ("cost"; defaults in cost.h) */
     double lifetime_years, pue, usd_per_kwh;
 
+    /* interruptions, checkpoints and stragglers ("resilience"; resilience.h) */
+    resilience_options resilience;
+
     /* sweep: every combination of these (empty list: the scenario's value) */
     size_t n_sweep_batch, n_sweep_nodes;
     long sweep_batch[SCENARIO_MAX_SWEEP];
@@ -166,6 +170,7 @@ typedef struct scenario {
     /* reference: published figures echoed and compared (0: absent) */
     double ref_step_time_s, ref_time_s, ref_steps;
     double ref_busbw_Bps, ref_op_time_s; /* collective scenarios */
+    double ref_interruptions_per_day;    /* a published run's interruptions (resilience) */
     char *ref_source;
     char *ref_calibrated; /* why this row fed a device's calibration (NULL: a validation row) */
 

@@ -19,5 +19,7 @@ int scenario_load_workload(const jx_obj *r, scenario *s);
 int scenario_load_parallel(const jx_obj *r, scenario *s);
 /* "collectives": algorithms, overlap, hier and NCCL options. */
 int scenario_load_collectives(const jx_obj *r, scenario *s);
+/* "resilience": failure rates, checkpoints, storage, restart, stragglers. */
+int scenario_load_resilience(const jx_obj *r, scenario *s);
 
 #endif

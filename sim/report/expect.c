@@ -28,6 +28,8 @@ static void blank_point(run_point *p)
         p->mix.max_rows[g] = 1;
     p->scaling_efficiency = 1;
     p->samples_to_target = p->tokens_per_sample = 1; /* a language model's tokens to the target */
+    p->res.on = 1;
+    p->res.straggler_s = 1;
 }
 
 json_t *expect_outputs(const scenario *sc)

@@ -58,6 +58,25 @@ static json_t *ownership_json(const run_point *p)
     return o;
 }
 
+/* Interruptions, checkpoints and goodput (resilience.h). */
+static json_t *resilience_json(const resilience_result *r)
+{
+    json_t *by = json_object();
+    for (int c = 0; c < RES_COMPONENTS; c++)
+        json_object_set_new(by, RESILIENCE_COMPONENT_NAMES[c], num(r->per_day[c]));
+    json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                          "interruptions_per_day", num(r->interruptions_per_day), "interruptions_per_day_by_component",
+                          by, "mtbf_s", num(r->mtbf_s), "interruptions", num(r->interruptions), "checkpoint_bytes",
+                          num(r->checkpoint_bytes), "checkpoint_write_s", num(r->checkpoint_write_s),
+                          "checkpoint_read_s", num(r->checkpoint_read_s), "checkpoint_interval_s",
+                          num(r->checkpoint_interval_s), "storage_write_Bps", num(r->write_Bps), "storage_read_Bps",
+                          num(r->read_Bps), "restart_s", num(r->restart_s), "goodput", num(r->goodput),
+                          "goodput_p10", num(r->goodput_p10), "goodput_p90", num(r->goodput_p90), "lost_cost_usd",
+                          num(r->lost_usd), "lost_energy_j", num(r->lost_energy_j), "lost_owned_usd",
+                          num(r->lost_owned_usd));
+    return o;
+}
+
 static json_t *point_json(const run_point *p)
 {
     if (p->error[0]) /* did not run: what it was and why */
@@ -126,6 +145,16 @@ static json_t *point_json(const run_point *p)
                                       "lookup_s", num(p->host.lookup_s), "backward_transfer_s",
                                       num(p->host.backward_transfer_s), "update_s", num(p->host.update_s)));
     json_object_set_new(step, "compute_bytes", num(s->compute_bytes));
+    if (p->res.straggler_s > 0) /* resilience.stragglers: the wait for the slowest device, in idle_s */
+        json_object_set_new(step, "straggler_s", num(p->res.straggler_s));
+    if (p->res.on) {
+        json_object_set_new(o, "resilience", resilience_json(&p->res));
+        json_object_set_new(o, "time_to_accuracy_with_failures_s", num(p->res.time_s));
+        json_object_set_new(o, "time_to_accuracy_with_failures_p10_s", num(p->res.time_p10_s));
+        json_object_set_new(o, "time_to_accuracy_with_failures_p90_s", num(p->res.time_p90_s));
+        json_object_set_new(o, "cost_usd_with_failures", num(p->total.usd + p->res.lost_usd));
+        json_object_set_new(o, "energy_j_with_failures", num(p->total.energy_j + p->res.lost_energy_j));
+    }
     if (p->cpu_ranks) /* each socket's step and what the collectives put on UPI */
         json_object_set_new(o, "cpu_ranks",
                             json_pack("{s:{s:o, s:o, s:o}, s:o}", "per_socket", "compute_s", num(s->compute_s),
@@ -179,7 +208,7 @@ json_t *report_json(const scenario *sc, const run_result *r)
     json_t *base = point_json(&r->base);
     json_object_update(doc, base);
     json_decref(base);
-    if (sc->ref_step_time_s > 0 || sc->ref_time_s > 0 || sc->ref_steps > 0) {
+    if (sc->ref_step_time_s > 0 || sc->ref_time_s > 0 || sc->ref_steps > 0 || sc->ref_interruptions_per_day > 0) {
         json_t *ref = json_object();
         if (sc->ref_step_time_s > 0) {
             json_object_set_new(ref, "step_time_s", num(sc->ref_step_time_s));
@@ -191,6 +220,11 @@ json_t *report_json(const scenario *sc, const run_result *r)
         }
         if (sc->ref_steps > 0)
             json_object_set_new(ref, "steps", num(sc->ref_steps));
+        if (sc->ref_interruptions_per_day > 0) {
+            json_object_set_new(ref, "interruptions_per_day", num(sc->ref_interruptions_per_day));
+            json_object_set_new(ref, "interruptions_ratio",
+                                num(r->base.res.interruptions_per_day / sc->ref_interruptions_per_day));
+        }
         if (sc->ref_source)
             json_object_set_new(ref, "source", json_string(sc->ref_source));
         json_object_set_new(doc, "reference", ref);
@@ -339,6 +373,25 @@ static void report_sweep(FILE *out, const run_result *r)
     report_tokens(out, r);
 }
 
+/* Two lines: what interrupts the run and what it costs (resilience.h). */
+static void report_failures(FILE *out, const run_point *b)
+{
+    const resilience_result *r = &b->res;
+    char t[32], lo[32], hi[32], every[32], mtbf[32], usd[24];
+    if (!r->on)
+        return;
+    fprintf(out, "  with failures: %.4g interruptions a day (MTBF %s), checkpoint %.4g GB in %.4g s every %s, "
+                 "restart %.4g s + read %.4g s\n",
+            r->interruptions_per_day, human_duration(r->mtbf_s, mtbf, sizeof mtbf), r->checkpoint_bytes / 1e9,
+            r->checkpoint_write_s, human_duration(r->checkpoint_interval_s, every, sizeof every), r->restart_s,
+            r->checkpoint_read_s);
+    fprintf(out, "    goodput %.1f %% (p10-p90 %.1f-%.1f %%): time_to_accuracy_with_failures_s %.6g (%s; band %s-%s), "
+                 "%.4g interruptions, %s more rent\n",
+            100 * r->goodput, 100 * r->goodput_p10, 100 * r->goodput_p90, r->time_s,
+            human_duration(r->time_s, t, sizeof t), human_duration(r->time_p10_s, lo, sizeof lo),
+            human_duration(r->time_p90_s, hi, sizeof hi), r->interruptions, human_usd(r->lost_usd, usd, sizeof usd));
+}
+
 static void report_ownership(FILE *out, const run_point *b)
 {
     const cost_bill *c = &b->bill;
@@ -485,9 +538,14 @@ void report_text(FILE *out, const scenario *sc, const run_result *r, int all_ass
                  "band %.4g-%.4g); per step $%.4g, %.4g J\n", b->total.usd, b->total_p10.usd, b->total_p90.usd,
             b->total.energy_j, b->total.energy_j / 3.6e6, b->total_p10.energy_j / 3.6e6,
             b->total_p90.energy_j / 3.6e6, b->per_step.usd, b->per_step.energy_j);
+    report_failures(out, b);
     report_ownership(out, b);
-    if (sc->ref_step_time_s > 0 || sc->ref_time_s > 0) {
+    if (sc->ref_step_time_s > 0 || sc->ref_time_s > 0 || sc->ref_interruptions_per_day > 0) {
         fprintf(out, "\nreference     %s\n", sc->ref_source ? sc->ref_source : "");
+        if (sc->ref_interruptions_per_day > 0)
+            fprintf(out, "  interruptions a day: predicted %.4g, published %.4g, ratio %.3f\n",
+                    b->res.interruptions_per_day, sc->ref_interruptions_per_day,
+                    b->res.interruptions_per_day / sc->ref_interruptions_per_day);
         if (sc->ref_step_time_s > 0)
             fprintf(out, "  step time: predicted %.4g s, published %.4g s, ratio %.3f\n", b->step.time_s,
                     sc->ref_step_time_s, b->step.time_s / sc->ref_step_time_s);
