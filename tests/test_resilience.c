@@ -5,9 +5,12 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/datapath.h"
+#include "platforms/platform.h"
 #include "sim/replay/cost.h"
 #include "sim/replay/resilience.h"
 #include "tests/testutil.h"
@@ -105,15 +108,22 @@ START_TEST(run_with_failures_hand_worked)
 }
 END_TEST
 
-/* A one-node run through the CLI: its report's keys and values. */
-static json_t *run_json(const char *resilience, char *out, size_t len)
+/* GPT-3 Small on one DGX H100 for 100,000 steps, with `extra` keys. */
+static void write_scenario(const char *extra, char *path, size_t len)
 {
-    char text[2048], path[64], args[128];
+    char text[2048];
     snprintf(text, sizeof text,
              "{\"version\": 1, \"name\": \"t\", \"platform\": {\"name\": \"dgx-h100\", \"nodes\": 1},"
              " \"workload\": {\"model\": \"gpt3-125m\", \"global_batch\": 64, \"micro_batch\": 1, \"precision\":"
-             " \"bf16\"}, \"optimizer\": \"adamw\", \"convergence\": {\"steps\": 100000}%s}", resilience);
-    tu_write_temp(text, path, sizeof path);
+             " \"bf16\"}, \"optimizer\": \"adamw\", \"convergence\": {\"steps\": 100000}%s}", extra);
+    tu_write_temp(text, path, len);
+}
+
+/* A run through the CLI: its report's keys and values. */
+static json_t *run_json(const char *resilience, char *out, size_t len)
+{
+    char path[64], args[128];
+    write_scenario(resilience, path, sizeof path);
     snprintf(args, sizeof args, "run %s --json --quiet", path);
     json_t *doc = tu_run_ttasim_json(args, 0, out, len);
     unlink(path);
@@ -155,14 +165,53 @@ START_TEST(report_keys)
 }
 END_TEST
 
+/* A platform's optional "storage": absent on the built-ins, read when given,
+ * its keys checked. */
+static platform *storage_platform(json_t *storage, tt_error *err)
+{
+    char src[4096], path[64];
+    ck_assert_int_eq(datapath_find("platforms/dgx-h100.json", src, sizeof src), 0);
+    json_t *doc = json_load_file(src, 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    json_object_set_new(doc, "storage", storage);
+    char *text = json_dumps(doc, 0);
+    tu_write_temp(text, path, sizeof path);
+    platform *p = platform_load(path, NULL, err);
+    unlink(path);
+    free(text);
+    json_decref(doc);
+    return p;
+}
+
+START_TEST(platform_storage_property)
+{
+    tt_error err = {0};
+    double w, r;
+    const char *why;
+    platform *p = platform_load("dgx-h100", NULL, &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(platform_storage(p, &w, &r, &why), 0);
+    platform_free(p);
+    p = storage_platform(json_pack("{s:s, s:f, s:s}", "write_Bps", "2T", "read_Bps", 7e12, "why", "U: t"), &err);
+    ck_assert_msg(p, "%s", err.msg);
+    ck_assert_int_eq(platform_storage(p, &w, &r, &why), 1);
+    ck_assert_double_eq(w, 2e12);
+    ck_assert_double_eq(r, 7e12);
+    ck_assert_str_eq(why, "U: t");
+    platform_free(p);
+    ck_assert_ptr_null(storage_platform(json_pack("{s:f, s:f}", "write_Bps", 1e9, "read_Bps", 1e9), &err));
+    ck_assert_msg(strstr(err.msg, "$.storage") && strstr(err.msg, "why"), "%s", err.msg);
+    ck_assert_ptr_null(storage_platform(json_pack("{s:f, s:f, s:s, s:i}", "write_Bps", 1e9, "read_Bps", 1e9, "why",
+                                                  "x", "writes_Bps", 1), &err));
+    ck_assert_msg(strstr(err.msg, "$.storage") && strstr(err.msg, "write_Bps"), "%s", err.msg);
+}
+END_TEST
+
 static void run_expect(const char *resilience, const char *needle)
 {
-    char text[2048], path[64], args[128], out[8192];
-    snprintf(text, sizeof text,
-             "{\"version\": 1, \"name\": \"t\", \"platform\": {\"name\": \"dgx-h100\", \"nodes\": 1},"
-             " \"workload\": {\"model\": \"gpt3-125m\", \"global_batch\": 8, \"micro_batch\": 1},"
-             " \"convergence\": {\"steps\": 10}, \"resilience\": %s}", resilience);
-    tu_write_temp(text, path, sizeof path);
+    char extra[512], path[64], args[128], out[8192];
+    snprintf(extra, sizeof extra, ", \"resilience\": %s", resilience);
+    write_scenario(extra, path, sizeof path);
     snprintf(args, sizeof args, "run %s", path);
     int got = tu_run_ttasim(args, out, sizeof out);
     unlink(path);
@@ -182,6 +231,9 @@ START_TEST(scenario_errors_exit_2)
     run_expect("{\"storage_write_Bps\": \"fast\"}", "$.resilience.storage_write_Bps");
     run_expect("{\"failures\": false, \"restart_s\": 10}", "turns off");
     run_expect("[]", "$.resilience");
+    /* without failures the report has no resilience block to bound */
+    run_expect("{\"failures\": false}, \"expect\": {\"resilience.goodput\": {\"min\": 0}}",
+               "$.expect[\"resilience.goodput\"]");
 }
 END_TEST
 
@@ -195,6 +247,7 @@ static Suite *suite(void)
     tcase_add_test(t, calibrated_rates);
     tcase_add_test(t, run_with_failures_hand_worked);
     tcase_add_test(t, report_keys);
+    tcase_add_test(t, platform_storage_property);
     tcase_add_test(t, scenario_errors_exit_2);
     suite_add_tcase(s, t);
     return s;

@@ -109,6 +109,12 @@ void assumptions_note(run_result *r, const run_ctx *x, const cluster *c, const r
         assumptions_add(r,
             "activations = autograd (what the backward reads, each tensor once, 1-byte dropout masks, fp32 "
             "normalisation statistics: Korthikanti et al. 2022's count)");
+    double write_Bps, read_Bps;
+    const char *storage_why;
+    char notes[8][640];
+    platform_storage(p, &write_Bps, &read_Bps, &storage_why);
+    for (int i = 0, n = resilience_notes(&sc->resilience, &pt->res, storage_why, notes, 8); i < n; i++)
+        assumptions_add(r, notes[i]);
     note_ownership(r, sc, c);
     if (r->price_per_h_usd <= 0) {
         snprintf(buf, sizeof buf, "price = 0 (the %s has no price per hour in its device definition: "

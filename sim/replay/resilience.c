@@ -168,7 +168,8 @@ void resilience_of(const resilience_options *o, const resilience_inputs *in, con
     out->lost_owned_usd = lost.owned_usd;
 }
 
-int resilience_notes(const resilience_options *o, const resilience_result *r, char (*notes)[640], int max)
+int resilience_notes(const resilience_options *o, const resilience_result *r, const char *storage_why,
+                     char (*notes)[640], int max)
 {
     int n = 0, given = 0;
     if (o->straggler_cv > 0 && max > 0)
@@ -189,15 +190,20 @@ int resilience_notes(const resilience_options *o, const resilience_result *r, ch
                    : "Kokolis et al. 2024, arXiv 2410.21680: Meta's A100 clusters RSC-1 6.50 and RSC-2 2.34 failures "
                      "per 1000 node-days, pooled over their 2,000 and 1,000 nodes; split by cause as Llama 3's "
                      "Table 5 counts its 466 interruptions (arXiv 2407.21783); U for other accelerators");
+    char storage[400];
+    if (o->storage_write_Bps > 0 || o->storage_read_Bps > 0)
+        snprintf(storage, sizeof storage, "the scenario's storage");
+    else if (storage_why)
+        snprintf(storage, sizeof storage, "the platform's storage: %s", storage_why);
+    else
+        snprintf(storage, sizeof storage, "U: 1 GB/s write and 3.4 GB/s read per node, Llama 3's Tectonic (2 TB/s "
+                 "sustained, 7 TB/s peak) over its 2,048 nodes");
     snprintf(notes[n++], sizeof notes[0],
              "resilience.checkpoint = %.4g GB (%s), written in %.4g s at %.4g GB/s and read in %.4g s at %.4g GB/s "
              "(%s), every %.4g s of work (%s)",
              r->checkpoint_bytes / 1e9,
-             o->checkpoint_bytes > 0 ? "the scenario's" : "parameters, fp32 master weights and optimizer moments",
-             r->checkpoint_write_s, r->write_Bps / 1e9, r->checkpoint_read_s, r->read_Bps / 1e9,
-             o->storage_write_Bps > 0 ? "the scenario's storage"
-                                      : "the platform's storage, else U: 1 GB/s write and 3.4 GB/s read per node, "
-                                        "Llama 3's Tectonic (2 TB/s sustained, 7 TB/s peak) over its 2,048 nodes",
+             o->checkpoint_bytes > 0 ? "the scenario's" : "parameters, fp32 master weights under a 16-bit precision, optimizer moments",
+             r->checkpoint_write_s, r->write_Bps / 1e9, r->checkpoint_read_s, r->read_Bps / 1e9, storage,
              r->checkpoint_interval_s,
              o->checkpoint_interval_s > 0 ? "the scenario's" : "Young 1974: sqrt(2 x checkpoint x MTBF)");
     snprintf(notes[n++], sizeof notes[0],
@@ -208,8 +214,8 @@ int resilience_notes(const resilience_options *o, const resilience_result *r, ch
                                                     "diagnosis within 10 minutes");
     snprintf(notes[n++], sizeof notes[0],
              "resilience.model = interruptions a Poisson process; each loses the restart, the read and on average "
-             "half an interval of work and half a checkpoint; the band adds the lost time's 10th-90th percentile "
-             "(compound Poisson, normal) to the convergence band in quadrature; work done again draws busy power, "
-             "restarts and checkpoints idle power");
+             "half an interval of work and half a checkpoint; goodput's band: the 10th and 90th percentile of the "
+             "Poisson count, each at that mean loss, added to the convergence band in quadrature; work done again "
+             "draws busy power, restarts and checkpoints idle power");
     return n;
 }

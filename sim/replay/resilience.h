@@ -89,7 +89,9 @@ double resilience_straggler_s(const resilience_options *o, double compute_s, lon
 void resilience_of(const resilience_options *o, const resilience_inputs *in, const struct cost_rates *rates,
                    resilience_result *out);
 
-/* The run's resilience assumptions, "name = value (why)", at most max. */
-int resilience_notes(const resilience_options *o, const resilience_result *r, char (*notes)[640], int max);
+/* The run's resilience assumptions, "name = value (why)", at most max;
+ * storage_why: the platform's storage (NULL: none given). */
+int resilience_notes(const resilience_options *o, const resilience_result *r, const char *storage_why,
+                     char (*notes)[640], int max);
 
 #endif

@@ -28,8 +28,6 @@ static void blank_point(run_point *p)
         p->mix.max_rows[g] = 1;
     p->scaling_efficiency = 1;
     p->samples_to_target = p->tokens_per_sample = 1; /* a language model's tokens to the target */
-    p->res.on = 1;
-    p->res.straggler_s = 1;
 }
 
 json_t *expect_outputs(const scenario *sc)
@@ -45,6 +43,9 @@ json_t *expect_outputs(const scenario *sc)
     if (r && pt) {
         blank_point(&r->base);
         blank_point(pt);
+        /* failures and stragglers as the scenario asks */
+        r->base.res.on = pt->res.on = sc->resilience.failures;
+        r->base.res.straggler_s = pt->res.straggler_s = sc->resilience.straggler_cv;
         r->has_recipe = 1;
         r->links_shown = LINK_USAGE_MAX; /* --links N at its most */
         r->links.n = LINK_USAGE_MAX;
