@@ -13,7 +13,7 @@ const char *const RESILIENCE_COMPONENT_NAMES[] = {"gpu", "hbm", "nic", "link", "
  * failures per 1000 node-days, pooled by node count; split by cause as the
  * Llama 3 paper's Table 5 counts its 466 interruptions (Dubey et al. 2024,
  * arXiv 2407.21783), on nodes of 8 GPUs and 8 NICs. Llama 3's total rate is
- * the held-out check (scenarios/resilience/). */
+ * the held-out check (scenarios/published/interruptions-*.json). */
 #define CAL_NODE_DAY ((2000 * 6.50 + 1000 * 2.34) / 3000 / 1000)
 #define CAL_GPUS_PER_NODE 8.0
 #define CAL_NICS_PER_NODE 8.0
