@@ -19,7 +19,9 @@ dist_platforms_DATA = platforms/README.md \
 	platforms/big-basin-p100.json \
 	platforms/devices.json \
 	platforms/dgx-a100.json \
+	platforms/dgx-b200.json \
 	platforms/dgx-h100.json \
+	platforms/dgx-h200.json \
 	platforms/dgx1-p100.json \
 	platforms/dgx1-v100.json \
 	platforms/dgx2-v100.json \

@@ -23,6 +23,7 @@ dist_traces_DATA = \
 	scenarios/traces/dlrm-mlperf.json \
 	scenarios/traces/dlrm-dcnv2.json \
 	scenarios/traces/llama2-7b.json \
+	scenarios/traces/llama3-8b.json \
 	scenarios/traces/mpt-1b.json \
 	scenarios/traces/mpt-1b-seq8192.json \
 	scenarios/traces/mpt-7b.json \

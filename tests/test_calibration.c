@@ -248,6 +248,35 @@ START_TEST(versus_fits_the_ratio_and_inherits_the_rest)
 }
 END_TEST
 
+/* "fits" names the classes a group's points search: a conv figure 30 %
+ * above the model, in a group that fits only gemm, leaves the conv fraction
+ * inherited and the point's error standing. */
+START_TEST(fits_restricts_the_search)
+{
+    synthetic sy;
+    make_traces(&sy);
+    double own = model_on("v100-sxm2", TRUE_CONV, 1, TRUE_HALF_WORK, 0, sy.conv_path, 64, 0);
+    char group[1024];
+    snprintf(group, sizeof group, ", {\"devices\": [\"v100-sxm2\"], \"fusion\": false, \"inherits\": {\"device\": "
+             "\"generic-accelerator\", \"fill_ratio\": 1, \"fits\": [\"gemm\"]}, \"points\": [{\"trace\": \"%s\", "
+             "\"precision\": \"fp32\", \"batch\": 64, \"pass\": \"train\", \"samples_per_s\": %.17g, "
+             "\"source\": \"s\"}]}", sy.conv_path, 1.3 * own);
+    write_set(&sy, group);
+    tt_error err = {0};
+    json_t *doc = NULL;
+    ck_assert_msg(fit_file(sy.set_path, &doc, &err) == TT_OK, "%s", err.msg);
+    json_t *devs = json_object_get(doc, "devices");
+    json_t *mine = json_object_get(json_object_get(devs, "v100-sxm2"), "fp32");
+    json_t *theirs = json_object_get(json_object_get(devs, "generic-accelerator"), "fp32");
+    ck_assert_double_eq(json_real_value(json_object_get(json_object_get(mine, "efficiency"), "conv")),
+                        json_real_value(json_object_get(json_object_get(theirs, "efficiency"), "conv")));
+    json_t *res = json_object_get(doc, "residuals");
+    ck_assert_double_eq_tol(json_real_value(json_object_get(json_array_get(res, 8), "error")), 1 / 1.3 - 1, 0.01);
+    json_decref(doc);
+    remove_synthetic(&sy);
+}
+END_TEST
+
 /* Three figures at the same batch that no parameters reconcile, two at what
  * the model gives at known parameters and one 20 % higher: least squares settles a third of the way (errors
  * +6.3 % and -11.5 %), the near-worst-error fit about halfway (+9.1 %, -9.1 %). */
@@ -431,6 +460,10 @@ START_TEST(bad_sets_are_refused)
              "[\"generic-accelerator\"], \"fusion\": true, \"inherits\": {\"device\": \"v100-sxm2\"}, "
              "\"points\": [%s]}]}", point);
     expect_bad(text, "fill_ratio");
+    snprintf(text, sizeof text, "{\"format\": \"ttasim-calibration\", \"version\": 1, \"groups\": [{\"devices\": "
+             "[\"generic-accelerator\"], \"fusion\": true, \"inherits\": {\"device\": \"v100-sxm2\", "
+             "\"fill_ratio\": 1, \"fits\": [\"norm\"]}, \"points\": [%s]}]}", point);
+    expect_bad(text, "$.groups[0].inherits.fits[0]: expected \"conv\", \"gemm\" or \"attention\"");
 }
 END_TEST
 
@@ -500,6 +533,7 @@ static Suite *suite(void)
     tcase_add_test(t, fit_recovers_known_parameters);
     tcase_add_test(t, fit_bounds_the_worst_error);
     tcase_add_test(t, versus_fits_the_ratio_and_inherits_the_rest);
+    tcase_add_test(t, fits_restricts_the_search);
     tcase_add_test(t, point_fusion_overrides_its_group);
     tcase_add_test(t, two_passes_fit_the_backward_ratio);
     tcase_add_test(t, bad_sets_are_refused);

@@ -4,7 +4,7 @@
 # (resnet50-lars for the LARS records, LAMB for BERT and ViT); resnet50-per-param
 # has one gradient bucket per parameter tensor, as Caffe2 allreduces them (Goyal 2017);
 # mpt-* are MosaicML's MPT shapes (a GPT decoder, vocabulary 50,368 tied) and
-# llama2-7b the zoo's, planned at one sequence, for the LLM calibration points.
+# llama2-7b and llama3-8b the zoo's, planned at one sequence, for the LLM calibration points.
 # Usage: scenarios/traces/make-traces.sh TTASIM OUTDIR
 #   make traces (OUTDIR = scenarios/traces); tests/test_traces.sh (a temporary
 #   OUTDIR, compared with the committed files).
@@ -30,3 +30,4 @@ mpt mpt-1b 24 2048 16 2048
 mpt mpt-1b-seq8192 24 2048 16 8192
 mpt mpt-7b 32 4096 32 2048
 "$ttasim" trace --model llama2-7b --micro-batch 1 --precision bf16 --optimizer adamw --out "$out/llama2-7b.json"
+"$ttasim" trace --model llama3-8b --micro-batch 1 --precision bf16 --optimizer adamw --out "$out/llama3-8b.json"

@@ -169,6 +169,11 @@ int nccl_plan_make(const platform *p, const int *members, const coll_params *par
     if (nccl_comm_of(p, members, params->ranks, params->nccl_collnet, &out->comm) ||
         nccl_choose(&out->comm, params->nccl_algos, params->nccl_protos, params->op, params->bytes, &out->choice))
         return -1;
+    /* NVLS and CollNet allgathers and reduce-scatters (Blackwell's NCCL picks
+     * them) have no schedule here: NCCL's best ring runs in their place. */
+    if (params->op != OP_ALLREDUCE && out->choice.algo != NCCL_RING &&
+        nccl_choose(&out->comm, 1u << NCCL_RING, params->nccl_protos, params->op, params->bytes, &out->choice))
+        return -1;
     const nccl_comm *c = &out->comm;
     nccl_algo a = out->choice.algo;
     out->params = *params;

@@ -51,6 +51,9 @@ typedef struct cal_group {
      * fill_ratio, the ratio of the waves of tiles that fill the devices. */
     char *inherits;
     double fill_ratio;
+    /* Bits of the op classes its points fit (0: every class they carry);
+     * the others come from inherits' fit, for points too few to tell them. */
+    unsigned fit_classes;
     cal_point *points;
     size_t n_points;
 } cal_group;
@@ -118,7 +121,7 @@ static int load_point(const jx_obj *g, size_t i, cal_point *pt)
 static int load_group(const jx_obj *r, size_t i, cal_group *g)
 {
     static const char *const keys[] = {"devices", "why", "fusion", "inherits", "points", NULL};
-    static const char *const inherits_keys[] = {"device", "fill_ratio", "why", NULL};
+    static const char *const inherits_keys[] = {"device", "fill_ratio", "fits", "why", NULL};
     jx_obj o, in;
     int rc;
     size_t n;
@@ -132,6 +135,18 @@ static int load_group(const jx_obj *r, size_t i, cal_group *g)
             return rc;
         if (!(g->inherits = strdup(from)))
             return out_of_memory(&in);
+        if ((rc = jx_array(&in, "fits", 0, &n)))
+            return rc;
+        for (size_t k = 0; k < n; k++) {
+            json_t *e = json_array_get(json_object_get(in.obj, "fits"), k);
+            int c = -1;
+            for (int j = 0; j < OPCLASS_COUNT && json_is_string(e); j++)
+                c = strcmp(json_string_value(e), OPCLASS_NAMES[j]) == 0 ? j : c;
+            if (c != OPCLASS_CONV && c != OPCLASS_GEMM && c != OPCLASS_ATTENTION)
+                return tt_error_set(in.err, TT_EINPUT, "%s: %s.fits[%zu]: expected \"conv\", \"gemm\" or "
+                                    "\"attention\" (the classes a fit searches)", in.file, in.path, k);
+            g->fit_classes |= 1u << c;
+        }
     }
     if ((rc = jx_array(&o, "devices", 1, &n)))
         return rc;
@@ -457,7 +472,7 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
         static const op_class matmuls[] = {OPCLASS_CONV, OPCLASS_GEMM, OPCLASS_ATTENTION};
         for (size_t k = 0; k < sizeof matmuls / sizeof *matmuls; k++) {
             int c = matmuls[k], dt = device_class_dtype(&f->dev, pt->dtype, (op_class)c);
-            if (class_share(&pt->tr, c) < 0.05)
+            if (class_share(&pt->tr, c) < 0.05 || (g->fit_classes && !(g->fit_classes >> c & 1)))
                 continue;
             passes[dt][c] |= 1 << pt->pass;
             if (!f->fitted[dt][c]) {
