@@ -201,6 +201,23 @@ static json_t *fit_points(const char *points, int fusion)
     return doc;
 }
 
+/* The set of write_set with more_groups, fitted. */
+static json_t *fit_set(synthetic *sy, const char *more_groups)
+{
+    write_set(sy, more_groups);
+    tt_error err = {0};
+    json_t *doc = NULL;
+    ck_assert_msg(fit_file(sy->set_path, &doc, &err) == TT_OK, "%s", err.msg);
+    return doc;
+}
+
+/* A fitted device's fp32 efficiency of class cls. */
+static double fp32_efficiency(json_t *doc, const char *device, const char *cls)
+{
+    json_t *d = json_object_get(json_object_get(json_object_get(doc, "devices"), device), "fp32");
+    return json_real_value(json_object_get(json_object_get(d, "efficiency"), cls));
+}
+
 /* A device measured at one batch only, in a harness half as fast as the
  * model: its figure is fitted as the ratio to a device of an earlier group
  * measured in the same harness (the harness cancels), and what one batch
@@ -219,16 +236,12 @@ START_TEST(versus_fits_the_ratio_and_inherits_the_rest)
              "\"batch\": 64, \"pass\": \"train\", \"samples_per_s\": %.17g, \"versus\": {\"device\": "
              "\"generic-accelerator\", \"samples_per_s\": %.17g}, \"source\": \"s\"}]}",
              fill, sy.conv_path, harness * own, harness * other);
-    write_set(&sy, group);
-    tt_error err = {0};
-    json_t *doc = NULL;
-    ck_assert_msg(fit_file(sy.set_path, &doc, &err) == TT_OK, "%s", err.msg);
+    json_t *doc = fit_set(&sy, group);
     json_t *devs = json_object_get(doc, "devices");
     json_t *mine = json_object_get(json_object_get(devs, "v100-sxm2"), "fp32");
     json_t *theirs = json_object_get(json_object_get(devs, "generic-accelerator"), "fp32");
-    ck_assert_double_eq_tol(json_real_value(json_object_get(json_object_get(mine, "efficiency"), "conv")), conv, 2e-3);
-    ck_assert_double_eq(json_real_value(json_object_get(json_object_get(mine, "efficiency"), "gemm")),
-                        json_real_value(json_object_get(json_object_get(theirs, "efficiency"), "gemm")));
+    ck_assert_double_eq_tol(fp32_efficiency(doc, "v100-sxm2", "conv"), conv, 2e-3);
+    ck_assert_double_eq(fp32_efficiency(doc, "v100-sxm2", "gemm"), fp32_efficiency(doc, "generic-accelerator", "gemm"));
     ck_assert_double_eq(json_real_value(json_object_get(mine, "half_work_flops")),
                         fill * json_real_value(json_object_get(theirs, "half_work_flops")));
     /* one training figure cannot tell backward from forward: the ratio is the earlier group's */
@@ -261,15 +274,8 @@ START_TEST(fits_restricts_the_search)
              "\"generic-accelerator\", \"fill_ratio\": 1, \"fits\": [\"gemm\"]}, \"points\": [{\"trace\": \"%s\", "
              "\"precision\": \"fp32\", \"batch\": 64, \"pass\": \"train\", \"samples_per_s\": %.17g, "
              "\"source\": \"s\"}]}", sy.conv_path, 1.3 * own);
-    write_set(&sy, group);
-    tt_error err = {0};
-    json_t *doc = NULL;
-    ck_assert_msg(fit_file(sy.set_path, &doc, &err) == TT_OK, "%s", err.msg);
-    json_t *devs = json_object_get(doc, "devices");
-    json_t *mine = json_object_get(json_object_get(devs, "v100-sxm2"), "fp32");
-    json_t *theirs = json_object_get(json_object_get(devs, "generic-accelerator"), "fp32");
-    ck_assert_double_eq(json_real_value(json_object_get(json_object_get(mine, "efficiency"), "conv")),
-                        json_real_value(json_object_get(json_object_get(theirs, "efficiency"), "conv")));
+    json_t *doc = fit_set(&sy, group);
+    ck_assert_double_eq(fp32_efficiency(doc, "v100-sxm2", "conv"), fp32_efficiency(doc, "generic-accelerator", "conv"));
     json_t *res = json_object_get(doc, "residuals");
     ck_assert_double_eq_tol(json_real_value(json_object_get(json_array_get(res, 8), "error")), 1 / 1.3 - 1, 0.01);
     json_decref(doc);
