@@ -30,6 +30,7 @@ typedef struct platform_options {
     const char *accelerator;  /* a device name replacing the accelerator type */
     const char *mesh;         /* replaces the accelerator mesh pattern (zion: "fully_connected") */
     const json_t *fabric;     /* fields merged over the file's "fabric" (a scenario's platform.fabric) */
+    const json_t *components; /* {group: count} replacing node groups' counts (a partly populated rack) */
     const json_t *devices;    /* definitions by name; a partial one is merged over the device it names */
     const char *overlay_file; /* where fabric and devices come from, for messages */
     int shape[3];             /* torus grid of the slice, shape[0] fastest (0: published or most square) */

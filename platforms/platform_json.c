@@ -156,6 +156,38 @@ static int unknown_device(const jx_obj *o, const platform *p, const char *name)
     return rc;
 }
 
+/* A scenario's platform.components: {"gpu": 64} populates a group with
+ * fewer (or more) members than the file, as a rack with trays left out. */
+static int component_count(const platform_options *opt, const char *name, long *count, tt_error *err)
+{
+    json_t *v = opt && opt->components ? json_object_get(opt->components, name) : NULL;
+    if (!v)
+        return TT_OK;
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 128)
+        return tt_error_set(err, TT_EINPUT, "%s: $.platform.components.%s: expected a count of 1 to 128",
+                            opt->overlay_file, name);
+    *count = (long)json_integer_value(v);
+    return TT_OK;
+}
+
+/* Every name of platform.components is a group of the node's components. */
+static int components_known(const platform_options *opt, const jx_obj *node, size_t nc)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)opt->components, key, v) {
+        int found = 0;
+        for (size_t i = 0; i < nc && !found; i++)
+            found = strcmp(json_string_value(json_object_get(json_array_get(json_object_get(node->obj, "components"), i),
+                                                             "name")), key) == 0;
+        if (!found)
+            return tt_error_set(node->err, TT_EINPUT, "%s: $.platform.components.%s: the platform's node has no "
+                                "component group \"%s\" (its groups are in 'ttasim platform show')",
+                                opt->overlay_file, key, key);
+    }
+    return TT_OK;
+}
+
 static int load_node(platform *p, const jx_obj *root, const platform_options *opt)
 {
     static const char *keys[] = {"components", "links", NULL};
@@ -184,7 +216,8 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
         int crossbar = 0;
         if ((rc = jx_elem(&node, "components", i, &c)) || (rc = jx_check_keys(&c, ckeys)) ||
             (rc = jx_string(&c, "name", 1, &name)) || (rc = jx_string(&c, "device", 1, &devname)) ||
-            (rc = jx_int(&c, "count", 0, 1, 128, &count)) || (rc = jx_bool(&c, "crossbar", 0, &crossbar)))
+            (rc = jx_int(&c, "count", 0, 1, 128, &count)) || (rc = jx_bool(&c, "crossbar", 0, &crossbar)) ||
+            (rc = component_count(opt, name, &count, c.err)))
             return rc;
         const device_info *dev = device_table_find(&p->devices, devname);
         if (!dev)
@@ -216,6 +249,8 @@ static int load_node(platform *p, const jx_obj *root, const platform_options *op
                 return tt_error_prefix(c.err, "%s: %s: ", c.file, c.path);
         }
     }
+    if (opt && opt->components && (rc = components_known(opt, &node, nc)))
+        return rc;
     int had_mesh = 0;
     for (size_t i = 0; i < nl; i++) {
         jx_obj l;
@@ -591,9 +626,10 @@ platform *plat_load_json(const char *path, const platform_options *opt, tt_error
             rc = tt_error_set(err, TT_EINPUT, "%s: \"simgrid\" (your own platform XML) replaces \"node\" and \"fabric\": keep one", path);
             goto done;
         }
-        if (opt && (opt->nodes || opt->link_bw_Bps > 0 || opt->accelerator || opt->mesh || opt->rank_kind == DEVICE_CPU)) {
+        if (opt && (opt->nodes || opt->link_bw_Bps > 0 || opt->accelerator || opt->mesh || opt->components ||
+                    opt->rank_kind == DEVICE_CPU)) {
             rc = tt_error_set(err, TT_EINPUT, "%s: a SimGrid XML platform takes no --nodes, --link-bw, --accelerator, "
-                              "--mesh or ranks \"cpu\" (its rank_hosts file names the ranks)", path);
+                              "--mesh, components or ranks \"cpu\" (its rank_hosts file names the ranks)", path);
             goto done;
         }
         if ((rc = load_user_simgrid(p, &r)))

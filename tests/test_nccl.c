@@ -273,6 +273,31 @@ START_TEST(communicators_of_platforms)
     p = load("tpu-v3-pod", 4); /* not a CUDA GPU */
     ck_assert_int_eq(nccl_comm_of(p, NULL, 16, 0, &c), -1);
     platform_free(p);
+    /* GB200 NVL72: an allreduce over the rack's 72 GPUs stays in NVLink (one
+     * node, no NIC); NVLS over more than 16 GPUs of a node has no schedule,
+     * so it runs as NCCL's ring. Blackwell's NVLS reduce-scatter too. */
+    p = load("gb200-nvl72", 2);
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 72, 0, &c), 0);
+    ck_assert_int_eq(c.nodes, 1);
+    ck_assert_int_eq(c.node.gpus, 72);
+    ck_assert_int_eq(c.node.arch, NCCL_BLACKWELL);
+    ck_assert_int_eq(c.node.nvswitch, 1);
+    ck_assert_int_eq(c.node.nvlinks, 18);
+    ck_assert_int_eq(c.node.nics, 0);
+    nccl_plan plan;
+    coll_params big = {.op = OP_ALLREDUCE, .ranks = 72, .bytes = 8e9};
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &big, 0, &plan), 0);
+    ck_assert_int_eq(plan.choice.algo, NCCL_RING);
+    ck_assert_int_eq(nccl_comm_of(p, NULL, 144, 0, &c), 0);
+    ck_assert_int_eq(c.nodes, 2);
+    ck_assert_int_eq(c.node.nics, 72);
+    platform_free(p);
+    p = load("dgx-b200", 1);
+    coll_params rs = {.op = OP_REDUCE_SCATTER, .ranks = 8, .bytes = 1e8, .nccl_algos = 1u << NCCL_NVLS};
+    ck_assert_int_eq(nccl_plan_make(p, NULL, &rs, 0, &plan), 0);
+    ck_assert_int_eq(plan.choice.algo, NCCL_RING);
+    ck_assert_int_eq(plan.params.algo, ALGO_RING);
+    platform_free(p);
 }
 END_TEST
 

@@ -271,6 +271,44 @@ START_TEST(rail_alignment)
 }
 END_TEST
 
+/* GB200 NVL72: the rack is one NVLink domain: any two of its 72 GPUs meet
+ * through the switch trays (18 NVLink 5 links of 50 GB/s), never a NIC; the
+ * next rack is one NDR NIC away. platform.components leaves trays out. */
+START_TEST(nvl72_one_nvlink_domain)
+{
+    platform *p = load("gb200-nvl72", 2, 0, 0);
+    ck_assert_int_eq(platform_ranks(p), 144);
+    ck_assert_int_eq(platform_ranks_per_node(p), 72);
+    double lat, bw;
+    const char *cls = NULL;
+    platform_path(p, 0, 71, &lat, &bw);
+    ck_assert_int_eq(platform_hops(p, 0, 71), 2);
+    ck_assert_double_eq(bw, 18 * 50e9);
+    ck_assert_int_eq(platform_rank_links(p, 0, 71, &cls), 18);
+    ck_assert_str_eq(cls, "nvlink5");
+    platform_path(p, 0, 72, &lat, &bw);
+    ck_assert_double_eq(bw, 50e9);
+    platform_free(p);
+    p = load("dgx-b200", 1, 0, 0);
+    platform_path(p, 0, 7, &lat, &bw);
+    ck_assert_double_eq(bw, 18 * 50e9);
+    platform_free(p);
+    json_t *comps = json_pack("{s:i, s:i, s:i}", "gpu", 64, "cpu", 32, "nic", 64);
+    platform_options o = {.nodes = 2, .components = comps, .overlay_file = "s.json"};
+    tt_error err = {0};
+    p = platform_load("gb200-nvl72", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(platform_ranks_per_node(p), 64);
+    ck_assert_str_eq(platform_rank_exit(p, 63), "nic63");
+    platform_free(p);
+    json_object_set_new(comps, "tray", json_integer(16));
+    ck_assert_ptr_null(platform_load("gb200-nvl72", &o, &err));
+    ck_assert_msg(strstr(err.msg, "s.json: $.platform.components.tray: the platform's node has no component group"),
+                  "%s", err.msg);
+    json_decref(comps);
+}
+END_TEST
+
 /* Slices take their published shapes; --shape overrides; a pod refuses more chips than it has. */
 START_TEST(tpu_slices)
 {
@@ -715,6 +753,7 @@ static Suite *suite(void)
     tcase_add_test(t, dgx1_v100_six_nvlinks_per_gpu);
     tcase_add_test(t, zion_sockets_and_mesh);
     tcase_add_test(t, rail_alignment);
+    tcase_add_test(t, nvl72_one_nvlink_domain);
     tcase_add_test(t, tpu_v3_bisection);
     tcase_add_test(t, abci_rack_taper);
     tcase_add_test(t, tpu_slices);

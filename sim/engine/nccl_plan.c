@@ -170,8 +170,9 @@ int nccl_plan_make(const platform *p, const int *members, const coll_params *par
         nccl_choose(&out->comm, params->nccl_algos, params->nccl_protos, params->op, params->bytes, &out->choice))
         return -1;
     /* NVLS and CollNet allgathers and reduce-scatters (Blackwell's NCCL picks
-     * them) have no schedule here: NCCL's best ring runs in their place. */
-    if (params->op != OP_ALLREDUCE && out->choice.algo != NCCL_RING &&
+     * them), and pipelines over more than a schedule's 16 GPUs of a node (an
+     * NVL72 rack), have no schedule here: NCCL's best ring runs instead. */
+    if ((params->op != OP_ALLREDUCE || out->comm.node.gpus > 16) && out->choice.algo != NCCL_RING &&
         nccl_choose(&out->comm, 1u << NCCL_RING, params->nccl_protos, params->op, params->bytes, &out->choice))
         return -1;
     const nccl_comm *c = &out->comm;

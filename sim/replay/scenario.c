@@ -70,7 +70,7 @@ static int load_strings(const jx_obj *o, const char *key, char ***out)
 static int load_platform(const jx_obj *r, scenario *s)
 {
     static const char *const keys[] = {"name", "nodes", "link_bw_Bps", "link_latency_s", "accelerator",
-                                       "mesh", "shape", "fabric", "ranks", NULL};
+                                       "mesh", "shape", "fabric", "components", "ranks", NULL};
     jx_obj p;
     const char *name = NULL, *acc = NULL, *mesh = NULL;
     long nodes = 0;
@@ -98,6 +98,10 @@ static int load_platform(const jx_obj *r, scenario *s)
     if (s->fabric && !json_is_object(s->fabric))
         return tt_error_set(p.err, TT_EINPUT, "%s: %s.fabric: expected an object of fabric fields merged over the "
                             "platform's (e.g. {\"oversubscription\": 2}, platforms/README.md)", p.file, p.path);
+    s->components = json_object_get(p.obj, "components");
+    if (s->components && !json_is_object(s->components))
+        return tt_error_set(p.err, TT_EINPUT, "%s: %s.components: expected an object of node component groups and "
+                            "their counts (e.g. {\"gpu\": 64}, platforms/README.md)", p.file, p.path);
     s->platform = strdup(name);
     s->nodes = (int)nodes;
     s->accelerator = scenario_dup(acc);
@@ -481,7 +485,8 @@ platform_options scenario_platform_options(const scenario *s, int nodes)
 {
     platform_options o = {.nodes = nodes ? nodes : s->nodes, .link_bw_Bps = s->link_bw_Bps,
                           .link_latency_s = s->link_latency_s, .accelerator = s->accelerator, .mesh = s->mesh,
-                          .fabric = s->fabric, .devices = s->devices, .overlay_file = s->path,
+                          .fabric = s->fabric, .components = s->components, .devices = s->devices,
+                          .overlay_file = s->path,
                           .rank_kind = s->cpu_ranks ? DEVICE_CPU : DEVICE_ACCELERATOR};
     memcpy(o.shape, s->shape, sizeof o.shape);
     return o;

@@ -66,6 +66,7 @@ typedef struct scenario {
     int shape[3];      /* torus grid of the slice (0: the platform's choice) */
     network_model network;
     json_t *fabric;    /* "platform.fabric": merged over the platform file's fabric (in doc) */
+    json_t *components; /* "platform.components": node groups' counts replacing the file's (in doc) */
     json_t *devices;   /* "devices": partial or new definitions by name (in doc) */
 
     /* a collective measurement instead of training (nccl-tests-like): op,
