@@ -25,6 +25,8 @@ dist_platforms_DATA = platforms/README.md \
 	platforms/dgx1-p100.json \
 	platforms/dgx1-v100.json \
 	platforms/dgx2-v100.json \
+	platforms/gb200-nvl72.json \
+	platforms/gb300-nvl72.json \
 	platforms/hgx-a100-4hdr.json \
 	platforms/polaris.json \
 	platforms/knl-cluster.json \

@@ -111,6 +111,7 @@ dist_collectives_DATA = scenarios/collectives/README.md \
 	scenarios/collectives/dgx-h100-allreduce-nvls-8g.json \
 	scenarios/collectives/dgx-h100-allreduce-ring-8g.json \
 	scenarios/collectives/dgx1-cluster-allreduce.json \
+	scenarios/collectives/gb200-nvl72-2tray-allreduce-8g.json \
 	scenarios/collectives/hgx-a100-4hdr-3node-allreduce-128m.json \
 	scenarios/collectives/hgx-a100-80gb-allreduce-1g.json
 

@@ -46,8 +46,8 @@ printf '\n## Language models on H100 (NeMo, Megatron-Bridge and MLPerf GPT-3, FP
 "$ttasim" check --markdown "$here"/llm-*xh100.json 2>/dev/null || true
 printf '\n## Mixture-of-experts language models on H100 (Megatron-Bridge presets and the Megatron-Core MoE model zoo: expert parallelism, alltoall and DeepEP dispatch)\n\n'
 "$ttasim" check --markdown "$here"/moe-*xh100.json 2>/dev/null || true
-printf '\n## Language models on Blackwell (NeMo 25.02 and Megatron-Bridge 25.11, FP8: DGX B200)\n\n'
-"$ttasim" check --markdown "$here"/llm-*xb200.json 2>/dev/null || true
+printf '\n## Language models on Blackwell (NeMo 25.02/25.04 and Megatron-Bridge 25.11, FP8: DGX B200, GB200 NVL72)\n\n'
+"$ttasim" check --markdown "$here"/llm-*xb200.json "$here"/llm-*xgb200.json 2>/dev/null || true
 cat <<'FAILURES'
 
 ## Interruptions of large runs (`resilience`)
