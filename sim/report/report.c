@@ -385,11 +385,11 @@ static void report_failures(FILE *out, const run_point *b)
             r->interruptions_per_day, human_duration(r->mtbf_s, mtbf, sizeof mtbf), r->checkpoint_bytes / 1e9,
             r->checkpoint_write_s, human_duration(r->checkpoint_interval_s, every, sizeof every), r->restart_s,
             r->checkpoint_read_s);
-    fprintf(out, "    goodput %.1f %% (p10-p90 %.1f-%.1f %%): time_to_accuracy_with_failures_s %.6g (%s; band %s-%s), "
-                 "%.4g interruptions, %s more rent\n",
-            100 * r->goodput, 100 * r->goodput_p10, 100 * r->goodput_p90, r->time_s,
-            human_duration(r->time_s, t, sizeof t), human_duration(r->time_p10_s, lo, sizeof lo),
-            human_duration(r->time_p90_s, hi, sizeof hi), r->interruptions, human_usd(r->lost_usd, usd, sizeof usd));
+    fprintf(out, "    goodput %.1f %% (p10-p90 %.1f-%.1f %%): to accuracy %s (band %s-%s), %.4g interruptions, %s more rent\n",
+            100 * r->goodput, 100 * r->goodput_p10, 100 * r->goodput_p90, human_duration(r->time_s, t, sizeof t),
+            human_duration_as(r->time_p10_s, r->time_s, lo, sizeof lo),
+            human_duration_as(r->time_p90_s, r->time_s, hi, sizeof hi), r->interruptions,
+            human_usd(r->lost_usd, usd, sizeof usd));
 }
 
 static void report_ownership(FILE *out, const run_point *b)
@@ -490,7 +490,8 @@ void report_text(FILE *out, const scenario *sc, const run_result *r, int all_ass
                 {"step.bubble_s", b->step.bubble_s}};
     fprintf(out, "per step                      seconds\n");
     for (size_t i = 0; i < sizeof rows / sizeof *rows - (par[LAYOUT_DATA] ? 0 : 2); i++)
-        fprintf(out, "  %-22s %12.6g  %12s%s\n", rows[i].name, rows[i].s, human_duration(rows[i].s, t, sizeof t),
+        if (rows[i].s != 0 || strcmp(rows[i].name, "step.host_embedding_s")) /* no host tables: no row */
+            fprintf(out, "  %-22s %12.6g  %12s%s\n", rows[i].name, rows[i].s, human_duration(rows[i].s, t, sizeof t),
                 i == 6   ? "   (no compute: exposed comm + host waits)"
                 : i == 7 ? "   (tensor-parallel collectives, blocking)"
                 : i == 8 ? "   (pipeline stages waiting on each other)"
