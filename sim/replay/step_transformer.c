@@ -48,12 +48,17 @@ static double expert_share(const tf_options *x)
     return 1.0 / ((double)expert_ranks(x) * split);
 }
 
+static int is_moe(const workload_layer *l)
+{
+    return l->experts > 0;
+}
+
 /* A view's expert parameters (its MoE layers', router included). */
 static double expert_params(const workload *view)
 {
     double n = 0;
     for (size_t i = 0; i < view->n_layers; i++)
-        n += view->layers[i].experts > 0 ? view->layers[i].param_bytes / view->dtype_bytes : 0;
+        n += is_moe(&view->layers[i]) ? view->layers[i].param_bytes / view->dtype_bytes : 0;
     return n;
 }
 
@@ -61,7 +66,7 @@ static int moe_layers(const workload *view)
 {
     int n = 0;
     for (size_t i = 0; i < view->n_layers; i++)
-        n += view->layers[i].experts > 0;
+        n += is_moe(&view->layers[i]);
     return n;
 }
 
@@ -148,7 +153,7 @@ static int stage_view(const workload *t, const tf_options *x, int v, workload *o
         double kt = tp_share(l, x), k = kt / degree(x, LAYOUT_CONTEXT);
         /* norms' weights are replicated; experts are split over the expert group (the router's
          * few weights with them) */
-        double kp = l->cls == OPCLASS_NORM ? 1.0 : l->experts > 0 ? expert_share(x) : kt;
+        double kp = l->cls == OPCLASS_NORM ? 1.0 : is_moe(l) ? expert_share(x) : kt;
         *c = *l;
         c->forward_flops *= k;
         c->forward_bytes *= k;
@@ -159,7 +164,7 @@ static int stage_view(const workload *t, const tf_options *x, int v, workload *o
         c->kept_aux_bytes = c->kept_aux_bytes < 0 ? -1 : c->kept_aux_bytes * k;
         c->kept_gemm_bytes *= k;
         c->param_bytes *= kp;
-        c->experts = l->experts > 0 ? (int)(l->experts / (double)expert_ranks(x) + 0.5) : 0; /* the rank's own */
+        c->experts = is_moe(l) ? (int)(l->experts / (double)expert_ranks(x) + 0.5) : 0; /* the rank's own */
         c->heads = l->cls == OPCLASS_ATTENTION ? (int)(l->heads * kt + 0.5) : l->heads;
         c->kv_heads = l->cls == OPCLASS_ATTENTION ? (int)ceil(l->kv_heads * kt) : l->kv_heads;
         out->param_bytes += c->param_bytes;
@@ -301,9 +306,10 @@ void tf_collectives(const workload *t, const step_options *o, const tf_options *
         workload view;
         double b, e = 0;
         if (stage_view(t, x, v, &view) == 0) {
-            buckets_of(view.params - expert_params(&view), o, x, &b);
-            if (expert_params(&view) > 0)
-                buckets_of(expert_params(&view), o, x, &e);
+            double experts = expert_params(&view);
+            buckets_of(view.params - experts, o, x, &b);
+            if (experts > 0)
+                buckets_of(experts, o, x, &e);
             bucket = fmax(bucket, b);
             expert_bucket = fmax(expert_bucket, e);
             free(view.layers);
@@ -374,7 +380,7 @@ static int expert_shards(const workload *view, const step_options *o, const tf_o
         return -1;
     experts.n_layers = 0;
     for (size_t i = 0; i < view->n_layers; i++)
-        if (view->layers[i].experts > 0)
+        if (is_moe(&view->layers[i]))
             experts.layers[experts.n_layers++] = view->layers[i];
     step_options by_experts = *o;
     by_experts.ranks = expert_replicas(x);
@@ -501,22 +507,18 @@ oom:
     return -1;
 }
 
-/* A view's MoE layers' compute for one micro-batch, one way. */
-static double experts_s(const workload *view, const device_model *d, const step_options *o, int backward)
+static int is_attention(const workload_layer *l)
 {
-    double s = 0;
-    for (size_t i = 0; i < view->n_layers; i++)
-        if (view->layers[i].experts > 0)
-            s += step_layer_s(view, i, d, o, backward);
-    return s;
+    return l->cls == OPCLASS_ATTENTION;
 }
 
-/* A view's attention compute for one micro-batch, one way. */
-static double attention_s(const workload *view, const device_model *d, const step_options *o, int backward)
+/* A view's compute of the layers `match` picks for one micro-batch, one way. */
+static double layers_s(const workload *view, const device_model *d, const step_options *o, int backward,
+                       int (*match)(const workload_layer *))
 {
     double s = 0;
     for (size_t i = 0; i < view->n_layers; i++)
-        if (view->layers[i].cls == OPCLASS_ATTENTION)
+        if (match(&view->layers[i]))
             s += step_layer_s(view, i, d, o, backward);
     return s;
 }
@@ -539,8 +541,8 @@ static int stage_costs(const workload *t, const device_model *d, const step_opti
         if (degree(x, LAYOUT_CONTEXT) > 1) {
             int blocks = blocks_in(blocks_of(t), x, v);
             double ring = coll_s[TF_CP_ALLGATHER], ring_back = ring + coll_s[TF_CP_REDUCE_SCATTER];
-            st[v].cp_forward_s = fmax(0.0, blocks * ring - attention_s(&view, d, o, 0));
-            st[v].cp_backward_s = fmax(0.0, blocks * ring_back - attention_s(&view, d, o, 1)) +
+            st[v].cp_forward_s = fmax(0.0, blocks * ring - layers_s(&view, d, o, 0, is_attention));
+            st[v].cp_backward_s = fmax(0.0, blocks * ring_back - layers_s(&view, d, o, 1, is_attention)) +
                                   (o->recompute ? st[v].cp_forward_s : 0);
         }
         /* each MoE layer's dispatch and combine, blocking, both ways (and again when recomputed) */
@@ -552,8 +554,8 @@ static int stage_costs(const workload *t, const device_model *d, const step_opti
             /* a forward and another micro-batch's backward run merged, layer by layer: each
              * alltoall beside one part of the other's layer (dispatch beside its experts, combine
              * beside the rest), only what that part does not cover exposed */
-            double experts_f = experts_s(&view, d, o, 0) / moe, rest_f = st[v].forward_s / moe - experts_f;
-            double experts_b = experts_s(&view, d, o, 1) / moe, rest_b = st[v].backward_s / moe - experts_b;
+            double experts_f = layers_s(&view, d, o, 0, is_moe) / moe, rest_f = st[v].forward_s / moe - experts_f;
+            double experts_b = layers_s(&view, d, o, 1, is_moe) / moe, rest_b = st[v].backward_s / moe - experts_b;
             st[v].ep_forward_s = moe * (fmax(0.0, a2a - experts_b) + fmax(0.0, a2a - rest_b));
             st[v].ep_backward_s = moe * (fmax(0.0, a2a - experts_f) + fmax(0.0, a2a - rest_f));
         }
