@@ -97,6 +97,35 @@ static int add_edge(edge_list *l, int src, int dst, int delay, xfer_op op, float
     return 0;
 }
 
+/* Orders a lane's edges by delay, stable, and indexes them (*off: max_delay
+ * + 2 offsets): a step generates the edges whose delay puts a chunk on
+ * them, not every edge of the lane (fill and drain steps have few), and a
+ * rank's reductions of one chunk keep their order. -1 when out of memory. */
+static int by_delay(edge_list *l, int **off)
+{
+    int nd = l->max_delay + 1;
+    int *o = calloc((size_t)nd + 1, sizeof *o);
+    pipe_edge *e = malloc(sizeof *e * ((size_t)l->n + 1));
+    if (!o || !e) {
+        free(o);
+        free(e);
+        return -1;
+    }
+    for (int k = 0; k < l->n; k++)
+        o[l->e[k].delay + 1]++;
+    for (int d = 0; d < nd; d++)
+        o[d + 1] += o[d];
+    for (int k = 0; k < l->n; k++) /* o[d] runs to the end of delay d's edges */
+        e[o[l->e[k].delay]++] = l->e[k];
+    for (int d = nd; d > 0; d--) /* back to each delay's start */
+        o[d] = o[d - 1];
+    o[0] = 0;
+    free(l->e);
+    l->e = e;
+    *off = o;
+    return 0;
+}
+
 /* A chain lane: node u's k-th GPU in the lane's order is rank u g + order[k]. */
 static int chain_lane(edge_list *l, const coll_params *pp, const int *order, const int *dn, int dmax, int tree)
 {
@@ -206,6 +235,8 @@ int build_pipeline(schedule *s, const coll_params *pp, size_t count)
         }
         sched_part p;
         memset(&p, 0, sizeof p);
+        if (rc == 0)
+            rc = by_delay(&el, &p.delay_off);
         p.kind = P_PIPE;
         p.groups = 1;
         p.gsize = pp->ranks;
@@ -214,9 +245,11 @@ int build_pipeline(schedule *s, const coll_params *pp, size_t count)
         p.edges = el.e;
         p.nedges = el.n;
         p.max_delay = el.max_delay;
+        p.ndelays = el.max_delay + 1;
         int k = rc ? -1 : sched_add_part(s, &p);
         if (k < 0) {
             free(el.e);
+            free(p.delay_off);
             rc = -1;
         }
         if (l == 0)
@@ -240,17 +273,17 @@ int build_pipeline(schedule *s, const coll_params *pp, size_t count)
 
 size_t gen_pipe(const sched_part *p, int t, xfer *out, size_t n)
 {
-    for (int k = 0; k < p->nedges; k++) {
-        const pipe_edge *e = &p->edges[k];
-        int x = t - e->delay;
-        if (x < 0 || x >= p->chunks)
-            continue;
+    /* chunk x = t - delay crosses at step t: delays from t - chunks + 1 to t */
+    int lo = t - p->chunks + 1 > 0 ? t - p->chunks + 1 : 0, hi = t < p->ndelays - 1 ? t : p->ndelays - 1;
+    for (int d = lo; d <= hi; d++) {
         size_t bo, bl;
-        block_of(p->off, p->len, p->chunks, x, &bo, &bl);
-        if (e->wire != 1.0f)
-            bl = (size_t)llround((double)bl * e->wire);
-        if (bl)
-            out[n++] = (xfer){e->src, e->dst, bo, bo, bl, e->op};
+        block_of(p->off, p->len, p->chunks, t - d, &bo, &bl);
+        for (int k = p->delay_off[d]; k < p->delay_off[d + 1]; k++) {
+            const pipe_edge *e = &p->edges[k];
+            size_t len = e->wire != 1.0f ? (size_t)llround((double)bl * e->wire) : bl;
+            if (len)
+                out[n++] = (xfer){e->src, e->dst, bo, bo, len, e->op};
+        }
     }
     return n;
 }

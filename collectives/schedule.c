@@ -411,6 +411,15 @@ void schedule_replicate(schedule *s, int k)
     s->max_step_xfers *= (size_t)k;
 }
 
+double schedule_work_xfers(const schedule *s, int stage)
+{
+    const sched_stage *st = &s->stages[stage];
+    double most = 0;
+    for (int j = 0; j < st->parts; j++)
+        most += (double)part_max_xfers(&s->parts[st->first_part + j]);
+    return most * (st->identical ? 1 : st->steps) * (s->replicas > 1 ? s->replicas : 1);
+}
+
 long schedule_steps(const schedule *s)
 {
     long n = 0;
@@ -427,13 +436,47 @@ static int flow_cmp(const void *a, const void *b)
     return x->dst < y->dst ? -1 : x->dst > y->dst;
 }
 
-size_t schedule_merge_flows(const schedule *s, const xfer *xs, size_t nx, coll_flow *out)
+/* Sorts the step's transfers into out by src (counting, stable: a rank sends
+ * few flows, and 262,144 flows a round went a third of a frontier run to
+ * qsort), then each rank's by dst (insertion, stable); qsort when the
+ * counts cannot be allocated. Returns how many. */
+static size_t sort_flows(const schedule *s, const xfer *xs, size_t nx, coll_flow *out)
 {
-    size_t m = 0, w = 0;
+    size_t m = 0, *at = calloc((size_t)s->ranks + 1, sizeof *at);
+    if (!at) {
+        for (size_t k = 0; k < nx; k++)
+            if (xs[k].src != xs[k].dst)
+                out[m++] = (coll_flow){xs[k].src, xs[k].dst, (double)xs[k].len * s->unit_bytes};
+        qsort(out, m, sizeof *out, flow_cmp);
+        return m;
+    }
     for (size_t k = 0; k < nx; k++)
         if (xs[k].src != xs[k].dst)
-            out[m++] = (coll_flow){xs[k].src, xs[k].dst, (double)xs[k].len * s->unit_bytes};
-    qsort(out, m, sizeof *out, flow_cmp);
+            at[xs[k].src + 1]++, m++;
+    for (int r = 0; r < s->ranks; r++)
+        at[r + 1] += at[r];
+    for (size_t k = 0; k < nx; k++)
+        if (xs[k].src != xs[k].dst)
+            out[at[xs[k].src]++] = (coll_flow){xs[k].src, xs[k].dst, (double)xs[k].len * s->unit_bytes};
+    for (int r = 0; r < s->ranks; r++) { /* at[r]: the end of rank r's flows */
+        size_t first = r ? at[r - 1] : 0;
+        if (at[r] - first > 16) /* all pairs: thousands a rank */
+            qsort(out + first, at[r] - first, sizeof *out, flow_cmp);
+        else
+            for (size_t k = first + 1; k < at[r]; k++)
+                for (size_t j = k; j > first && flow_cmp(&out[j - 1], &out[j]) > 0; j--) {
+                    coll_flow t = out[j];
+                    out[j] = out[j - 1];
+                    out[j - 1] = t;
+                }
+    }
+    free(at);
+    return m;
+}
+
+size_t schedule_merge_flows(const schedule *s, const xfer *xs, size_t nx, coll_flow *out)
+{
+    size_t m = sort_flows(s, xs, nx, out), w = 0;
     for (size_t k = 0; k < m; k++) {
         if (w && out[w - 1].src == out[k].src && out[w - 1].dst == out[k].dst)
             out[w - 1].bytes += out[k].bytes;
@@ -446,7 +489,7 @@ size_t schedule_merge_flows(const schedule *s, const xfer *xs, size_t nx, coll_f
 void schedule_free(schedule *s)
 {
     for (int i = 0; i < s->nparts; i++)
-        free(s->parts[i].edges);
+        free(s->parts[i].edges), free(s->parts[i].delay_off);
     free(s->stages);
     free(s->parts);
     s->stages = NULL;

@@ -147,6 +147,12 @@ void schedule_replicate(schedule *s, int k);
 /* Total steps over all stages. */
 long schedule_steps(const schedule *s);
 
+/* The transfers timing stage `stage` of s generates, known without
+ * generating them: its bound on a step's transfers times the steps
+ * generated (an identical stage's one). The simulation's cost estimate
+ * (collective_sim.c). */
+double schedule_work_xfers(const schedule *s, int stage);
+
 /* The transfers of step `step` of stage `stage` (0 <= step < steps);
  * out holds max_step_xfers entries. Returns how many were written. */
 size_t schedule_step(const schedule *s, int stage, int step, xfer *out);

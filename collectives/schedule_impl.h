@@ -51,8 +51,9 @@ struct sched_part {
     int sub, subs;  /* channel rings of reduce-scatter/allgather: each block's piece sub of subs */
     size_t block;   /* alltoall: elements per peer */
     int per_node;   /* alltoall hier: ranks per node */
-    pipe_edge *edges; /* P_PIPE: owned by the schedule (schedule_free) */
-    int nedges, max_delay;
+    pipe_edge *edges; /* P_PIPE: owned by the schedule (schedule_free), by delay (stable) */
+    int *delay_off;   /* P_PIPE: edges of delay d are edges[delay_off[d] .. delay_off[d + 1]), d < ndelays */
+    int nedges, max_delay, ndelays;
 };
 
 int ilog2_floor(int n);

@@ -41,8 +41,12 @@ static int load_efficiency(const jx_obj *d, device_info *dev)
      * known, else fp32's (fp8's: bf16's, the precision of its other ops). */
     for (int dt = DTYPE_FP16; dt < DTYPE_COUNT; dt++) {
         if (jx_has(&eff, DTYPE_NAMES[dt])) {
-            if ((rc = load_eff_table(&eff, DTYPE_NAMES[dt], dev->efficiency[dt])))
+            jx_obj t;
+            if ((rc = load_eff_table(&eff, DTYPE_NAMES[dt], dev->efficiency[dt])) ||
+                (rc = jx_child(&eff, DTYPE_NAMES[dt], 1, &t)))
                 return rc;
+            if (dt == DTYPE_FP8)
+                dev->fp8_attention = jx_has(&t, "attention");
         } else {
             int from = dt == DTYPE_FP8 ? DTYPE_BF16 : DTYPE_FP32;
             memcpy(dev->efficiency[dt], dev->efficiency[from], sizeof dev->efficiency[dt]);
@@ -122,7 +126,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
     static const char *keys[] = {"kind", "description", "purchase", "peak_flops", "mem_bytes", "mem_Bps",
                                  "tdp_w", "idle_w", "price_usd_per_h", "cores", "thread_mem_Bps", "tcp_message_s",
                                  "tcp_rx_Bps", "bandwidth_Bps", "efficiency", "backward_efficiency", "mem_efficiency",
-                                 "half_work_flops", "dispatch_s", "fusion", "derivation", "sources", "assumptions",
+                                 "half_work_flops", "gemm_half_depth", "dispatch_s", "fusion", "derivation", "sources", "assumptions",
                                  "compute_capability", "switch_reduction", "vendor", "nccl_socket_Bps",
                                  "p2p_write_Bps", NULL};
     int rc, kind = 0;
@@ -170,7 +174,8 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_rate(d, "nccl_socket_Bps", 0, 1e6, 1e13, &dev->nccl_socket_Bps)) ||
         (rc = jx_rate(d, "p2p_write_Bps", 0, 1e6, 1e13, &dev->p2p_write_Bps)) ||
         (rc = load_efficiency(d, dev)) || (rc = load_backward(d, dev)) || (rc = load_half_work(d, dev)) || (rc = load_purchase(d, dev)) ||
-        (rc = jx_seconds(d, "dispatch_s", 0, 0, 1, &dev->dispatch_s)) || (rc = jx_bool(d, "fusion", 0, &dev->fusion)))
+        (rc = jx_seconds(d, "dispatch_s", 0, 0, 1, &dev->dispatch_s)) || (rc = jx_bool(d, "fusion", 0, &dev->fusion)) ||
+        (rc = jx_number(d, "gemm_half_depth", 0, 0, 1e6, &dev->gemm_half_depth)))
         return rc;
     dev->cores = (int)cores;
     snprintf(dev->vendor, sizeof dev->vendor, "%s", vendor);
@@ -257,6 +262,8 @@ static int apply_precision(const jx_obj *o, int dt, device_info *dev)
     for (int c = 0; c < OPCLASS_COUNT; c++)
         if ((rc = jx_number(&eff, OPCLASS_NAMES[c], 0, 1e-4, 1, &dev->efficiency[dt][c])))
             return rc;
+    if (dt == DTYPE_FP8 && jx_has(&eff, "attention"))
+        dev->fp8_attention = 1;
     return TT_OK;
 }
 
@@ -284,6 +291,8 @@ static void remember_fitted(device_table *t, const char *name, const device_info
     }
     json_t *patch = json_pack("{s:f, s:b, s:o, s:o, s:o}", "dispatch_s", dev->dispatch_s, "fusion", dev->fusion,
                               "half_work_flops", half, "efficiency", eff, "backward_efficiency", bwd);
+    if (dev->gemm_half_depth > 0)
+        json_object_set_new(patch, "gemm_half_depth", json_real(dev->gemm_half_depth));
     jx_merge(def, patch);
     json_decref(patch);
 }
@@ -291,7 +300,7 @@ static void remember_fitted(device_table *t, const char *name, const device_info
 int device_table_apply_calibrated(device_table *t, const char *file, json_t *doc, tt_error *err)
 {
     static const char *const keys[] = {"format", "version", "devices", "residuals", NULL};
-    static const char *const dkeys[] = {"dispatch_s", "fusion", "fp32", "fp16", "bf16", "fp8", NULL};
+    static const char *const dkeys[] = {"dispatch_s", "gemm_half_depth", "fusion", "fp32", "fp16", "bf16", "fp8", NULL};
     static const char *const FORMATS[] = {"ttasim-calibrated", NULL};
     jx_obj r, devs;
     int rc, format = 0;
@@ -312,7 +321,8 @@ int device_table_apply_calibrated(device_table *t, const char *file, json_t *doc
         if (!json_is_object(v))
             return tt_error_set(err, TT_EINPUT, "%s: %s: expected an object of fitted parameters", file, d.path);
         if ((rc = jx_check_keys(&d, dkeys)) || (rc = jx_seconds(&d, "dispatch_s", 1, 0, 1, &dev->dispatch_s)) ||
-            (rc = jx_bool(&d, "fusion", 1, &dev->fusion)))
+            (rc = jx_bool(&d, "fusion", 1, &dev->fusion)) ||
+            (rc = jx_number(&d, "gemm_half_depth", 0, 0, 1e6, &dev->gemm_half_depth)))
             return rc;
         for (int dt = 0; dt < DTYPE_COUNT; dt++)
             if ((rc = apply_precision(&d, dt, dev)))
@@ -404,9 +414,16 @@ double device_half_work(const device_info *d, tt_dtype dt)
     return d->peak_flops[m] > 0 ? d->half_work_flops[m] * d->peak_flops[dt] / d->peak_flops[m] : 0;
 }
 
-tt_dtype device_class_dtype(const device_info *d, tt_dtype precision, op_class c)
+tt_dtype device_class_peak_dtype(const device_info *d, tt_dtype precision, op_class c)
 {
     if (precision == DTYPE_FP8)
         return c == OPCLASS_GEMM ? DTYPE_FP8 : device_math_dtype(d, DTYPE_BF16);
     return device_math_dtype(d, precision);
+}
+
+tt_dtype device_class_dtype(const device_info *d, tt_dtype precision, op_class c)
+{
+    if (precision == DTYPE_FP8 && c == OPCLASS_ATTENTION && d->fp8_attention)
+        return DTYPE_FP8;
+    return device_class_peak_dtype(d, precision, c);
 }

@@ -43,11 +43,19 @@ typedef struct device_info {
      * elementwise ops fuse into their producer. Fitted by 'ttasim calibrate'
      * into platforms/calibration/calibrated.json, which overrides devices.json. */
     double half_work_flops[DTYPE_COUNT];
+    /* GEMMs: the reduction depth (K) at which a matrix product reaches half
+     * its class efficiency, each output tile's fixed prologue and epilogue
+     * over its K loop (0: not modelled, every depth at full efficiency). */
+    double gemm_half_depth;
     double dispatch_s;
     int fusion;
     /* Backward-pass kernels (cuDNN dgrad and wgrad, GEMM transposes) reach
      * efficiency x this of peak: unitless, 1 = as the forward (the default). */
     double backward_efficiency[DTYPE_COUNT][OPCLASS_COUNT];
+    /* fp8 runs' attention has parameters of its own (efficiency[DTYPE_FP8]
+     * [OPCLASS_ATTENTION], at bf16's peak), fitted on fp8 points: Transformer
+     * Engine's fused attention kernels, not bf16 runs' (0: bf16's). */
+    int fp8_attention;
     /* Buying and powering it (the "purchase" block; 0 = not given). An
      * accelerator's draw is tdp_w busy, idle_w waiting; another device draws
      * power_w while the cluster runs. A NIC (or an accelerator on the fabric
@@ -102,9 +110,14 @@ tt_dtype device_math_dtype(const device_info *d, tt_dtype dt);
  * bf16's scaled by the peaks: the same wave of tiles at twice the rate. */
 double device_half_work(const device_info *d, tt_dtype dt);
 
-/* The dtype whose peak and parameters an op class runs at under a training
- * precision: fp8 (Transformer Engine's recipe) runs the linear layers' GEMMs
- * in fp8 and every other class in bf16; others as device_math_dtype. */
+/* The dtype whose peak an op class runs at under a training precision: fp8
+ * (Transformer Engine's recipe) runs the linear layers' GEMMs in fp8 and
+ * every other class in bf16; others as device_math_dtype. */
+tt_dtype device_class_peak_dtype(const device_info *d, tt_dtype precision, op_class c);
+
+/* The dtype whose fitted parameters (efficiency, backward efficiency) the
+ * class uses: its peak's, except fp8 runs' attention where the device has
+ * its own (fp8_attention). */
 tt_dtype device_class_dtype(const device_info *d, tt_dtype precision, op_class c);
 
 #endif

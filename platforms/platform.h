@@ -233,6 +233,31 @@ int platform_torus_paired(const platform *p, int a, int b);
  * payload efficiency) for the calibrated one. */
 int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error *err);
 
+/* The same document for the platform's first `nodes` nodes (fewer than it
+ * has; otherwise all): a folded platform (platform_fold_nodes). */
+int platform_write_xml_nodes(const platform *p, network_model net, int nodes, FILE *out, tt_error *err);
+
+/* Folding. Where every node is the same, each leaf a star of its nodes and
+ * the leaves under one flat level (a single switch; a two-level fat tree or
+ * rails), the route between two ranks depends only on their places in their
+ * nodes and on whether the nodes are one, share a leaf or not: a platform of
+ * one leaf and one node more holds every route p has, with the same links,
+ * rates and latencies. Its node count, or 0 when p does not fold (or is no
+ * larger). In it, seen from rank `from` (standing on node 0), rank `to`
+ * stands on node 0, node 1 or the second leaf's first node: */
+int platform_fold_nodes(const platform *p);
+int platform_fold_rank(const platform *p, int from, int to);
+/* Which link of p a link of the folded platform (by its SimGrid name) stands
+ * for in the route from `from` to `to`: the folded one belongs to the node or
+ * leaf of `from` or of `to` (or to none), and is the same link of every node
+ * (leaf) as `first`, its name on node (leaf) 0; platform_owner_index numbers
+ * the owner, nodes 0 .. nodes - 1 then leaves (-1 for none), so that two
+ * routes of p share a link exactly when their links' `first` and owner
+ * numbers agree. */
+typedef enum { OWNER_NONE, OWNER_FROM_NODE, OWNER_TO_NODE, OWNER_FROM_LEAF, OWNER_TO_LEAF } platform_owner;
+platform_owner platform_link_owner(const platform *p, const char *sg_name, char *first, size_t first_bytes);
+long platform_owner_index(const platform *p, platform_owner owner, int from, int to);
+
 /* SimGrid --cfg words for a network model on p (sim/engine/engine.c passes them to
  * simgrid_init); returns how many were written to argv (at most max). */
 int network_simgrid_args(const platform *p, network_model m, const char **argv, int max);

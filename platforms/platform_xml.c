@@ -249,6 +249,15 @@ static void write_spine(const platform *p, int groups, double eff, FILE *out)
 
 int platform_write_xml(const platform *p, network_model net, FILE *out, tt_error *err)
 {
+    return platform_write_xml_nodes(p, net, p->nodes, out, err);
+}
+
+/* The writer reads the node count from the platform: a copy with fewer. */
+int platform_write_xml_nodes(const platform *full, network_model net, int nodes, FILE *out, tt_error *err)
+{
+    platform fewer = *full;
+    const platform *p = &fewer;
+    fewer.nodes = nodes > 0 && nodes < full->nodes ? nodes : full->nodes;
     if (p->user_xml) /* their file, as it was checked */
         return plat_user_xml_copy(p, out, err);
     double eff[2] = {1, 1};
@@ -349,6 +358,59 @@ void platform_link_describe(const platform *p, const char *sg_name, platform_lin
     }
     snprintf(out->from, sizeof out->from, "%s", ends[down]);
     snprintf(out->to, sizeof out->to, "%s", ends[!down]);
+}
+
+/* Written by write_group and write_spine: every node the same links under
+ * the same names, a star per leaf, the leaves under one flat level. */
+int platform_fold_nodes(const platform *p)
+{
+    int tree = (p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) && p->levels <= 2;
+    int per = p->nodes > 1 ? plat_group_nodes(p) : 0;
+    if (p->user_xml || p->flat || (!tree && p->fabric != FABRIC_SWITCH) || per < 1 || p->nodes <= per + 1)
+        return 0;
+    return per + 1;
+}
+
+int platform_fold_rank(const platform *p, int from, int to)
+{
+    int per = plat_group_nodes(p), a = from / p->nacc, b = to / p->nacc;
+    int node = b == a ? 0 : b / per == a / per ? 1 : per;
+    return node * p->nacc + to % p->nacc;
+}
+
+/* A decimal number at *s, advancing past it; -1 when there is none. */
+static long take_number(const char **s)
+{
+    long v = -1;
+    for (; **s >= '0' && **s <= '9'; (*s)++)
+        v = (v < 0 ? 0 : 10 * v) + (**s - '0');
+    return v;
+}
+
+platform_owner platform_link_owner(const platform *p, const char *sg_name, char *first, size_t first_bytes)
+{
+    (void)p;
+    static const char *const PREFIX[] = {"n", "g", "spine_link_"};
+    for (int k = 0; k < 3; k++) {
+        size_t len = strlen(PREFIX[k]);
+        const char *s = sg_name + len;
+        long x;
+        if (strncmp(sg_name, PREFIX[k], len) != 0 || (x = take_number(&s)) < 0 || *s != (k == 2 ? '_' : '-') ||
+            (k == 1 && strcmp(s, "-up_UP") != 0 && strcmp(s, "-up_DOWN") != 0))
+            continue;
+        snprintf(first, first_bytes, "%s0%s", PREFIX[k], s);
+        return k == 0 ? (x == 0 ? OWNER_FROM_NODE : OWNER_TO_NODE) : x == 0 ? OWNER_FROM_LEAF : OWNER_TO_LEAF;
+    }
+    snprintf(first, first_bytes, "%s", sg_name);
+    return OWNER_NONE;
+}
+
+long platform_owner_index(const platform *p, platform_owner owner, int from, int to)
+{
+    int node = (owner == OWNER_FROM_NODE || owner == OWNER_FROM_LEAF ? from : to) / p->nacc;
+    if (owner == OWNER_FROM_NODE || owner == OWNER_TO_NODE)
+        return node;
+    return owner == OWNER_NONE ? -1 : (long)p->nodes + node / plat_group_nodes(p);
 }
 
 /* Along a side of 2, the nodes at coordinate 0 own the cables SimGrid routes

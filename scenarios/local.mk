@@ -1,6 +1,6 @@
 # Scenario files and the data they use, installed under $(pkgdatadir)/scenarios.
 scenariodir = $(pkgdatadir)/scenarios
-dist_scenario_DATA = scenarios/quickstart.json scenarios/README.md
+dist_scenario_DATA = scenarios/quickstart.json scenarios/README.md scenarios/published-validation.json
 
 profilesdir = $(pkgdatadir)/scenarios/profiles
 dist_profiles_DATA = \
@@ -118,7 +118,8 @@ dist_collectives_DATA = scenarios/collectives/README.md \
 EXTRA_DIST += scenarios/published/validate.sh scenarios/collectives/validate.sh \
 	scenarios/examples/dlrm-plan-table.sh scenarios/examples/dlrm-plans.md scenarios/generated.sh
 
-# The generated tables: scenarios/published/README.md and scenarios/collectives/README.md
+# The generated tables: scenarios/published/README.md (and ../published-validation.json, its rows as data),
+# scenarios/collectives/README.md
 # (predicted against published), scenarios/examples/dlrm-plans.md (the sharding plans).
 validation-table: ttasim$(EXEEXT)
 	$(SHELL) $(srcdir)/scenarios/published/validate.sh $(abs_top_builddir)/ttasim

@@ -194,8 +194,21 @@ tests_test_human_LDADD = $(TEST_LIBS)
 TESTS += tests/test_human
 TESTS += tests/test_text_report.sh
 EXTRA_DIST += tests/test_text_report.sh
+TESTS += tests/test_html_report.sh
+EXTRA_DIST += tests/test_html_report.sh
 check_PROGRAMS += tests/test_resilience
 tests_test_resilience_SOURCES = tests/test_resilience.c
 tests_test_resilience_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_resilience_LDADD = $(TEST_LIBS)
 TESTS += tests/test_resilience
+# --db FILE: the results database's rows, the same under -j and mpirun, refusals (tests/test_results_db.sh).
+TESTS += tests/test_results_db.sh
+EXTRA_DIST += tests/test_results_db.sh
+check_PROGRAMS += tests/test_pareto
+tests_test_pareto_SOURCES = tests/test_pareto.c
+tests_test_pareto_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_pareto_LDADD = $(TEST_LIBS)
+TESTS += tests/test_pareto
+# Chakra traces out and back, and a hand-written one (tests/test_chakra.sh).
+TESTS += tests/test_chakra.sh
+EXTRA_DIST += tests/test_chakra.sh

@@ -38,10 +38,10 @@ typedef struct synthetic {
 } synthetic;
 
 /* The model's fp32 throughput on a device at the given conv efficiency and
- * backward-over-forward ratio, half-work FLOPs and fusion (gemm at
+ * backward-over-forward ratio, half-work FLOPs, GEMM half depth and fusion (gemm at
  * TRUE_GEMM, 4 us dispatch). */
-static double model_on(const char *device, double conv, double conv_backward, double half_work, int fusion,
-                       const char *trace_path, int batch, int forward)
+static double model_on(const char *device, double conv, double conv_backward, double half_work, double half_depth,
+                       int fusion, const char *trace_path, int batch, int forward)
 {
     device_table lib = {0};
     tt_error err = {0};
@@ -52,6 +52,7 @@ static double model_on(const char *device, double conv, double conv_backward, do
     d.efficiency[OPCLASS_GEMM] = TRUE_GEMM;
     d.backward_efficiency[OPCLASS_CONV] = conv_backward;
     d.half_work_flops = half_work;
+    d.gemm_half_depth = half_depth;
     d.dispatch_s = 4e-6;
     d.fusion = fusion;
     d.mem_bytes = HUGE_VAL;
@@ -75,7 +76,7 @@ static double model_on(const char *device, double conv, double conv_backward, do
 
 static double model_samples_per_s(const char *trace_path, int batch, int forward)
 {
-    return model_on("generic-accelerator", TRUE_CONV, 1, TRUE_HALF_WORK, 0, trace_path, batch, forward);
+    return model_on("generic-accelerator", TRUE_CONV, 1, TRUE_HALF_WORK, 0, 0, trace_path, batch, forward);
 }
 
 static void make_traces(synthetic *sy)
@@ -148,6 +149,8 @@ START_TEST(fit_recovers_known_parameters)
     ck_assert_double_eq_tol(param(doc, "conv"), TRUE_CONV, 2e-3);
     ck_assert_double_eq_tol(param(doc, "gemm"), TRUE_GEMM, 2e-3);
     ck_assert_double_eq_tol(param(doc, "half_work_flops") / TRUE_HALF_WORK, 1, 3e-3);
+    ck_assert_ptr_null(json_object_get(json_object_get(json_object_get(doc, "devices"), "generic-accelerator"),
+                                       "gemm_half_depth"));
     /* forward and training points of each class: the backward ratio is fitted, and is 1 */
     ck_assert_double_eq_tol(backward_param(doc, "generic-accelerator", "conv"), 1, 2e-3);
     ck_assert_double_eq_tol(backward_param(doc, "generic-accelerator", "gemm"), 1, 2e-3);
@@ -201,6 +204,53 @@ static json_t *fit_points(const char *points, int fusion)
     return doc;
 }
 
+/* A GEMM of 1e11 FLOPs over act_bytes of fp32 output: depth 1e11 / (2 x act_bytes / 4). */
+static const char *DEPTH_GEMM =
+    "{\"format\": \"ttasim-trace\", \"version\": 1, \"model\": \"depth\", \"micro_batch\": 8,\n"
+    " \"precision\": \"fp32\", \"dtype_bytes\": 4, \"params\": 2500000, \"param_bytes\": 1e7,\n"
+    " \"forward_flops\": 1e11, \"backward_flops\": 2e11,\n"
+    " \"layers\": [{\"name\": \"l\", \"class\": \"gemm\", \"forward_flops\": 1e11, \"forward_bytes\": 1e8,\n"
+    "   \"backward_flops\": 2e11, \"backward_bytes\": 2e8, \"activation_bytes\": %g, \"param_bytes\": 1e7}],\n"
+    " \"gradients\": [{\"name\": \"l.weight\", \"bytes\": 1e7, \"layer\": 0}],\n"
+    " \"optimizer\": {\"name\": \"sgd\", \"flops\": 5e6, \"bytes\": 4e7},\n"
+    " \"buckets\": [{\"bytes\": 1e7, \"ready_after_layer\": 0}]}\n";
+
+/* GEMMs of depth 2000 and 100, their figures made at a half depth of 300:
+ * the fit finds both within 2-3 % (the two trade against each other along a
+ * shallow valley), every figure within 1 %. One depth alone
+ * (fit_recovers_known_parameters) fits no half depth. */
+START_TEST(fit_recovers_gemm_half_depth)
+{
+    char deep[64], shallow[64], points[4096] = "", text[4096];
+    snprintf(text, sizeof text, DEPTH_GEMM, 1e8);
+    tu_write_temp(text, deep, sizeof deep);
+    snprintf(text, sizeof text, DEPTH_GEMM, 2e9);
+    tu_write_temp(text, shallow, sizeof shallow);
+    const int batches[] = {1, 4, 16, 64};
+    for (int k = 0; k < 2; k++)
+        for (int b = 0; b < 4; b++) {
+            const char *path = k ? shallow : deep;
+            char one[384];
+            snprintf(one, sizeof one, "%s{\"trace\": \"%s\", \"precision\": \"fp32\", \"batch\": %d, "
+                     "\"pass\": \"%s\", \"samples_per_s\": %.17g, \"source\": \"the model\"}", *points ? ", " : "",
+                     path, batches[b], b == 1 ? "forward" : "train",
+                     model_on("generic-accelerator", TRUE_CONV, 1, TRUE_HALF_WORK, 300, 0, path, batches[b], b == 1));
+            strcat(points, one);
+        }
+    json_t *doc = fit_points(points, 0);
+    json_t *dev = json_object_get(json_object_get(doc, "devices"), "generic-accelerator");
+    ck_assert_double_eq_tol(json_real_value(json_object_get(dev, "gemm_half_depth")) / 300, 1, 0.03);
+    ck_assert_double_eq_tol(param(doc, "gemm"), TRUE_GEMM, 0.02);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(doc, "residuals"), i, r)
+        ck_assert_double_lt(fabs(json_real_value(json_object_get(r, "error"))), 0.01);
+    json_decref(doc);
+    unlink(deep);
+    unlink(shallow);
+}
+END_TEST
+
 /* The set of write_set with more_groups, fitted. */
 static json_t *fit_set(synthetic *sy, const char *more_groups)
 {
@@ -228,7 +278,7 @@ START_TEST(versus_fits_the_ratio_and_inherits_the_rest)
     synthetic sy;
     make_traces(&sy);
     const double conv = 0.3, fill = 2, harness = 0.5;
-    double own = model_on("v100-sxm2", conv, 1, fill * TRUE_HALF_WORK, 0, sy.conv_path, 64, 0);
+    double own = model_on("v100-sxm2", conv, 1, fill * TRUE_HALF_WORK, 0, 0, sy.conv_path, 64, 0);
     double other = model_samples_per_s(sy.conv_path, 64, 0);
     char group[1024];
     snprintf(group, sizeof group, ", {\"devices\": [\"v100-sxm2\"], \"fusion\": false, \"inherits\": {\"device\": "
@@ -268,7 +318,7 @@ START_TEST(fits_restricts_the_search)
 {
     synthetic sy;
     make_traces(&sy);
-    double own = model_on("v100-sxm2", TRUE_CONV, 1, TRUE_HALF_WORK, 0, sy.conv_path, 64, 0);
+    double own = model_on("v100-sxm2", TRUE_CONV, 1, TRUE_HALF_WORK, 0, 0, sy.conv_path, 64, 0);
     char group[1024];
     snprintf(group, sizeof group, ", {\"devices\": [\"v100-sxm2\"], \"fusion\": false, \"inherits\": {\"device\": "
              "\"generic-accelerator\", \"fill_ratio\": 1, \"fits\": [\"gemm\"]}, \"points\": [{\"trace\": \"%s\", "
@@ -320,8 +370,8 @@ START_TEST(two_passes_fit_the_backward_ratio)
     char conv[64], text[4096], points[1024];
     snprintf(text, sizeof text, ONE_CLASS, "conv");
     tu_write_temp(text, conv, sizeof conv);
-    double forward = model_on("generic-accelerator", TRUE_CONV, 1.5, TRUE_HALF_WORK, 0, conv, 64, 1);
-    double train = model_on("generic-accelerator", TRUE_CONV, 1.5, TRUE_HALF_WORK, 0, conv, 64, 0);
+    double forward = model_on("generic-accelerator", TRUE_CONV, 1.5, TRUE_HALF_WORK, 0, 0, conv, 64, 1);
+    double train = model_on("generic-accelerator", TRUE_CONV, 1.5, TRUE_HALF_WORK, 0, 0, conv, 64, 0);
     ck_assert_double_eq_tol(forward / train, 2.333, 1e-2); /* 2.324: the loss and the optimizer */
     snprintf(points, sizeof points, "{\"trace\": \"%s\", \"precision\": \"fp32\", \"batch\": 64, \"pass\": "
              "\"forward\", \"samples_per_s\": %.17g, \"source\": \"s\"}, {\"trace\": \"%s\", \"precision\": "
@@ -388,7 +438,7 @@ static json_t *fit_unfused_figures(const char *trace, const char *mark)
         char one[384];
         snprintf(one, sizeof one, "%s{\"trace\": \"%s\", \"precision\": \"fp32\", \"batch\": %d, \"pass\": "
                  "\"train\", %s\"samples_per_s\": %.17g, \"source\": \"the model unfused\"}", b ? ", " : "", trace,
-                 batches[b], mark, model_on("generic-accelerator", TRUE_CONV, 1, TRUE_HALF_WORK, 0, trace, batches[b], 0));
+                 batches[b], mark, model_on("generic-accelerator", TRUE_CONV, 1, TRUE_HALF_WORK, 0, 0, trace, batches[b], 0));
         strcat(points, one);
     }
     return fit_points(points, 1);
@@ -406,6 +456,8 @@ START_TEST(point_fusion_overrides_its_group)
     json_t *doc = fit_unfused_figures(trace, "\"fusion\": false, ");
     ck_assert_double_eq_tol(param(doc, "conv"), TRUE_CONV, 2e-3);
     ck_assert_double_eq_tol(param(doc, "half_work_flops") / TRUE_HALF_WORK, 1, 3e-3);
+    ck_assert_ptr_null(json_object_get(json_object_get(json_object_get(doc, "devices"), "generic-accelerator"),
+                                       "gemm_half_depth"));
     json_t *devs = json_object_get(doc, "devices");
     ck_assert(json_is_true(json_object_get(json_object_get(devs, "generic-accelerator"), "fusion")));
     size_t i;
@@ -537,6 +589,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("fit");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, fit_recovers_known_parameters);
+    tcase_add_test(t, fit_recovers_gemm_half_depth);
     tcase_add_test(t, fit_bounds_the_worst_error);
     tcase_add_test(t, versus_fits_the_ratio_and_inherits_the_rest);
     tcase_add_test(t, fits_restricts_the_search);

@@ -14,6 +14,7 @@
 #include "platforms/platform.h"
 #include "sim/engine/collective_fluid.h"
 #include "sim/engine/collective_sim.h"
+#include "sim/engine/engine.h"
 #include "tests/testutil.h"
 
 static int ranks_per_node_for(int n)
@@ -248,7 +249,7 @@ START_TEST(closed_form_all_algorithms)
                 coll_params prm = {.op = op, .algo = algos[a], .ranks = n, .bytes = CF_SIZES[k],
                                    .chunk_bytes = CF_SIZES[k] / 8, .ranks_per_node = 2 + 2 * (c > 0),
                                    .nics_per_node = c == 2 ? 2 : 0};
-                rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, 0, 0, 0, NULL, 1};
+                rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, 0, 0, 0, NULL, 1, 0, 0};
             }
             tt_error err = {0};
             ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 3, res, &err) == TT_OK, "%s", err.msg);
@@ -279,7 +280,7 @@ START_TEST(rounds_match_messages)
     for (int k = 0; k < 10; k++) {
         coll_params prm = {.op = OP_ALLREDUCE, .algo = ALG[k / 2], .ranks = n, .bytes = 16e6,
                            .chunk_bytes = 1e6, .ranks_per_node = 4};
-        rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, k % 2, 0, 0, NULL, 1};
+        rq[k] = (coll_request){prm, GAMMA_S_PER_BYTE, k % 2, 0, 0, NULL, 1, 0, 0};
     }
     tt_error err = {0};
     ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 10, res, &err) == TT_OK, "%s", err.msg);
@@ -333,7 +334,7 @@ START_TEST(auto_picks_fastest)
                                    .bytes = SIZES[z], .chunk_bytes = 1 << 18};
                 const char *why;
                 if (c < 0 || coll_algo_applies(&prm, &why))
-                    rq[nr++] = (coll_request){prm, GAMMA_S_PER_BYTE, 0, 0, 0, NULL, 1};
+                    rq[nr++] = (coll_request){prm, GAMMA_S_PER_BYTE, 0, 0, 0, NULL, 1, 0, 0};
             }
         tt_error err = {0};
         ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, nr, res, &err) == TT_OK, "%s", err.msg);
@@ -380,9 +381,9 @@ END_TEST
 START_TEST(contention_oversubscribed_fattree)
 {
     coll_request rq[3] = {
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0, NULL, 1},
-        {{.op = OP_ALLTOALL, .algo = ALGO_PAIRWISE, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0, NULL, 1},
-        {{.op = OP_ALLTOALL, .algo = ALGO_DIRECT, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0, NULL, 1},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0, NULL, 1, 0, 0},
+        {{.op = OP_ALLTOALL, .algo = ALGO_PAIRWISE, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0, NULL, 1, 0, 0},
+        {{.op = OP_ALLTOALL, .algo = ALGO_DIRECT, .ranks = 64, .bytes = 64e6}, 0, 0, 0, 0, NULL, 1, 0, 0},
     };
     coll_result full[3], thin[3];
     tt_error err = {0};
@@ -409,8 +410,8 @@ START_TEST(torus2d_beats_ring_1024)
     platform *p = platform_load("torus2d", &o, &err);
     ck_assert_msg(p != NULL, "%s", err.msg);
     coll_request rq[2] = {
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 1024, .bytes = 100e6}, 0, 0, 0, 0, NULL, 1},
-        {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = 1024, .bytes = 100e6}, 0, 0, 0, 0, NULL, 1},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 1024, .bytes = 100e6}, 0, 0, 0, 0, NULL, 1, 0, 0},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = 1024, .bytes = 100e6}, 0, 0, 0, 0, NULL, 1, 0, 0},
     };
     coll_result r[2];
     ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, rq, 2, r, &err) == TT_OK, "%s", err.msg);
@@ -434,8 +435,8 @@ START_TEST(torus_monotone_in_slice_size)
         platform *p = platform_load(SLICES[k].pod, &o, &err);
         ck_assert_msg(p != NULL, "%s", err.msg);
         int n = platform_ranks(p);
-        coll_request rq[2] = {{{.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = n, .bytes = 102e6}, 0, 0, 0, 0, NULL, 1},
-                              {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = n, .bytes = 102e6}, 0, 0, 0, 0, NULL, 1}};
+        coll_request rq[2] = {{{.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = n, .bytes = 102e6}, 0, 0, 0, 0, NULL, 1, 0, 0},
+                              {{.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .ranks = n, .bytes = 102e6}, 0, 0, 0, 0, NULL, 1, 0, 0}};
         platform_torus_dims(p, rq[0].params.dims);
         platform_torus_dims(p, rq[1].params.dims);
         coll_result r[2];
@@ -463,8 +464,8 @@ START_TEST(rounds_match_messages_calibrated_fattree)
 {
     platform *p = fattree64(1);
     coll_request rq[2] = {
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 0, 0, 0, NULL, 1},
-        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 1, 0, 0, NULL, 1},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 0, 0, 0, NULL, 1, 0, 0},
+        {{.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 64, .bytes = 64e6}, GAMMA_S_PER_BYTE, 1, 0, 0, NULL, 1, 0, 0},
     };
     coll_result r[2];
     tt_error err = {0};
@@ -490,7 +491,7 @@ START_TEST(flat_ring_on_torus_matches_messages)
     for (int k = 0; k < 4; k++)
         rq[k] = (coll_request){{.op = OP_ALLREDUCE, .algo = k < 2 ? ALGO_RING : ALGO_TORUS2D, .ranks = 64,
                                 .bytes = 16e6, .dims = {8, 8}},
-                               GAMMA_S_PER_BYTE, k % 2, 0, 0, NULL, 1};
+                               GAMMA_S_PER_BYTE, k % 2, 0, 0, NULL, 1, 0, 0};
     coll_result r[4];
     ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, 4, r, &err) == TT_OK, "%s", err.msg);
     for (int k = 0; k < 4; k += 2)
@@ -514,9 +515,9 @@ START_TEST(builtins_run_auto)
         int n = platform_ranks(p);
         coll_request rq[2] = {
             {{.op = OP_ALLREDUCE, .algo = ALGO_AUTO, .ranks = n, .bytes = 1e6, .chunk_bytes = 1 << 18,
-              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0, 0, 0, NULL, 1},
+              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0, 0, 0, NULL, 1, 0, 0},
             {{.op = OP_ALLTOALL, .algo = ALGO_AUTO, .ranks = n, .bytes = 1e6,
-              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0, 0, 0, NULL, 1},
+              .ranks_per_node = platform_ranks_per_node(p)}, 0, 0, 0, 0, NULL, 1, 0, 0},
         };
         coll_result r[2];
         ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq, 2, r, &err) == TT_OK, "%s: %s", names[i], err.msg);
@@ -934,6 +935,120 @@ START_TEST(nccl_tree_rounds_match_messages)
 }
 END_TEST
 
+/* Three requests on the 40 DGX H100 nodes of p, on all 320 ranks but the
+ * third, which runs on two rails' communicators at once (each node's ranks
+ * 3 and 5), as a batch folded against the same on the whole platform
+ * (a batch folds when all its requests do); every round is solved by
+ * components (fluid_flows 1) so that they fold: equal (1e-9). */
+static void fold_against_whole(const platform *p, const coll_op *ops, const coll_algo *algos, double bytes,
+                               int fold_identical)
+{
+    tt_error err = {0};
+    int rails[80];
+    for (int j = 0; j < 40; j++) {
+        rails[j] = 8 * j + 3;
+        rails[40 + j] = 8 * j + 5;
+    }
+    coll_request rq[2][3];
+    coll_result r[2][3];
+    for (int k = 0; k < 6; k++) {
+        coll_params asked = {.op = ops[k % 3], .algo = algos[k % 3], .bytes = bytes};
+        coll_request *q = &rq[k / 3][k % 3];
+        if (k % 3 == 2) {
+            asked.ranks = 40;
+            *q = coll_request_on(p, &asked, rails, 2);
+        } else {
+            *q = coll_request_build(p, &asked);
+        }
+        q->fluid_flows = 1;
+        q->full_platform = k / 3;
+        q->fold_identical = fold_identical;
+    }
+    for (int f = 0; f < 2; f++)
+        ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq[f], 3, r[f], &err) == TT_OK, "%s", err.msg);
+    for (int k = 0; k < 3; k++)
+        ck_assert_msg(r[0][k].time_s > 0 && fabs(r[0][k].time_s / r[1][k].time_s - 1) < 1e-9,
+                      "request %d: folded %.12g s, whole %.12g s", k, r[0][k].time_s, r[1][k].time_s);
+}
+
+/* Issue 32: a platform of one leaf and one node more (platform_fold_nodes)
+ * holds every route of DGX H100's rails, so a collective solved by
+ * components there, each folded link told apart by the node or leaf it
+ * stands for, takes the whole platform's time: NCCL's allreduce on all 320
+ * ranks of 40 nodes (two leaves), dbtree, and two rails' communicators at
+ * once (contending for nothing but their own links); rounds of every size
+ * solved by components (fluid_flows 1) so that they fold. */
+START_TEST(fold_matches_full)
+{
+    platform_options o = {.nodes = 40};
+    tt_error err = {0};
+    platform *p = platform_load("dgx-h100", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(platform_fold_nodes(p), 33);
+    ck_assert_int_eq(platform_fold_rank(p, 8 * 5 + 2, 8 * 5 + 7), 7);       /* same node */
+    ck_assert_int_eq(platform_fold_rank(p, 8 * 5 + 2, 8 * 31 + 7), 8 + 7);  /* same leaf */
+    ck_assert_int_eq(platform_fold_rank(p, 8 * 5 + 2, 8 * 39 + 7), 256 + 7); /* the other leaf */
+    char first[64];
+    ck_assert_int_eq(platform_link_owner(p, "n32-l3_UP", first, sizeof first), OWNER_TO_NODE);
+    ck_assert_str_eq(first, "n0-l3_UP");
+    ck_assert_int_eq(platform_link_owner(p, "g0-up_DOWN", first, sizeof first), OWNER_FROM_LEAF);
+    ck_assert_int_eq(platform_link_owner(p, "spine_link_1_UP", first, sizeof first), OWNER_TO_LEAF);
+    ck_assert_str_eq(first, "spine_link_0_UP");
+    ck_assert_int_eq(platform_owner_index(p, OWNER_TO_LEAF, 0, 8 * 39), 40 + 1);
+    static const coll_op ops[3] = {OP_ALLREDUCE, OP_ALLREDUCE, OP_ALLREDUCE};
+    static const coll_algo algos[3] = {ALGO_NCCL, ALGO_DBTREE, ALGO_NCCL};
+    fold_against_whole(p, ops, algos, 25e6, 0);
+    /* a third leaf adds nothing a fold needs; 33 nodes are the fold itself */
+    platform_free(p);
+    o.nodes = 33;
+    p = platform_load("dgx-h100", &o, &err);
+    ck_assert_int_eq(platform_fold_nodes(p), 0);
+    platform_free(p);
+}
+END_TEST
+
+/* Rings' identical stages folded (coll_request.fold_identical): the
+ * synchronous round solved by components on the folded platform against
+ * SimGrid's rounds on the whole one: NCCL's ring reduce-scatter and
+ * all-gather over the 320 ranks of 40 DGX H100 nodes, and a plain ring
+ * allreduce on two rails' communicators at once, equal (1e-9). */
+START_TEST(fold_identical_near_full)
+{
+    platform_options o = {.nodes = 40};
+    tt_error err = {0};
+    platform *p = platform_load("dgx-h100", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    static const coll_op ops[3] = {OP_REDUCE_SCATTER, OP_ALLGATHER, OP_ALLREDUCE};
+    static const coll_algo algos[3] = {ALGO_NCCL, ALGO_NCCL, ALGO_RING};
+    fold_against_whole(p, ops, algos, 64e6, 1);
+    platform_free(p);
+}
+END_TEST
+
+/* Estimate first: NCCL's allreduce over 131,072 GPUs (16,384 DGX H100
+ * nodes) loads a folded platform of 33 nodes, so only the estimate of its
+ * rounds can stop it: past --max-time it is refused before anything
+ * runs, its message naming the rounds' share. */
+START_TEST(estimate_refuses_past_max_time)
+{
+    platform_options o = {.nodes = 16384};
+    tt_error err = {0};
+    platform *p = platform_load("dgx-h100", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    coll_params asked = {.op = OP_ALLREDUCE, .algo = ALGO_NCCL, .bytes = 100e6};
+    coll_request rq = coll_request_build(p, &asked);
+    coll_result r;
+    double was = sim_max_load_time();
+    sim_set_max_load_time(2);
+    ck_assert_int_eq(coll_simulate(p, NETWORK_CALIBRATED, &rq, 1, &r, &err), TT_EINPUT);
+    ck_assert_msg(strstr(err.msg, "for the collectives' rounds), more than --max-time 2"), "%s", err.msg);
+    double est_s = atof(strstr(err.msg, "about ") + 6);
+    ck_assert_msg(est_s > 2 && est_s < 300, "%s", err.msg);
+    sim_set_max_load_time(was);
+    platform_free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("collectives");
@@ -963,6 +1078,9 @@ static Suite *suite(void)
     tcase_add_test(t, alltoall_classes_match_messages);
     tcase_add_test(t, fluid_rounds_match_simgrid);
     tcase_add_test(t, nccl_tree_rounds_match_messages);
+    tcase_add_test(t, fold_matches_full);
+    tcase_add_test(t, fold_identical_near_full);
+    tcase_add_test(t, estimate_refuses_past_max_time);
     tcase_add_test(t, concurrent_communicators_share_links);
     tcase_add_test(t, torus_schedule_matches_closed_form);
     suite_add_tcase(s, t);

@@ -48,9 +48,11 @@ static double getd(json_t *o, const char *k)
  * node, batch 256. Tensor 1, 2, 4, 8 x context 1, 2, 4, 8 x pipelines
  * dividing 16 / (tensor x context) x chunks 1-8 make 173 degree sets, 692
  * with the 4 micro-batches; 80 of those sets do not split 24 blocks (320);
- * each layout three times (ZeRO 1, 2 x recompute none, selective, full):
- * 2,232 screened. At 6 GB, 48 do not hold their parameters, gradients and
- * optimizer state, 1,001 more not their activations. */
+ * each of the 372 layouts six times (ZeRO 1, 2 x recompute none, selective,
+ * full), the 52 without a pipeline (13 tensor x context sets x 4 micro-
+ * batches) three more (ZeRO 3): 2,388 screened. At 6 GB, 48 do not hold
+ * their parameters, gradients and optimizer state, 1,036 more not their
+ * activations. */
 START_TEST(plan_counts_and_ranking)
 {
     char path[64], out[1 << 17], args[256];
@@ -63,15 +65,17 @@ START_TEST(plan_counts_and_ranking)
     ck_assert_int_eq(geti(json_object_get(s, "rejected"), "model"), 320);
     ck_assert_int_eq(geti(json_object_get(s, "rejected"), "ranks"), 0);
     ck_assert_int_eq(geti(json_object_get(s, "rejected"), "batch"), 0);
-    ck_assert_int_eq(geti(s, "screened"), 2232);
+    ck_assert_int_eq(geti(s, "screened"), 2388);
     ck_assert_int_eq(geti(json_object_get(s, "pruned"), "memory_state"), 48);
-    ck_assert_int_eq(geti(json_object_get(s, "pruned"), "memory_activations"), 1001);
+    ck_assert_int_eq(geti(json_object_get(s, "pruned"), "memory_activations"), 1036);
     ck_assert_int_eq(geti(json_object_get(s, "pruned"), "other"), 0);
-    ck_assert_int_eq(geti(s, "feasible"), 2232 - 48 - 1001);
-    /* the ranking: tensor 4 within the node beats pipeline 2 with 6 chunks by the latter's bubble */
+    ck_assert_int_eq(geti(s, "feasible"), 2388 - 48 - 1036);
+    /* the ranking: ZeRO 3 with tensor 2 and selective recomputation (parameters sharded and the
+     * attention's scores recomputed, not kept: room for micro-batches of 2 to 8), then a context
+     * pair over 8 NICs without tensor parallelism's blocking collectives, then ZeRO 2 */
     static const int want[5][7] = {/* tensor, pipeline, chunks, context, data, micro-batch, zero */
-                                   {4, 1, 1, 4, 1, 8, 2}, {4, 1, 1, 2, 2, 4, 2}, {4, 1, 1, 1, 4, 2, 2},
-                                   {2, 2, 6, 4, 1, 4, 2}, {2, 2, 6, 2, 2, 2, 2}};
+                                   {2, 1, 1, 2, 4, 4, 3}, {2, 1, 1, 1, 8, 2, 3}, {2, 1, 1, 4, 2, 8, 3},
+                                   {1, 1, 1, 2, 8, 1, 2}, {2, 1, 1, 2, 4, 2, 2}};
     json_t *rows = json_object_get(doc, "layouts");
     ck_assert_int_eq((int)json_array_size(rows), 15);
     double last = 0;
@@ -87,30 +91,35 @@ START_TEST(plan_counts_and_ranking)
                        geti(r, "data"), geti(r, "micro_batch"), geti(r, "zero")};
         for (int k = 0; k < 7; k++)
             ck_assert_msg(got[k] == want[i][k], "row %zu, field %d: %ld, expected %d", i, k, got[k], want[i][k]);
-        ck_assert_str_eq(json_string_value(json_object_get(r, "recompute")), "none");
-        ck_assert(json_is_true(json_object_get(r, "sequence_parallel")));
+        ck_assert_str_eq(json_string_value(json_object_get(r, "recompute")), "selective");
+        ck_assert(json_is_true(json_object_get(r, "sequence_parallel")) == (got[0] > 1));
     }
-    /* the screen is within 5 % of the simulation on every simulated row */
+    /* the screen is within 6 % of the simulation on every simulated row (it leaves out the
+     * contention of a node's tensor and context groups on NVLink: 5.3 % at tensor 2 x context 4) */
     json_t *sc = json_object_get(doc, "screen");
     ck_assert_int_eq(geti(sc, "simulated"), 15);
-    ck_assert(getd(sc, "error_max") < 0.05 && getd(sc, "error_max") > 0);
+    ck_assert(getd(sc, "error_max") < 0.06 && getd(sc, "error_max") > 0);
     /* the scenario's own layout (tensor 2, pipeline 2, micro-batch 1, ZeRO 1) does not fit in 6 GB */
     json_t *own = json_object_get(doc, "scenario_layout");
-    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(own, "error")), "does not fit"));
+    const char *why = json_string_value(json_object_get(own, "error"));
+    ck_assert_ptr_nonnull(strstr(why, "does not fit"));
+    ck_assert_ptr_nonnull(strstr(why, "activations")); /* the rank's breakdown, and keys that exist */
+    ck_assert_ptr_nonnull(strstr(why, "$.parallel.recompute"));
     json_decref(doc);
 }
 END_TEST
 
-/* A row's "set" makes `run` simulate the same step: the first row, and
- * one with a pipeline of 12 virtual stages. */
+/* A row's "set" makes `run` simulate the same step: the first row (ZeRO 3),
+ * and one with a pipeline of 2 stages of 6 chunks each (without selective
+ * recomputation, whose rows come first). */
 START_TEST(plan_rows_are_runs)
 {
     char path[64], out[1 << 17], args[2048];
     write_scenario(path, sizeof path, "6G");
-    snprintf(args, sizeof args, "plan --json --quiet --top 4 --simulate 4 %s", path);
+    snprintf(args, sizeof args, "plan --json --quiet --top 8 --simulate 8 --recompute none,full %s", path);
     json_t *doc = tu_run_ttasim_json(args, 0, out, sizeof out);
     json_t *rows = json_object_get(doc, "layouts");
-    ck_assert_int_eq((int)json_array_size(rows), 4);
+    ck_assert_int_eq((int)json_array_size(rows), 8);
     size_t pick[2] = {0, 3};
     for (int k = 0; k < 2; k++) {
         json_t *r = json_array_get(rows, pick[k]);
@@ -121,6 +130,7 @@ START_TEST(plan_rows_are_runs)
         ck_assert_msg(fabs(got - want) <= 1e-9 * want, "row %zu: run %.12g s, plan %.12g s", pick[k], got, want);
         json_decref(run);
     }
+    ck_assert_int_eq(geti(json_array_get(rows, 0), "zero"), 3);
     ck_assert_int_eq(geti(json_array_get(rows, 3), "virtual_stages"), 6);
     json_decref(doc);
     unlink(path);
@@ -137,7 +147,7 @@ START_TEST(plan_same_for_any_jobs)
     ck_assert_int_eq(tu_run_ttasim(args, b, sizeof b), 0);
     unlink(path);
     ck_assert_str_eq(a, b);
-    ck_assert_ptr_nonnull(strstr(a, "48 by parameters, gradients and optimizer state alone, 1001 with activations"));
+    ck_assert_ptr_nonnull(strstr(a, "48 by parameters, gradients and optimizer state alone, 1036 with activations"));
 }
 END_TEST
 
@@ -148,7 +158,7 @@ START_TEST(plan_errors)
     char args[256];
     snprintf(args, sizeof args, "plan --quiet %s", path);
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
-    ck_assert_ptr_nonnull(strstr(out, "none of the 2232 layouts screened fits in the 1 GB of a device"));
+    ck_assert_ptr_nonnull(strstr(out, "none of the 2388 layouts screened fits in the 1 GB of a device"));
     snprintf(args, sizeof args, "plan --quiet --top 6 --simulate 5 %s", path);
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "--simulate 5 is fewer than --top 6"));

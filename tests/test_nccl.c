@@ -355,8 +355,10 @@ START_TEST(plans)
     wide.nccl_algos = 1u << NCCL_NVLS; /* NVLS across nodes without CollNet: NCCL has nothing to run */
     ck_assert_int_eq(nccl_plan_make(p, NULL, &wide, 0, &plan), -1);
     tt_error err = {0};
+    nccl_timing timing;
+    double gamma = 0;
     wide.algo = ALGO_NCCL;
-    ck_assert_int_eq(nccl_plan_check(p, &wide, NULL, &err), TT_EINPUT);
+    ck_assert_int_eq(nccl_resolve(p, NULL, &wide, &gamma, &timing, name, sizeof name, &err), TT_EINPUT);
     ck_assert_ptr_nonnull(strstr(err.msg, "NCCL_ALGO"));
     platform_free(p);
     /* Across DGX A100 nodes a ring per NIC (8 channels). */
@@ -497,7 +499,8 @@ START_TEST(resolve_requests)
     double gamma = 3 / 1555e9;
     nccl_timing overhead;
     char name[24];
-    nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name);
+    tt_error err = {0};
+    ck_assert_int_eq(nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name, &err), TT_OK);
     ck_assert_str_eq(name, "ring/LL");
     ck_assert_int_eq(prm.algo, ALGO_RING);
     ck_assert_double_eq_tol(nccl_timing_total_s(&overhead, 14e-6), 15e-6, 1e-9); /* 14 steps of 1 us simulated */
@@ -505,15 +508,15 @@ START_TEST(resolve_requests)
     platform_free(p);
     p = load("tpu-v3-pod", 8);
     prm = (coll_params){.op = OP_ALLREDUCE, .algo = ALGO_NCCL, .ranks = 32, .bytes = 1e6, .dims = {8, 4}};
-    nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name);
+    ck_assert_int_eq(nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name, &err), TT_OK);
     ck_assert_int_eq(prm.algo, ALGO_TORUS);
     ck_assert_str_eq(name, "");
     ck_assert_int_eq(overhead.on, 0);
     prm = (coll_params){.op = OP_ALLGATHER, .algo = ALGO_NCCL, .ranks = 32, .bytes = 1e6};
-    nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name);
+    ck_assert_int_eq(nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name, &err), TT_OK);
     ck_assert_int_eq(prm.algo, ALGO_AUTO);
     prm.algo = ALGO_RING; /* other requests untouched */
-    nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name);
+    ck_assert_int_eq(nccl_resolve(p, NULL, &prm, &gamma, &overhead, name, sizeof name, &err), TT_OK);
     ck_assert_int_eq(prm.algo, ALGO_RING);
     platform_free(p);
 }

@@ -209,7 +209,30 @@ START_TEST(compare_two_scenarios)
     ck_assert_str_eq(json_string_value(json_object_get(why, "mostly")), "exposed communication");
     ck_assert(json_is_null(json_object_get(why, "bottleneck_link_class")));
     ck_assert(num(doc, "scenarios[1].step.exposed_comm_s") > num(doc, "scenarios[0].step.exposed_comm_s"));
+    /* the purchase search: the fast one is also the cheaper (fewer rented hours), alone on the front */
+    json_t *front = json_object_get(json_object_get(doc, "purchase"), "pareto_front");
+    ck_assert_uint_eq(json_array_size(front), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(front, 0), "series")), fast);
+    ck_assert_ptr_null(json_object_get(json_object_get(doc, "purchase"), "deadline_s"));
+    double slow_s = num(doc, "scenarios[1].time_to_accuracy_s");
     json_decref(doc);
+    /* within a deadline of twice the slow one's time both qualify: the cheaper, the fast one */
+    snprintf(args, sizeof args, "compare --json %s %s --deadline %.17g --budget 1B", a, b, 2 * slow_s);
+    doc = json_of(args, 0);
+    json_t *pick = json_object_get(json_object_get(doc, "purchase"), "cheapest_within_deadline");
+    ck_assert_str_eq(json_string_value(json_object_get(pick, "series")), fast);
+    pick = json_object_get(json_object_get(doc, "purchase"), "fastest_within_budget");
+    ck_assert_str_eq(json_string_value(json_object_get(pick, "series")), fast);
+    ck_assert(num(doc, "purchase.budget_usd") == 1e9);
+    json_decref(doc);
+    /* a deadline no point meets is a failed expectation: exit 1, said on stderr */
+    snprintf(args, sizeof args, "compare --quiet %s %s --deadline 1min", a, b);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 1);
+    ck_assert_ptr_nonnull(strstr(out, "no point reaches the target within the deadline of 60 s"));
+    ck_assert_ptr_nonnull(strstr(out, "pareto front: time to accuracy against"));
+    snprintf(args, sizeof args, "compare --quiet %s %s --deadline 3weeks", a, b);
+    ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--deadline 3weeks: expected a positive duration"));
     snprintf(args, sizeof args, "compare --quiet %s %s --csv %s --svg %s", a, b, csv, svg);
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "exposed communication +"));
@@ -226,6 +249,7 @@ START_TEST(compare_two_scenarios)
     fclose(f);
     ck_assert_ptr_nonnull(strstr(out, ">A  fast<"));
     ck_assert_ptr_nonnull(strstr(out, ">B  slow<"));
+    ck_assert_ptr_nonnull(strstr(out, "against time to accuracy: the Pareto front joined"));
     unlink(csv);
     unlink(svg);
     snprintf(args, sizeof args, "compare %s", a);

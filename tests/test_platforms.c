@@ -703,7 +703,7 @@ START_TEST(load_estimate_and_refusal)
     ck_assert_ptr_nonnull(strstr(out, "--max-memory 0: expected a positive size"));
     ck_assert_int_eq(tu_run_ttasim("platform check star --max-memory", out, sizeof out), 2);
     /* 524,288 GPUs: 1.15e3 CPU s (zones x hosts: 3,280 group zones), refused past --max-time before anything is written */
-    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 65536 --max-time 1000", out, sizeof out), 2);
+    ck_assert_int_eq(tu_run_ttasim("platform check dgx-a100 --nodes 65536 --max-time 1000 --max-memory 64G", out, sizeof out), 2);
     ck_assert_msg(strstr(out, "would take about 1.15e+03 CPU seconds to load into SimGrid (658637 hosts, 3280 zones)"),
                   "%s", out);
     ck_assert_ptr_nonnull(strstr(out, "more than --max-time 1000; use fewer nodes"));

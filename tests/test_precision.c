@@ -1,6 +1,7 @@
 /* Precisions on the device model: bf16 shares fp16's calibration where the
  * tensor cores run both at one peak; fp8 runs the linear layers' GEMMs at
- * the fp8 peak and everything else as bf16; a device without fp8 refuses. */
+ * the fp8 peak and everything else as bf16 (its attention with a fraction
+ * of its own where fitted); a device without fp8 refuses. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -74,7 +75,8 @@ START_TEST(bf16_is_fp16_on_one_datapath)
 END_TEST
 
 /* fp8 as Transformer Engine runs it: GEMMs at the fp8 peak with the fp8
- * fraction, attention and the rest exactly as bf16. */
+ * fraction, attention at the bf16 peak with fp8 runs' own fraction (its
+ * fused kernels, fitted on fp8 points), the rest exactly as bf16. */
 START_TEST(fp8_runs_the_gemms_at_the_fp8_peak)
 {
     const device_info *h100 = device_table_find(&lib, "h100-sxm5-80gb");
@@ -84,10 +86,21 @@ START_TEST(fp8_runs_the_gemms_at_the_fp8_peak)
     ck_assert_double_eq(f8.peak_flops, 989e12); /* what MFU counts against, as bf16 */
     ck_assert_double_eq(f8.efficiency[OPCLASS_GEMM], h100->efficiency[DTYPE_FP8][OPCLASS_GEMM]);
     ck_assert(f8.efficiency[OPCLASS_GEMM] != bf.efficiency[OPCLASS_GEMM]);
+    ck_assert(h100->fp8_attention);
+    ck_assert_double_eq(f8.efficiency[OPCLASS_ATTENTION], h100->efficiency[DTYPE_FP8][OPCLASS_ATTENTION]);
+    ck_assert(f8.efficiency[OPCLASS_ATTENTION] != bf.efficiency[OPCLASS_ATTENTION]);
     for (int c = 0; c < OPCLASS_COUNT; c++)
-        if (c != OPCLASS_GEMM)
+        if (c != OPCLASS_GEMM && c != OPCLASS_ATTENTION)
             ck_assert_double_eq(f8.efficiency[c], bf.efficiency[c]);
     ck_assert_double_eq(device_model_peak(&f8, OPCLASS_ATTENTION), 989e12);
+    /* a device no fp8 point fitted: its fp8 attention is bf16's */
+    device_info plain = *h100;
+    plain.fp8_attention = 0;
+    device_model p8;
+    tt_error perr = {0};
+    ck_assert_int_eq(device_model_of(&plain, "fp8", &p8, &perr), TT_OK);
+    ck_assert_double_eq(p8.efficiency[OPCLASS_ATTENTION], bf.efficiency[OPCLASS_ATTENTION]);
+    ck_assert_double_eq(p8.efficiency[OPCLASS_GEMM], f8.efficiency[OPCLASS_GEMM]);
     ck_assert_double_eq(f8.half_work_flops, bf.half_work_flops);
     /* the same wave of tiles at twice the rate */
     ck_assert_double_eq_tol(f8.gemm_half_work_flops, 2.001 * bf.half_work_flops, 1e-3 * bf.half_work_flops);

@@ -175,8 +175,9 @@ grep -q 'File too large' "$work/err" || fail "outputs past the size limit: $(cat
 
 # F16, F18: estimates that refuse at once: a FLAT cluster's load grows with the square of its hosts;
 # a sweep's size and its loads are refused before a point runs.
-expect 2 'would take about' "$ttasim" platform check knl-cluster --nodes 65536 --max-time 10
-expect 2 'would take about' "$ttasim" platform check dgx-a100 --nodes 65536
+# (--max-memory: the time refusal, whatever memory the machine has free at the time; 6.1 GB for dgx-a100)
+expect 2 'would take about' "$ttasim" platform check knl-cluster --nodes 65536 --max-time 10 --max-memory 64G
+expect 2 'would take about' "$ttasim" platform check dgx-a100 --nodes 65536 --max-memory 64G
 python_free_sweep() { # a scenario whose sweep has 64 x 64 x 8 points
     v=1
     vals=

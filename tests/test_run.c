@@ -266,10 +266,12 @@ START_TEST(run_expect_and_errors)
     ck_assert_int_eq(tu_run_ttasim(args, out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "$.workload.embeddings: embedding tables in host memory need CPU sockets"));
     unlink(path);
-    /* the distributed optimizer: ZeRO-3 and FSDP are refused by name, other stages by range; a
-     * misspelt NCCL algorithm names itself */
+    /* the distributed optimizer: ZeRO-3 needs transformer blocks to gather and no pipeline, other
+     * stages are refused by range; a misspelt NCCL algorithm names itself */
     write_scenario(path, sizeof path, "zero", 64, ", \"parallel\": {\"zero\": 3}");
-    refused(path, "", "$.parallel.zero: ZeRO-3 and FSDP");
+    refused(path, "", "which tensor and pipeline parallelism and ZeRO-3 split; use data parallelism only, with "
+                      "$.parallel.zero 0 to 2");
+    refused(path, "--set parallel.pipeline=2", "$.parallel.zero: 3 (ZeRO-3, FSDP's FULL_SHARD) with pipeline 2");
     refused(path, "--set parallel.zero=4", "$.parallel.zero");
     refused(path, "--set parallel.zero=1 --set collectives.nccl_algo=rign", "$.collectives.nccl_algo");
     refused(path, "--set parallel.zero=1 --set collectives.nccl_algo=rign", "\"rign\"");

@@ -473,6 +473,34 @@ START_TEST(perop_dispatch)
 }
 END_TEST
 
+/* A GEMM's depth: tiny's fc reduces over K = 2e12 / (2 x 5e8 B / 4 B) = 8000
+ * inputs into N = 1e8 weights / 8000 = 12,500 outputs for 10,000 tokens.
+ * At gemm_half_depth 2000 its forward runs at 8000 / 10000 of 0.8: 0.25 s
+ * becomes 0.3125 s; its backward's halves at 12,500 / 14,500 (input
+ * gradient over N) and 10,000 / 12,000 (weight gradient over the tokens):
+ * 0.5 s x (0.5 x 1.16 + 0.5 x 1.2) = 0.59 s. Twice the micro-batch doubles
+ * the forward, and the weight gradient's depth: 1 s x (0.58 + 0.55). The
+ * convolution has no depth. */
+START_TEST(perop_gemm_depth)
+{
+    workload t;
+    load_tiny("", &t);
+    device_model d = DEV;
+    step_options o = opts(8);
+    ck_assert_double_eq_tol(step_gemm_depth(&t, 1), 8000, 1e-9);
+    ck_assert_double_eq(step_gemm_depth(&t, 0), 0);
+    ck_assert_double_eq_tol(step_layer_s(&t, 1, &d, &o, 0), 0.25, 1e-12);
+    d.gemm_half_depth = 2000;
+    ck_assert_double_eq_tol(step_layer_s(&t, 1, &d, &o, 0), 0.3125, 1e-12);
+    ck_assert_double_eq_tol(step_layer_s(&t, 1, &d, &o, 1), 0.59, 1e-12);
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 0), 0.2, 1e-12);
+    o = opts(16);
+    ck_assert_double_eq_tol(step_layer_s(&t, 1, &d, &o, 0), 0.625, 1e-12);
+    ck_assert_double_eq_tol(step_layer_s(&t, 1, &d, &o, 1), 1.13, 1e-12);
+    workload_free(&t);
+}
+END_TEST
+
 /* Fused into its producer a batchnorm has no kernel (no dispatch) and reads
  * its input from registers: one activation (1e9 B) less traffic each way.
  * The first layer has no producer. */
@@ -569,6 +597,7 @@ static Suite *suite(void)
     tcase_add_test(t, perop_saturation);
     tcase_add_test(t, perop_backward_efficiency);
     tcase_add_test(t, perop_dispatch);
+    tcase_add_test(t, perop_gemm_depth);
     tcase_add_test(t, perop_fusion);
     tcase_add_test(t, perop_forward_pass);
     tcase_add_test(t, recompute_costs_a_forward);

@@ -26,5 +26,14 @@ grep -q '^recipe .*; schedule ' "$work/out" || fail "--assumptions does not prin
 grep -q '^to target     [0-9,]* steps' "$work/brief" || fail "steps to target: $(grep '^to target' "$work/brief")"
 grep '^  MFU\|^to target' "$work/brief" | grep -q 'e+0' && fail "an exponent in a count: $(grep '^  MFU' "$work/brief")"
 
+# TTASIM_DEBUG_OPS: a line per layer pass on stderr, the report unchanged
+d=$src/scenarios/published/dlrm-mlperf20-hugectr-14xdgxa100.json
+expect_rc 0 "$ttasim" run "$d" --quiet --json
+cp "$work/out" "$work/plain"
+expect_rc 0 env TTASIM_DEBUG_OPS=1 "$ttasim" run "$d" --quiet --json
+cmp -s "$work/out" "$work/plain" || fail "TTASIM_DEBUG_OPS changed the report"
+grep -q '^op top_l.2 backward kernels 2 equivalent_flops [0-9.e+]* device_s ' "$work/err" ||
+    fail "TTASIM_DEBUG_OPS: no line for top_l.2's backward: $(head -n 2 "$work/err")"
+
 [ $fails -eq 0 ] || exit 1
 echo "text report: ok"

@@ -203,6 +203,50 @@ START_TEST(context_parallel_by_hand)
 }
 END_TEST
 
+/* ZeRO-3 over 2 ranks, 2 micro-batches: each block's 2.5e8 fp32 parameters
+ * gathered (1.5 s) before its forward (1 s) and its backward (2 s), its
+ * gradients reduce-scattered (0.8 s) after it. Forward: the first gather
+ * exposed, each next one 0.5 s beyond the block before: 1.5 + 3 x 0.5 = 3 s;
+ * backward: the first gather (no head to hide it), each next gather and
+ * reduce-scatter 0.3 s beyond a block's backward, the last reduce-scatter:
+ * 1.5 + 3 x 0.3 + 0.8 = 3.2 s. A micro-batch 4 + 8 + 6.2 s, the step 36.4 s. */
+START_TEST(zero3_by_hand)
+{
+    workload t;
+    load_blocks(&t);
+    layout l;
+    make_layout(1, 1, 2, &l);
+    tf_options x = {.layout = &l, .chunks = 1, .micro_batches = 2, .bucket_bytes = 1e9};
+    step_options o = opts(2);
+    o.ranks = 2;
+    o.zero = 3;
+    step_coll c[TF_COLLS];
+    tf_collectives(&t, &o, &x, c);
+    ck_assert_int_eq(c[TF_DP_PARAMS].op, STEP_ALLGATHER);
+    ck_assert_int_eq(c[TF_DP_GRADS].op, STEP_REDUCE_SCATTER);
+    ck_assert_double_eq_tol(c[TF_DP_PARAMS].bytes, 1e9, 1);
+    ck_assert_double_eq_tol(c[TF_DP_GRADS].bytes, 1e9, 1);
+    ck_assert_double_eq(c[TF_DP_ROOT_PARAMS].bytes, 0); /* every layer is in a block */
+    /* per step: 4 blocks x 2 micro-batches gathered twice and reduced once */
+    ck_assert_double_eq(tf_runs_per_step(&t, &o, &x, TF_DP_PARAMS), 16);
+    ck_assert_double_eq(tf_runs_per_step(&t, &o, &x, TF_DP_GRADS), 8);
+    double coll_s[TF_COLLS] = {[TF_DP_PARAMS] = 1.5, [TF_DP_GRADS] = 0.8};
+    step_result r;
+    tt_error err = {0};
+    ck_assert_msg(tf_replay(&t, &DEV, &o, &x, coll_s, 0, &r, &err) == TT_OK, "%s", err.msg);
+    ck_assert_double_eq_tol(r.time_s, 36.4, 1e-9);
+    ck_assert_double_eq_tol(r.compute_s, 24, 1e-9);
+    ck_assert_double_eq_tol(r.exposed_comm_s, 12.4, 1e-9);
+    ck_assert_double_eq_tol(r.bubble_s, 0, 1e-9);
+    /* each micro-batch: 4 blocks x (2 gathers + 1 reduce-scatter) */
+    ck_assert_double_eq_tol(r.comm_s, 2 * 4 * (2 * 1.5 + 0.8), 1e-9);
+    /* half of the 1e9 fp32 parameters and gradients, and two blocks gathered, one block's gradients */
+    ck_assert_double_eq_tol(r.memory.params_bytes, 2e9 + 2e9, 1);
+    ck_assert_double_eq_tol(r.memory.gradients_bytes, 2e9 + 1e9, 1);
+    workload_free(&t);
+}
+END_TEST
+
 static size_t layer_named(const workload *t, const char *name)
 {
     for (size_t i = 0; i < t->n_layers; i++)
@@ -319,6 +363,7 @@ static Suite *suite(void)
     tcase_add_test(c, refusals_name_the_fix);
     tcase_add_test(c, fp8_keeps_gemm_inputs_in_one_byte);
     tcase_add_test(c, context_parallel_by_hand);
+    tcase_add_test(c, zero3_by_hand);
     tcase_add_test(c, expert_parallel_by_hand);
     suite_add_tcase(s, c);
     return s;

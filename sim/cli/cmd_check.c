@@ -16,6 +16,7 @@
 #include "common/stats.h"
 #include "common/parallel.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/db_cli.h"
 #include "sim/cli/progress.h"
 #include "sim/report/coll_report.h"
 #include "sim/report/expect.h"
@@ -47,6 +48,8 @@ static void check_help(FILE *out)
             "              (applied to every scenario)\n"
             "  -j, --jobs N  run N scenarios at a time (default: the processors this\n"
             "              process may use); the output is the same for any N\n"
+            DB_CLI_HELP
+            "              (with --db, one scenario at a time, -j sharing its sweep)\n"
             "  --quiet     no progress on stderr\n"
             "  --help      this text\n\n"
             "Exit status: 0 every scenario passed, 1 a scenario's run missed a bound of\n"
@@ -132,7 +135,7 @@ static int collect(const char *path, file_list *l, file_list *skipped, tt_error 
 /* One scenario's verdict, flat: it comes back from a worker process whole. */
 typedef struct outcome {
     char name[256];
-    char model[64];
+    char model[64], accelerator[64];
     int finished, passed;
     int error; /* the error code that stopped it (TT_EINPUT...), 0 if it ran */
     char message[2048];
@@ -171,7 +174,7 @@ static void keep_bounds(outcome *o, json_t *doc)
 }
 
 /* A collective measurement: busbw against a published busbw, else time. */
-static int check_collective(const scenario *sc, outcome *o, int *failed, tt_error *err)
+static int check_collective(const scenario *sc, outcome *o, int *failed, json_t **keep, tt_error *err)
 {
     coll_scenario_result r;
     int rc = coll_scenario_run(sc, &r, err);
@@ -180,6 +183,8 @@ static int check_collective(const scenario *sc, outcome *o, int *failed, tt_erro
     json_t *doc = coll_report_json(sc, &r);
     rc = expect_check(sc, doc, failed, o->message, sizeof o->message, err);
     keep_bounds(o, doc);
+    if (keep)
+        *keep = json_incref(doc);
     json_decref(doc);
     int by_time = sc->ref_busbw_Bps <= 0 && sc->ref_op_time_s > 0;
     o->coll_metric = by_time ? "time_s" : "busbw_Bps";
@@ -190,7 +195,8 @@ static int check_collective(const scenario *sc, outcome *o, int *failed, tt_erro
     return TT_OK;
 }
 
-static void check_scenario(const char *path, char *const *sets, size_t n_sets, int jobs, outcome *o)
+/* keep: where the scenario's --json document goes for --db (NULL: dropped). */
+static void check_scenario(const char *path, char *const *sets, size_t n_sets, int jobs, outcome *o, json_t **keep)
 {
     scenario sc;
     tt_error err = {0};
@@ -206,7 +212,7 @@ static void check_scenario(const char *path, char *const *sets, size_t n_sets, i
     snprintf(o->name, sizeof o->name, "%s", sc.name);
     int failed = 0;
     if (sc.is_collective) {
-        rc = check_collective(&sc, o, &failed, &err);
+        rc = check_collective(&sc, o, &failed, keep, &err);
         if (rc) {
             o->error = rc;
             snprintf(o->message, sizeof o->message, "%s", err.msg);
@@ -222,6 +228,8 @@ static void check_scenario(const char *path, char *const *sets, size_t n_sets, i
         json_t *doc = report_json(&sc, &r);
         rc = expect_check(&sc, doc, &failed, o->message, sizeof o->message, &err);
         keep_bounds(o, doc);
+        if (keep)
+            *keep = json_incref(doc);
         json_decref(doc);
         o->step_time_s = r.base.step.time_s;
         o->ref_step_time_s = sc.ref_step_time_s;
@@ -229,6 +237,7 @@ static void check_scenario(const char *path, char *const *sets, size_t n_sets, i
         o->ref_time_s = sc.ref_time_s;
         o->calibration = sc.ref_calibrated != NULL;
         snprintf(o->model, sizeof o->model, "%s", r.model);
+        snprintf(o->accelerator, sizeof o->accelerator, "%s", r.accelerator);
     }
     if (rc) {
         o->error = rc;
@@ -246,6 +255,7 @@ typedef struct check_run {
     char *const *sets;
     size_t n_sets;
     outcome *out;
+    json_t **docs; /* --db: each scenario's document, NULL where it did not run */
     size_t printed;
     int table, sweep_jobs;
 } check_run;
@@ -258,7 +268,7 @@ static void check_task(void *arg, size_t i, void *result)
     memset(o, 0, sizeof *o);
     o->finished = 1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    check_scenario(c->files[i], c->sets, c->n_sets, c->sweep_jobs, o);
+    check_scenario(c->files[i], c->sets, c->n_sets, c->sweep_jobs, o, c->docs ? &c->docs[i] : NULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     o->wall_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 }
@@ -339,19 +349,19 @@ static void print_markdown(const outcome *o, char **files, size_t n)
         training += !o[i].coll_metric;
     if (!training)
         return;
-    printf("| scenario | model | role | predicted step (s) | published step (s) | ratio | predicted total | published total | ratio |\n"
-           "|---|---|---|---|---|---|---|---|---|\n");
+    printf("| scenario | model | accelerator | role | predicted step (s) | published step (s) | ratio | predicted total "
+           "| published total | ratio |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
         const char *base = strrchr(files[i], '/');
         base = base ? base + 1 : files[i];
         if (o[i].coll_metric)
             continue;
         if (o[i].error) {
-            printf("| %s | | | error: %s | | | | | |\n", base, o[i].message);
+            printf("| %s | | | | error: %s | | | | | |\n", base, o[i].message);
             continue;
         }
-        printf("| %s | %s | %s | %.4g |", base, o[i].model, o[i].calibration ? "calibration" : "validation",
-               o[i].step_time_s);
+        printf("| %s | %s | %s | %s | %.4g |", base, o[i].model, o[i].accelerator,
+               o[i].calibration ? "calibration" : "validation", o[i].step_time_s);
         if (o[i].ref_step_time_s > 0)
             printf(" %.4g | %.3f |", o[i].ref_step_time_s, o[i].step_time_s / o[i].ref_step_time_s);
         else
@@ -438,6 +448,21 @@ static int report_outcomes(const outcome *out, char **files, size_t n, const fil
     return errors ? TT_EINPUT : passed == n ? TT_OK : TT_EFAIL;
 }
 
+/* The scenarios that ran, in file order, appended to the --db database. */
+static int append_db(const db_cli *db, char **files, const outcome *out, json_t **docs, size_t n, tt_error *err)
+{
+    resultsdb_report *reps = calloc(n + 1, sizeof *reps);
+    size_t k = 0;
+    if (!reps)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (docs[i])
+            reps[k++] = (resultsdb_report){files[i], out[i].name, docs[i], out[i].coll_metric ? NULL : "sweep"};
+    int rc = db_cli_append(db, reps, k, err);
+    free(reps);
+    return rc;
+}
+
 static int check_main(int argc, char **argv)
 {
     static const struct option opts[] = {{"junit", required_argument, NULL, 'u'},
@@ -446,17 +471,21 @@ static int check_main(int argc, char **argv)
                                          {"markdown", no_argument, NULL, 'm'},
                                          {"set", required_argument, NULL, 'S'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"db", required_argument, NULL, 'D'},
                                          {NULL, 0, NULL, 0}};
     const char *junit = NULL;
     int as_json = 0, markdown = 0, quiet = 0, jobs = parallel_jobs_default(), c;
     char *sets[CLI_MAX_SETS];
     size_t n_sets = 0;
+    db_cli db = {NULL, argc, argv, sets, 0};
     tt_error err = {0};
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":j:", opts, NULL)) != -1) {
         if (c == 'u')
             junit = optarg;
+        else if (c == 'D')
+            db.path = optarg;
         else if (c == 'J')
             as_json = 1;
         else if (c == 'j') {
@@ -474,6 +503,7 @@ static int check_main(int argc, char **argv)
     }
     if (optind == argc)
         return cli_usage_error(&cmd_check, "give at least one scenario file or directory");
+    db.n_sets = n_sets;
     file_list files = {0}, skipped = {0};
     int rc = TT_OK;
     for (int i = optind; rc == TT_OK && i < argc; i++)
@@ -482,12 +512,14 @@ static int check_main(int argc, char **argv)
         fprintf(stderr, "ttasim check: skipped %s: %s\n", skipped.v[i], skipped.v[i + 1]);
     if (rc == TT_OK && files.n == 0)
         rc = tt_error_set(&err, TT_EINPUT, "no scenario files found under the paths given");
-    if (rc == TT_OK && junit) { /* the JUnit file must not replace a scenario */
-        const char **what = malloc(files.n * sizeof *what);
+    if (rc == TT_OK && (junit || db.path)) { /* the JUnit file and the database must not replace a scenario */
+        const char **what = malloc(files.n * sizeof *what), *outs[] = {junit, db.path};
         for (size_t i = 0; what && i < files.n; i++)
             what[i] = "a scenario";
-        rc = what ? outfile_check_distinct(&junit, 1, (const char *const *)files.v, what, files.n, &err)
+        rc = what ? outfile_check_distinct(outs, 2, (const char *const *)files.v, what, files.n, &err)
                   : tt_error_set(&err, TT_EINTERNAL, "out of memory");
+        if (rc == TT_OK && db.path)
+            rc = resultsdb_check_path(db.path, (const char *const *)files.v, what, files.n, &err);
         free(what);
     }
     if (rc) {
@@ -496,22 +528,36 @@ static int check_main(int argc, char **argv)
         return cli_report_error(rc, err.msg);
     }
     outcome *out = calloc(files.n, sizeof *out);
+    json_t **docs = db.path ? calloc(files.n, sizeof *docs) : NULL;
     int table = !as_json && !markdown;
-    /* several scenarios share the workers; a single one shares its sweep points */
-    check_run run = {files.v, sets, n_sets, out, 0, table, files.n > 1 ? 1 : jobs};
-    rc = out ? TT_OK : tt_error_set(&err, TT_EINTERNAL, "out of memory");
+    /* several scenarios share the workers, a single one its sweep points; with
+     * --db every scenario's document must reach this process: one at a time */
+    check_run run = {files.v, sets, n_sets, out, docs, 0, table, files.n > 1 && !docs ? 1 : jobs};
+    rc = out && (docs || !db.path) ? TT_OK : tt_error_set(&err, TT_EINTERNAL, "out of memory");
     if (rc == TT_OK && table)
         printf("%-6s %-40s %12s %12s  %s\n", "result", "scenario", "step_time_s", "published", "file / reason");
     progress_start("check", "scenarios", quiet);
     progress_update(0, files.n);
-    if (rc == TT_OK)
+    if (rc == TT_OK && docs)
+        for (size_t i = 0; i < files.n; i++) {
+            check_task(&run, i, &out[i]);
+            scenario_done(&run, i + 1, files.n);
+        }
+    else if (rc == TT_OK)
         rc = parallel_run(files.n, jobs, sizeof *out, check_task, scenario_done, &run, out, &err);
     if (rc == TT_OK) /* under MPI the other ranks' rows arrive all at once, at the end */
         print_rows(&run, files.n);
-    if (rc == TT_OK)
+    if (rc == TT_OK) {
         rc = report_outcomes(out, files.v, files.n, &skipped, as_json, markdown, junit);
-    else
+        int db_rc = docs ? append_db(&db, files.v, out, docs, files.n, &err) : TT_OK;
+        if (db_rc) /* an input error beats a missed bound */
+            rc = cli_report_error(db_rc, err.msg);
+    } else {
         cli_report_error(rc, err.msg);
+    }
+    for (size_t i = 0; docs && i < files.n; i++)
+        json_decref(docs[i]);
+    free(docs);
     file_list_free(&files);
     file_list_free(&skipped);
     free(out);
@@ -520,5 +566,6 @@ static int check_main(int argc, char **argv)
 
 const cli_command cmd_check = {
     "check", "run scenarios and their expectations; pass/fail table, JUnit XML",
-    "check PATH... [--junit F] [--json | --markdown] [--set PATH=VALUE]... [-j|--jobs N] [--quiet]", check_main, check_help,
+    "check PATH... [--junit F] [--json | --markdown] [--set PATH=VALUE]... [-j|--jobs N]\n"
+    "           [--db FILE] [--quiet]", check_main, check_help,
 };

@@ -1,10 +1,11 @@
-/* ttasim merge SCENARIO.json SHARD.json... [--json] [--csv F] [--svg F]: the
+/* ttasim merge SCENARIO.json SHARD.json... [--json] [--csv F] [--svg F] [--html F]: the
  * reports of a sweep run as shards ('ttasim run --shard I/N'), the same bytes
  * as 'ttasim run' of the whole scenario. */
 #include <stdio.h>
 
 #include "sim/cli/cli.h"
 #include "sim/cli/cmd_run.h"
+#include "sim/cli/db_cli.h"
 
 extern const cli_command cmd_merge;
 
@@ -18,7 +19,9 @@ static void merge_help(FILE *out)
             "  --json      print one JSON document on stdout\n"
             "  --csv F     write one CSV row per point to F\n"
             "  --svg F     write plots to F\n"
+            "  --html F    write the HTML report to F (ttasim run --help)\n"
             "  --out-dir D write the scenario's \"outputs\" under D\n"
+            DB_CLI_HELP
             "  --assumptions  list every assumption behind the numbers in the text report\n"
             "  --help      this text\n\n"
             "A point in no shard, a point in two, a shard of another version of the\n"
@@ -39,6 +42,7 @@ static int merge_main(int argc, char **argv)
 
 const cli_command cmd_merge = {
     "merge", "the reports of a sweep run as shards (ttasim run --shard I/N)",
-    "merge SCENARIO.json SHARD.json... [--json] [--csv F] [--svg F] [--out-dir D] [--assumptions]", merge_main,
+    "merge SCENARIO.json SHARD.json... [--json] [--csv F] [--svg F] [--html F] [--out-dir D] [--db FILE]\n"
+    "           [--assumptions]", merge_main,
     merge_help,
 };

@@ -12,6 +12,7 @@
 #include "common/parallel.h"
 #include "common/units.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/db_cli.h"
 #include "sim/cli/progress.h"
 #include "sim/replay/layout_search.h"
 #include "sim/replay/scenario.h"
@@ -28,8 +29,9 @@ static void plan_help(FILE *out)
             "Searches the parallel layouts of a transformer scenario on its platform and\n"
             "node count: tensor (dividing the heads, within a node), pipeline (splitting the\n"
             "blocks, the first and last stages fewer if need be), context, expert (MoE),\n"
-            "virtual stages, micro-batch (1, 2, 4, 8), ZeRO 1-2, recomputation (none,\n"
-            "selective, full), sequence parallelism with tensor > 1. Each layout's step is\n"
+            "virtual stages, micro-batch (1, 2, 4, 8), ZeRO 1-3 (3 without pipeline or expert\n"
+            "stages), recomputation (none, selective, full), sequence parallelism with\n"
+            "tensor > 1. Each layout's step is\n"
             "first screened with closed-form collectives (a layout that does not fit in\n"
             "memory is pruned there, its reason counted); the fastest screened are then\n"
             "simulated as 'ttasim run' runs them and ranked by step time, beside the\n"
@@ -40,7 +42,8 @@ static void plan_help(FILE *out)
             "  --batch B[,B...]  global batches to search (default: the scenario's)\n"
             "  --tensor-max N    largest tensor degree (default: a node's accelerators)\n"
             "  --context-max N   largest context degree (default 8)\n"
-            "  --zero Z[,Z...]   ZeRO stages to search, of 0, 1, 2 (default 1,2)\n"
+            "  --zero Z[,Z...]   ZeRO stages to search, of 0, 1, 2, 3 (default 1,2,3;\n"
+            "                    3: FSDP's FULL_SHARD, without pipeline or expert stages)\n"
             "  --recompute R[,R...]  of none, selective, full (default all three)\n"
             "  --no-sequence-parallel  tensor > 1 without sequence parallelism\n"
             "  --json        print one JSON document on stdout\n"
@@ -48,6 +51,8 @@ static void plan_help(FILE *out)
             CLI_SET_HELP
             "  -j, --jobs N  layouts at a time (default: the processors this process may\n"
             "              use); the output is the same for any N\n"
+            DB_CLI_HELP
+            "              (a point per simulated layout, as in \"layouts\" of --json)\n"
             "  --quiet       no progress on stderr\n"
             "  --help        this text\n\n"
             "Each row's \"set\" reproduces it: ttasim run SCENARIO.json followed by those\n"
@@ -169,12 +174,13 @@ static void print_text(FILE *f, const scenario *sc, const layout_search_result *
     if (isfinite(gap))
         fprintf(f, "  its step is %.1f %% over the best simulated (%s the 10 %% bound)", 100 * gap,
                 gap <= 0.10 ? "within" : "outside");
+    const char *sep = isfinite(gap) ? "; " : "  "; /* a failed row ends its own line */
     if (!r->own_in_space)
-        fprintf(f, "; it is outside the searched space");
+        fprintf(f, "%sit is outside the searched space", sep);
     else if (r->own_screen_rank > 0)
-        fprintf(f, "; the screen ranked it %.0f of %zu", r->own_screen_rank, r->feasible);
+        fprintf(f, "%sthe screen ranked it %.0f of %zu", sep, r->own_screen_rank, r->feasible);
     else
-        fprintf(f, "; the screen pruned it");
+        fprintf(f, "%sthe screen pruned it", sep);
     fputc('\n', f);
     if (r->n_rows && !r->rows[0].pt.error[0]) {
         layout_search_sets(&r->rows[0].l, buf, sizeof buf);
@@ -324,6 +330,7 @@ static int plan_main(int argc, char **argv)
                                          {"recompute", required_argument, NULL, 'r'},
                                          {"no-sequence-parallel", no_argument, NULL, 'N'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"db", required_argument, NULL, 'D'},
                                          {NULL, 0, NULL, 0}};
     const cli_command *cmd = &cmd_plan;
     layout_search_options opt = {.top = 5, .jobs = parallel_jobs_default(), .progress = plan_progress};
@@ -332,6 +339,7 @@ static int plan_main(int argc, char **argv)
     char *sets[CLI_MAX_SETS];
     size_t n_sets = 0;
     const char *csv = NULL;
+    db_cli db = {NULL, argc, argv, sets, 0};
     tt_error err = {0};
     opterr = 0;
     optind = 1;
@@ -358,7 +366,7 @@ static int plan_main(int argc, char **argv)
                 return TT_EINPUT;
             opt.batches = batches;
         } else if (c == 'z') {
-            static const char *const zeros[] = {"0", "1", "2", NULL};
+            static const char *const zeros[] = {"0", "1", "2", "3", NULL};
             if (parse_mask("--zero", optarg, zeros, &opt.zero_mask))
                 return TT_EINPUT;
         } else if (c == 'r') {
@@ -369,6 +377,8 @@ static int plan_main(int argc, char **argv)
             opt.no_sequence_parallel = 1;
         } else if (c == 'q') {
             g_quiet = 1;
+        } else if (c == 'D') {
+            db.path = optarg;
         } else {
             return cli_bad_option(cmd, argv, optind, optopt, opts, c == ':');
         }
@@ -380,29 +390,41 @@ static int plan_main(int argc, char **argv)
     if (opt.simulate < opt.top)
         return cli_usage_error(cmd, "--simulate %d is fewer than --top %d: the ranking is of simulated layouts",
                                opt.simulate, opt.top);
+    db.n_sets = n_sets;
     scenario sc;
     int rc = scenario_load_set(argv[optind], sets, n_sets, &sc, &err);
     if (rc)
         return cli_report_error(rc, err.msg);
+    if (db.path) { /* before the search, not after */
+        const char *inputs[SCENARIO_MAX_PHASES + 3], *what[SCENARIO_MAX_PHASES + 3];
+        size_t n = scenario_inputs(&sc, inputs, what, SCENARIO_MAX_PHASES + 3);
+        const char *outs[] = {csv, db.path};
+        if ((rc = outfile_check_distinct(outs, 2, inputs, what, n, &err)) ||
+            (rc = resultsdb_check_path(db.path, inputs, what, n, &err))) {
+            scenario_free(&sc);
+            return cli_report_error(rc, err.msg);
+        }
+    }
     snprintf(g_what, sizeof g_what, "plan %s", sc.name);
     layout_search_result r;
     rc = layout_search_run(&sc, &opt, &r, &err);
     if (rc == TT_OK && csv && parallel_is_writer())
         rc = write_csv(csv, &r, &err);
+    json_t *doc = rc == TT_OK && (as_json || db.path) ? plan_json(&sc, &r) : NULL;
+    if (rc == TT_OK && (as_json || db.path) && !doc)
+        rc = tt_error_set(&err, TT_EINTERNAL, "out of memory");
+    if (rc == TT_OK)
+        rc = db_cli_append(&db, &(resultsdb_report){sc.path, sc.name, doc, "layouts"}, 1, &err);
     if (rc == TT_OK && parallel_is_writer()) {
         if (as_json) {
-            json_t *doc = plan_json(&sc, &r);
-            if (doc)
-                cli_print_json(doc, PLAN_JSON_FLAGS);
-            else
-                rc = tt_error_set(&err, TT_EINTERNAL, "out of memory");
-            json_decref(doc);
+            cli_print_json(doc, PLAN_JSON_FLAGS);
         } else {
             print_text(stdout, &sc, &r, opt.top);
         }
     }
     if (rc)
         cli_report_error(rc, err.msg);
+    json_decref(doc);
     layout_search_free(&r);
     scenario_free(&sc);
     return rc;
@@ -412,6 +434,6 @@ const cli_command cmd_plan = {
     "plan", "the fastest parallel layouts of a transformer scenario, searched",
     "plan SCENARIO.json [--top N] [--simulate K] [--batch B[,B...]] [--tensor-max N] [--context-max N]\n"
     "           [--zero Z[,Z...]] [--recompute R[,R...]] [--no-sequence-parallel] [--json] [--csv F]\n"
-    "           [--set PATH=VALUE]... [-j|--jobs N] [--quiet]",
+    "           [--set PATH=VALUE]... [-j|--jobs N] [--db FILE] [--quiet]",
     plan_main, plan_help,
 };

@@ -1,4 +1,4 @@
-/* ttasim run SCENARIO.json [--json] [--csv F] [--svg F]: the main job. */
+/* ttasim run SCENARIO.json [--json] [--csv F] [--svg F] [--html F]: the main job. */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -11,11 +11,13 @@
 #include "common/parallel.h"
 #include "sim/cli/cli.h"
 #include "sim/cli/cmd_run.h"
+#include "sim/cli/db_cli.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/shard.h"
 #include "sim/engine/engine.h"
 #include "sim/report/coll_report.h"
 #include "sim/report/expect.h"
+#include "sim/report/html.h"
 #include "sim/report/report.h"
 #include "sim/replay/run.h"
 #include "sim/replay/scenario.h"
@@ -37,6 +39,11 @@ static void run_help(FILE *out)
             "  --csv F     write one CSV row per point to F\n"
             "  --svg F     write plots to F (step-time breakdown, time to accuracy and\n"
             "              cost against batch or nodes, scaling efficiency)\n"
+            "  --html F    write one self-contained HTML page to F: the tables (per step,\n"
+            "              to target, cost and energy, owning, resilience, the sweep), the\n"
+            "              plots inline, the assumptions folded, and the validation status\n"
+            "              of the model and accelerator (scenarios/published-validation.json);\n"
+            "              each value names its --json key\n"
             "  --out-dir D write the scenario's \"outputs\" under D instead of next to\n"
             "              the scenario file\n"
             CLI_SET_HELP
@@ -45,6 +52,7 @@ static void run_help(FILE *out)
             "  --shard I/N run only sweep points i with i mod N = I (I from 0) and print\n"
             "              them as a shard document; 'ttasim merge' turns the N shards\n"
             "              into this command's reports (batch job arrays, e.g. Slurm)\n"
+            DB_CLI_HELP
             "  --links N   the N busiest links of one step of the scenario's own point\n"
             "              (class, ends, bytes, busy time, utilisation over the step) and\n"
             "              the bottleneck class, in the text and as \"links\" in --json\n"
@@ -62,7 +70,7 @@ static void run_help(FILE *out)
 
 /* The run's output files: the command line's, else the scenario's (resolved). */
 typedef struct run_outputs {
-    char *json, *csv, *svg;
+    char *json, *csv, *svg, *html;
 } run_outputs;
 
 static char *resolve_output(const scenario *sc, const char *given, const char *out_dir, tt_error *err,
@@ -79,13 +87,14 @@ static char *resolve_output(const scenario *sc, const char *given, const char *o
 /* Resolves the outputs and refuses any that would overwrite an input (the
  * scenario's files, a merge's shards) or another output; files the run
  * reads later are refused when the outputs are written (outfile.h). */
-static int plan_outputs(const scenario *sc, const char *csv, const char *svg, const char *out_dir,
-                        char *const *shards, size_t n_shards, run_outputs *o, tt_error *err)
+static int plan_outputs(const scenario *sc, const char *csv, const char *svg, const char *html, const char *db,
+                        const char *out_dir, char *const *shards, size_t n_shards, run_outputs *o, tt_error *err)
 {
     int rc = TT_OK;
     o->json = resolve_output(sc, sc->out_json, out_dir, err, &rc);
     o->csv = csv ? strdup(csv) : resolve_output(sc, sc->out_csv, out_dir, err, &rc);
     o->svg = svg ? strdup(svg) : resolve_output(sc, sc->out_svg, out_dir, err, &rc);
+    o->html = html ? strdup(html) : NULL;
     if (rc)
         return rc;
     size_t cap = SCENARIO_MAX_PHASES + 3 + n_shards;
@@ -100,8 +109,10 @@ static int plan_outputs(const scenario *sc, const char *csv, const char *svg, co
         inputs[n] = shards[i];
         what[n] = "a shard";
     }
-    const char *outs[] = {o->json, o->csv, o->svg};
-    rc = outfile_check_distinct(outs, 3, inputs, what, n, err);
+    const char *outs[] = {o->json, o->csv, o->svg, o->html, db};
+    rc = outfile_check_distinct(outs, 5, inputs, what, n, err);
+    if (rc == TT_OK && db)
+        rc = resultsdb_check_path(db, inputs, what, n, err);
     free(inputs);
     free(what);
     return rc;
@@ -112,6 +123,7 @@ static void free_outputs(run_outputs *o)
     free(o->json);
     free(o->csv);
     free(o->svg);
+    free(o->html);
 }
 
 static int write_json(const char *path, json_t *doc, tt_error *err)
@@ -136,6 +148,8 @@ static int write_outputs(const scenario *sc, const run_result *r, json_t *doc, c
         rc = report_csv(o->csv, sc, r, err);
     if (rc == TT_OK && o->svg)
         rc = svg_write(o->svg, sc, r, err);
+    if (rc == TT_OK && o->html)
+        rc = html_write(o->html, sc, r, doc, err);
     if (rc == TT_OK && o->json)
         rc = write_json(o->json, doc, err);
     int end = outfile_batch_end(rc == TT_OK, err);
@@ -152,12 +166,12 @@ static int run_error(const scenario *sc, int rc, tt_error *err)
 
 /* A collective measurement: one nccl-tests-like figure, its reference and
  * expectations; only the JSON output applies. */
-static int run_collective(const scenario *sc, const run_outputs *outs, int as_json)
+static int run_collective(const scenario *sc, const run_outputs *outs, const db_cli *db, int as_json)
 {
     tt_error err = {0};
-    if (outs->csv || outs->svg) {
-        tt_error_set(&err, TT_EINPUT, "%s: a collective scenario has no sweep to write as CSV or SVG; remove "
-                     "--csv/--svg and outputs.csv/svg", sc->path);
+    if (outs->csv || outs->svg || outs->html) {
+        tt_error_set(&err, TT_EINPUT, "%s: a collective scenario has no sweep to write as CSV, SVG or HTML; remove "
+                     "--csv/--svg/--html and outputs.csv/svg", sc->path);
         return cli_report_error(err.code, err.msg);
     }
     coll_scenario_result r;
@@ -170,6 +184,8 @@ static int run_collective(const scenario *sc, const run_outputs *outs, int as_js
     }
     if (rc == TT_OK && outs->json && parallel_is_writer())
         rc = write_json(outs->json, doc, &err);
+    if (rc == TT_OK)
+        rc = db_cli_append(db, &(resultsdb_report){sc->path, sc->name, doc, NULL}, 1, &err);
     if (rc == TT_OK) {
         if (as_json)
             cli_print_json(doc, REPORT_JSON_FLAGS);
@@ -256,17 +272,20 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
                                          {"shard", required_argument, NULL, 'H'},
                                          {"csv", required_argument, NULL, 'c'},
                                          {"svg", required_argument, NULL, 's'},
+                                         {"html", required_argument, NULL, 'T'},
                                          {"out-dir", required_argument, NULL, 'o'},
                                          {"set", required_argument, NULL, 'S'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"assumptions", no_argument, NULL, 'A'},
                                          {"links", required_argument, NULL, 'L'},
+                                         {"db", required_argument, NULL, 'D'},
                                          {NULL, 0, NULL, 0}};
     int as_json = 0, quiet = 0, all_assumptions = 0, c;
     run_options opt = {.jobs = parallel_jobs_default(), .progress = progress_update};
     char *sets[CLI_MAX_SETS];
     size_t n_sets = 0;
-    const char *csv = NULL, *svg = NULL, *out_dir = NULL;
+    const char *csv = NULL, *svg = NULL, *html = NULL, *out_dir = NULL;
+    db_cli db = {NULL, argc, argv, sets, 0};
     tt_error err = {0};
     opterr = 0;
     optind = 1;
@@ -283,8 +302,12 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
             csv = optarg;
         else if (c == 's')
             svg = optarg;
+        else if (c == 'T')
+            html = optarg;
         else if (c == 'o')
             out_dir = optarg;
+        else if (c == 'D')
+            db.path = optarg;
         else if (c == 'q')
             quiet = 1;
         else if (c == 'A')
@@ -305,9 +328,10 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
         return cli_usage_error(cmd, "missing the scenario file");
     if (merge ? optind + 1 == argc : optind + 1 != argc)
         return cli_usage_error(cmd, merge ? "give the scenario file, then its shard files" : "expected one scenario file");
-    if (opt.shards > 1 && (as_json || csv || svg || out_dir))
+    if (opt.shards > 1 && (as_json || csv || svg || html || out_dir || db.path))
         return cli_usage_error(cmd, "--shard prints the shard's document for 'ttasim merge', which writes the "
-                                    "reports: drop --json, --csv, --svg and --out-dir");
+                                    "reports: drop --json, --csv, --svg, --html, --out-dir and --db");
+    db.n_sets = n_sets;
     scenario sc;
     int rc = scenario_load_set(argv[optind], sets, n_sets, &sc, &err);
     if (rc == TT_OK && (rc = expect_validate(&sc, &err))) /* a typo costs no simulation */
@@ -315,14 +339,14 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
     if (rc)
         return cli_report_error(rc, err.msg);
     run_outputs outs = {0};
-    if (opt.shards <= 1 && (rc = plan_outputs(&sc, csv, svg, out_dir, merge ? argv + optind + 1 : NULL,
+    if (opt.shards <= 1 && (rc = plan_outputs(&sc, csv, svg, html, db.path, out_dir, merge ? argv + optind + 1 : NULL,
                                               merge ? (size_t)(argc - optind - 1) : 0, &outs, &err))) {
         free_outputs(&outs);
         scenario_free(&sc);
         return cli_report_error(rc, err.msg);
     }
     if (sc.is_collective) {
-        rc = run_collective(&sc, &outs, as_json);
+        rc = run_collective(&sc, &outs, &db, as_json);
         free_outputs(&outs);
         scenario_free(&sc);
         return rc;
@@ -347,6 +371,8 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
         rc = expect_check(&sc, doc, &failed, failures, sizeof failures, &err);
         if (rc == TT_OK && parallel_is_writer())
             rc = write_outputs(&sc, &r, doc, &outs, &err);
+        if (rc == TT_OK)
+            rc = db_cli_append(&db, &(resultsdb_report){sc.path, sc.name, doc, "sweep"}, 1, &err);
     }
     if (rc == TT_OK && doc) {
         if (as_json) {
@@ -376,6 +402,6 @@ static int run_main(int argc, char **argv)
 
 const cli_command cmd_run = {
     "run", "per-step cost and time-to-accuracy of a scenario",
-    "run SCENARIO.json [--json] [--csv F] [--svg F] [--out-dir D] [--set PATH=VALUE]... [-j|--jobs N]\n"
-    "           [--shard I/N] [--links N] [--assumptions] [--quiet]", run_main, run_help,
+    "run SCENARIO.json [--json] [--csv F] [--svg F] [--html F] [--out-dir D] [--set PATH=VALUE]... [-j|--jobs N]\n"
+    "           [--shard I/N] [--links N] [--db FILE] [--assumptions] [--quiet]", run_main, run_help,
 };

@@ -26,3 +26,5 @@ libsim_a_SOURCES += sim/cli/cmd_calibrate.c
 libsim_a_SOURCES += sim/cli/progress.c sim/cli/progress.h
 libsim_a_SOURCES += sim/cli/cmd_compare.c
 libsim_a_SOURCES += sim/cli/cmd_plan.c
+libsim_a_SOURCES += sim/cli/provenance.c sim/cli/provenance.h
+libsim_a_SOURCES += sim/cli/db_cli.c sim/cli/db_cli.h

@@ -26,11 +26,13 @@ static void global_help(FILE *out)
     for (int i = 0; CLI_COMMANDS[i]; i++)
         fprintf(out, "  %-12s %s\n", CLI_COMMANDS[i]->name, CLI_COMMANDS[i]->summary);
     fprintf(out, "\nEvery command that simulates estimates a platform's memory before building it and\n"
-                 "refuses one that will not fit or load in time (exit 2, with the estimate and what to change):\n"
+                 "refuses one that will not fit or run in time (exit 2, with the estimate and what to change);\n"
+                 "one estimated to take long says so on stderr first:\n"
                  "  --max-memory SIZE  the memory the run's simulations may use at once, all -j workers\n"
                  "                     together (\"4G\", \"512Mi\"); default the least of MemAvailable,\n"
                  "                     the cgroup's room and ulimit -v\n"
-                 "  --max-time S       the CPU seconds the run's platform loads may take in all\n"
+                 "  --max-time S       the CPU seconds one simulation may take (its platform's load\n"
+                 "                     and collective rounds), and the run's platform loads in all\n"
                  "                     (default %d)\n"
                  "\nRun 'ttasim COMMAND --help' for a command's options.\n"
                  "Exit status: 0 success, 1 an expectation or target not met, 2 usage or input error.\n",

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "sim/engine/engine.h"
 
 /* A plain line at most this often, besides the first and the last. */
 #define PROGRESS_LINE_PERIOD_S 10.0
@@ -21,6 +22,7 @@ void progress_start(const char *what, const char *units, int quiet)
     snprintf(st.what, sizeof st.what, "%s", what);
     snprintf(st.units, sizeof st.units, "%s", units);
     st.quiet = quiet;
+    sim_set_quiet(quiet); /* the simulations' estimate lines too */
     st.tty = isatty(STDERR_FILENO);
     st.start_s = clock_monotonic_s();
     st.last_line_s = -1;

@@ -1,22 +1,20 @@
 #include "sim/cli/shard.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/infile.h"
 #include "common/jsonx.h"
 #include "common/units.h"
+#include "sim/cli/provenance.h"
 #include "sim/cli/shard_record.h"
 
 #define SHARD_FORMAT "ttasim-shard"
 #define SHARD_MAX 100000
 #define CHECKSUM_KEY ",\"checksum\":\""
-#define HEX64 16
+#define HEX64 (PROVENANCE_HEX_BYTES - 1)
 
 int shard_parse(const char *text, int *index, int *count, tt_error *err)
 {
@@ -38,29 +36,6 @@ int shard_parse(const char *text, int *index, int *count, tt_error *err)
     return TT_OK;
 }
 
-static void hex64(uint64_t h, char out[HEX64 + 1])
-{
-    snprintf(out, HEX64 + 1, "%016" PRIx64, h);
-}
-
-/* This ttasim's executable, hashed once: shards are read by the build that wrote them. */
-static uint64_t build_fnv(void)
-{
-    static uint64_t h;
-    if (h)
-        return h;
-    uint64_t x = INFILE_FNV_START;
-    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-    char buf[1 << 16];
-    ssize_t n;
-    while (fd >= 0 && ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
-        if (n > 0)
-            x = infile_fnv(x, buf, (size_t)n);
-    if (fd >= 0)
-        close(fd);
-    return h = x;
-}
-
 /* The run a shard belongs to: the build, the scenario file's bytes and its
  * --set values (each with its terminating NUL). */
 static int run_digest(const char *path, char *const *sets, size_t n_sets, char out[HEX64 + 1], tt_error *err)
@@ -70,54 +45,13 @@ static int run_digest(const char *path, char *const *sets, size_t n_sets, char o
     int rc = infile_read(path, INFILE_JSON_MAX_BYTES, &text, &len, err);
     if (rc)
         return rc;
-    uint64_t b = build_fnv(), h = infile_fnv(INFILE_FNV_START, &b, sizeof b);
+    uint64_t b = provenance_build(), h = infile_fnv(INFILE_FNV_START, &b, sizeof b);
     h = infile_fnv(h, text, len);
     free(text);
     for (size_t i = 0; i < n_sets; i++)
         h = infile_fnv(h, sets[i], strlen(sets[i]) + 1);
-    hex64(h, out);
+    provenance_hex(h, out);
     return TT_OK;
-}
-
-static int by_path(const void *a, const void *b)
-{
-    const infile_entry *x = a, *y = b;
-    int c = strcmp(x->path, y->path);
-    return c ? c : x->fnv < y->fnv ? -1 : x->fnv > y->fnv;
-}
-
-/* The files the run read in one phase (0: before its points), by path;
- * NULL with err set when one changed while the run read it. */
-static json_t *inputs_json(int phase, tt_error *err)
-{
-    size_t n = infile_count(), m = 0;
-    infile_entry *e = calloc(n + 1, sizeof *e);
-    json_t *a = json_array();
-    if (!e || !a) {
-        free(e);
-        json_decref(a);
-        return tt_error_set(err, TT_EINPUT, "out of memory listing the shard's inputs; free some memory"), NULL;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (infile_get(i, &e[m]) && e[m].phase == phase && e[m].fnv) /* descriptors-only reads have no checksum */
-            m++;
-    for (size_t i = 0; i < m; i++)
-        if (e[i].changed) { /* its points may have seen two versions of it */
-            tt_error_set(err, TT_EINPUT, "%s changed while the run read it; run the shard again on files that do "
-                         "not change", e[i].path);
-            free(e);
-            json_decref(a);
-            return NULL;
-        }
-    qsort(e, m, sizeof *e, by_path);
-    for (size_t i = 0; i < m; i++) {
-        char h[HEX64 + 1];
-        hex64(e[i].fnv, h);
-        json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "path", e[i].path, "bytes", (json_int_t)e[i].bytes,
-                                           "fnv1a64", h));
-    }
-    free(e);
-    return a;
 }
 
 int shard_write(FILE *f, const char *scenario_path, char *const *sets, size_t n_sets, const run_options *opt,
@@ -127,8 +61,8 @@ int shard_write(FILE *f, const char *scenario_path, char *const *sets, size_t n_
     int rc = run_digest(scenario_path, sets, n_sets, digest, err);
     if (rc)
         return rc;
-    hex64(build_fnv(), build);
-    json_t *before = inputs_json(0, err), *during = before ? inputs_json(1, err) : NULL, *recs = json_array();
+    provenance_hex(provenance_build(), build);
+    json_t *before = provenance_inputs(0, err), *during = before ? provenance_inputs(1, err) : NULL, *recs = json_array();
     if (!before || !during) {
         json_decref(before);
         json_decref(recs);
@@ -149,7 +83,7 @@ int shard_write(FILE *f, const char *scenario_path, char *const *sets, size_t n_
     /* the checksum covers every byte before it, the document less its closing brace */
     size_t len = strlen(text) - 1;
     char sum[HEX64 + 1];
-    hex64(infile_fnv(INFILE_FNV_START, text, len), sum);
+    provenance_hex(infile_fnv(INFILE_FNV_START, text, len), sum);
     if (fwrite(text, 1, len, f) != len || fprintf(f, CHECKSUM_KEY "%s\"}\n", sum) < 0 || fflush(f) != 0)
         rc = tt_error_set(err, TT_EINPUT, "cannot write the shard document to standard output: %s; the shard is "
                           "incomplete: run it again with room for it", strerror(errno));
@@ -202,7 +136,7 @@ static int load_checked(const char *file, json_t **doc, tt_error *err)
         rc = not_a_shard(file, "it does not end with the shard's checksum", err);
     if (rc == TT_OK) {
         want = infile_fnv(INFILE_FNV_START, text, (size_t)(key - text));
-        hex64(want, sum);
+        provenance_hex(want, sum);
         if (memcmp(key + strlen(CHECKSUM_KEY), sum, HEX64) != 0)
             rc = tt_error_set(err, TT_EINPUT, "%s: $.checksum: the file's bytes do not match the checksum it was "
                               "written with: it was changed or cut short after 'ttasim run --shard' wrote it; run "
@@ -229,7 +163,7 @@ static int check_header(const char *file, json_t *doc, const char *digest, size_
     const char *format = "", *build = "", *run = "", *scen = "";
     long version = 0, points = 0;
     char mine[HEX64 + 1];
-    hex64(build_fnv(), mine);
+    provenance_hex(provenance_build(), mine);
     int rc;
     if ((rc = jx_root(&r, file, doc, err)) || (rc = jx_string(&r, "format", 1, &format)))
         return rc;

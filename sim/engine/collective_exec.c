@@ -148,7 +148,7 @@ static int execute_classes(coll_group *g, const schedule *s, int st, int t, xfer
     }
     int n = g->n, m = k == STEP_PERMUTATION ? 2 : n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS;
     if (!g->reps && !(g->reps = coll_group_create(g->p, g->ranks, n < COLL_CLASS_RANKS ? n : COLL_CLASS_RANKS,
-                                                  -1 - g->serial)))
+                                                  -1 - g->serial, 0)))
         return -1;
     coll_group *h = g->reps;
     h->gamma = g->gamma;
@@ -188,12 +188,19 @@ static int round_fluid(const coll_group *g, long w)
            (w > g->fluid_flows || g->n > g->fluid_flows);
 }
 
+/* The largest of n clocks. */
+static double clocks_max(const double *clock_s, int n)
+{
+    double hi = 0;
+    for (int r = 0; r < n; r++)
+        hi = fmax(hi, clock_s[r]);
+    return hi;
+}
+
 /* Sleeps until the last rank's clock, `times` over, and frees the clocks. */
 static void sleep_past_clocks(const coll_group *g, double *clock_s, int times)
 {
-    double hi = 0;
-    for (int r = 0; r < g->n; r++)
-        hi = fmax(hi, clock_s[r]);
+    double hi = clocks_max(clock_s, g->n);
     free(clock_s);
     sg_actor_sleep_for(hi * times);
 }
@@ -209,6 +216,49 @@ static int execute_fluid(coll_group *g, const step_round *rd, const coll_flow *f
     }
     sleep_past_clocks(g, clock_s, steps);
     return 0;
+}
+
+/* An identical stage of a group beyond the folded platform's nodes, as
+ * execute_identical runs it, every round solved by components: one
+ * synchronous round; when its busy ranks finish apart, the steps run free
+ * (each rank's clock carried from round to round, each flow starting when
+ * both its ranks are ready, as a pipeline's fill runs), a few in all or
+ * windows of WINDOW and 2 WINDOW steps extrapolated. Returns -1 when out of
+ * memory. */
+static int execute_identical_fluid(coll_group *g, const sched_stage *stg, const step_round *rd,
+                                   const coll_flow *flows, size_t nf)
+{
+    int n = g->n, rest = stg->steps - 1;
+    double *clock_s = calloc((size_t)n, sizeof *clock_s), lo = INFINITY, hi = -INFINITY;
+    unsigned char *busy = calloc((size_t)n, 1);
+    int rc = clock_s && busy ? coll_fluid_round(g->fluid, flows, nf, rd->reduce_bytes, g->gamma, rd->streamed,
+                                                clock_s)
+                             : -1;
+    for (size_t k = 0; rc == 0 && k < nf; k++)
+        busy[flows[k].src] = busy[flows[k].dst] = 1;
+    for (int r = 0; rc == 0 && r < n; r++)
+        if (busy[r] || rd->reduce_bytes[r] > 0) {
+            lo = fmin(lo, clock_s[r]);
+            hi = fmax(hi, clock_s[r]);
+        }
+    free(busy);
+    double dt = rc == 0 ? clocks_max(clock_s, n) : 0, t[2] = {0, 0}, total_s = dt * stg->steps;
+    int free_run = rc == 0 && rest >= 1 && !g->sync_only && hi - lo > 1e-9 * dt;
+    int windows = rest < 3 * WINDOW ? 1 : 2, steps[2] = {rest < 3 * WINDOW ? rest : WINDOW, 2 * WINDOW};
+    for (int w = 0; free_run && rc == 0 && w < windows; w++) {
+        memset(clock_s, 0, sizeof *clock_s * (size_t)n);
+        for (int k = 0; rc == 0 && k < steps[w]; k++)
+            rc = coll_fluid_round(g->fluid, flows, nf, rd->reduce_bytes, g->gamma, rd->streamed, clock_s);
+        t[w] = clocks_max(clock_s, n);
+    }
+    if (free_run && windows == 1)
+        total_s = dt + t[0];
+    else if (free_run) /* as execute_identical: the windows' time, or the steady period's estimate past it */
+        total_s = fmax(dt + t[0] + t[1], t[1] + (stg->steps - 2 * WINDOW) * (t[1] - t[0]) / WINDOW);
+    free(clock_s);
+    if (rc == 0)
+        sg_actor_sleep_for(total_s);
+    return rc;
 }
 
 /* Stages [first, last) with every step of every rank materialized and the
@@ -292,8 +342,10 @@ static int execute_rounds(coll_group *g, const schedule *s, xfer *xs, coll_flow 
              * windows that moved NCCL's tree on 256 to 1,024 DGX A100 ranks by under 0.03 %. Other identical
              * stages keep execute_identical: a ring on a fat tree of KNL nodes runs 1.8 % (64 ranks) to 6 %
              * (256) slower free-running than in lockstep. */
-            if (rd.busy && (!stg->identical || stg->pipelined) && round_fluid(g, w)) {
-                int rc = execute_fluid(g, &rd, scratch, (size_t)w, stg->identical ? stg->steps : 1);
+            if (rd.busy && (!stg->identical || stg->pipelined || g->fold) && round_fluid(g, w)) {
+                int rc = stg->identical && !stg->pipelined
+                             ? execute_identical_fluid(g, stg, &rd, scratch, (size_t)w)
+                             : execute_fluid(g, &rd, scratch, (size_t)w, stg->identical ? stg->steps : 1);
                 coll_round_free(&rd);
                 if (rc)
                     return -1;

@@ -12,6 +12,7 @@
 #include <xbt/config.h>
 #include <xbt/dynar.h>
 
+#include "sim/engine/engine.h"
 #include "trainer/rng.h"
 
 /* CM02's acknowledgements: each flow also loads the links of its reverse
@@ -19,43 +20,39 @@
 #define CROSS_TRAFFIC 0.05
 
 /* An open-addressing map from nonzero 64-bit keys to three words each (linear
- * probing, at most half full): links to dense ids, routes to their links,
- * the (link, cover) pairs already counted. */
+ * probing, at most half full, a key and its words in one slot): links to
+ * dense ids, folded links to their owners, rank pairs to their routes,
+ * components to their solutions. */
+typedef struct map_slot_t {
+    uint64_t key; /* 0: empty */
+    size_t val[3];
+} map_slot_t;
+
 typedef struct key_map {
-    uint64_t *key; /* 0: empty */
-    size_t (*val)[3];
+    map_slot_t *slot;
     size_t cap, len;
 } key_map;
 
 static size_t map_slot(const key_map *m, uint64_t key)
 {
     size_t h = (size_t)rng_mix(key) & (m->cap - 1);
-    while (m->key[h] && m->key[h] != key)
+    while (m->slot[h].key && m->slot[h].key != key)
         h = (h + 1) & (m->cap - 1);
     return h;
 }
 
-/* The slot of key, with room for it if it is new (m->key[slot] == 0);
+/* The slot of key, with room for it if it is new (m->slot[slot].key == 0);
  * -1 when out of memory. */
 static long map_find(key_map *m, uint64_t key)
 {
     if (2 * (m->len + 1) > m->cap) {
-        key_map t = {NULL, NULL, m->cap ? 2 * m->cap : 1024, m->len};
-        t.key = calloc(t.cap, sizeof *t.key);
-        t.val = malloc(sizeof *t.val * t.cap);
-        if (!t.key || !t.val) {
-            free(t.key);
-            free(t.val);
+        key_map t = {NULL, m->cap ? 2 * m->cap : 1024, m->len};
+        if (!(t.slot = calloc(t.cap, sizeof *t.slot)))
             return -1;
-        }
         for (size_t i = 0; i < m->cap; i++)
-            if (m->key[i]) {
-                size_t h = map_slot(&t, m->key[i]);
-                t.key[h] = m->key[i];
-                memcpy(t.val[h], m->val[i], sizeof t.val[h]);
-            }
-        free(m->key);
-        free(m->val);
+            if (m->slot[i].key)
+                t.slot[map_slot(&t, m->slot[i].key)] = m->slot[i];
+        free(m->slot);
         *m = t;
     }
     return (long)map_slot(m, key);
@@ -63,22 +60,48 @@ static long map_find(key_map *m, uint64_t key)
 
 static void map_free(key_map *m)
 {
-    free(m->key);
-    free(m->val);
+    free(m->slot);
 }
+
+/* A flow's route one way as a round uses it: its links in coll_fluid.links,
+ * its latency and slowest link (copied from route_info: a round reads them
+ * flow by flow, in component order). */
+typedef struct route_use {
+    size_t off, len;
+    double lat_s, cap_Bps;
+} route_use;
 
 struct coll_fluid {
     const sg_host_t *hosts;
     int n;
-    key_map routes; /* src * n + dst + 1 -> (offset into links, length, index into info) */
+    const platform *fold; /* a folded platform's (platform_fold_nodes), or NULL */
+    const int *ranks;     /* with fold: each rank's rank of the whole platform */
+    key_map owners;       /* with fold: a folded link -> its platform_owner + 1 */
+    /* Each rank's routes to the ranks it has sent to, both ways, found by scanning its row: a round
+     * looks up two routes a flow, hundreds of thousands at frontier scale, in src order, and a rank of a
+     * tree or ring sends to a dozen ranks; a rank past ROW_SCAN of them goes on in the map `pairs` */
+    struct route_row {
+        int n, cap;
+        struct route_pair {
+            int dst;
+            unsigned fwd, rev; /* indices into info */
+        } *e;
+    } *rows;
+    key_map pairs; /* src * n + dst + 1 -> fwd, rev */
     int *links; /* every cached route: its dense link ids, then each position's cover (cover_of) or -1 */
     struct route_info {
         double lat_s, cap_Bps; /* the route's latency, its slowest link */
+        size_t off, len;       /* its links in `links` */
     } *info;                   /* per cached route */
     size_t nroutes, routes_cap;
     size_t links_len, links_cap;
     char *rt, *ws; /* a round's arrays, kept across rounds (no allocation per round) */
     size_t rt_bytes, ws_bytes;
+    /* A round's components solved so far, by content hash: identical nodes and leaves make
+     * thousands of components of a handful of shapes, each solved once (memo_solve) */
+    key_map memo;
+    double *memo_buf;
+    size_t memo_len, memo_cap;
     key_map ids; /* link -> dense id */
     double *cap_Bps, *lat_s; /* per dense id */
     int nids, ids_cap;
@@ -96,16 +119,22 @@ int coll_fluid_applies(const platform *p)
     return platform_fattree_shape(p, &per_leaf, &levels, &over) && over == 1;
 }
 
-coll_fluid *coll_fluid_create(const sg_host_t *hosts, int n)
+coll_fluid *coll_fluid_create(const sg_host_t *hosts, int n, const platform *fold, const int *ranks)
 {
     coll_fluid *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->hosts = hosts;
     s->n = n;
+    s->fold = fold;
+    s->ranks = ranks;
     s->route = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    s->rows = calloc((size_t)n, sizeof *s->rows);
     s->cross = sg_cfg_get_boolean("network/crosstraffic") ? CROSS_TRAFFIC : 0;
-    if (!s->route) {
+    if (!s->route || !s->rows) {
+        if (s->route)
+            xbt_dynar_free(&s->route);
+        free(s->rows);
         free(s);
         return NULL;
     }
@@ -116,26 +145,63 @@ void coll_fluid_free(coll_fluid *s)
 {
     if (!s)
         return;
-    map_free(&s->routes);
+    for (int r = 0; r < s->n; r++)
+        free(s->rows[r].e);
+    free(s->rows);
+    map_free(&s->pairs);
     free(s->links);
     free(s->info);
     free(s->rt);
     free(s->ws);
     map_free(&s->ids);
+    map_free(&s->owners);
+    map_free(&s->memo);
+    free(s->memo_buf);
     free(s->cap_Bps);
     free(s->lat_s);
     xbt_dynar_free(&s->route);
     free(s);
 }
 
-/* The dense id of link l, assigned in order of first appearance. */
-static int link_id(coll_fluid *s, sg_link_t l)
+/* The key of link l standing for the link numbered `owner` (platform_owner_index; -1:
+ * l itself): l's address (8-byte aligned, below 2^47) above 18 bits of owner + 1 (below
+ * 2^17 nodes plus their leaves). */
+static uint64_t link_key(sg_link_t l, long owner)
 {
-    long h = map_find(&s->ids, (uint64_t)(uintptr_t)l);
+    return ((uint64_t)(uintptr_t)l >> 3 << 18) | (uint64_t)(owner + 1);
+}
+
+/* On a folded platform, the link of the whole platform that folded link l
+ * stands for on the route between ranks src and dst: *l becomes the same
+ * link of node or leaf 0, and the owner's number is returned (-2 when out
+ * of memory). */
+static long link_owner(coll_fluid *s, sg_link_t *l, int src, int dst)
+{
+    long h = map_find(&s->owners, (uint64_t)(uintptr_t)*l);
+    if (h < 0)
+        return -2;
+    if (!s->owners.slot[h].key) {
+        char first[96];
+        platform_owner o = platform_link_owner(s->fold, sg_link_get_name(*l), first, sizeof first);
+        sg_link_t f = sg_link_by_name(first);
+        s->owners.slot[h].key = (uint64_t)(uintptr_t)*l;
+        s->owners.slot[h].val[0] = (size_t)o;
+        s->owners.slot[h].val[1] = (size_t)(uintptr_t)(f ? f : *l);
+        s->owners.len++;
+    }
+    *l = (sg_link_t)(uintptr_t)s->owners.slot[h].val[1];
+    return platform_owner_index(s->fold, (platform_owner)s->owners.slot[h].val[0], s->ranks[src], s->ranks[dst]);
+}
+
+/* The dense id of link l (standing for the link numbered owner, link_key),
+ * assigned in order of first appearance. */
+static int link_id(coll_fluid *s, sg_link_t l, long owner)
+{
+    long h = map_find(&s->ids, link_key(l, owner));
     if (h < 0)
         return -1;
-    if (s->ids.key[h])
-        return (int)s->ids.val[h][0];
+    if (s->ids.slot[h].key)
+        return (int)s->ids.slot[h].val[0];
     if (s->nids == s->ids_cap) {
         int cap = s->ids_cap ? 2 * s->ids_cap : 256;
         double *c = realloc(s->cap_Bps, sizeof *c * (size_t)cap);
@@ -148,8 +214,8 @@ static int link_id(coll_fluid *s, sg_link_t l)
             return -1;
         s->ids_cap = cap;
     }
-    s->ids.key[h] = (uint64_t)(uintptr_t)l;
-    s->ids.val[h][0] = (size_t)s->nids;
+    s->ids.slot[h].key = link_key(l, owner);
+    s->ids.slot[h].val[0] = (size_t)s->nids;
     s->ids.len++;
     s->cap_Bps[s->nids] = sg_link_get_bandwidth(l);
     s->lat_s[s->nids] = sg_link_get_latency(l);
@@ -175,39 +241,39 @@ static int cover_of(const coll_fluid *s, const int *r, size_t len, size_t i)
     return best;
 }
 
-/* SimGrid's route from src to dst as dense link ids (cached): its offset into
- * s->links, its length and its index in s->info. NULL when out of memory. */
-static const size_t *route_of(coll_fluid *s, int src, int dst)
+/* SimGrid's route from src to dst as dense link ids, appended to s->links
+ * and s->info: its index in s->info, -1 when out of memory. */
+static long route_new(coll_fluid *s, int src, int dst)
 {
-    uint64_t key = (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1;
-    long h = map_find(&s->routes, key);
-    if (h < 0)
-        return NULL;
-    if (s->routes.key[h])
-        return s->routes.val[h];
     xbt_dynar_reset(s->route);
-    sg_host_get_route(s->hosts[src], s->hosts[dst], s->route);
+    if (s->fold) /* the folded platform's route between the ranks standing for them */
+        sg_host_get_route(sim_rank_host(platform_fold_rank(s->fold, s->ranks[src], s->ranks[src])),
+                          sim_rank_host(platform_fold_rank(s->fold, s->ranks[src], s->ranks[dst])), s->route);
+    else
+        sg_host_get_route(s->hosts[src], s->hosts[dst], s->route);
     size_t len = xbt_dynar_length(s->route);
     if (s->links_len + 2 * len > s->links_cap) {
         size_t cap = 2 * (s->links_len + 2 * len) + 1024;
         int *t = realloc(s->links, sizeof *t * cap);
         if (!t)
-            return NULL;
+            return -1;
         s->links = t;
         s->links_cap = cap;
     }
     if (s->nroutes == s->routes_cap) {
         struct route_info *t = realloc(s->info, sizeof *t * (2 * s->routes_cap + 1024));
         if (!t)
-            return NULL;
+            return -1;
         s->info = t;
         s->routes_cap = 2 * s->routes_cap + 1024;
     }
     int *r = s->links + s->links_len;
     for (size_t i = 0; i < len; i++) {
-        int id = link_id(s, xbt_dynar_get_as(s->route, i, sg_link_t));
+        sg_link_t l = xbt_dynar_get_as(s->route, i, sg_link_t);
+        long owner = s->fold ? link_owner(s, &l, src, dst) : -1;
+        int id = owner < -1 ? -1 : link_id(s, l, owner);
         if (id < 0)
-            return NULL;
+            return -1;
         r[i] = id;
     }
     double lat_s = 0, cap_Bps = INFINITY;
@@ -216,14 +282,62 @@ static const size_t *route_of(coll_fluid *s, int src, int dst)
         lat_s += s->lat_s[r[i]];
         cap_Bps = fmin(cap_Bps, s->cap_Bps[r[i]]);
     }
-    s->info[s->nroutes] = (struct route_info){lat_s, cap_Bps};
-    s->routes.key[h] = key;
-    s->routes.val[h][0] = s->links_len;
-    s->routes.val[h][1] = len;
-    s->routes.val[h][2] = s->nroutes++;
-    s->routes.len++;
+    s->info[s->nroutes] = (struct route_info){lat_s, cap_Bps, s->links_len, len};
     s->links_len += 2 * len;
-    return s->routes.val[h];
+    return (long)s->nroutes++;
+}
+
+/* Rows scanned for a rank's destinations before the map (all pairs: thousands). */
+#define ROW_SCAN 32
+
+/* The routes between src and dst both ways (cached) as rt wants them: each
+ * its offset into s->links, its length and its index in s->info. -1 when
+ * out of memory. */
+static int route_pair(coll_fluid *s, int src, int dst, route_use *out)
+{
+    struct route_row *w = &s->rows[src];
+    struct route_pair *e = NULL;
+    for (int i = 0; i < w->n && !e; i++)
+        e = w->e[i].dst == dst ? &w->e[i] : NULL;
+    struct route_pair found;
+    long h = -1;
+    if (!e && w->n == ROW_SCAN) {
+        if ((h = map_find(&s->pairs, (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1)) < 0)
+            return -1;
+        found = (struct route_pair){dst, (unsigned)s->pairs.slot[h].val[0], (unsigned)s->pairs.slot[h].val[1]};
+        e = s->pairs.slot[h].key ? &found : NULL;
+    }
+    if (!e) { /* new: the reverse pair's routes if known, else SimGrid's */
+        const struct route_row *v = &s->rows[dst];
+        long fwd = -1, rev = -1;
+        for (int i = 0; i < v->n && fwd < 0; i++)
+            if (v->e[i].dst == src)
+                fwd = v->e[i].rev, rev = v->e[i].fwd;
+        if (fwd < 0 && ((fwd = route_new(s, src, dst)) < 0 || (rev = route_new(s, dst, src)) < 0))
+            return -1;
+        found = (struct route_pair){dst, (unsigned)fwd, (unsigned)rev};
+        e = &found;
+        if (h >= 0) {
+            s->pairs.slot[h].key = (uint64_t)src * (uint64_t)s->n + (uint64_t)dst + 1;
+            s->pairs.slot[h].val[0] = (size_t)fwd;
+            s->pairs.slot[h].val[1] = (size_t)rev;
+            s->pairs.len++;
+        } else {
+            if (w->n == w->cap) {
+                int cap = w->cap ? 2 * w->cap : 4;
+                struct route_pair *t = realloc(w->e, sizeof *t * (size_t)(cap < ROW_SCAN ? cap : ROW_SCAN));
+                if (!t)
+                    return -1;
+                w->e = t;
+                w->cap = cap < ROW_SCAN ? cap : ROW_SCAN;
+            }
+            w->e[w->n++] = found;
+        }
+    }
+    const struct route_info *f = &s->info[e->fwd], *r = &s->info[e->rev];
+    out[0] = (route_use){f->off, f->len, f->lat_s, f->cap_Bps};
+    out[1] = (route_use){r->off, r->len, r->lat_s, r->cap_Bps};
+    return 0;
 }
 
 /* Links that can limit a flow and are shared: the distinct covers of their
@@ -231,21 +345,21 @@ static const size_t *route_of(coll_fluid *s, int src, int dst)
  * node's port fed by its NICs, a non-blocking fabric) couple nothing. The
  * uses are bucketed by link (off: nl + 1, cov: a use's cover) so that each
  * link's distinct covers are counted with a stamp per cover (last: nl). */
-static void mark_coupling(const coll_fluid *s, const size_t (*rt)[3], size_t nf, int nl, unsigned char *coupling,
+static void mark_coupling(const coll_fluid *s, const route_use *rt, size_t nf, int nl, unsigned char *coupling,
                           size_t *off, int *cov, int *last, double *bound)
 {
     memset(off, 0, sizeof *off * ((size_t)nl + 1));
     for (size_t k = 0; k < 2 * nf; k++)
-        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k][1]); i++)
-            off[s->links[rt[k][0] + i] + 1]++;
+        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k].len); i++)
+            off[s->links[rt[k].off + i] + 1]++;
     for (int l = 0; l < nl; l++) {
         off[l + 1] += off[l];
         last[l] = -1;
         bound[l] = 0;
     }
     for (size_t k = 0; k < 2 * nf; k++)
-        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k][1]); i++)
-            cov[off[s->links[rt[k][0] + i]]++] = s->links[rt[k][0] + rt[k][1] + i];
+        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k].len); i++)
+            cov[off[s->links[rt[k].off + i]]++] = s->links[rt[k].off + rt[k].len + i];
     for (int l = nl; l > 0; l--) /* back to each bucket's start */
         off[l] = off[l - 1];
     off[0] = 0;
@@ -271,17 +385,20 @@ static size_t root_of(size_t *up, size_t k)
     return k;
 }
 
-/* Grows a kept buffer to hold `bytes` (contents not kept); -1 when out of memory. */
+/* Grows a kept buffer to hold `bytes` (contents not kept), by half again as
+ * much: a pipeline's fill grows its rounds step by step, and each fresh
+ * buffer of megabytes is paid again in page faults. -1 when out of memory. */
 static int buffer_reserve(char **buf, size_t *have, size_t bytes)
 {
     if (bytes <= *have)
         return 0;
-    char *t = malloc(bytes);
+    size_t want = bytes + bytes / 2;
+    char *t = malloc(want);
     if (!t)
         return -1;
     free(*buf);
     *buf = t;
-    *have = bytes;
+    *have = want;
     return 0;
 }
 
@@ -291,6 +408,85 @@ static void *carve(char **at, size_t *used, size_t bytes)
     void *p = *at ? *at + *used : NULL;
     *used += (bytes + 15) & ~(size_t)15;
     return p;
+}
+
+/* A component as memo_solve keeps it, in doubles (integers below 2^53 are
+ * exact): nf, nc, then use_off, use_c, use_w, cap, penalty, bytes, start_s,
+ * bound_Bps, and last each flow's end. Returns the doubles it takes before
+ * the ends; with out NULL, only counts. */
+static size_t memo_pack(const maxmin_comp *c, const double *bytes, const double *start_s, const double *bound_Bps,
+                        double *out)
+{
+    size_t k = 0, nu = (size_t)c->use_off[c->nf];
+#define PUT(x) (out ? (void)(out[k] = (double)(x)) : (void)0, k++)
+    PUT(c->nf);
+    PUT(c->nc);
+    for (int i = 0; i <= c->nf; i++)
+        PUT(c->use_off[i]);
+    for (size_t u = 0; u < nu; u++)
+        PUT(c->use_c[u]);
+    for (size_t u = 0; u < nu; u++)
+        PUT(c->use_w[u]);
+    for (int j = 0; j < c->nc; j++)
+        PUT(c->cap[j]);
+    for (int i = 0; i < c->nf; i++) {
+        PUT(c->penalty[i]);
+        PUT(bytes[i]);
+        PUT(start_s[i]);
+        PUT(bound_Bps[i]);
+    }
+#undef PUT
+    return k;
+}
+
+/* maxmin_solve, once per distinct component of the round: a component equal
+ * in every input to one solved before (same flows' bytes, start times,
+ * bounds and penalties on the same pattern of links and capacities) takes
+ * its ends. Exact: the solve is a function of exactly these. -1 when out of
+ * memory. */
+static int memo_solve(coll_fluid *s, const maxmin_comp *c, const double *bytes, const double *start_s,
+                      const double *bound_Bps, double *done_s, maxmin_work *w)
+{
+    size_t k = memo_pack(c, bytes, start_s, bound_Bps, NULL), need = s->memo_len + k + (size_t)c->nf;
+    if (need > s->memo_cap) {
+        size_t cap = 2 * need + 4096;
+        double *t = realloc(s->memo_buf, sizeof *t * cap);
+        if (!t)
+            return -1;
+        s->memo_buf = t;
+        s->memo_cap = cap;
+    }
+    double *e = s->memo_buf + s->memo_len;
+    memo_pack(c, bytes, start_s, bound_Bps, e);
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    for (size_t i = 0; i < k; i++) { /* FNV-1a over the words, mixed once: a collision only costs a solve */
+        uint64_t bits;
+        memcpy(&bits, &e[i], sizeof bits);
+        h = (h ^ bits) * 0x100000001b3u;
+    }
+    h = rng_mix(h) | 1; /* 0 marks an empty slot */
+    long slot = map_find(&s->memo, h);
+    if (slot < 0)
+        return -1;
+    if (s->memo.slot[slot].key) {
+        const double *old = s->memo_buf + s->memo.slot[slot].val[0];
+        if (s->memo.slot[slot].val[1] == k && memcmp(old, e, sizeof *e * k) == 0) {
+            for (int i = 0; i < c->nf; i++)
+                done_s[c->flow[i]] = old[k + (size_t)i];
+            return 0;
+        }
+        maxmin_solve(c, bytes, start_s, bound_Bps, done_s, w); /* another with the same hash: unkept */
+        return 0;
+    }
+    maxmin_solve(c, bytes, start_s, bound_Bps, done_s, w);
+    for (int i = 0; i < c->nf; i++)
+        e[k + (size_t)i] = done_s[c->flow[i]];
+    s->memo.slot[slot].key = h;
+    s->memo.slot[slot].val[0] = s->memo_len;
+    s->memo.slot[slot].val[1] = k;
+    s->memo.len++;
+    s->memo_len = need;
+    return 0;
 }
 
 /* Components of up to this many flows are solved with each flow starting at
@@ -303,20 +499,21 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
                      int streamed, double *clock_s)
 {
     int n = s->n;
-    if (buffer_reserve(&s->rt, &s->rt_bytes, sizeof(size_t[3]) * (2 * nf + 1)))
+    if (buffer_reserve(&s->rt, &s->rt_bytes, sizeof(route_use) * (2 * nf + 1)))
         return -1;
-    size_t(*rt)[3] = (size_t(*)[3])s->rt; /* per flow: route, reverse route (route_of) */
-    for (size_t k = 0; k < 2 * nf; k++) {
-        const size_t *r = route_of(s, k % 2 ? flows[k / 2].dst : flows[k / 2].src,
-                                       k % 2 ? flows[k / 2].src : flows[k / 2].dst);
-        if (!r)
-            return -1;
-        memcpy(rt[k], r, sizeof rt[k]);
+    if (s->memo.len) { /* each round's components afresh: memory stays a round's */
+        memset(s->memo.slot, 0, sizeof *s->memo.slot * s->memo.cap);
+        s->memo.len = 0;
     }
+    s->memo_len = 0;
+    route_use *rt = (route_use *)s->rt; /* per flow: route, reverse route (route_pair) */
+    for (size_t k = 0; k < nf; k++)
+        if (route_pair(s, flows[k].src, flows[k].dst, rt + 2 * k))
+            return -1;
     int nl = s->nids, roles = s->cross > 0 ? 2 : 1;
     size_t nuse = 0, L = (size_t)nl + 1, F = nf + 1;
     for (size_t k = 0; k < 2 * nf; k += (size_t)(3 - roles))
-        nuse += rt[k][1];
+        nuse += rt[k].len;
     unsigned char *coupling = NULL;
     size_t *up = NULL, *first = NULL, *order = NULL, *start = NULL;
     int *loc = NULL, *links = NULL, *use_off = NULL, *use_c = NULL;
@@ -352,7 +549,7 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
             return -1;
     }
     /* first, use_c, loc and left serve as mark_coupling's buckets, covers, stamps and bounds */
-    mark_coupling(s, (const size_t(*)[3])rt, nf, nl, coupling, first, use_c, loc, w.left);
+    mark_coupling(s, rt, nf, nl, coupling, first, use_c, loc, w.left);
     memset(start, 0, sizeof *start * (F + 1));
     /* components: flows joined by a coupling link they load */
     for (size_t k = 0; k < nf; k++)
@@ -362,8 +559,8 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         loc[l] = -1;
     }
     for (size_t k = 0; k < 2 * nf; k += (size_t)(3 - roles))
-        for (size_t i = 0; i < rt[k][1]; i++) {
-            int l = s->links[rt[k][0] + i];
+        for (size_t i = 0; i < rt[k].len; i++) {
+            int l = s->links[rt[k].off + i];
             if (!coupling[l])
                 continue;
             if (first[l] == SIZE_MAX)
@@ -388,13 +585,13 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
             size_t k = c.flow[i];
             use_off[i] = u;
             bytes[i] = flows[k].bytes;
-            lat[i] = s->info[rt[2 * k][2]].lat_s;
-            bound[i] = s->info[rt[2 * k][2]].cap_Bps;
+            lat[i] = rt[2 * k].lat_s;
+            bound[i] = rt[2 * k].cap_Bps;
             if (roles > 1)
-                bound[i] = fmin(bound[i], s->info[rt[2 * k + 1][2]].cap_Bps / s->cross);
+                bound[i] = fmin(bound[i], rt[2 * k + 1].cap_Bps / s->cross);
             for (int role = 0; role < roles; role++)
-                for (size_t j = 0; j < rt[2 * k + role][1]; j++) {
-                    int l = s->links[rt[2 * k + role][0] + j];
+                for (size_t j = 0; j < rt[2 * k + role].len; j++) {
+                    int l = s->links[rt[2 * k + role].off + j];
                     double per_Bps = role ? s->cross : 1.0; /* of the flow's rate */
                     if (!coupling[l])
                         continue;
@@ -423,7 +620,8 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
             pen[i] = lat[i] > 0 ? lat[i] : 1;
             lat[i] += stagger ? fmax(clock_s[f->src], clock_s[f->dst]) : 0;
         }
-        maxmin_solve(&c, bytes, lat, bound, done, &w);
+        if (memo_solve(s, &c, bytes, lat, bound, done, &w))
+            return -1;
         for (int i = 0; !stagger && i < c.nf; i++) {
             const coll_flow *f = &flows[c.flow[i]];
             done[c.flow[i]] += fmax(clock_s[f->src], clock_s[f->dst]);

@@ -29,8 +29,12 @@ typedef struct coll_fluid coll_fluid;
 int coll_fluid_applies(const platform *p);
 
 /* For the n ranks on hosts (kept, not copied): SimGrid's routes between them
- * are cached across rounds. From an actor; NULL when out of memory. */
-coll_fluid *coll_fluid_create(const sg_host_t *hosts, int n);
+ * are cached across rounds. With fold (a platform loaded folded,
+ * platform_fold_nodes), routes are the folded platform's between the ranks
+ * standing for ranks[src] and ranks[dst] (platform ranks, kept), each link
+ * told apart by the node or leaf it stands for. From an actor; NULL when out
+ * of memory. */
+coll_fluid *coll_fluid_create(const sg_host_t *hosts, int n, const platform *fold, const int *ranks);
 void coll_fluid_free(coll_fluid *s);
 
 /* One round: clock_s[r] (n entries) holds when rank r is ready (all 0: a

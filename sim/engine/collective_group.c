@@ -93,16 +93,37 @@ static int member_of(const coll_group *g, int pr)
     return g->index[pr];
 }
 
+/* platform_rail_relay(a, b), asked once per pair of places in a node (none
+ * inside a node): a frontier step asks it for hundreds of thousands of
+ * transfers. */
+static int rail_relay(coll_group *g, int a, int b)
+{
+    int n = platform_ranks_per_node(g->p);
+    if (n > 0 && a / n == b / n)
+        return -1;
+    if (n > 0 && !g->relay && (g->relay = malloc(sizeof *g->relay * (size_t)n * (size_t)n)))
+        for (int i = 0; i < n * n; i++)
+            g->relay[i] = -2;
+    if (n <= 0 || !g->relay)
+        return platform_rail_relay(g->p, a, b);
+    int *t = &g->relay[(a % n) * n + b % n];
+    if (*t == -2) {
+        int r = platform_rail_relay(g->p, a, b);
+        *t = r < 0 ? -1 : r % n;
+    }
+    return *t < 0 ? -1 : a / n * n + *t;
+}
+
 /* On a rail-optimised fabric, a transfer to another rail first crosses
  * NVLink to the sender node's GPU on the receiver's rail (NCCL's PXN), which
  * sends it on: the transfer becomes a copy to the relay plus the relay's
  * transfer (the reduction, if any, at the receiver). xs holds 2 nx entries.
  * The relay must be a member of the group. */
-static size_t relay_cross_rail(const coll_group *g, xfer *xs, size_t nx)
+static size_t relay_cross_rail(coll_group *g, xfer *xs, size_t nx)
 {
     size_t m = nx;
     for (size_t k = 0; k < nx; k++) {
-        int pr = xs[k].src != xs[k].dst ? platform_rail_relay(g->p, g->ranks[xs[k].src], g->ranks[xs[k].dst]) : -1;
+        int pr = xs[k].src != xs[k].dst ? rail_relay(g, g->ranks[xs[k].src], g->ranks[xs[k].dst]) : -1;
         int r = member_of(g, pr); /* NCCL relays through a GPU of the communicator only */
         if (r < 0)
             continue;
@@ -301,6 +322,7 @@ static void group_free(coll_group *g)
     free(g->finish_s);
     free(g->ranks);
     free(g->index);
+    free(g->relay);
     free(g->hosts);
     free(g->dev_host);
     free(g->cpu_host);
@@ -314,7 +336,7 @@ static void group_free(coll_group *g)
 /* A group of members on the hosts of platform ranks ranks[i] (group rank i =
  * ranks[i]), one worker actor each once group_spawn runs. From an actor;
  * NULL when out of memory. */
-coll_group *coll_group_create(const platform *p, const int *ranks, int n, long serial)
+coll_group *coll_group_create(const platform *p, const int *ranks, int n, long serial, int fold)
 {
     coll_group *g = calloc(1, sizeof *g);
     if (!g)
@@ -347,14 +369,15 @@ coll_group *coll_group_create(const platform *p, const int *ranks, int n, long s
     for (int i = 0; i < n; i++)
         g->index[ranks[i]] = i;
     g->classes = coll_symmetric_crossbar(p);
-    if (coll_fluid_applies(p) && !(g->fluid = coll_fluid_create(g->hosts, n))) {
+    g->fold = fold;
+    if (coll_fluid_applies(p) && !(g->fluid = coll_fluid_create(g->hosts, n, fold ? p : NULL, g->ranks))) {
         group_free(g);
         return NULL;
     }
     g->start = sg_barrier_init((unsigned)n + 1);
     g->end = sg_barrier_init((unsigned)n + 1);
     for (int i = 0; i < n; i++) {
-        g->hosts[i] = sim_rank_host(ranks[i]);
+        g->hosts[i] = sim_rank_host(fold ? platform_fold_rank(p, ranks[i], ranks[i]) : ranks[i]);
         g->speed_flops[i] = sg_host_get_speed(g->hosts[i]);
         g->args[i] = (worker_arg){g, i};
     }

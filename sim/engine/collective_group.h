@@ -54,6 +54,8 @@ struct coll_group {
     double gamma; /* reduce seconds per byte */
     int *ranks; /* platform rank of each member */
     int *index, index_n; /* group rank of each platform rank below index_n, -1 for none */
+    int *relay; /* per (sender's, receiver's) place in a node: the relay's place (platform_rail_relay between
+                 * two nodes, alike on every pair of nodes), -1 none, -2 not yet asked; NULL until needed */
     sg_host_t *hosts;   /* of each member */
     link_tally *tally;  /* when counting link bytes: the flows of the timed run */
     double *speed_flops;
@@ -73,6 +75,8 @@ struct coll_group {
     coll_group *reps; /* those classes' representatives: ranks 0..COLL_CLASS_RANKS-1 alone, so a
                        * class step does not wake every worker of thousands (created on first use) */
     coll_fluid *fluid; /* coll_fluid_applies: rounds of more than fluid_flows flows solved by components */
+    int fold; /* members beyond the folded platform loaded: every round is solved by components (hosts[r]:
+               * the host standing for member r, of its device, platform_fold_rank) */
     long fluid_flows;
     worker_arg *args;
     sg_actor_t *workers; /* started on the first round SimGrid runs (rounds solved by components need none) */
@@ -89,9 +93,11 @@ struct coll_group {
 };
 
 /* A group of members on the hosts of platform ranks ranks[i] (group rank i =
- * ranks[i]), one worker actor each once it first runs rounds. From an actor;
- * NULL when out of memory. */
-coll_group *coll_group_create(const platform *p, const int *ranks, int n, long serial);
+ * ranks[i]), one worker actor each once it first runs rounds; with fold,
+ * ranks of a platform loaded folded stand for them (platform_fold_rank),
+ * for rounds solved by components only. From an actor; NULL when out of
+ * memory. */
+coll_group *coll_group_create(const platform *p, const int *ranks, int n, long serial, int fold);
 /* From an actor: stops the workers and frees the group. */
 void coll_group_destroy(coll_group *g);
 /* Host staging: each member's CPU socket and its rates, found once; -1 when

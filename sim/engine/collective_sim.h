@@ -63,7 +63,19 @@ typedef struct coll_request {
      * coll_simulate returns. */
     const int *members;
     int replicas;
+    int full_platform; /* 1: load every node even where a folded platform gives the same routes
+                        * (platform_fold_nodes): the reference the shortcut is tested against */
+    int fold_identical; /* 1: a group's identical stages (rings) fold too at any size (tests); 0: only
+                         * where loading every node costs COLL_FOLD_IDENTICAL_LOAD_S */
 } coll_request;
+
+/* Identical stages outside a pipeline (rings) run as SimGrid rounds of the
+ * whole platform unless loading it would take at least this many CPU
+ * seconds (platform_estimate: 4,096 DGX H100 nodes and more): then
+ * they are solved by components on the folded platform as well, the
+ * synchronous round and, where its ranks finish apart, free-running
+ * windows (collective_exec.c, execute_identical_fluid). */
+#define COLL_FOLD_IDENTICAL_LOAD_S 5.0
 
 /* Rounds above this many flows are solved by components: below it a whole
  * round on SimGrid costs milliseconds. */

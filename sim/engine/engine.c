@@ -48,6 +48,13 @@ static int no_route(const platform *p, const char *xml, int a, int b, tt_error *
 
 static sg_host_t *rank_host; /* the child's rank -> host, filled by check_rank_hosts */
 
+/* The nodes a job loads: the platform's, or the fewer it asks for. */
+static int job_nodes(const sim_job *job)
+{
+    int all = platform_nodes(job->platform);
+    return job->nodes > 0 && job->nodes < all ? job->nodes : all;
+}
+
 sg_host_t sim_rank_host(int rank)
 {
     return rank_host[rank];
@@ -64,9 +71,9 @@ static int by_host_name(const void *a, const void *b)
  * on an empty one). The
  * hosts are found by bisection in one sorted list: sg_host_by_name searches
  * zone by zone, which over thousands of nodes' zones was quadratic. */
-static int check_rank_hosts(const platform *p, const char *xml, child_progress *pr, tt_error *err)
+static int check_rank_hosts(const platform *p, int nodes, const char *xml, child_progress *pr, tt_error *err)
 {
-    int n = platform_ranks(p);
+    int n = platform_ranks_per_node(p) * nodes;
     size_t nh = sg_host_count();
     sg_host_t *all = sg_host_list(), *h = rank_host = malloc(sizeof *h * (size_t)n);
     char name[256];
@@ -146,7 +153,7 @@ static void child_main(const sim_job *job, const char *xml_path, const char *xml
     char *buf = calloc(1, job->result_bytes ? job->result_bytes : 1);
     if (!buf)
         tt_error_set(&err, TT_EINTERNAL, "out of memory in the simulation process");
-    if (err.code == TT_OK && check_rank_hosts(job->platform, xml_name, pr, &err) == TT_OK) {
+    if (err.code == TT_OK && check_rank_hosts(job->platform, job_nodes(job), xml_name, pr, &err) == TT_OK) {
         pr->stage = STAGE_RUN;
         if (job->setup(job->arg, &err) == TT_OK) {
             simgrid_run();
@@ -166,7 +173,7 @@ static void child_main(const sim_job *job, const char *xml_path, const char *xml
 /* The platform XML in a file unlinked as soon as it exists: the child
  * reads it through the descriptor it inherits, so no signal, crash or kill
  * can leave it behind. Returns the descriptor, or -1 with err set. */
-static int write_platform_xml(const platform *p, network_model net, tt_error *err)
+static int write_platform_xml(const platform *p, network_model net, int nodes, tt_error *err)
 {
     int fd = scratch_open("platform file", err);
     if (fd < 0)
@@ -179,7 +186,7 @@ static int write_platform_xml(const platform *p, network_model net, tt_error *er
             close(keep);
         return tt_error_set(err, TT_EINTERNAL, "cannot write the temporary platform file: %s", strerror(errno)), -1;
     }
-    int rc = platform_write_xml(p, net, f, err);
+    int rc = platform_write_xml_nodes(p, net, nodes, f, err);
     if (fclose(f) != 0 && rc == TT_OK)
         rc = tt_error_set(err, TT_EINTERNAL, "cannot write the temporary platform file: %s; set TMPDIR "
                           "to a directory with space", strerror(errno));
@@ -221,6 +228,16 @@ static int no_actors(void *arg, tt_error *err);
 
 static double max_memory_bytes; /* 0: what the machine lets this process have */
 static double max_load_s = SIM_DEFAULT_MAX_LOAD_S;
+static int quiet;
+
+/* A simulation estimated to take at least this many CPU seconds says so on
+ * stderr before it starts: a long run is then expected, not suspected hung. */
+#define SIM_ANNOUNCE_S 20.0
+
+void sim_set_quiet(int q)
+{
+    quiet = q;
+}
 
 void sim_set_max_memory(double bytes)
 {
@@ -249,6 +266,20 @@ static double read_number(const char *path)
     return v;
 }
 
+/* The cgroup's inactive page cache (memory.stat "inactive_file"); 0 if absent. */
+static double cgroup_inactive_file_bytes(void)
+{
+    FILE *f = fopen("/sys/fs/cgroup/memory.stat", "r");
+    char line[256];
+    double v = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "inactive_file %lf", &v) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return v;
+}
+
 double sim_memory_limit(const char **source)
 {
     if (max_memory_bytes > 0)
@@ -263,8 +294,10 @@ double sim_memory_limit(const char **source)
     if (f)
         fclose(f);
     double max = read_number("/sys/fs/cgroup/memory.max"), used = read_number("/sys/fs/cgroup/memory.current");
+    used -= cgroup_inactive_file_bytes(); /* page cache the kernel reclaims first is room, as MemAvailable counts it */
     if (max > 0 && max - (used > 0 ? used : 0) < limit)
-        limit = max - (used > 0 ? used : 0), *source = "the cgroup's memory.max less memory.current";
+        limit = max - (used > 0 ? used : 0),
+        *source = "the cgroup's room (memory.max less memory.current, inactive page cache aside)";
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < limit)
         limit = (double)rl.rlim_cur, *source = "RLIMIT_AS (ulimit -v)";
@@ -279,18 +312,32 @@ static int check_estimate(const sim_job *job, double *hold, tt_error *err)
     const platform *p = job->platform;
     platform_load_cost c;
     double actors = job->setup == no_actors ? 0 : 1, before;
-    platform_estimate(p, platform_nodes(p), actors, &c);
+    platform_estimate(p, job_nodes(job), actors, &c);
     const char *source;
-    double limit = parallel_memory_budget(sim_memory_limit(&source));
+    double limit = parallel_memory_budget(sim_memory_limit(&source)), cpu_s = c.cpu_s + job->run_cpu_s;
     *hold = c.memory_bytes;
-    if (c.memory_bytes <= limit && parallel_time_charge(c.cpu_s, max_load_s, &before) == 0)
+    /* one simulation, load and rounds, against the limit; the loads alone charged across the run (a
+     * check of every shipped scenario runs hundreds of simulations) */
+    if (c.memory_bytes <= limit && cpu_s <= max_load_s && parallel_time_charge(c.cpu_s, max_load_s, &before) == 0) {
+        if (!quiet && cpu_s >= SIM_ANNOUNCE_S)
+            fprintf(stderr, "ttasim: simulating on %d nodes of %s (%d accelerators%s): about %.0f CPU seconds "
+                    "(estimate: %.0f to load the platform, %.0f for the collectives' rounds)\n", platform_nodes(p),
+                    platform_name(p), platform_ranks(p), job_nodes(job) < platform_nodes(p) ? ", folded" : "",
+                    cpu_s, c.cpu_s, job->run_cpu_s);
         return TT_OK;
-    if (c.memory_bytes <= limit && c.cpu_s > max_load_s)
+    }
+    if (c.memory_bytes <= limit && cpu_s > max_load_s && job->run_cpu_s <= 0)
         return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes (%d accelerators) would take about %.3g CPU "
                             "seconds to load into SimGrid (%.0f hosts, %.0f zones), more than --max-time %g; use "
                             "fewer nodes, or set --max-time SECONDS (platforms/README.md, \"Load estimate\")",
                             platform_name(p), platform_nodes(p), platform_ranks(p), c.cpu_s, c.hosts, c.zones,
                             max_load_s);
+    if (c.memory_bytes <= limit && cpu_s > max_load_s)
+        return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes (%d accelerators) would take about %.3g CPU "
+                            "seconds to simulate (%.3g to load into SimGrid: %.0f hosts, %.0f zones; %.3g for the "
+                            "collectives' rounds), more than --max-time %g; use fewer nodes, or set --max-time "
+                            "SECONDS (platforms/README.md, \"Load estimate\")", platform_name(p), platform_nodes(p),
+                            platform_ranks(p), cpu_s, c.cpu_s, c.hosts, c.zones, job->run_cpu_s, max_load_s);
     if (c.memory_bytes <= limit)
         return tt_error_set(err, TT_EINPUT, "platform %s with %d nodes: this run's simulations would take about "
                             "%.3g CPU seconds to load their platforms in all (%.3g so far, %.3g this one), more than "
@@ -319,7 +366,7 @@ int sim_run(const sim_job *job, tt_error *err)
     /* a user's XML too: SimGrid gets a checked copy (user_xml.c), by a name
      * that does not end in .so (which it would load as code) */
     char xml_path[64];
-    if ((xfd = write_platform_xml(job->platform, job->network, err)) < 0)
+    if ((xfd = write_platform_xml(job->platform, job->network, job_nodes(job), err)) < 0)
         return err->code;
     snprintf(xml_path, sizeof xml_path, "/proc/self/fd/%d", xfd);
     /* the run's simulations together stay within its memory (-j workers wait their turn) */
@@ -395,7 +442,7 @@ static int count_hosts(void *arg, void *result, tt_error *err)
 int sim_host_count(const platform *p, long *hosts, double *peak_rss_bytes, tt_error *err)
 {
     double out[2] = {0, 0};
-    sim_job job = {p, NETWORK_IDEAL, no_actors, count_hosts, NULL, out, sizeof out};
+    sim_job job = {p, NETWORK_IDEAL, no_actors, count_hosts, NULL, out, sizeof out, 0, 0};
     int rc = sim_run(&job, err);
     *hosts = (long)out[0];
     *peak_rss_bytes = out[1];

@@ -231,7 +231,7 @@ int host_embedding_time(const platform *p, network_model net, const step_host_lo
         f.round_s = round_s;
         f.link_weight = links ? link_weight : NULL;
         f.result = res;
-        sim_job job = {p, net, flows_setup, flows_collect, &f, res, result_bytes};
+        sim_job job = {p, net, flows_setup, flows_collect, &f, res, result_bytes, 0, 0};
         rc = sim_run(&job, err);
     }
     if (rc == TT_OK && links)

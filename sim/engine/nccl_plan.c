@@ -313,44 +313,38 @@ double nccl_timing_total_s(const nccl_timing *t, double simulated_s)
     return total;
 }
 
-int nccl_plan_check(const platform *p, const coll_params *params, const int *members, tt_error *err)
-{
-    nccl_comm c;
-    nccl_plan plan;
-    if (params->algo != ALGO_NCCL || params->op == OP_ALLTOALL || nccl_comm_of(p, members, params->ranks, 0, &c) ||
-        nccl_plan_make(p, members, params, 0, &plan) == 0)
-        return TT_OK;
-    return tt_error_set(err, TT_EINPUT,
-                        "%s on %d ranks of %s: NCCL has no algorithm and protocol left to run it under the NCCL_ALGO/"
-                        "NCCL_PROTO given (NCCL fails with 'no algorithm/protocol available'); allow ring and simple",
-                        coll_op_name(params->op), params->ranks, platform_name(p));
-}
-
 const char *nccl_plan_name(const nccl_plan *plan, char *buf, size_t buf_bytes)
 {
     snprintf(buf, buf_bytes, "%s/%s", nccl_algo_name(plan->choice.algo), nccl_proto_name(plan->choice.proto));
     return buf;
 }
 
-void nccl_resolve(const platform *p, const int *members, coll_params *params, double *reduce_s_per_byte,
-                  nccl_timing *timing, char *name, size_t name_bytes)
+int nccl_resolve(const platform *p, const int *members, coll_params *params, double *reduce_s_per_byte,
+                 nccl_timing *timing, char *name, size_t name_bytes, tt_error *err)
 {
     memset(timing, 0, sizeof *timing);
     if (name_bytes)
         name[0] = '\0';
     if (params->algo != ALGO_NCCL)
-        return;
+        return TT_OK;
     nccl_plan plan;
+    nccl_comm c;
     if (nccl_plan_make(p, members, params, *reduce_s_per_byte, &plan) == 0) {
         *params = plan.params;
         *reduce_s_per_byte = plan.reduce_s_per_byte;
         *timing = plan.timing;
         nccl_plan_name(&plan, name, name_bytes);
-        return;
+        return TT_OK;
     }
+    if (params->op != OP_ALLTOALL && nccl_comm_of(p, members, params->ranks, 0, &c) == 0)
+        return tt_error_set(err, TT_EINPUT,
+                            "%s on %d ranks of %s: NCCL has no algorithm and protocol left to run it under the "
+                            "NCCL_ALGO/NCCL_PROTO given (NCCL fails with 'no algorithm/protocol available'); allow "
+                            "ring and simple", coll_op_name(params->op), params->ranks, platform_name(p));
     /* Not NCCL's hardware: the schedule native to the fabric. */
     const char *why;
     params->algo = ALGO_TORUS;
     if (params->op != OP_ALLREDUCE || !coll_algo_applies(params, &why))
         params->algo = ALGO_AUTO;
+    return TT_OK;
 }

@@ -79,13 +79,11 @@ int nccl_plan_make(const platform *p, const int *members, const coll_params *par
 /* Turns a request for ALGO_NCCL into what runs: NCCL's plan on NVIDIA GPUs
  * (name "ring/Simple", *timing for nccl_timing_total_s), else the
  * platform's native schedule: the torus allreduce on a torus, else auto
- * (name "", timing->on = 0). Other requests are left as they are. */
-void nccl_resolve(const platform *p, const int *members, coll_params *params, double *reduce_s_per_byte,
-                  nccl_timing *timing, char *name, size_t name_bytes);
-
-/* TT_EINPUT when params asks NCCL (on its GPUs) for a collective that the
- * environment's masks leave no algorithm for; else TT_OK. */
-int nccl_plan_check(const platform *p, const coll_params *params, const int *members, tt_error *err);
+ * (name "", timing->on = 0). Other requests are left as they are.
+ * TT_EINPUT when it asks NCCL (on its GPUs) for a collective that the
+ * environment's masks leave no algorithm for (one plan made serves both). */
+int nccl_resolve(const platform *p, const int *members, coll_params *params, double *reduce_s_per_byte,
+                 nccl_timing *timing, char *name, size_t name_bytes, tt_error *err);
 
 /* "ring/LL128", "nvls_tree/Simple". */
 const char *nccl_plan_name(const nccl_plan *plan, char *buf, size_t buf_bytes);

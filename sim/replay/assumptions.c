@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/replay/framework.h"
 #include "sim/replay/input_pipeline.h"
 
 void assumptions_add(run_result *r, const char *text)
@@ -99,6 +100,12 @@ void assumptions_note(run_result *r, const run_ctx *x, const cluster *c, const r
                  "ahead of the accelerators: the step is max(their step, the node's images / the host's rate)",
                  input_pipeline_workers(c->host_cores, sc->input_threads), c->host_cores,
                  input_pipeline_core_images_per_s(INPUT_CPU_JPEG));
+        assumptions_add(r, buf);
+    }
+    if (framework_is_eager(sc->framework)) {
+        snprintf(buf, sizeof buf, "framework.host = at least %.0f us of host time per kernel (an eager op crosses "
+                 "Python, the bindings, autograd, the op dispatcher, the library's choice and the launch: 5-25 us "
+                 "summed, U: jiahuanglin.xyz, gpu_kernel_serving lesson 18)", FRAMEWORK_EAGER_OP_S * 1e6);
         assumptions_add(r, buf);
     }
     if (sc->fused_attention)

@@ -372,6 +372,20 @@ static double class_share(const workload *t, int c)
     return all > 0 ? mine / all : 0;
 }
 
+/* A point's GEMM reduction depth, weighted by the GEMMs' FLOPs (0: none). */
+static double mean_gemm_depth(const workload *t)
+{
+    double flops = 0, weighted = 0;
+    for (size_t i = 0; i < t->n_layers; i++) {
+        double k = step_gemm_depth(t, i);
+        if (k > 0) {
+            flops += t->layers[i].forward_flops;
+            weighted += t->layers[i].forward_flops * k;
+        }
+    }
+    return flops > 0 ? weighted / flops : 0;
+}
+
 /* The fit of an earlier group whose first device is name, or NULL. */
 static const group_fit *earlier_fit(const group_fit *fits, size_t gi, const char *name)
 {
@@ -399,6 +413,8 @@ static int inherit_unfitted(const calibration *cal, size_t gi, const group_fit *
     if (!src)
         return no_earlier_fit(cal, where, f->g->inherits, err);
     f->dev.dispatch_s = src->dev.dispatch_s;
+    f->dev.gemm_half_depth = src->dev.gemm_half_depth;
+    f->dev.fp8_attention |= src->dev.fp8_attention;
     for (int dt = 0; dt < DTYPE_COUNT; dt++) {
         if (f->used[dt] && !src->used[dt])
             return tt_error_set(err, TT_EINPUT, "%s: %s: the group of \"%s\" fits no %s point; add one there or "
@@ -452,7 +468,7 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
         device_model probe;
         if (device_model_of(&f->dev, DTYPE_NAMES[pt->dtype], &probe, err))
             return tt_error_prefix(err, "%s: $.groups[%zu].points[%zu]: ", cal->path, gi, i);
-        int m = device_class_dtype(&f->dev, pt->dtype, OPCLASS_ATTENTION); /* the math of all but fp8's GEMMs */
+        int m = device_class_peak_dtype(&f->dev, pt->dtype, OPCLASS_ATTENTION); /* the math of all but fp8's GEMMs */
         if (!f->used[m]) {
             f->used[m] = 1;
             if (own)
@@ -471,9 +487,12 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
         }
         static const op_class matmuls[] = {OPCLASS_CONV, OPCLASS_GEMM, OPCLASS_ATTENTION};
         for (size_t k = 0; k < sizeof matmuls / sizeof *matmuls; k++) {
-            int c = matmuls[k], dt = device_class_dtype(&f->dev, pt->dtype, (op_class)c);
+            int c = matmuls[k];
             if (class_share(&pt->tr, c) < 0.05 || (g->fit_classes && !(g->fit_classes >> c & 1)))
                 continue;
+            if (pt->dtype == DTYPE_FP8 && c == OPCLASS_ATTENTION)
+                f->dev.fp8_attention = 1; /* fp8 points fit their own attention (device.h) */
+            int dt = device_class_dtype(&f->dev, pt->dtype, (op_class)c);
             passes[dt][c] |= 1 << pt->pass;
             if (!f->fitted[dt][c]) {
                 f->fitted[dt][c] = 1;
@@ -481,6 +500,16 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
             }
         }
     }
+    /* GEMM points of reduction depths apart (1.5x) tell the depth at which a
+     * GEMM reaches half its efficiency from the efficiency itself. */
+    double shallow = HUGE_VAL, deep = 0;
+    for (size_t i = 0; i < g->n_points; i++) {
+        double k = class_share(&g->points[i].tr, OPCLASS_GEMM) >= 0.05 ? mean_gemm_depth(&g->points[i].tr) : 0;
+        if (k > 0)
+            shallow = fmin(shallow, k), deep = fmax(deep, k);
+    }
+    if (own && deep >= 1.5 * shallow)
+        add_param(f, &f->dev.gemm_half_depth, 8, 8192, 256);
     /* A forward pass and a pass with a backward (train = forward + backward)
      * tell the backward's time from the forward's: the class's backward
      * kernels get their own efficiency. Train and backward points alone
@@ -522,6 +551,8 @@ static json_t *device_params(const group_fit *f, const device_info *dev)
 {
     json_t *o = json_object();
     json_object_set_new(o, "dispatch_s", json_real(f->dev.dispatch_s));
+    if (f->dev.gemm_half_depth > 0)
+        json_object_set_new(o, "gemm_half_depth", json_real(f->dev.gemm_half_depth));
     json_object_set_new(o, "fusion", json_boolean(f->g->fusion));
     for (int dt = 0; dt < DTYPE_COUNT; dt++) {
         int any = f->used[dt];

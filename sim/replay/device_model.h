@@ -24,6 +24,9 @@ typedef struct device_model {
     /* Host time to issue one kernel (framework + launch): kernels run no
      * faster than the host issues them. */
     double dispatch_s;
+    /* A GEMM of reduction depth K reaches efficiency x K / (K + gemm_half_depth)
+     * (0: no depth effect). */
+    double gemm_half_depth;
     int fusion; /* norm/elementwise ops fused into their producer (cuDNN, XLA, fused framework kernels) */
     /* Linear layers (class gemm) under fp8: their peak and half-work FLOPs
      * (0, every other precision: peak_flops and half_work_flops; read them

@@ -38,7 +38,18 @@ int framework_one_wgrad_allreduce(framework f)
  * never more than the host's. */
 #define GRAPH_KERNEL_LAUNCH_S 4e-6
 
+/* An eager op crosses Python, the bindings, autograd, the op dispatcher,
+ * the library's algorithm choice and the driver's launch: 5-25 us of host
+ * time in all (U: jiahuanglin.xyz, all_lessons/gpu_kernel_serving/18, its
+ * per-layer costs summed), taken at the middle, 15 us (framework.h). */
 double framework_kernel_s(framework f, double dispatch_s)
 {
-    return f == FRAMEWORK_HUGECTR ? fmin(GRAPH_KERNEL_LAUNCH_S, dispatch_s) : dispatch_s;
+    if (f == FRAMEWORK_HUGECTR)
+        return fmin(GRAPH_KERNEL_LAUNCH_S, dispatch_s);
+    return framework_is_eager(f) ? fmax(FRAMEWORK_EAGER_OP_S, dispatch_s) : dispatch_s;
+}
+
+int framework_is_eager(framework f)
+{
+    return f == FRAMEWORK_PYTORCH || f == FRAMEWORK_TENSORFLOW2 || f == FRAMEWORK_PYTORCH_APEX;
 }

@@ -55,7 +55,13 @@ int framework_one_wgrad_allreduce(framework f);
 
 /* The least a small kernel of the framework's costs: HugeCTR replays the
  * step as one CUDA graph (solver.holistic_cuda_graph), so the device's
- * launch; the others issue each kernel from the host (dispatch_s). */
+ * launch; PyTorch and TensorFlow 2 issue each op eagerly from Python through
+ * their dispatchers, at least FRAMEWORK_EAGER_OP_S of host time; the others
+ * the device's own dispatch_s. */
+#define FRAMEWORK_EAGER_OP_S 15e-6
 double framework_kernel_s(framework f, double dispatch_s);
+
+/* PyTorch and TensorFlow 2 (apex's fused kernels included): each op issued from Python. */
+int framework_is_eager(framework f);
 
 #endif

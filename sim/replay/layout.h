@@ -22,7 +22,7 @@ typedef struct layout {
     int degree[LAYOUT_DIMS];
     int order[LAYOUT_DIMS]; /* the dimensions innermost first: rank = coordinates in this order, mixed radix */
     int ranks;
-    int zero; /* the data dimension's sharding: 0 none, 1-2 (step_options.zero) */
+    int zero; /* the data dimension's sharding: 0 none, 1-3 (step_options.zero) */
     unsigned expert_dims; /* the expert-parallel communicator: the expert dimension, or with experts
                              unsplit by the tensor group, tensor x context x expert (layout_make_experts) */
 } layout;

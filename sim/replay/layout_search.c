@@ -55,10 +55,29 @@ typedef struct search {
 
 /* ---- the screen's collectives ---- */
 
+/* The rings NCCL runs at once over a group's hops between nodes, a channel
+ * per NIC: the distinct NICs its members of one node leave by (1 without
+ * a node fabric). A group of a node's 8 GPUs crosses at 8 NICs' rate. */
+static int group_nics(const platform *p, int rpn, const int *members, int size)
+{
+    int node = members[0] / rpn, n = 0;
+    for (int i = 0; i < size; i++) {
+        const char *x = platform_rank_exit(p, members[i]);
+        if (!x)
+            return 1;
+        int seen = members[i] / rpn != node;
+        for (int j = 0; j < i && !seen; j++)
+            seen = members[j] / rpn == node && strcmp(platform_rank_exit(p, members[j]), x) == 0;
+        n += !seen;
+    }
+    return n > 0 ? n : 1;
+}
+
 /* One ring over communicator 0 of each collective's dimensions at its
- * slowest hop (latency and bandwidth of platform_path): the contention-free
- * closed form of the ring (pairwise exchange for an alltoall). The groups of
- * one dimension set are alike, so the first stands for them. */
+ * slowest hop (latency and bandwidth of platform_path, a hop between nodes
+ * at its group's NICs' rate): the contention-free closed form of the ring
+ * (pairwise exchange for an alltoall). The groups of one dimension set are
+ * alike, so the first stands for them. */
 static int screen_timer(const scenario *sc, const layout *l, const platform *p, const step_coll *c, size_t n,
                         const double *per_step, coll_times *t, link_usage *links, tt_error *err)
 {
@@ -81,9 +100,13 @@ static int screen_timer(const scenario *sc, const layout *l, const platform *p, 
         if (k == nseen) {
             layout_group(l, c[i].dims, 0, members);
             double lat_s = 0, bw_Bps = INFINITY;
+            int rpn = platform_ranks_per_node(p) > 0 ? platform_ranks_per_node(p) : 1;
+            int nics = group_nics(p, rpn, members, size);
             for (int r = 0; r < size; r++) {
                 double a = 0, b = 0;
-                platform_path(p, members[r], members[(r + 1) % size], &a, &b);
+                int next = members[(r + 1) % size];
+                platform_path(p, members[r], next, &a, &b);
+                b *= members[r] / rpn != next / rpn ? nics : 1;
                 lat_s = fmax(lat_s, a);
                 bw_Bps = b > 0 ? fmin(bw_Bps, b) : bw_Bps;
             }
@@ -211,12 +234,14 @@ static int enumerate_one(enum_state *e, ls_layout l, tt_error *err)
             e->r->rejected[LS_REJECT_BATCH]++;
             continue;
         }
-        unsigned zeros = e->s->opt->zero_mask ? e->s->opt->zero_mask : 6u;
+        unsigned zeros = e->s->opt->zero_mask ? e->s->opt->zero_mask : 14u;
         unsigned recomputes = e->s->opt->recompute_mask ? e->s->opt->recompute_mask : 7u;
-        for (l.zero = 0; l.zero <= 2; l.zero++)
+        for (l.zero = 0; l.zero <= 3; l.zero++)
             for (l.recompute = LS_RECOMPUTE_NONE; l.recompute <= LS_RECOMPUTE_FULL; l.recompute++) {
                 if (!(zeros >> l.zero & 1) || !(recomputes >> l.recompute & 1))
                     continue;
+                if (l.zero == 3 && (l.pipeline > 1 || l.expert > 1))
+                    continue; /* ZeRO-3 runs without pipeline stages and experts (scenario_parallel.c) */
                 if (l.recompute == LS_RECOMPUTE_SELECTIVE && e->s->workload_fused)
                     continue; /* fused attention already keeps no scores: selective is none */
                 int rc = push(e, &l, err);
@@ -238,8 +263,8 @@ static int enumerate(search *s, layout_search_result *r, tt_error *err)
     for (size_t b = 0; b < nb; b++) {
         ls_layout l = {.global_batch = o->n_batches ? o->batches[b] : s->sc->global_batch};
         for (l.tensor = 1; l.tensor <= tmax && l.tensor <= e.f.heads; l.tensor++) {
-            if (e.f.heads % l.tensor)
-                continue;
+            if (e.f.heads % l.tensor || r->ranks_per_node % l.tensor)
+                continue; /* a tensor group astride two nodes is never the screen's first group */
             l.sequence_parallel = l.tensor > 1 && !o->no_sequence_parallel;
             for (l.context = 1; l.context <= cmax; l.context *= 2)
                 for (l.pipeline = 1; l.pipeline <= e.f.blocks; l.pipeline++)
@@ -376,18 +401,25 @@ static int same_layout(const ls_layout *a, const ls_layout *b)
            a->sequence_parallel == b->sequence_parallel && a->global_batch == b->global_batch;
 }
 
+/* A degree of the scenario's own layout: as its run made it, or as the
+ * scenario asks when the run failed before it did (1 when unsaid). */
+static int own_degree(const scenario *sc, const run_point *pt, layout_dim d)
+{
+    return pt->parallel[d] ? pt->parallel[d] : sc->degree[d] > 0 ? sc->degree[d] : 1;
+}
+
 /* The scenario's own layout as the search names layouts. */
 static ls_layout own_layout(const search *s, const run_point *pt)
 {
     const scenario *sc = s->sc;
-    ls_layout l = {.tensor = pt->parallel[LAYOUT_TENSOR] ? pt->parallel[LAYOUT_TENSOR] : 1,
-                   .pipeline = pt->parallel[LAYOUT_PIPELINE] ? pt->parallel[LAYOUT_PIPELINE] : 1,
-                   .context = pt->parallel[LAYOUT_CONTEXT] ? pt->parallel[LAYOUT_CONTEXT] : 1,
+    ls_layout l = {.tensor = own_degree(sc, pt, LAYOUT_TENSOR), .pipeline = own_degree(sc, pt, LAYOUT_PIPELINE),
+                   .context = own_degree(sc, pt, LAYOUT_CONTEXT),
                    .expert = sc->degree[LAYOUT_EXPERT] ? sc->degree[LAYOUT_EXPERT] : 1,
                    .virtual_stages = sc->virtual_stages > 0 ? sc->virtual_stages : 1,
                    .first_stage_layers = sc->first_stage_layers, .last_stage_layers = sc->last_stage_layers,
-                   .micro_batch = pt->micro_batch, .zero = sc->zero, .sequence_parallel = sc->sequence_parallel,
-                   .global_batch = pt->global_batch};
+                   .micro_batch = pt->micro_batch ? pt->micro_batch : sc->micro_batch, .zero = sc->zero,
+                   .sequence_parallel = sc->sequence_parallel,
+                   .global_batch = pt->global_batch ? pt->global_batch : sc->global_batch};
     l.data = pt->ranks / (l.tensor * l.pipeline * l.context);
     l.recompute = sc->recompute ? LS_RECOMPUTE_FULL
                   : sc->fused_attention && !s->workload_fused ? LS_RECOMPUTE_SELECTIVE

@@ -61,7 +61,7 @@ typedef struct layout_search_options {
     int jobs;       /* tasks at a time in forked workers */
     int tensor_max; /* the largest tensor degree (0: a node's ranks) */
     int context_max; /* the largest context degree (0: 8) */
-    unsigned zero_mask;      /* ZeRO stages searched, bit z for stage z (0: stages 1 and 2) */
+    unsigned zero_mask;      /* ZeRO stages searched, bit z for stage z (0: stages 1, 2 and 3) */
     unsigned recompute_mask; /* recomputations searched, bit r for ls_recompute r (0: all three) */
     int no_sequence_parallel; /* tensor > 1 without sequence parallelism (as before Korthikanti et al. 2022) */
     size_t n_batches; /* global batches searched (0: the scenario's) */

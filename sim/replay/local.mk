@@ -33,3 +33,4 @@ libsim_a_SOURCES += sim/replay/override.c sim/replay/override.h
 libsim_a_SOURCES += sim/replay/pipeline.c sim/replay/pipeline.h
 libsim_a_SOURCES += sim/replay/step_transformer.c sim/replay/step_transformer.h
 libsim_a_SOURCES += sim/replay/scenario_parallel.c
+libsim_a_SOURCES += sim/replay/chakra.c sim/replay/chakra.h

@@ -1,3 +1,4 @@
+#include "sim/replay/chakra.h"
 #include "sim/replay/point.h"
 
 #include <math.h>
@@ -472,7 +473,7 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
     o->autograd_activations = sc->autograd_activations;
     o->framework = sc->framework;
     o->async_wgrad = sc->async_wgrad;
-    if (model_parallel(lay)) {
+    if (model_parallel(lay) || sc->zero >= 3) { /* ZeRO-3 gathers block by block: the transformer's step */
         /* Megatron-Core's default bucket: max(40M, 1M x data-parallel size) gradients */
         pp->tf = (tf_options){.layout = lay, .sequence_parallel = sc->sequence_parallel,
                               .chunks = sc->virtual_stages > 0 ? sc->virtual_stages : 1,
@@ -485,8 +486,8 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
         pp->first_coll = pc->n;
         pp->n_coll = TF_COLLS;
         tf_collectives(t, o, &pp->tf, pc->c + pc->n);
-        for (size_t i = pc->n; i < pc->n + TF_COLLS; i++) /* tensor- and expert-parallel ones: per block and micro-batch */
-            pc->per_step[i] = sp->fraction * (i - pc->n < TF_DP_GRADS ? 4.0 * pp->accumulation : 1);
+        for (size_t i = pc->n; i < pc->n + TF_COLLS; i++)
+            pc->per_step[i] = sp->fraction * tf_runs_per_step(t, o, &pp->tf, (tf_coll)(i - pc->n));
         pc->n += TF_COLLS;
         return TT_OK;
     }
@@ -506,6 +507,44 @@ static int plan_phase(const run_ctx *x, const cluster *c, const device_model *d,
         pc->per_step[i] = sp->fraction * (pc->c[i].op == STEP_ALLTOALL ? pp->accumulation : 1);
     pc->n += pp->n_coll;
     return TT_OK;
+}
+
+/* The step replayed from the scenario's Chakra trace instead of the model's
+ * graph: its collectives without a recorded duration timed by `timer` on the
+ * platform; memory and model FLOPs stay the model's (r as the model's replay left it). */
+static int chakra_step(const run_ctx *x, const layout *lay, const platform *p, const device_model *d,
+                       point_timer timer, step_result *r, tt_error *err)
+{
+    size_t n = chakra_collectives(x->chakra, NULL);
+    step_coll *c = calloc(n + 1, sizeof *c);
+    double *per_step = calloc(n + 1, sizeof *per_step);
+    coll_times t = {.coll_s = calloc(n + 1, sizeof *t.coll_s), .wire_s = calloc(n + 1, sizeof *t.wire_s)};
+    int rc = !c || !per_step || !t.coll_s || !t.wire_s ? tt_error_set(err, TT_EINTERNAL, "out of memory") : TT_OK;
+    if (rc == TT_OK && n) {
+        chakra_collectives(x->chakra, c);
+        for (size_t i = 0; i < n; i++)
+            per_step[i] = 1;
+        rc = timer(x->sc, lay, p, c, n, per_step, &t, NULL, err);
+    }
+    step_result cr = {0};
+    if (rc == TT_OK && (rc = chakra_replay(x->chakra, d, t.coll_s, &cr, err)) != TT_OK)
+        rc = tt_error_prefix(err, "%s: $.workload.chakra %s: ", x->sc->path, x->sc->chakra_path);
+    if (rc == TT_OK) {
+        r->time_s = cr.time_s;
+        r->compute_s = cr.compute_s;
+        r->optimizer_s = cr.optimizer_s;
+        r->comm_s = cr.comm_s;
+        r->exposed_comm_s = cr.exposed_comm_s;
+        r->host_embedding_s = cr.host_embedding_s;
+        r->idle_s = cr.idle_s;
+        r->tp_comm_s = r->cp_comm_s = r->ep_comm_s = r->bubble_s = 0; /* folded into the trace's nodes */
+        r->mfu = r->model_flops / (r->time_s * d->peak_flops);
+    }
+    free(c);
+    free(per_step);
+    free(t.coll_s);
+    free(t.wire_s);
+    return rc;
 }
 
 /* point_run with the collectives timed by `timer`; screen: a phase that
@@ -554,11 +593,18 @@ static int point_eval(const run_ctx *x, const cluster *c, long global_batch, sha
         rc = time_host_embeddings(sc, p, x->tr, ph, links, err);
     for (size_t k = 0; rc == TT_OK && k < sc->n_phases; k++) {
         ph[k].o.coll_wire_s = pc.t.wire_s + ph[k].first_coll;
+        if (k == 0) {
+            ph[k].o.sink = x->sink;
+            ph[k].o.colls = pc.c + ph[k].first_coll;
+            ph[k].o.n_colls = ph[k].n_coll;
+        }
         rc = ph[k].tf.layout ? tf_replay(&x->tr[k], &d, &ph[k].o, &ph[k].tf, pc.t.coll_s + ph[k].first_coll,
                                          send_s(p, &x->tr[k], &ph[k]), &ph[k].r, err)
                              : step_replay(&x->tr[k], &d, &ph[k].o, pc.t.coll_s + ph[k].first_coll, &ph[k].r, err);
         if (rc && screen)
             pt->step.memory = ph[k].r.memory;
+        if (rc == TT_OK && x->chakra)
+            rc = chakra_step(x, &lay, p, &d, timer, &ph[k].r, err);
     }
     if (rc == TT_OK)
         rc = wait_for_input(sc, c, ph, err);

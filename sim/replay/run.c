@@ -6,6 +6,7 @@
 
 #include "sim/replay/assumptions.h"
 #include "sim/replay/batch_schedule.h"
+#include "sim/replay/chakra.h"
 #include "sim/replay/point.h"
 #include "sim/replay/run_ctx.h"
 #include "sim/replay/sweep.h"
@@ -129,6 +130,11 @@ int run_ctx_load(run_ctx *x, const scenario *sc, const cluster *c, tt_error *err
             return tt_error_prefix(err, "%s: $.workload%s.model: ", sc->path, phase);
         }
     }
+    if (rc == TT_OK && sc->chakra_path && (rc = chakra_read(sc->chakra_path, &x->chakra, err)) == TT_OK &&
+        c && chakra_world(x->chakra) != platform_ranks(c->p))
+        rc = tt_error_set(err, TT_EINPUT, "%s: $.workload.chakra: the trace %s has %d ranks, the platform %d; "
+                          "expected one trace rank per accelerator", sc->path, sc->chakra_path,
+                          chakra_world(x->chakra), platform_ranks(c->p));
     if (rc)
         return rc;
     snprintf(x->model, sizeof x->model, "%s", x->tr[0].model);
@@ -144,6 +150,8 @@ void run_ctx_free(run_ctx *x)
             workload_free(&x->tr[k]);
     convergence_free(x->conv);
     x->conv = NULL;
+    chakra_free(x->chakra);
+    x->chakra = NULL;
 }
 
 int run_ctx_has_tables(const run_ctx *x)
@@ -206,7 +214,9 @@ int run_scenario(const scenario *sc, const run_options *opt, run_result *out, tt
             *err = cerr;
             rc = crc;
         } else {
+            x.sink = opt->sink;
             rc = batch_schedule_point(&x, &c, sc->global_batch, opt->links ? &out->links : NULL, &out->base, err);
+            x.sink = NULL;
         }
         if (rc == TT_OK)
             run_describe(out, &x, &c, &out->base);

@@ -96,6 +96,7 @@ typedef struct run_options {
     const void *records; /* merge: every point's record from the shards, instead of running them */
     void (*progress)(size_t done, size_t total);
     int links;           /* count the link loads of the scenario's own point (run_result.links) */
+    const step_sink *sink; /* not NULL: takes the scenario's own point's step graph (its first phase) */
 } run_options;
 
 /* Runs the scenario, then its sweep points as `opt` says; the result is the

@@ -22,6 +22,8 @@ typedef struct run_ctx {
     const optim_info *optimizer;
     char conv_notes[CONVERGENCE_MAX_NOTES + 1][512]; /* mismatches accepted, the run spread assumed */
     int n_conv_notes;
+    struct chakra_trace *chakra; /* $.workload.chakra: the step replayed from it (chakra.h) */
+    const step_sink *sink;       /* the own point's step graph goes there (run_options.sink) */
 } run_ctx;
 
 /* Loads sc's traces (a model's made at the scenario's samples per rank: c's

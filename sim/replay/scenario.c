@@ -526,6 +526,7 @@ void scenario_free(scenario *s)
     for (size_t i = 0; s->assumptions && s->assumptions[i]; i++)
         free(s->assumptions[i]);
     free(s->assumptions);
+    free(s->chakra_path);
     for (size_t i = 0; i < s->n_expect; i++)
         free(s->expect[i].metric);
     for (size_t i = 0; i < s->n_sets; i++)

@@ -54,6 +54,7 @@ typedef struct scenario {
     char *sets[SCENARIO_MAX_SETS]; /* "PATH=VALUE" as given, echoed in the run's assumptions */
     char *name;
     char *description;
+    char *chakra_path; /* $.workload.chakra: a Chakra trace directory whose step replaces the model's */
     char **assumptions; /* the scenario's own named assumptions (NULL-terminated) */
 
     /* platform */

@@ -3,22 +3,10 @@
 
 #include <string.h>
 
-/* ZeRO-3 and FSDP gather every layer's parameters before its forward and
- * backward, a per-layer schedule no generator has yet: refused. */
-static int refuse_unmodelled(const jx_obj *p)
-{
-    json_t *z = json_object_get(p->obj, "zero");
-    if (json_is_string(z) || (json_is_integer(z) && json_integer_value(z) == 3))
-        return tt_error_set(p->err, TT_EINPUT, "%s: %s.zero: ZeRO-3 and FSDP gather each layer's parameters before "
-                            "its forward and backward, which ttasim does not model yet; use 0, 1 or 2",
-                            p->file, p->path);
-    return TT_OK;
-}
-
 /* parallel: {tensor, pipeline, context, expert, data (0: the ranks over
  * tensor x context x pipeline; expert is carved out of them, as
  * Megatron-Core counts), expert_tensor (1 or the tensor degree),
- * expert_dispatcher ("alltoall" | "deepep"), expert_overlap, order, sequence_parallel, virtual_stages, zero 0-2, recompute,
+ * expert_dispatcher ("alltoall" | "deepep"), expert_overlap, order, sequence_parallel, virtual_stages, zero 0-3, recompute,
  * first_stage_layers, last_stage_layers}.
  * The degrees' product is checked against the ranks at run (layout_make),
  * once the platform is known. recompute: "full" is workload.recompute,
@@ -49,7 +37,7 @@ int scenario_load_parallel(const jx_obj *r, scenario *s)
             return rc;
         s->degree[d] = jx_has(&p, names[d]) ? (int)v : 0;
     }
-    if ((rc = refuse_unmodelled(&p)) || (rc = jx_int(&p, "zero", 0, 0, 2, &zero)) ||
+    if ((rc = jx_int(&p, "zero", 0, 0, 3, &zero)) ||
         (rc = jx_int(&p, "expert_tensor", 0, 1, 1 << 20, &etp)) ||
         (rc = jx_enum(&p, "expert_dispatcher", 0, dispatchers, &s->expert_dispatcher)) ||
         (rc = jx_bool(&p, "expert_overlap", 0, &s->expert_overlap)) ||
@@ -62,6 +50,13 @@ int scenario_load_parallel(const jx_obj *r, scenario *s)
         return tt_error_set(p.err, TT_EINPUT, "%s: %s.expert_tensor: %ld; each expert is split over 1 rank or "
                             "over the tensor group (%d); use 1 or leave it out", p.file, p.path, etp,
                             s->degree[LAYOUT_TENSOR] > 0 ? s->degree[LAYOUT_TENSOR] : 1);
+    /* ZeRO-3 gathers each block's parameters over the data group as it runs: with pipeline stages or
+     * experts its groups and its schedule would be another's (DeepSpeed refuses ZeRO-3 with pipelines) */
+    if (zero == 3 && (s->degree[LAYOUT_PIPELINE] > 1 || s->degree[LAYOUT_EXPERT] > 1))
+        return tt_error_set(p.err, TT_EINPUT, "%s: %s.zero: 3 (ZeRO-3, FSDP's FULL_SHARD) with %s %d, which ttasim "
+                            "does not model; use zero 1 or 2 with pipeline or expert parallelism, or leave them 1",
+                            p.file, p.path, s->degree[LAYOUT_PIPELINE] > 1 ? "pipeline" : "expert",
+                            s->degree[LAYOUT_PIPELINE] > 1 ? s->degree[LAYOUT_PIPELINE] : s->degree[LAYOUT_EXPERT]);
     s->expert_tensor = (int)etp;
     s->first_stage_layers = (int)first;
     s->last_stage_layers = (int)last;

@@ -242,7 +242,7 @@ int scenario_load_workload(const jx_obj *r, scenario *s)
     static const char *const keys[] = {"trace", "model", "seq_len", "phases", "micro_batch", "global_batch",
                                        "precision", "gradient_precision", "bucket_bytes", "dataset_examples",
                                        "embeddings", "embedding", "fusion", "recompute", "attention", "activations",
-                                       "framework", "async_wgrad", "input", NULL};
+                                       "framework", "async_wgrad", "input", "chakra", NULL};
     static const char *const attention_kinds[] = {"standard", "fused", NULL};
     static const char *const activation_kinds[] = {"outputs", "autograd", NULL};
     jx_obj w;
@@ -267,6 +267,13 @@ int scenario_load_workload(const jx_obj *r, scenario *s)
         (rc = jx_enum(&w, "framework", 0, FRAMEWORK_NAMES, &fw)) ||
         (rc = jx_bool(&w, "async_wgrad", 0, &s->async_wgrad)) || (rc = load_input(&w, s)))
         return rc;
+    const char *chakra = NULL;
+    if ((rc = jx_string(&w, "chakra", 0, &chakra)) ||
+        (chakra && (rc = scenario_resolve_path(&w, "chakra", chakra, &s->chakra_path))))
+        return rc;
+    if (chakra && jx_has(&w, "phases"))
+        return tt_error_set(w.err, TT_EINPUT, "%s: %s.chakra: a Chakra trace is one step; give it without "
+                            "\"phases\"", w.file, w.path);
     s->framework = (framework)fw;
     s->micro_batch = (int)mb;
     s->global_batch = gb;

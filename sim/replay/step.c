@@ -3,6 +3,7 @@
 #include "sim/replay/step.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,7 +77,7 @@ static double epilogue_s(const workload *t, size_t layer, const device_model *d,
 {
     int kernels = framework_epilogue_kernels(o->framework, backward);
     double bytes = epilogue_bytes(t, layer, o, backward);
-    return bytes > 0 ? kernels * fmax(bytes / kernels / d->mem_Bps, d->dispatch_s) : 0;
+    return bytes > 0 ? kernels * fmax(bytes / kernels / d->mem_Bps, framework_kernel_s(o->framework, d->dispatch_s)) : 0;
 }
 
 /* A MoE layer's token shuffles, memory-bound kernels between its GEMMs: per
@@ -118,6 +119,40 @@ static int fused_attention_of(const workload *t, size_t layer, const step_option
     f->lse_bytes = rows * 4 * t->dtype_bytes / o->dtype_bytes;
     f->recompute_flops = 2 * scores * l->head_dim + 2 * scores;
     return 1;
+}
+
+static double depth_share(double depth, double half_depth)
+{
+    return depth / (depth + half_depth);
+}
+
+double step_gemm_depth(const workload *t, size_t layer)
+{
+    const workload_layer *l = &t->layers[layer];
+    double out = l->activation_bytes / t->dtype_bytes;
+    if (l->cls != OPCLASS_GEMM || l->experts > 0 || out <= 0)
+        return 0;
+    double k = l->forward_flops / (2 * out);
+    return k >= 1 ? k : 0;
+}
+
+/* What a GEMM layer's reduction depth leaves of its class efficiency
+ * (gemm_half_depth, device_model.h): its FLOPs over those of the same tiles
+ * with the fixed part of each counted as gemm_half_depth more of depth. The
+ * forward reduces over K (step_gemm_depth); the backward's input gradient
+ * over its output width N (weights over K) and its weight gradient over the
+ * tokens (FLOPs over 2 x weights), half the FLOPs each. */
+static double gemm_depth_share(const workload *t, size_t layer, const device_model *d, const step_options *o,
+                               int backward)
+{
+    const workload_layer *l = &t->layers[layer];
+    double k = step_gemm_depth(t, layer), weights = l->param_bytes / t->dtype_bytes;
+    if (k <= 0 || d->gemm_half_depth <= 0)
+        return 1;
+    if (!backward || weights < k)
+        return depth_share(k, d->gemm_half_depth);
+    double n = weights / k, tokens = l->forward_flops / (2 * weights) * scaling_of(t, o).samples;
+    return 1 / (0.5 / depth_share(n, d->gemm_half_depth) + 0.5 / depth_share(tokens, d->gemm_half_depth));
 }
 
 /* A pass's FLOPs and bytes as the trace records them (per trace micro-batch),
@@ -168,6 +203,21 @@ static int tiled(const workload *t, size_t layer, const step_options *o)
            !(t->layers[layer].cls == OPCLASS_LOSS && framework_loss_in_forward(o->framework));
 }
 
+/* TTASIM_DEBUG_OPS set: every layer pass the replay costs, one line on
+ * stderr, to see where a step's compute goes (a diagnostic: results and
+ * stdout do not change). */
+static void debug_op(const workload_layer *l, int backward, int kernels, double flops, double device_s,
+                     double launch_s, double epilogue_s, double index_s, double time_s, double busy_s)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("TTASIM_DEBUG_OPS") != NULL;
+    if (on)
+        (void)fprintf(stderr, "op %s %s kernels %d equivalent_flops %.6g device_s %.6g launch_s %.6g epilogue_s %.6g "
+                      "index_s %.6g time_s %.6g busy_s %.6g\n", l->name, backward ? "backward" : "forward", kernels,
+                      flops, device_s, launch_s, epilogue_s, index_s, time_s, busy_s);
+}
+
 /* A layer's pass: its time, and its busy part (the same work at the
  * roofline, without partial waves or launch floors), which is what it takes
  * from kernels running beside it on another stream. */
@@ -187,6 +237,8 @@ static void layer_times(const workload *t, size_t layer, const device_model *d, 
     int kernels = kernels_of(l, backward);
     /* a wgrad on its own stream runs beside its layer's dgrad: one partial wave for the two */
     int waves = backward && o->async_wgrad ? 1 : kernels;
+    /* a shallow GEMM's tiles as the work of deep ones: their fixed part counts as FLOPs */
+    flops /= gemm_depth_share(t, layer, d, o, backward);
     double work = flops / waves;
     double saturation = work > 0 && tiled(t, layer, o) ? work / (work + device_model_half_work(d, l->cls)) : 1;
     /* a backward kernel's own efficiency, never above peak */
@@ -197,10 +249,12 @@ static void layer_times(const workload *t, size_t layer, const device_model *d, 
     int before = plan_layer(t, layer, o) && !backward;
     double index_s = before ? o->tables->id_s + o->tables->index_s : 0;
     double shuffle_s = moe_shuffle_bytes(t, layer, o, backward) / d->mem_Bps;
-    *time_s = fmax(device_s, kernels * framework_kernel_s(o->framework, d->dispatch_s)) + epilogue + index_s + shuffle_s;
+    double launch_s = kernels * framework_kernel_s(o->framework, d->dispatch_s);
+    *time_s = fmax(device_s, launch_s) + epilogue + index_s + shuffle_s;
     *busy_s = step_kernel_s(flops, bytes, device_model_peak(d, l->cls), efficiency, d->mem_Bps) +
               (epilogue_bytes(t, layer, o, backward) + moe_shuffle_bytes(t, layer, o, backward)) / d->mem_Bps +
               (before && o->tables->index_s > 0 ? o->tables->index_bytes / d->mem_Bps : 0);
+    debug_op(l, backward, kernels, flops, device_s, launch_s, epilogue, index_s, *time_s, *busy_s);
 }
 
 double step_layer_s(const workload *t, size_t layer, const device_model *d, const step_options *o, int backward)
@@ -344,10 +398,13 @@ void step_memory_of(const workload *t, const step_options *o, step_memory *m)
     else
         emb_rows = emb;
     double count = dense + emb;
-    /* the distributed optimizer shards the state and the fp32 master weights (ZeRO-1), and
-     * the gradients (ZeRO-2), over the data-parallel ranks */
+    /* the distributed optimizer shards the state and the fp32 master weights (ZeRO-1), the
+     * gradients (ZeRO-2), and the parameters, kept only as the fp32 shard (ZeRO-3, FSDP's
+     * mixed precision: a block's low-precision copy exists while it runs, tf_replay's), over
+     * the data-parallel ranks */
     double shard = o->zero && o->ranks > 1 ? 1.0 / o->ranks : 1.0;
-    m->params_bytes = o->dtype_bytes < 4 ? count * 4 * shard + count * o->dtype_bytes : count * 4;
+    m->params_bytes = o->zero >= 3 ? count * 4 * shard
+                    : o->dtype_bytes < 4 ? count * 4 * shard + count * o->dtype_bytes : count * 4;
     m->gradients_bytes = (dense + (emb_rows < emb ? emb_rows : emb)) * o->grad_dtype_bytes * (o->zero >= 2 ? shard : 1);
     m->optimizer_bytes = count * 4 * o->optimizer_state_words * shard;
     m->activations_bytes = act;

@@ -55,11 +55,19 @@ typedef struct step_options {
      * concurrent collectives take one after another; the rest of its time
      * (latencies) overlaps theirs. NULL: all of it. */
     const double *coll_wire_s;
+    /* Not NULL: the scheduled step graph is handed to it with the step's
+     * collectives (colls, n_colls; their order is coll_s's), for an export. */
+    const struct step_sink *sink;
+    const struct step_coll *colls;
+    size_t n_colls;
     /* The distributed optimizer (ZeRO, Megatron's --use-distributed-optimizer):
      * 0 none; 1 each rank updates its 1/ranks of the parameters: gradients are
      * reduce-scattered per bucket instead of allreduced, the optimizer state
      * and fp32 master weights are sharded, the updated parameters all-gathered
-     * per bucket; 2 the gradients sharded too. */
+     * per bucket; 2 the gradients sharded too; 3 (ZeRO-3, FSDP's FULL_SHARD)
+     * the parameters too, each block's gathered before its forward and again
+     * before its backward, its gradients reduce-scattered after it, every
+     * micro-batch (step_transformer.c). */
     int zero;
     /* Every gradient, the buckets' and the plan's replicated rows', in one
      * allreduce after the backward (HugeCTR's grouped all-reduce). */
@@ -86,6 +94,16 @@ typedef struct step_coll {
     double bytes; /* nccl-tests size: allreduce buffer, alltoall bytes each rank sends in all,
                      reduce-scatter input, all-gather output; 0: nothing to do */
 } step_coll;
+
+/* What takes a step's scheduled task graph (ttasim trace --chakra). */
+struct taskgraph;
+typedef struct step_sink {
+    /* l: the job's layout, whose pipeline stage is a rank's graph rank (NULL: the graph's one rank
+     * stands for all `ranks`) */
+    int (*take)(void *ctx, const struct taskgraph *g, const step_coll *colls, size_t n_colls, const layout *l,
+                int ranks, tt_error *err);
+    void *ctx;
+} step_sink;
 
 typedef struct step_memory {
     double params_bytes, gradients_bytes, optimizer_bytes, activations_bytes, total_bytes;
@@ -162,6 +180,11 @@ double step_layer_bytes(const workload *t, size_t layer, const device_model *d, 
 
 /* The model's forward and backward FLOPs per rank per step (step_result's model_flops). */
 double step_model_flops(const workload *t, const step_options *o);
+
+/* A GEMM layer's reduction depth K: its forward FLOPs over 2 x its output
+ * elements (activation_bytes at the trace's precision); 0 for any other
+ * layer and for MoE layers, whose experts' GEMMs the layer does not split. */
+double step_gemm_depth(const workload *t, size_t layer);
 
 /* A forward-only pass of one micro-batch (evaluation, inference): the same
  * per-op model without backward, collectives or optimizer. */

@@ -35,6 +35,7 @@ static void gen_compute(step_gen *sg, tg_kind kind, double dur_s, long after)
 static long coll_after(step_gen *sg, size_t i, long after)
 {
     long c = tg_add(sg->g, 0, TG_COMM, TG_COLLECTIVE, sg->coll_s[i], sg->wire_s ? sg->wire_s[i] : 0, -1);
+    tg_tag(sg->g, c, (int)i);
     long *grown = c < 0 ? NULL : realloc(sg->comms, sizeof *grown * (sg->n_comms + 1));
     sg->oom |= !grown || tg_after(sg->g, c, after);
     if (grown) {
@@ -428,6 +429,8 @@ int step_replay(const workload *t, const device_model *d, const step_options *o,
         generate_step(&sg, t, d, o, optimizer_s);
     rc = sg.oom ? tt_error_set(err, TT_EINTERNAL, "out of memory replaying a step of %s", t->model)
                 : tg_schedule(sg.g, err);
+    if (rc == TT_OK && o->sink)
+        rc = o->sink->take(o->sink->ctx, sg.g, o->colls, o->n_colls, NULL, o->ranks, err);
     tg_breakdown br = {0};
     if (rc == TT_OK) {
         tg_rank_breakdown(sg.g, 0, &br);

@@ -62,6 +62,16 @@ static double expert_params(const workload *view)
     return n;
 }
 
+static int in_block(const workload_layer *l)
+{
+    return l->block >= 0;
+}
+
+static int outside_blocks(const workload_layer *l)
+{
+    return l->block < 0;
+}
+
 static int moe_layers(const workload *view)
 {
     int n = 0;
@@ -184,7 +194,8 @@ int tf_check(const workload *t, const tf_options *x, tt_error *err)
     int blocks = blocks_of(t), vs = virtual_stages(x), tp = degree(x, LAYOUT_TENSOR);
     if (blocks == 0)
         return tt_error_set(err, TT_EINPUT, "%s: the trace has no transformer blocks (layers named layer.N. or with a "
-                            "\"block\"), which tensor and pipeline parallelism split; use data parallelism only",
+                            "\"block\"), which tensor and pipeline parallelism and ZeRO-3 split; use data "
+                            "parallelism only, with $.parallel.zero 0 to 2",
                             t->model);
     int ends = (x->first_blocks > 0) + (x->last_blocks > 0), given = x->first_blocks + x->last_blocks;
     if (ends && (vs <= ends ? given != blocks : given >= blocks || (blocks - given) % (vs - ends)))
@@ -269,10 +280,38 @@ static double kv_bytes(const workload *t, const step_options *o, const tf_option
     return 2.0 * o->micro_batch * l->seq_len / degree(x, LAYOUT_CONTEXT) * kv * l->head_dim * o->dtype_bytes;
 }
 
+double tf_runs_per_step(const workload *t, const step_options *o, const tf_options *x, tf_coll i)
+{
+    double mbs = x->micro_batches;
+    if (i < TF_DP_GRADS) /* the tensor-, context- and expert-parallel ones */
+        return 4.0 * mbs;
+    if (o->zero < 3)
+        return 1;
+    /* ZeRO-3: each block gathered forward and backward and reduced, each micro-batch */
+    return i == TF_DP_PARAMS ? 2.0 * blocks_of(t) * mbs : i == TF_DP_GRADS ? blocks_of(t) * mbs : mbs;
+}
+
 double tf_send_bytes(const workload *t, const step_options *o, const tf_options *x)
 {
     /* with sequence parallelism each tensor rank sends its part of the sequence */
     return activation_elems(t, o, x) * o->dtype_bytes / (x->sequence_parallel ? degree(x, LAYOUT_TENSOR) : 1);
+}
+
+/* ZeRO-3's units as FSDP wraps a transformer: each block, and the root (the
+ * layers outside the blocks: embedding, final norm, head); a rank's share of
+ * one block's parameters and of the root's (no pipeline: one stage). */
+static int fsdp_units(const workload *t, const tf_options *x, double *block_params, double *root_params)
+{
+    workload view;
+    if (stage_view(t, x, 0, &view))
+        return -1;
+    double blocks = 0;
+    for (size_t i = 0; i < view.n_layers; i++)
+        blocks += in_block(&view.layers[i]) ? view.layers[i].param_bytes / view.dtype_bytes : 0;
+    *block_params = blocks / blocks_of(t);
+    *root_params = view.params - blocks;
+    free(view.layers);
+    return 0;
 }
 
 /* A virtual stage's gradient buckets of `params` (its dense or its expert
@@ -318,7 +357,14 @@ void tf_collectives(const workload *t, const step_options *o, const tf_options *
     /* the updated parameters, at the parameters' precision */
     double params = o->zero ? (double)o->dtype_bytes / o->grad_dtype_bytes : 0;
     step_coll_op grads = o->zero ? STEP_REDUCE_SCATTER : STEP_ALLREDUCE;
-    if (dp > 1) {
+    double block, root;
+    if (dp > 1 && o->zero >= 3 && fsdp_units(t, x, &block, &root) == 0) {
+        /* gathered at the compute precision (FSDP's param_dtype), reduced at the gradients' */
+        out[TF_DP_GRADS] = (step_coll){STEP_REDUCE_SCATTER, DP_DIMS, block * o->grad_dtype_bytes};
+        out[TF_DP_PARAMS] = (step_coll){STEP_ALLGATHER, DP_DIMS, block * o->dtype_bytes};
+        out[TF_DP_ROOT_GRADS] = (step_coll){STEP_REDUCE_SCATTER, DP_DIMS, root * o->grad_dtype_bytes};
+        out[TF_DP_ROOT_PARAMS] = (step_coll){STEP_ALLGATHER, DP_DIMS, root * o->dtype_bytes};
+    } else if (dp > 1) {
         out[TF_DP_GRADS] = (step_coll){grads, DP_DIMS, bucket};
         out[TF_DP_PARAMS] = (step_coll){STEP_ALLGATHER, DP_DIMS, bucket * params};
     }
@@ -412,6 +458,13 @@ static int memory_of(const workload *t, const step_options *o, const tf_options 
             free(view.layers);
             return -1;
         }
+        double block, root;
+        if (o->zero >= 3 && o->ranks > 1 && fsdp_units(t, x, &block, &root) == 0) {
+            /* ZeRO-3's gathered copies: the root's while the step runs, the running block's and the
+             * next one's (prefetched); the running block's unsharded gradients */
+            ms.params_bytes += (root + 2 * block) * o->dtype_bytes;
+            ms.gradients_bytes += block * o->grad_dtype_bytes;
+        }
         /* each micro-batch in flight keeps its tensors; one segment is rebuilt at a time */
         double rebuild, kept = step_activation_bytes(&view, o, &rebuild);
         ms.activations_bytes = kept * in_flight(x, s) / x->chunks + rebuild;
@@ -437,6 +490,7 @@ typedef struct tf_gen {
 typedef struct tf_stage {
     double forward_s, backward_s, tp_forward_s, tp_backward_s, cp_forward_s, cp_backward_s;
     double ep_forward_s, ep_backward_s;
+    double fsdp_forward_s, fsdp_backward_s;  /* ZeRO-3's gathers and reduce-scatters beyond the compute beside them */
     double optimizer_flops, optimizer_bytes; /* its parameters' update */
     double expert_fraction;                  /* of its parameters, the experts' */
     int buckets, expert_buckets;             /* its gradient buckets, the last expert_buckets of them the experts' */
@@ -464,6 +518,7 @@ static int add_data_parallel(tf_gen *gen, const device_model *d, const step_opti
             if ((expert ? edp : dp) == 1)
                 continue;
             long b = tg_add(gen->g, s, TG_COMM, TG_COLLECTIVE, coll_s[expert ? TF_EP_GRADS : TF_DP_GRADS], 0, -1);
+            tg_tag(gen->g, b, expert ? TF_EP_GRADS : TF_DP_GRADS);
             long *grown = b < 0 ? NULL : realloc(grads, sizeof *grads * (n + 1));
             int *kinds = grown ? realloc(gathers, sizeof *gathers * (n + 1)) : NULL;
             if (grown)
@@ -492,6 +547,7 @@ static int add_data_parallel(tf_gen *gen, const device_model *d, const step_opti
     gen->optimizer[s] = gen->end[s] = opt;
     for (size_t k = 0; o->zero && k < n; k++) {
         long a = tg_add(gen->g, s, TG_COMM, TG_COLLECTIVE, coll_s[gathers[k]], 0, -1);
+        tg_tag(gen->g, a, gathers[k]);
         long w = a < 0 ? -1 : tg_add(gen->g, s, TG_COMPUTE, TG_KERNEL, 0, 0, -1);
         if (w < 0 || tg_after(gen->g, a, gen->end[s]) || tg_after(gen->g, w, a)) {
             free(gathers);
@@ -521,6 +577,25 @@ static double layers_s(const workload *view, const device_model *d, const step_o
         if (match(&view->layers[i]))
             s += step_layer_s(view, i, d, o, backward);
     return s;
+}
+
+/* ZeRO-3 (FSDP's FULL_SHARD, its defaults: backward prefetch, the root not
+ * resharded after the forward) over one micro-batch of n blocks, c a block's
+ * gather, r its reduce-scatter, one after another on the network: the root's
+ * gather and the first block's are exposed, each next block's gather runs
+ * beside this block's forward (f); backward, the last block's gather beside
+ * the head's backward, each next gather and this block's reduce-scatter
+ * beside its backward (b), the last reduce-scatters (the first block's, the
+ * root's) exposed. A two-stage flow shop of identical jobs: c + (n - 1)
+ * max(0, c - f) forward. */
+static void fsdp_exposed(const workload *view, const device_model *d, const step_options *o, int n,
+                         const double *coll_s, tf_stage *st)
+{
+    double c = coll_s[TF_DP_PARAMS], r = coll_s[TF_DP_GRADS];
+    double root_f = layers_s(view, d, o, 0, outside_blocks), root_b = layers_s(view, d, o, 1, outside_blocks);
+    double f = (st->forward_s - root_f) / n, b = (st->backward_s - root_b) / n;
+    st->fsdp_forward_s = coll_s[TF_DP_ROOT_PARAMS] + c + (n - 1) * fmax(0.0, c - f);
+    st->fsdp_backward_s = fmax(0.0, c - root_b) + (n - 1) * fmax(0.0, c + r - b) + r + coll_s[TF_DP_ROOT_GRADS];
 }
 
 static int stage_costs(const workload *t, const device_model *d, const step_options *o, const tf_options *x,
@@ -559,12 +634,15 @@ static int stage_costs(const workload *t, const device_model *d, const step_opti
             st[v].ep_forward_s = moe * (fmax(0.0, a2a - experts_b) + fmax(0.0, a2a - rest_b));
             st[v].ep_backward_s = moe * (fmax(0.0, a2a - experts_f) + fmax(0.0, a2a - rest_f));
         }
+        if (o->zero >= 3)
+            fsdp_exposed(&view, d, o, blocks_in(blocks_of(t), x, v), coll_s, &st[v]);
         double experts = expert_params(&view);
         st[v].optimizer_flops = view.optimizer_flops;
         st[v].optimizer_bytes = view.optimizer_bytes;
         st[v].expert_fraction = view.params > 0 ? experts / view.params : 0;
         st[v].expert_buckets = experts > 0 ? buckets_of(experts, o, x, &bucket) : 0;
-        st[v].buckets = buckets_of(view.params - experts, o, x, &bucket) + st[v].expert_buckets;
+        /* ZeRO-3 reduced each block's gradients as its backward ended: no buckets after it */
+        st[v].buckets = o->zero >= 3 ? 0 : buckets_of(view.params - experts, o, x, &bucket) + st[v].expert_buckets;
         free(view.layers);
     }
     return 0;
@@ -585,8 +663,8 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
                             "%s does not fit in the %.3g GB of a %s: pipeline stage %d's rank holds parameters "
                             "%.3g GB, gradients %.3g GB, optimizer state %.3g GB, activations %.3g GB of %d "
                             "micro-batches in flight (total %.3g GB); raise $.parallel.tensor or "
-                            "$.parallel.pipeline, use $.parallel.zero 1, $.workload.recompute or a smaller "
-                            "$.workload.micro_batch", t->model, d->mem_bytes / 1e9, d->name, busiest,
+                            "$.parallel.pipeline, use $.parallel.zero 1, $.parallel.recompute \"selective\" or "
+                            "\"full\", or a smaller $.workload.micro_batch", t->model, d->mem_bytes / 1e9, d->name, busiest,
                             m->params_bytes / 1e9, m->gradients_bytes / 1e9, m->optimizer_bytes / 1e9,
                             m->activations_bytes / 1e9, in_flight(x, busiest), m->total_bytes / 1e9);
     tf_stage *st = calloc((size_t)vs, sizeof *st);
@@ -598,9 +676,10 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
              ? tt_error_set(err, TT_EINTERNAL, "out of memory")
              : TT_OK;
     for (int v = 0; rc == TT_OK && v < vs; v++) {
-        fw[v] = st[v].forward_s + st[v].tp_forward_s + st[v].cp_forward_s + st[v].ep_forward_s;
-        bw[v] = st[v].backward_s + st[v].tp_backward_s + st[v].cp_backward_s + st[v].ep_backward_s;
-        pieces[v] = st[v].buckets;
+        fw[v] = st[v].forward_s + st[v].tp_forward_s + st[v].cp_forward_s + st[v].ep_forward_s + st[v].fsdp_forward_s;
+        bw[v] = st[v].backward_s + st[v].tp_backward_s + st[v].cp_backward_s + st[v].ep_backward_s +
+                st[v].fsdp_backward_s;
+        pieces[v] = st[v].buckets > 0 ? st[v].buckets : 1; /* ZeRO-3's: none, the backward whole */
     }
     pipeline_shape sh = {p, x->chunks, x->micro_batches, fw, bw, send_s, pieces};
     if (rc == TT_OK && !(gen.pl = pipeline_build(gen.g, &sh, err)))
@@ -610,6 +689,8 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
             rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
     if (rc == TT_OK)
         rc = tg_schedule(gen.g, err);
+    if (rc == TT_OK && o->sink)
+        rc = o->sink->take(o->sink->ctx, gen.g, o->colls, o->n_colls, x->layout, x->layout->ranks, err);
     if (rc == TT_OK) {
         int last = 0; /* the stage that ends the step reports its breakdown */
         for (int s = 0; s < p; s++) {
@@ -619,8 +700,9 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
                 last = s;
             }
         }
-        double mbs = x->micro_batches;
+        double mbs = x->micro_batches, fsdp_s = 0;
         for (int v = last; v < vs; v += p) {
+            fsdp_s += mbs * (st[v].fsdp_forward_s + st[v].fsdp_backward_s);
             out->compute_s += mbs * (st[v].forward_s + st[v].backward_s);
             out->tp_comm_s += mbs * (st[v].tp_forward_s + st[v].tp_backward_s);
             out->cp_comm_s += mbs * (st[v].cp_forward_s + st[v].cp_backward_s);
@@ -629,15 +711,18 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
         /* after its last backward: the buckets not yet reduced, the optimizer, the parameters' gathering */
         double backward_end = tg_end_s(gen.g, pipeline_task(gen.pl, last, 0, x->micro_batches - 1, 1));
         out->optimizer_s = gen.optimizer_s;
-        out->exposed_comm_s = fmax(0.0, out->time_s - backward_end - out->optimizer_s);
+        out->exposed_comm_s = fmax(0.0, out->time_s - backward_end - out->optimizer_s) + fsdp_s;
         out->bubble_s = fmax(0.0, out->time_s - out->compute_s - out->tp_comm_s - out->cp_comm_s - out->ep_comm_s -
                                       out->optimizer_s - out->exposed_comm_s);
         out->comm_s = out->tp_comm_s + out->cp_comm_s + out->ep_comm_s;
         for (int v = last; v < vs; v += p) {
-            int dense = pieces[v] - st[v].expert_buckets;
+            int dense = st[v].buckets - st[v].expert_buckets;
             out->comm_s += dense * (coll_s[TF_DP_GRADS] + (o->zero ? coll_s[TF_DP_PARAMS] : 0)) +
                            st[v].expert_buckets * (coll_s[TF_EP_GRADS] + (o->zero ? coll_s[TF_EP_PARAMS] : 0));
         }
+        if (o->zero >= 3) /* each block gathered twice and reduced, the root once each, per micro-batch */
+            out->comm_s += mbs * (blocks_of(t) * (2 * coll_s[TF_DP_PARAMS] + coll_s[TF_DP_GRADS]) +
+                                  coll_s[TF_DP_ROOT_PARAMS] + coll_s[TF_DP_ROOT_GRADS]);
         out->idle_s = fmax(0.0, out->time_s - out->compute_s - out->optimizer_s);
         out->model_flops = step_model_flops(t, o) / (degree(x, LAYOUT_TENSOR) * degree(x, LAYOUT_CONTEXT) * p);
         out->mfu = out->model_flops / (out->time_s * d->peak_flops);

@@ -51,6 +51,8 @@ typedef enum {
     TF_DP_PARAMS,         /* the distributed optimizer: one bucket of updated parameters gathered */
     TF_EP_GRADS,          /* one bucket of a stage's expert gradients over the ranks holding those experts */
     TF_EP_PARAMS,         /* the distributed optimizer: one bucket of updated expert parameters gathered */
+    TF_DP_ROOT_PARAMS,    /* ZeRO-3: the layers outside the blocks (embedding, head), gathered before the forward */
+    TF_DP_ROOT_GRADS,     /* ZeRO-3: their gradients, reduce-scattered after the backward */
     TF_COLLS
 } tf_coll;
 
@@ -61,6 +63,9 @@ int tf_check(const workload *t, const tf_options *x, tt_error *err);
 /* The step's collectives (out: TF_COLLS of them, unused ones 0 bytes). */
 void tf_collectives(const workload *t, const step_options *o, const tf_options *x, step_coll out[TF_COLLS]);
 
+/* How many times collective i runs in a step (the links' traffic). */
+double tf_runs_per_step(const workload *t, const step_options *o, const tf_options *x, tf_coll i);
+
 /* Activations (or their gradients) one micro-batch sends to the next stage. */
 double tf_send_bytes(const workload *t, const step_options *o, const tf_options *x);
 
@@ -70,7 +75,10 @@ double tf_send_bytes(const workload *t, const step_options *o, const tf_options 
  * breakdown when it does not fit; the step's breakdown: compute, the
  * tensor-parallel collectives (tp_comm_s), the context ring's time beyond
  * the attention it hides behind (cp_comm_s), the pipeline's bubble, the
- * data-parallel collectives exposed, the optimizer. */
+ * data-parallel collectives exposed (with ZeRO-3 also each block's gathers
+ * and reduce-scatters beyond the compute beside them), the optimizer. With
+ * ZeRO-3 (o->zero 3, FSDP's FULL_SHARD, no pipeline) TF_DP_PARAMS and
+ * TF_DP_GRADS are one block's gather and reduce-scatter. */
 int tf_replay(const workload *t, const device_model *d, const step_options *o, const tf_options *x,
               const double coll_s[TF_COLLS], double send_s, step_result *out, tt_error *err);
 

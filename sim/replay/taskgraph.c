@@ -13,6 +13,7 @@ typedef struct tg_task {
     tg_kind kind;
     double dur_s, wire_s;
     long coll;
+    int tag;
     long coll_head, coll_next; /* the first task of its collective and the next one (-1: last) */
     long next;      /* the next task of the same rank and stream (-1: last) */
     long first_dep; /* into the sorted dependency pairs (after tg_schedule starts) */
@@ -23,6 +24,7 @@ typedef struct tg_task {
     tg_kind waited; /* that dependency's kind */
 } tg_task;
 
+/* Sorted by task first, after second: a task's afters are contiguous (tg_task_of). */
 typedef struct tg_dep {
     long task, after;
 } tg_dep;
@@ -83,7 +85,7 @@ long tg_add(taskgraph *g, int rank, tg_stream stream, tg_kind kind, double dur_s
     }
     long i = g->n++;
     g->task[i] = (tg_task){.rank = rank, .stream = stream, .kind = kind, .dur_s = dur_s,
-                           .wire_s = wire_s > 0 && wire_s < dur_s ? wire_s : dur_s, .coll = coll, .next = -1};
+                           .wire_s = wire_s > 0 && wire_s < dur_s ? wire_s : dur_s, .coll = coll, .tag = -1, .next = -1};
     tg_rank *r = &g->rank[rank];
     if (r->tail[stream] >= 0)
         g->task[r->tail[stream]].next = i;
@@ -107,6 +109,12 @@ int tg_after(taskgraph *g, long task, long after)
     }
     g->dep[g->n_dep++] = (tg_dep){task, after};
     return 0;
+}
+
+void tg_tag(taskgraph *g, long task, int tag)
+{
+    if (task >= 0)
+        g->task[task].tag = tag;
 }
 
 static int cmp_dep(const void *a, const void *b)
@@ -275,4 +283,31 @@ void tg_rank_breakdown(const taskgraph *g, int rank, tg_breakdown *out)
         if (t->wait_s > 0)
             *(t->waited == TG_HOST_WORK ? &out->host_wait_s : &out->exposed_comm_s) += t->wait_s;
     }
+}
+
+long tg_tasks(const taskgraph *g)
+{
+    return g->n;
+}
+
+int tg_ranks(const taskgraph *g)
+{
+    return g->ranks;
+}
+
+int tg_contexts(const taskgraph *g)
+{
+    return g->contexts;
+}
+
+void tg_task_of(const taskgraph *g, long task, tg_task_info *out)
+{
+    const tg_task *t = &g->task[task];
+    *out = (tg_task_info){.rank = t->rank, .tag = t->tag, .stream = t->stream, .kind = t->kind,
+                          .dur_s = t->dur_s, .wire_s = t->wire_s, .n_after = t->n_dep};
+}
+
+long tg_task_after(const taskgraph *g, long task, int k)
+{
+    return g->dep[g->task[task].first_dep + k].after;
 }

@@ -47,6 +47,10 @@ long tg_add(taskgraph *g, int rank, tg_stream stream, tg_kind kind, double dur_s
  * when out of memory. */
 int tg_after(taskgraph *g, long task, long after);
 
+/* Marks task as collective `tag` of the step's list (step_coll: what an
+ * export names its type, size and communicator by; untagged: -1). */
+void tg_tag(taskgraph *g, long task, int tag);
+
 /* Times every task. TT_EINPUT when the dependencies form a cycle or a
  * collective's tasks cannot all start (naming the task). */
 int tg_schedule(taskgraph *g, tt_error *err);
@@ -65,5 +69,21 @@ typedef struct tg_breakdown {
     double exposed_comm_s, host_wait_s;
 } tg_breakdown;
 void tg_rank_breakdown(const taskgraph *g, int rank, tg_breakdown *out);
+
+/* The graph as built, for an export (sim/replay/chakra.h), after
+ * tg_schedule: a task and its n_after dependencies, the k-th by tg_task_after
+ * (ascending). */
+typedef struct tg_task_info {
+    int rank, tag;
+    tg_stream stream;
+    tg_kind kind;
+    double dur_s, wire_s; /* wire_s: dur_s when its bytes hold the links all along */
+    int n_after;
+} tg_task_info;
+long tg_tasks(const taskgraph *g);
+int tg_ranks(const taskgraph *g);
+int tg_contexts(const taskgraph *g);
+void tg_task_of(const taskgraph *g, long task, tg_task_info *out);
+long tg_task_after(const taskgraph *g, long task, int k);
 
 #endif

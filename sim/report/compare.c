@@ -136,7 +136,102 @@ static explanation explain(const entry *e, const entry *f)
     return x;
 }
 
-void compare_text(FILE *out, const compare_run *runs, size_t n)
+/* The points' times to accuracy and costs (NaN for a point that did not run). */
+static void values_of(const table *t, double *time_s, double *cost_usd)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        int ok = !t->e[i].p->error[0];
+        time_s[i] = ok ? t->e[i].p->time_to_accuracy_s : NAN;
+        cost_usd[i] = ok ? cost_of_entry(t, &t->e[i]) : NAN;
+    }
+}
+
+typedef struct purchase {
+    double time_s[MAX_ENTRIES], cost_usd[MAX_ENTRIES];
+    size_t front[MAX_ENTRIES]; /* the Pareto front's points, fastest first */
+    size_t n_front;
+    long cheapest, fastest; /* within the deadline, within the budget (-1: none, or no limit) */
+} purchase;
+
+static void search(const table *t, const pareto_limits *lim, purchase *s)
+{
+    values_of(t, s->time_s, s->cost_usd);
+    s->n_front = pareto_front(s->time_s, s->cost_usd, t->n, s->front);
+    s->cheapest = lim && lim->deadline_s > 0 ? pareto_cheapest_within(s->time_s, s->cost_usd, t->n, lim->deadline_s)
+                                             : -1;
+    s->fastest = lim && lim->budget_usd > 0 ? pareto_fastest_within(s->time_s, s->cost_usd, t->n, lim->budget_usd)
+                                            : -1;
+}
+
+/* "llm-b200: oversubscription=2, 128 nodes" */
+static void point_name(const entry *e, char *out, size_t n)
+{
+    snprintf(out, n, "%s, %d nodes", e->series, e->p->nodes);
+}
+
+/* "within the deadline of 3 days: cheapest NAME (43.47 h, $18.2k)" */
+static void pick_text(FILE *out, const table *t, const purchase *s, long pick, const char *limit, const char *value,
+                      const char *best)
+{
+    char tta[24], usd[24], name[300];
+    fprintf(out, "within %s of %s: ", limit, value);
+    if (pick < 0) {
+        fprintf(out, "no point\n");
+        return;
+    }
+    point_name(&t->e[pick], name, sizeof name);
+    fprintf(out, "%s %s (%s, %s)\n", best, name, human_duration(s->time_s[pick], tta, sizeof tta),
+            human_usd(s->cost_usd[pick], usd, sizeof usd));
+}
+
+static void purchase_text(FILE *out, const table *t, const pareto_limits *lim)
+{
+    purchase *s = calloc(1, sizeof *s);
+    if (!s)
+        return;
+    search(t, lim, s);
+    char tta[24], usd[24], name[300];
+    fprintf(out, "\npareto front: time to accuracy against %s cost (%zu of %zu points; none is both faster and "
+                 "cheaper)\n", t->owned ? "owning" : "renting", s->n_front, t->n);
+    for (size_t k = 0; k < s->n_front; k++) {
+        size_t i = s->front[k];
+        point_name(&t->e[i], name, sizeof name);
+        fprintf(out, "  %12s %10s  %s\n", human_duration(s->time_s[i], tta, sizeof tta),
+                human_usd(s->cost_usd[i], usd, sizeof usd), name);
+    }
+    char lim_s[24];
+    if (lim && lim->deadline_s > 0)
+        pick_text(out, t, s, s->cheapest, "the deadline", human_duration(lim->deadline_s, lim_s, sizeof lim_s),
+                  "cheapest");
+    if (lim && lim->budget_usd > 0)
+        pick_text(out, t, s, s->fastest, "the budget", human_usd(lim->budget_usd, lim_s, sizeof lim_s), "fastest");
+    free(s);
+}
+
+int compare_limits_missed(const compare_run *runs, size_t n, const pareto_limits *lim, char *msg, size_t msg_bytes)
+{
+    if (!lim || (lim->deadline_s <= 0 && lim->budget_usd <= 0))
+        return 0;
+    table *t = calloc(1, sizeof *t);
+    purchase *s = calloc(1, sizeof *s);
+    int missed = 0;
+    if (t && s) {
+        collect(runs, n, t);
+        search(t, lim, s);
+        char a[24], b[24];
+        if (lim->deadline_s > 0 && s->cheapest < 0)
+            missed = snprintf(msg, msg_bytes, "no point reaches the target within the deadline of %s",
+                              human_duration(lim->deadline_s, a, sizeof a)) > 0;
+        else if (lim->budget_usd > 0 && s->fastest < 0)
+            missed = snprintf(msg, msg_bytes, "no point reaches the target within the budget of %s",
+                              human_usd(lim->budget_usd, b, sizeof b)) > 0;
+    }
+    free(t);
+    free(s);
+    return missed;
+}
+
+void compare_text(FILE *out, const compare_run *runs, size_t n, const pareto_limits *lim)
 {
     table *t = calloc(1, sizeof *t); /* hundreds of entries: not on the stack */
     if (!t)
@@ -193,10 +288,46 @@ void compare_text(FILE *out, const compare_run *runs, size_t n)
                         e->p->steps_to_target, v.fastest->p->steps_to_target);
         }
     }
+    purchase_text(out, t, lim);
     free(t);
 }
 
-json_t *compare_json(const compare_run *runs, size_t n)
+/* An entry as the purchase search names it in JSON. */
+static json_t *point_json(const entry *e, double time_s, double cost_usd)
+{
+    return json_pack("{s:s, s:i, s:o, s:o}", "series", e->series, "nodes", e->p->nodes, "time_to_accuracy_s",
+                     jx_real_or_null(time_s), "cost_usd", jx_real_or_null(cost_usd));
+}
+
+static json_t *purchase_json(const table *t, const pareto_limits *lim)
+{
+    purchase *s = calloc(1, sizeof *s);
+    if (!s)
+        return json_null();
+    search(t, lim, s);
+    json_t *front = json_array();
+    for (size_t k = 0; k < s->n_front; k++)
+        json_array_append_new(front, point_json(&t->e[s->front[k]], s->time_s[s->front[k]], s->cost_usd[s->front[k]]));
+    json_t *o = json_pack("{s:o}", "pareto_front", front);
+    if (lim && lim->deadline_s > 0) {
+        json_object_set_new(o, "deadline_s", json_real(lim->deadline_s));
+        json_object_set_new(o, "cheapest_within_deadline",
+                            s->cheapest < 0 ? json_null()
+                                            : point_json(&t->e[s->cheapest], s->time_s[s->cheapest],
+                                                         s->cost_usd[s->cheapest]));
+    }
+    if (lim && lim->budget_usd > 0) {
+        json_object_set_new(o, "budget_usd", json_real(lim->budget_usd));
+        json_object_set_new(o, "fastest_within_budget",
+                            s->fastest < 0 ? json_null()
+                                           : point_json(&t->e[s->fastest], s->time_s[s->fastest],
+                                                        s->cost_usd[s->fastest]));
+    }
+    free(s);
+    return o;
+}
+
+json_t *compare_json(const compare_run *runs, size_t n, const pareto_limits *lim)
 {
     table *t = calloc(1, sizeof *t); /* hundreds of entries: not on the stack */
     if (!t)
@@ -230,6 +361,7 @@ json_t *compare_json(const compare_run *runs, size_t n)
         json_array_append_new(verdicts, o);
     }
     json_object_set_new(doc, "verdicts", verdicts);
+    json_object_set_new(doc, "purchase", purchase_json(t, lim));
     free(t);
     return doc;
 }

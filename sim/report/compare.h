@@ -2,7 +2,10 @@
  * every point, and per value of the swept quantity (global batch, else
  * nodes) the fastest and the cheapest series and what makes the others
  * slower (the part of the step that grows most: exposed communication,
- * compute, ...). A series is a run's points with one label. */
+ * compute, ...). A series is a run's points with one label. The purchase
+ * search over every point (pareto.h): the Pareto front of time to accuracy
+ * against cost, the cheapest within lim->deadline_s, the fastest within
+ * lim->budget_usd. */
 #ifndef TT_COMPARE_H
 #define TT_COMPARE_H
 
@@ -10,6 +13,7 @@
 #include <stdio.h>
 
 #include "common/error.h"
+#include "sim/report/pareto.h"
 #include "sim/replay/run.h"
 #include "sim/replay/scenario.h"
 
@@ -18,7 +22,11 @@ typedef struct compare_run {
     const run_result *r;
 } compare_run;
 
-void compare_text(FILE *out, const compare_run *runs, size_t n);
-json_t *compare_json(const compare_run *runs, size_t n);
+void compare_text(FILE *out, const compare_run *runs, size_t n, const pareto_limits *lim);
+json_t *compare_json(const compare_run *runs, size_t n, const pareto_limits *lim);
+
+/* 1 when a limit of lim is set and no point meets it (the search's
+ * expectation failed), with what was missed in msg. */
+int compare_limits_missed(const compare_run *runs, size_t n, const pareto_limits *lim, char *msg, size_t msg_bytes);
 
 #endif

@@ -144,6 +144,45 @@ void plot_x_categories(plot_panel *p, size_t n, const char *const *labels, const
     fprintf(p->f, "</text>\n");
 }
 
+static void x_tick(const plot_panel *p, double v, double step)
+{
+    double x = plot_xv(p, v);
+    char t[32];
+    tick_text(v, step, t, sizeof t);
+    fprintf(p->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", x, p->y0, x,
+            p->y0 + p->h);
+    fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" text-anchor=\"middle\">%s</text>\n", x,
+            p->y0 + p->h + 15, TICK_FONT, t);
+}
+
+void plot_x_numeric(plot_panel *p, double xmin_data, double xmax_data, const char *xlabel)
+{
+    static const double mult[] = {1, 2, 5};
+    double step;
+    if (xmin_data > 0) {
+        p->xmin = pow(10, floor(log10(xmin_data)));
+        p->xmax = pow(10, ceil(log10(xmax_data)));
+        for (double d = p->xmin; d < p->xmax * 1.5; d *= 10)
+            for (int i = 0; i < 3 && d * mult[i] <= p->xmax * (1 + 1e-9); i++)
+                x_tick(p, d * mult[i], d * mult[i]);
+    } else {
+        plot_nice_axis(xmax_data, &step, &p->xmax);
+        for (int i = 0; step * i <= p->xmax + 1e-9 * p->xmax; i++)
+            x_tick(p, step * i, step);
+    }
+    fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%g\" text-anchor=\"middle\">", p->x0 + p->w / 2,
+            p->y0 + p->h + 34, TICK_FONT + 1);
+    xml_write_text(p->f, xlabel);
+    fprintf(p->f, "</text>\n");
+}
+
+double plot_xv(const plot_panel *p, double v)
+{
+    if (p->xmin > 0)
+        return p->x0 + p->w * log(fmax(v, p->xmin) / p->xmin) / log(p->xmax / p->xmin);
+    return p->x0 + p->w * v / p->xmax;
+}
+
 void plot_line(const plot_panel *p, size_t n, const size_t *xs, const double *ys, const int *marked,
                const char *color, int dashed)
 {

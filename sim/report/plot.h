@@ -19,6 +19,8 @@ typedef struct plot_panel {
     double ymax;         /* top of the y axis, in the data's (scaled) unit */
     double ymin;         /* bottom of a logarithmic y axis (0: linear from 0) */
     size_t n_x;          /* x categories */
+    double xmax;         /* a numeric x axis's right end (plot_x_numeric), in the data's (scaled) unit */
+    double xmin;         /* its left end when logarithmic (0: linear from 0) */
 } plot_panel;
 
 /* Width of a text of n characters at font size px (for layout, approximate). */
@@ -39,6 +41,13 @@ void plot_panel_begin_log(plot_panel *p, FILE *f, double x0, double y0, double w
 
 /* The x axis: n categories (equal slots) and their labels, then the axis label. */
 void plot_x_categories(plot_panel *p, size_t n, const char *const *labels, const char *xlabel);
+
+/* A numeric x axis from 0 to a round right end over xmax_data (in the
+ * axis's unit), or logarithmic over [xmin_data, xmax_data] when xmin_data
+ * > 0 (ticks at 1, 2 and 5 x 10^k): ticks, grid lines and the axis label;
+ * plot_xv places values. */
+void plot_x_numeric(plot_panel *p, double xmin_data, double xmax_data, const char *xlabel);
+double plot_xv(const plot_panel *p, double v);
 
 /* Centre of x slot i. */
 double plot_x(const plot_panel *p, size_t i);

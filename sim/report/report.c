@@ -424,7 +424,11 @@ void report_text(FILE *out, const scenario *sc, const run_result *r, int all_ass
         fprintf(out, "parallel      tensor %d%s x pipeline %d (%s) x data %d, Megatron-LM's order: tensor groups "
                      "innermost\n", par[LAYOUT_TENSOR], b->sequence_parallel ? " (sequence parallel)" : "",
                 par[LAYOUT_PIPELINE], b->chunks > 1 ? "interleaved 1F1B" : "1F1B", par[LAYOUT_DATA]);
-    if (sc->zero)
+    if (sc->zero >= 3)
+        fprintf(out, "collectives   ZeRO-3: each block's parameters gathered before its forward and backward, its %s "
+                     "gradients reduce-scattered (%s), alltoall %s\n",
+                sc->gradient_precision ? sc->gradient_precision : r->precision, r->allreduce, r->alltoall);
+    else if (sc->zero)
         fprintf(out, "collectives   reduce-scatter %s (%s gradients, %s), parameters all-gathered %s (ZeRO-%d), "
                      "alltoall %s\n", r->allreduce, sc->gradient_precision ? sc->gradient_precision : r->precision,
                 sc->overlap ? "overlapping the backward" : "after the backward",

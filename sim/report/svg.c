@@ -288,19 +288,83 @@ static size_t title_wrap(const char *title, double w)
     return cut;
 }
 
-int svg_write_runs(const char *path, const char *title, const svg_run *runs, size_t n, tt_error *err)
+/* Every point's cost against its time to accuracy, in its series' colour and
+ * letter; the Pareto front joined (fastest to cheapest); the deadline and the
+ * budget dashed, the cheapest point within the one and the fastest within the
+ * other ringed. */
+static void pareto_panel(FILE *f, const figure *fig, const pareto_limits *lim, double x0, double y0)
+{
+    size_t n = 0;
+    double t[MAX_SERIES * MAX_SLOTS], c[MAX_SERIES * MAX_SLOTS], tmin = INFINITY, tmax = 0, cmax = 0;
+    size_t who[MAX_SERIES * MAX_SLOTS], front[MAX_SERIES * MAX_SLOTS];
+    for (size_t i = 0; i < fig->n_series; i++)
+        for (size_t j = 0; j < fig->s[i].n; j++, n++) {
+            const run_point *p = fig->s[i].pts[j];
+            t[n] = p->error[0] ? NAN : m_tta(p, fig->owned);
+            c[n] = p->error[0] ? NAN : m_cost(p, fig->owned);
+            who[n] = i;
+            tmax = isfinite(t[n]) ? fmax(tmax, t[n]) : tmax;
+            tmin = isfinite(t[n]) && t[n] > 0 ? fmin(tmin, t[n]) : tmin;
+            cmax = isfinite(c[n]) ? fmax(cmax, c[n]) : cmax;
+        }
+    size_t n_front = pareto_front(t, c, n, front);
+    long cheapest = lim && lim->deadline_s > 0 ? pareto_cheapest_within(t, c, n, lim->deadline_s) : -1;
+    long fastest = lim && lim->budget_usd > 0 ? pareto_fastest_within(t, c, n, lim->budget_usd) : -1;
+    if (lim && lim->deadline_s > 0) {
+        tmax = fmax(tmax, lim->deadline_s);
+        tmin = fmin(tmin, lim->deadline_s);
+    }
+    if (lim && lim->budget_usd > 0)
+        cmax = fmax(cmax, lim->budget_usd);
+    const char *unit;
+    double unit_s, cscale = cmax >= 2e6 ? 1e6 : cmax >= 2e3 ? 1e3 : 1;
+    human_time_unit(tmax, &unit, &unit_s);
+    char ylabel[64], xlabel[64];
+    snprintf(ylabel, sizeof ylabel, "USD%s", cscale == 1e6 ? " (millions)" : cscale == 1e3 ? " (thousands)" : "");
+    int logx = isfinite(tmin) && tmax / tmin > LOG_SPAN / 3.0;
+    snprintf(xlabel, sizeof xlabel, "time to accuracy (%s)%s", unit, logx ? ", log scale" : "");
+    plot_panel p;
+    plot_panel_begin(&p, f, x0, y0, COL2_X + PLOT_W - LEFT_X, PLOT_H,
+                     fig->owned ? "Cost (owning) against time to accuracy: the Pareto front joined"
+                                : "Cost (renting) against time to accuracy: the Pareto front joined",
+                     ylabel, cmax / cscale);
+    plot_x_numeric(&p, logx ? tmin / unit_s : 0, tmax / unit_s, xlabel);
+    for (size_t k = 1; k < n_front; k++) {
+        size_t a = front[k - 1], b = front[k];
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\" stroke-width=\"1.5\"/>\n",
+                plot_xv(&p, t[a] / unit_s), plot_y(&p, c[a] / cscale), plot_xv(&p, t[b] / unit_s),
+                plot_y(&p, c[b] / cscale));
+    }
+    if (lim && lim->deadline_s > 0)
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c03030\" stroke-dasharray=\"6 4\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#c03030\" text-anchor=\"end\">deadline</text>\n",
+                plot_xv(&p, lim->deadline_s / unit_s), y0, plot_xv(&p, lim->deadline_s / unit_s), y0 + PLOT_H,
+                plot_xv(&p, lim->deadline_s / unit_s) - 4, y0 + 14);
+    if (lim && lim->budget_usd > 0)
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c03030\" stroke-dasharray=\"6 4\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#c03030\" text-anchor=\"end\">budget</text>\n",
+                x0, plot_y(&p, lim->budget_usd / cscale), x0 + p.w, plot_y(&p, lim->budget_usd / cscale),
+                x0 + p.w - 4, plot_y(&p, lim->budget_usd / cscale) - 4);
+    for (size_t k = 0; k < n; k++) {
+        if (!isfinite(t[k]) || !isfinite(c[k]))
+            continue;
+        double x = plot_xv(&p, t[k] / unit_s), y = plot_y(&p, c[k] / cscale);
+        const char *color = PLOT_COLORS[who[k] % PLOT_N_COLORS];
+        if ((long)k == cheapest || (long)k == fastest)
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"10\" fill=\"none\" stroke=\"#c03030\" stroke-width=\"2\"/>\n",
+                    x, y);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
+                   "fill=\"%s\">%c</text>\n", x, y, color, x + 5, y - 5, color, (char)('A' + who[k]));
+    }
+}
+
+int svg_print_runs(FILE *f, const char *title, const svg_run *runs, size_t n, const pareto_limits *lim,
+                   tt_error *err)
 {
     figure *fig = calloc(1, sizeof *fig);
     if (!fig)
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
     build(fig, runs, n);
-    FILE *f;
-    outfile *o;
-    int rc = outfile_open(path, "the SVG file", &o, &f, err);
-    if (rc) {
-        free(fig);
-        return rc;
-    }
     /* the series legend first, so its height places the panels */
     char *legend_buf = NULL;
     size_t legend_len = 0;
@@ -322,10 +386,12 @@ int svg_write_runs(const char *path, const char *title, const svg_run *runs, siz
         y += 17;
     }
     fclose(lf);
-    double top = y + 40, row2 = top + PLOT_H + 130, height = row2 + PLOT_H + 80;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" font-family=\"sans-serif\" "
-               "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-            FIG_W, height);
+    double top = y + 40, row2 = top + PLOT_H + 130, row3 = row2 + PLOT_H + 100;
+    double height = (n > 1 ? row3 : row2) + PLOT_H + 80;
+    /* the viewBox lets a page scale the figure to its width (the HTML report) */
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
+               "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            FIG_W, height, FIG_W, height);
     fprintf(f, "<text x=\"24\" y=\"30\" font-size=\"%d\" font-weight=\"bold\">", TITLE_FONT);
     char first[512];
     snprintf(first, sizeof first, "%.*s", (int)(wrap ? wrap : strlen(title)), title);
@@ -353,15 +419,38 @@ int svg_write_runs(const char *path, const char *title, const svg_run *runs, siz
     int eff = fig->x == X_NODES && n == 1 && max_of(fig, m_eff) > 0;
     lines_panel(f, fig, COL2_X, row2, eff ? "Scaling efficiency" : "MFU",
                 eff ? "throughput per rank vs the first point (%)" : "model FLOPs utilisation (%)", eff ? m_eff : m_mfu, NULL, NULL, 1);
+    if (n > 1)
+        pareto_panel(f, fig, lim, LEFT_X, row3);
     fprintf(f, "</svg>\n");
     free(fig);
-    return outfile_commit(o, err);
+    return TT_OK;
 }
 
-int svg_write(const char *path, const scenario *sc, const run_result *r, tt_error *err)
+int svg_write_runs(const char *path, const char *title, const svg_run *runs, size_t n, const pareto_limits *lim,
+                   tt_error *err)
+{
+    FILE *f;
+    outfile *o;
+    int rc = outfile_open(path, "the SVG file", &o, &f, err);
+    if (rc == TT_OK && (rc = svg_print_runs(f, title, runs, n, lim, err)))
+        outfile_discard(o);
+    return rc ? rc : outfile_commit(o, err);
+}
+
+int svg_print(FILE *f, const scenario *sc, const run_result *r, tt_error *err)
 {
     char title[512];
     snprintf(title, sizeof title, "%s: %s, %s", sc->name, r->platform, r->model);
     svg_run run = {sc->name, r};
-    return svg_write_runs(path, title, &run, 1, err);
+    return svg_print_runs(f, title, &run, 1, NULL, err);
+}
+
+int svg_write(const char *path, const scenario *sc, const run_result *r, tt_error *err)
+{
+    FILE *f;
+    outfile *o;
+    int rc = outfile_open(path, "the SVG file", &o, &f, err);
+    if (rc == TT_OK && (rc = svg_print(f, sc, r, err)))
+        outfile_discard(o);
+    return rc ? rc : outfile_commit(o, err);
 }

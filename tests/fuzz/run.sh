@@ -6,7 +6,7 @@
 set -eu
 src=$1 build=$2 out=$3
 : "${FUZZ_SECONDS:=60}" "${FUZZ_CC:=clang}" "${FUZZ_JOBS:=2}"
-: "${FUZZ_TARGETS:=scenario platform device trace profile idx units options userxml shard outpath}"
+: "${FUZZ_TARGETS:=scenario platform device trace profile idx units options userxml shard outpath chakra}"
 command -v "$FUZZ_CC" >/dev/null || { echo "make fuzz: $FUZZ_CC not found; apt-get install clang libclang-rt-14-dev" >&2; exit 2; }
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 cflags="-std=c11 -D_GNU_SOURCE -g -O1 $san -I$src -I$build \
@@ -20,8 +20,9 @@ objs=
 for c in $FUZZ_C_FILES tests/fuzz/fuzz_input.c; do
   o="$out/obj/$(echo "$c" | tr / _).o"
   objs="$objs $o"
-  if [ -n "$newest_h" ] || [ ! -f "$o" ] || [ "$src/$c" -nt "$o" ]; then
-    printf '%s\n' "$FUZZ_CC $cflags -fsanitize=fuzzer-no-link -c $src/$c -o $o"
+  s="$src/$c"; [ -f "$s" ] || s="$build/$c" # generated sources (protoc-c's) are the build's
+  if [ -n "$newest_h" ] || [ ! -f "$o" ] || [ "$s" -nt "$o" ]; then
+    printf '%s\n' "$FUZZ_CC $cflags -fsanitize=fuzzer-no-link -c $s -o $o"
   fi
 done > "$out/compile.list"
 if [ -s "$out/compile.list" ]; then
@@ -48,7 +49,8 @@ seed units
 # a user's SimGrid XML: the writer's own, exported by the built ttasim
 mkdir -p "$out/seeds/userxml" "$out/seeds/shard" "$out/seeds/outpath"
 for p in dgx1-v100 knl-cluster torus2d; do
-  [ -x "$build/ttasim" ] && "$build/ttasim" platform export $p --nodes 2 --xml "$out/seeds/userxml/$p.xml" 2>/dev/null
+  [ -x "$build/ttasim" ] && { "$build/ttasim" platform export $p --nodes 2 --xml "$out/seeds/userxml/$p.xml" ||
+    { echo "make fuzz: $build/ttasim cannot export $p (stale? run make first)" >&2; exit 2; }; }
 done
 # shards of a 4-point sweep (fuzz_shard loads the same scenario)
 printf '{"version": 1, "name": "f", "platform": {"name": "star", "nodes": 4}, "workload": {"trace": "%s/tests/data/tiny-trace.json", "global_batch": 64}, "convergence": {"steps": 10}, "sweep": {"nodes": [2, 4], "global_batch": [64, 128]}}' \
@@ -61,6 +63,11 @@ printf '\001a.csv\nb.svg' >"$out/seeds/outpath/batch"
 printf '\002link' >"$out/seeds/outpath/dropped"
 printf '\000null\nin.json' >"$out/seeds/outpath/special"
 seed options
+# Chakra traces: a scenario's step exported by the built ttasim, and the hand-written ones of tests/test_chakra.sh
+mkdir -p "$out/seeds/chakra"
+[ -x "$build/ttasim" ] && "$build/ttasim" trace --chakra "$out/seeds/chakra-dir" \
+  "$src/scenarios/examples/resnet50-throughput-v100-sxm2.json" >/dev/null 2>&1 &&
+  cp "$out/seeds/chakra-dir/ttasim.0.et" "$out/seeds/chakra/resnet50.et"
 
 # the targets find the data as ttasim does: from the build tree, which FUZZ_OUT may be outside of
 : "${TTASIM_DATA_DIR:=$src}"
