@@ -28,7 +28,7 @@ done
 # rank 1, whose last compute (250 us) waits for the receive:
 #   rank 0: 1000 + 2000 + 500 + send 300 = 3800 us
 #   rank 1: 1000 + 2000 + 500 = 3500, the receive ends at 3800, + 250 = 4050 us: the step.
-mkdir "$dir/hand"
+mkdir "$dir/hand" "$dir/lone"
 python3 - "$dir/hand" <<'PY'
 import struct, sys
 def varint(v):
@@ -57,12 +57,10 @@ common = [node(1, COMP, 1000), node(2, COLL, 2000, [1], ar), node(3, COMP, 500, 
 p2p = attr_int("comm_src", 0) + attr_int("comm_dst", 1) + attr_int("comm_tag", 7)
 write(sys.argv[1] + "/hand.0.et", common + [node(4, SEND, 300, [3], p2p)])
 write(sys.argv[1] + "/hand.1.et", common + [node(4, RECV, 0, [], p2p), node(5, COMP, 250, [3, 4])])
+# lone nodes, no dependency in either file (a graph without edges): the step is the longer, 1000 us
+write(sys.argv[1] + "/../lone/lone.0.et", [node(1, COMP, 1000)])
+write(sys.argv[1] + "/../lone/lone.1.et", [node(1, COMP, 700)])
 PY
-cat > "$dir/hand.json" <<EOF2
-{"name": "hand-written Chakra trace", "platform": "dgx-a100", "nodes": 1,
- "workload": {"model": "resnet50", "micro_batch": 32, "chakra": "$dir/hand"},
- "convergence": {"steps": 10}}
-EOF2
 cat > "$dir/hand.json" <<EOF2
 {"version": 1, "name": "hand-written Chakra trace",
  "platform": {"name": "star", "nodes": 2, "accelerator": "v100-sxm2"},
@@ -72,6 +70,10 @@ EOF2
 "$ttasim" run --json "$dir/hand.json" > "$dir/h.json"
 h=$(step_s "$dir/h.json")
 same "$h" 0.00405 || { echo "hand-written trace: step $h s, expected 0.00405 s" >&2; exit 1; }
+sed "s|$dir/hand|$dir/lone|" "$dir/hand.json" > "$dir/lone.json"
+"$ttasim" run --json "$dir/lone.json" > "$dir/l.json"
+l=$(step_s "$dir/l.json")
+same "$l" 0.001 || { echo "trace of lone nodes: step $l s, expected 0.001 s" >&2; exit 1; }
 
 # strict: a node depending on an id the file lacks is named with its file
 python3 - "$dir/hand/hand.1.et" <<'PY'

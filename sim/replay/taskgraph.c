@@ -193,7 +193,9 @@ static int cmp_coll(const void *a, const void *b)
 /* Sorts the dependencies by task and chains each collective's tasks. */
 static int tg_index(taskgraph *g)
 {
-    qsort(g->dep, (size_t)g->n_dep, sizeof *g->dep, cmp_dep);
+    /* A graph without dependencies (a trace of lone nodes) has no array: qsort needs one. */
+    if (g->n_dep > 1)
+        qsort(g->dep, (size_t)g->n_dep, sizeof *g->dep, cmp_dep);
     long *pair = malloc(sizeof *pair * 2 * (size_t)(g->n + 1)), m = 0;
     if (!pair)
         return -1;
@@ -210,7 +212,8 @@ static int tg_index(taskgraph *g)
             pair[2 * m++ + 1] = i;
         }
     }
-    qsort(pair, (size_t)m, 2 * sizeof *pair, cmp_coll);
+    if (m > 1)
+        qsort(pair, (size_t)m, 2 * sizeof *pair, cmp_coll);
     for (long k = 1; k < m; k++)
         if (pair[2 * k] == pair[2 * k - 2]) {
             g->task[pair[2 * k - 1]].coll_next = pair[2 * k + 1];
