@@ -196,6 +196,10 @@ TESTS += tests/test_text_report.sh
 EXTRA_DIST += tests/test_text_report.sh
 TESTS += tests/test_html_report.sh
 EXTRA_DIST += tests/test_html_report.sh
+
+# compare --svg laid out by headless Chromium: no text overlaps another or leaves the figure
+TESTS += tests/test_plot_text.sh
+EXTRA_DIST += tests/test_plot_text.sh
 check_PROGRAMS += tests/test_resilience
 tests_test_resilience_SOURCES = tests/test_resilience.c
 tests_test_resilience_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

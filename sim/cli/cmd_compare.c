@@ -44,7 +44,8 @@ static void compare_help(FILE *out)
             "  --csv F     write one CSV row per point of every scenario to F\n"
             "  --svg F     write one overlay plot to F (step breakdown, time to accuracy,\n"
             "              cost, MFU against the swept quantity, one series per scenario;\n"
-            "              cost against time to accuracy with the Pareto front)\n"
+            "              cost against time to accuracy with the Pareto front); after\n"
+            "              --set, the legend names the files and the title the changes\n"
             CLI_SET_HELP
             "              (applied to every scenario)\n"
             "  -j, --jobs N  simulate N sweep points of each scenario at a time (default:\n"
@@ -103,6 +104,22 @@ static int load_all(compare_job *j, char **files, char **sets, size_t n_sets, tt
         j->n = 0;
     }
     return rc;
+}
+
+/* "4 scenarios compared: bert-large, resnet50; --set platform.nodes=128":
+ * every model compared, once, and what --set changed. */
+static void plot_title(const compare_job *j, char *const *sets, size_t n_sets, char *out, size_t n)
+{
+    size_t used = (size_t)snprintf(out, n, "%zu scenarios compared: ", j->n);
+    for (size_t k = 0; k < j->n && used < n; k++) {
+        size_t seen = 0;
+        while (seen < k && strcmp(j->r[seen].model, j->r[k].model) != 0)
+            seen++;
+        if (seen == k)
+            used += (size_t)snprintf(out + used, n - used, "%s%s", k ? ", " : "", j->r[k].model);
+    }
+    for (size_t i = 0; i < n_sets && used < n; i++)
+        used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "; --set ", sets[i]);
 }
 
 static int run_all(compare_job *j, int jobs, int quiet, tt_error *err)
@@ -224,11 +241,13 @@ static int compare_main(int argc, char **argv)
         rc = report_csv_runs(csv, names, rs, n, &err);
     }
     if (rc == TT_OK && svg && writer) {
-        char title[256];
-        snprintf(title, sizeof title, "%zu scenarios compared: %s", n, j->r[0].model);
+        char title[512], names[COMPARE_MAX][64];
+        plot_title(j, sets, n_sets, title, sizeof title);
         svg_run sr[COMPARE_MAX];
-        for (size_t k = 0; k < n; k++)
-            sr[k] = (svg_run){j->sc[k].name, &j->r[k]};
+        for (size_t k = 0; k < n; k++) { /* a name written for the file may no longer hold after --set */
+            compare_file_name(&j->sc[k], names[k], sizeof names[k]);
+            sr[k] = (svg_run){n_sets ? names[k] : j->sc[k].name, &j->r[k]};
+        }
         rc = svg_write_runs(svg, title, sr, n, &lim, &err);
     }
     int end = outfile_batch_end(rc == TT_OK, &err);

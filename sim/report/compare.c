@@ -19,7 +19,7 @@ typedef struct entry {
     double x;
 } entry;
 
-static void short_name(const scenario *sc, char *out, size_t n)
+void compare_file_name(const scenario *sc, char *out, size_t n)
 {
     const char *slash = strrchr(sc->path, '/'), *base = slash ? slash + 1 : sc->path;
     size_t len = strlen(base);
@@ -49,7 +49,7 @@ static void collect(const compare_run *runs, size_t n, table *t)
             entry *e = &t->e[t->n++];
             e->run = &runs[k];
             e->p = r->n_points ? &r->points[i] : &r->base;
-            short_name(runs[k].sc, e->short_name, sizeof e->short_name);
+            compare_file_name(runs[k].sc, e->short_name, sizeof e->short_name);
             char series[sizeof e->series];
             snprintf(series, sizeof series, "%s%s%s", e->short_name, e->p->label[0] ? ": " : "", e->p->label);
             memcpy(e->series, series, sizeof series);
@@ -169,6 +169,17 @@ static void point_name(const entry *e, char *out, size_t n)
     snprintf(out, n, "%s, %d nodes", e->series, e->p->nodes);
 }
 
+/* A verdict's name for a point: its series, with its node count when node
+ * counts are swept beside the batch on the x axis (a series has several
+ * points at one batch then). */
+static void verdict_name(const table *t, const entry *e, char *out, size_t n)
+{
+    if (t->by_batch && t->by_nodes)
+        point_name(e, out, n);
+    else
+        snprintf(out, n, "%s", e->series);
+}
+
 /* "within the deadline of 3 days: cheapest NAME (43.47 h, $18.2k)" */
 static void pick_text(FILE *out, const table *t, const purchase *s, long pick, const char *limit, const char *value,
                       const char *best)
@@ -240,9 +251,10 @@ void compare_text(FILE *out, const compare_run *runs, size_t n, const pareto_lim
     fprintf(out, "compare %zu scenarios\n", n);
     for (size_t k = 0; k < n; k++) {
         char sn[64];
-        short_name(runs[k].sc, sn, sizeof sn);
-        fprintf(out, "  %-26s %s (%s, %d nodes, %s)\n", sn, runs[k].sc->name, runs[k].r->platform,
-                runs[k].r->base.nodes, runs[k].r->model);
+        compare_file_name(runs[k].sc, sn, sizeof sn);
+        fprintf(out, "  %-26s %s (%s%s, %d nodes, %s)\n", sn, runs[k].sc->name,
+                runs[k].sc->n_sets ? "named before --set; " : "", runs[k].r->platform, runs[k].r->base.nodes,
+                runs[k].r->model);
         const cost_bill *b = &runs[k].r->base.bill;
         char capex[24], sw[24], cab[24];
         if (b->total_usd > 0)
@@ -270,8 +282,11 @@ void compare_text(FILE *out, const compare_run *runs, size_t n, const pareto_lim
             fprintf(out, "  %sno scenario runs\n", at);
             continue;
         }
-        fprintf(out, "  %sfastest %s (%s), cheapest %s (%s)\n", at, v.fastest->series,
-                human_duration(v.fastest->p->time_to_accuracy_s, tta, sizeof tta), v.cheapest->series,
+        char fastest[300], cheapest[300], name[300];
+        verdict_name(t, v.fastest, fastest, sizeof fastest);
+        verdict_name(t, v.cheapest, cheapest, sizeof cheapest);
+        fprintf(out, "  %sfastest %s (%s), cheapest %s (%s)\n", at, fastest,
+                human_duration(v.fastest->p->time_to_accuracy_s, tta, sizeof tta), cheapest,
                 human_usd(cost_of_entry(t, v.cheapest), usd, sizeof usd));
         for (size_t i = 0; i < t->n; i++) {
             const entry *e = &t->e[i];
@@ -279,12 +294,13 @@ void compare_text(FILE *out, const compare_run *runs, size_t n, const pareto_lim
                 continue;
             explanation x = explain(e, v.fastest);
             char ds[24], dp[24];
+            verdict_name(t, e, name, sizeof name);
             if (x.dstep_s > 0 && x.dpart_s > 0)
-                fprintf(out, "    %s: %.3gx the time; its step is %s longer, %s +%s (%.0f %% of it)\n", e->series,
+                fprintf(out, "    %s: %.3gx the time; its step is %s longer, %s +%s (%.0f %% of it)\n", name,
                         x.ratio, human_duration(x.dstep_s, ds, sizeof ds), x.part,
                         human_duration(x.dpart_s, dp, sizeof dp), 100 * x.dpart_s / x.dstep_s);
             else
-                fprintf(out, "    %s: %.3gx the time (%.6g steps to target against %.6g)\n", e->series, x.ratio,
+                fprintf(out, "    %s: %.3gx the time (%.6g steps to target against %.6g)\n", name, x.ratio,
                         e->p->steps_to_target, v.fastest->p->steps_to_target);
         }
     }

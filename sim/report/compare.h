@@ -22,6 +22,10 @@ typedef struct compare_run {
     const run_result *r;
 } compare_run;
 
+/* The scenario's file name without its directory and ".json": a series' name
+ * in the table, and in the plot's legend when --set changed the scenario. */
+void compare_file_name(const scenario *sc, char *out, size_t n);
+
 void compare_text(FILE *out, const compare_run *runs, size_t n, const pareto_limits *lim);
 json_t *compare_json(const compare_run *runs, size_t n, const pareto_limits *lim);
 

@@ -288,6 +288,56 @@ static size_t title_wrap(const char *title, double w)
     return cut;
 }
 
+/* The points' series letters, placed so that no two overlap: the letters of
+ * points drawn on one another (within a marker) share one label, "AB", each in
+ * its colour; a label that would cover another tries the point's other sides,
+ * and stays upper right when all are taken. Points off the plot are NAN. */
+static void point_letters(FILE *f, const plot_panel *p, const double *x, const double *y, const size_t *who,
+                          size_t n)
+{
+    enum { MAX_POINTS = MAX_SERIES * MAX_SLOTS };
+    static const double dx[] = {5, 5, -5, -5, 5, -5}, dy[] = {-5, 13, -5, 13, -16, -16}; /* baseline offsets */
+    static const int right_aligned[] = {0, 0, 1, 1, 0, 1};
+    const double char_w = 7, font_h = 10; /* font-size 10: a capital is at most 7 wide, 10 high */
+    size_t owner[MAX_POINTS], n_labels = 0;
+    char letters[MAX_POINTS][MAX_SERIES + 1];
+    for (size_t k = 0; k < n; k++) {
+        if (!isfinite(x[k]) || !isfinite(y[k]))
+            continue;
+        size_t g = 0;
+        while (g < n_labels && hypot(x[owner[g]] - x[k], y[owner[g]] - y[k]) >= 8)
+            g++;
+        if (g == n_labels) {
+            owner[n_labels] = k;
+            letters[n_labels++][0] = '\0';
+        }
+        char a = (char)('A' + who[k]);
+        if (!strchr(letters[g], a) && strlen(letters[g]) < MAX_SERIES)
+            strncat(letters[g], &a, 1);
+    }
+    double bx[MAX_POINTS], by[MAX_POINTS], bw[MAX_POINTS]; /* placed labels' boxes: left, top, width */
+    for (size_t g = 0; g < n_labels; g++) {
+        double w = char_w * (double)strlen(letters[g]), px = x[owner[g]], py = y[owner[g]];
+        size_t side = 0, sides = sizeof dx / sizeof *dx;
+        for (; side < sides; side++) {
+            double left = right_aligned[side] ? px + dx[side] - w : px + dx[side], top = py + dy[side] - font_h;
+            int free = left >= p->x0 && left + w <= p->x0 + p->w && top >= p->y0 - font_h;
+            for (size_t h = 0; free && h < g; h++)
+                free = left >= bx[h] + bw[h] || left + w <= bx[h] || top >= by[h] + font_h || top + font_h <= by[h];
+            if (free)
+                break;
+        }
+        side = side == sides ? 0 : side;
+        bx[g] = right_aligned[side] ? px + dx[side] - w : px + dx[side];
+        by[g] = py + dy[side] - font_h;
+        bw[g] = w;
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">", bx[g], py + dy[side]);
+        for (const char *l = letters[g]; *l; l++)
+            fprintf(f, "<tspan fill=\"%s\">%c</tspan>", PLOT_COLORS[(size_t)(*l - 'A') % PLOT_N_COLORS], *l);
+        fprintf(f, "</text>\n");
+    }
+}
+
 /* Every point's cost against its time to accuracy, in its series' colour and
  * letter; the Pareto front joined (fastest to cheapest); the deadline and the
  * budget dashed, the cheapest point within the one and the fastest within the
@@ -295,7 +345,7 @@ static size_t title_wrap(const char *title, double w)
 static void pareto_panel(FILE *f, const figure *fig, const pareto_limits *lim, double x0, double y0)
 {
     size_t n = 0;
-    double t[MAX_SERIES * MAX_SLOTS], c[MAX_SERIES * MAX_SLOTS], tmin = INFINITY, tmax = 0, cmax = 0;
+    double t[MAX_SERIES * MAX_SLOTS] = {0}, c[MAX_SERIES * MAX_SLOTS] = {0}, tmin = INFINITY, tmax = 0, cmax = 0;
     size_t who[MAX_SERIES * MAX_SLOTS], front[MAX_SERIES * MAX_SLOTS];
     for (size_t i = 0; i < fig->n_series; i++)
         for (size_t j = 0; j < fig->s[i].n; j++, n++) {
@@ -345,17 +395,20 @@ static void pareto_panel(FILE *f, const figure *fig, const pareto_limits *lim, d
                    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#c03030\" text-anchor=\"end\">budget</text>\n",
                 x0, plot_y(&p, lim->budget_usd / cscale), x0 + p.w, plot_y(&p, lim->budget_usd / cscale),
                 x0 + p.w - 4, plot_y(&p, lim->budget_usd / cscale) - 4);
+    double x[MAX_SERIES * MAX_SLOTS], y[MAX_SERIES * MAX_SLOTS];
     for (size_t k = 0; k < n; k++) {
+        x[k] = y[k] = NAN;
         if (!isfinite(t[k]) || !isfinite(c[k]))
             continue;
-        double x = plot_xv(&p, t[k] / unit_s), y = plot_y(&p, c[k] / cscale);
-        const char *color = PLOT_COLORS[who[k] % PLOT_N_COLORS];
+        x[k] = plot_xv(&p, t[k] / unit_s);
+        y[k] = plot_y(&p, c[k] / cscale);
         if ((long)k == cheapest || (long)k == fastest)
             fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"10\" fill=\"none\" stroke=\"#c03030\" stroke-width=\"2\"/>\n",
-                    x, y);
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
-                   "fill=\"%s\">%c</text>\n", x, y, color, x + 5, y - 5, color, (char)('A' + who[k]));
+                    x[k], y[k]);
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", x[k], y[k],
+                PLOT_COLORS[who[k] % PLOT_N_COLORS]);
     }
+    point_letters(f, &p, x, y, who, n);
 }
 
 int svg_print_runs(FILE *f, const char *title, const svg_run *runs, size_t n, const pareto_limits *lim,
