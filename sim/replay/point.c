@@ -419,6 +419,17 @@ static int model_parallel(const layout *l)
 /* One micro-batch's activations from pipeline stage 0 to stage 1, every
  * rank of a stage sending its own at once, each on its route (rank 0's
  * stands for them): its latency and bytes at its bandwidth. */
+/* The scenario names a layout (a degree in "parallel"): its run reports the
+ * layout, tokens and memory per rank as a model-parallel one does, also when
+ * it is data parallel only and takes the data-parallel step. */
+static int states_layout(const scenario *sc)
+{
+    for (int d = 0; d < LAYOUT_DIMS; d++)
+        if (sc->degree[d] > 0)
+            return 1;
+    return 0;
+}
+
 static double send_s(const platform *p, const workload *t, const phase_plan *pp)
 {
     const layout *l = pp->tf.layout;
@@ -625,11 +636,11 @@ static int point_eval(const run_ctx *x, const cluster *c, long global_batch, sha
             memcpy(pt->group_tables, ph[0].group_tables, sizeof pt->group_tables);
         }
         pt->bill = c->bill;
-        if (ph[0].tf.layout) {
+        if (ph[0].tf.layout || states_layout(sc)) {
             memcpy(pt->parallel, lay.degree, sizeof pt->parallel); /* as given: expert and dense data sizes */
             pt->parallel[LAYOUT_EXPERT] = layout_group_size(&lay, lay.expert_dims);
             pt->parallel[LAYOUT_DATA] *= lay.degree[LAYOUT_EXPERT];
-            pt->chunks = ph[0].tf.chunks;
+            pt->chunks = ph[0].tf.layout ? ph[0].tf.chunks : 1;
             pt->sequence_parallel = ph[0].tf.sequence_parallel;
             for (size_t i = 0; i < x->tr[0].n_layers && !pt->tokens_per_sample; i++)
                 pt->tokens_per_sample = x->tr[0].layers[i].cls == OPCLASS_ATTENTION ? x->tr[0].layers[i].seq_len : 0;

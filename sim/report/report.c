@@ -19,6 +19,14 @@ static const char *plan_name(const run_point *p)
     return p->mix.n_groups > 0 ? "mix" : SHARDING_NAMES[p->plan];
 }
 
+/* The precision gradients are kept and reduced in: fp8 runs (Transformer
+ * Engine) keep them in bf16, as dtype_bytes counts them. */
+static const char *gradient_name(const scenario *sc, const run_result *r)
+{
+    const char *name = sc->gradient_precision ? sc->gradient_precision : r->precision;
+    return strcmp(name, "fp8") == 0 ? "bf16" : name;
+}
+
 /* embedding.groups[]: each table group's plan, its tables and its share of
  * the memory and the collectives. */
 static json_t *groups_json(const run_point *p)
@@ -193,7 +201,7 @@ json_t *report_json(const scenario *sc, const run_result *r)
                                                    "idle_w", num(r->idle_w)));
     json_object_set_new(doc, "workload", json_pack("{s:s, s:s, s:s, s:s}", "model", r->model, "precision",
                                                    r->precision, "gradient_precision",
-                                                   sc->gradient_precision ? sc->gradient_precision : r->precision,
+                                                   gradient_name(sc, r),
                                                    "optimizer", r->optimizer));
     json_object_set_new(doc, "collectives", json_pack("{s:s, s:s, s:b}", "allreduce", r->allreduce,
                                                       "alltoall", r->alltoall, "overlap", sc->overlap));
@@ -427,15 +435,15 @@ void report_text(FILE *out, const scenario *sc, const run_result *r, int all_ass
     if (sc->zero >= 3)
         fprintf(out, "collectives   ZeRO-3: each block's parameters gathered before its forward and backward, its %s "
                      "gradients reduce-scattered (%s), alltoall %s\n",
-                sc->gradient_precision ? sc->gradient_precision : r->precision, r->allreduce, r->alltoall);
+                gradient_name(sc, r), r->allreduce, r->alltoall);
     else if (sc->zero)
         fprintf(out, "collectives   reduce-scatter %s (%s gradients, %s), parameters all-gathered %s (ZeRO-%d), "
-                     "alltoall %s\n", r->allreduce, sc->gradient_precision ? sc->gradient_precision : r->precision,
+                     "alltoall %s\n", r->allreduce, gradient_name(sc, r),
                 sc->overlap ? "overlapping the backward" : "after the backward",
                 sc->overlap_param_gather ? "during the next forward" : "after the optimizer", sc->zero, r->alltoall);
     else
         fprintf(out, "collectives   allreduce %s (%s gradients, %s), alltoall %s\n", r->allreduce,
-                sc->gradient_precision ? sc->gradient_precision : r->precision,
+                gradient_name(sc, r),
                 sc->overlap ? "overlapping the backward" : "after the backward", r->alltoall);
     if (b->n_tables > 0 && b->plan == SHARD_HOST)
         fprintf(out, "embeddings    %zu tables host%s: in the CPU sockets' memory (per micro-step below)\n", b->n_tables,
