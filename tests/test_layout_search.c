@@ -94,6 +94,23 @@ START_TEST(plan_counts_and_ranking)
         ck_assert_str_eq(json_string_value(json_object_get(r, "recompute")), "selective");
         ck_assert(json_is_true(json_object_get(r, "sequence_parallel")) == (got[0] > 1));
     }
+    /* the first row's communicators, worked from DGX A100 (NVLink3 300 GB/s a direction, a 25 GB/s
+     * HDR NIC a GPU): tensor and context pairs in a node; the dense gradients' group (data 4 x
+     * context 2) 4 ranks a node on 2 nodes, leaving each by its members' 4 NICs, a ring's hop
+     * between the nodes at 4 x 25 GB/s; no pipeline */
+    json_t *comms = json_object_get(json_array_get(rows, 0), "communicators");
+    json_t *tp = json_object_get(comms, "tp"), *dp = json_object_get(comms, "dp");
+    ck_assert_int_eq(geti(tp, "size"), 2);
+    ck_assert_int_eq(geti(tp, "nodes"), 1);
+    ck_assert_int_eq(geti(tp, "nics"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(tp, "node_link_class")), "nvlink3");
+    ck_assert_double_eq_tol(getd(tp, "ring_Bps"), 300e9, 1);
+    ck_assert_int_eq(geti(dp, "size"), 8);
+    ck_assert_int_eq(geti(dp, "nodes"), 2);
+    ck_assert_int_eq(geti(dp, "nics"), 4);
+    ck_assert_double_eq_tol(getd(dp, "ring_Bps"), 100e9, 1);
+    ck_assert_int_eq(geti(json_object_get(comms, "cp"), "size"), 2);
+    ck_assert_ptr_null(json_object_get(comms, "pp"));
     /* the screen is within 6 % of the simulation on every simulated row (it leaves out the
      * contention of a node's tensor and context groups on NVLink: 5.3 % at tensor 2 x context 4) */
     json_t *sc = json_object_get(doc, "screen");

@@ -35,8 +35,11 @@ static void plan_help(FILE *out)
             "first screened with closed-form collectives (a layout that does not fit in\n"
             "memory is pruned there, its reason counted); the fastest screened are then\n"
             "simulated as 'ttasim run' runs them and ranked by step time, beside the\n"
-            "scenario's own layout. With a convergence target the rows are also ranked by\n"
-            "time to accuracy and by cost.\n\n"
+            "scenario's own layout. Under each row, which links its communicators cross\n"
+            "(tp, cp, ep, dp: the dense gradients' group, pp): in a node and by which\n"
+            "links, or over how many nodes and NICs, and a ring's rate at its slowest hop.\n"
+            "With a convergence target the rows are also ranked by time to accuracy and\n"
+            "by cost.\n\n"
             "  --top N       layouts to print (default 5)\n"
             "  --simulate K  screened layouts to simulate (default 3 x --top, at least --top)\n"
             "  --batch B[,B...]  global batches to search (default: the scenario's)\n"
@@ -106,6 +109,27 @@ static void print_row(FILE *f, int rank, const ls_row *w, int target)
     fputc('\n', f);
 }
 
+/* Under a row: which links each communicator crosses ("tp 8 in a node
+ * (nvlink4), ring 450 GB/s; dp 16 over 2 nodes x 8 NICs, ring 400 GB/s"). */
+static void print_links(FILE *f, const ls_row *w)
+{
+    const char *sep = "        links  ";
+    for (int k = 0; k < LS_COMMS; k++) {
+        const ls_comm *c = &w->comm[k];
+        if (c->size <= 1)
+            continue;
+        fprintf(f, "%s%s %d ", sep, layout_search_comm_name((ls_comm_kind)k), c->size);
+        if (c->nodes <= 1)
+            fprintf(f, "in a node (%s)", c->node_link[0] ? c->node_link : "its links");
+        else
+            fprintf(f, "over %d nodes x %d NIC%s", c->nodes, c->nics, c->nics == 1 ? "" : "s");
+        fprintf(f, ", ring %.0f GB/s", c->ring_Bps / 1e9);
+        sep = "; ";
+    }
+    if (strcmp(sep, "; ") == 0)
+        fputc('\n', f);
+}
+
 static const char ROW_HEAD[] =
     "   #     step_s   screen_s    MFU    memory   bubble   tp+cp+ep  exp.dp  layout\n";
 
@@ -162,14 +186,17 @@ static void print_text(FILE *f, const scenario *sc, const layout_search_result *
             100 * r->screen_err_bias);
     fprintf(f, "\ntop %d by step time (simulated; memory per rank; bubble, blocking tp+cp+ep and exposed dp "
             "communication in s)\n%s", top < (int)r->n_rows ? top : (int)r->n_rows, ROW_HEAD);
-    for (size_t i = 0; i < r->n_rows && (int)i < top; i++)
+    for (size_t i = 0; i < r->n_rows && (int)i < top; i++) {
         print_row(f, (int)i + 1, &r->rows[i], 0);
+        print_links(f, &r->rows[i]);
+    }
     if (r->has_target) {
         print_by(f, r, top, key_tta, "time to accuracy");
         print_by(f, r, top, key_cost, "cost (renting)");
     }
     fprintf(f, "\nscenario's layout\n%s", ROW_HEAD);
     print_row(f, 0, &r->own, r->has_target);
+    print_links(f, &r->own);
     double gap = own_gap(r);
     if (isfinite(gap))
         fprintf(f, "  its step is %.1f %% over the best simulated (%s the 10 %% bound)", 100 * gap,
@@ -227,6 +254,16 @@ static json_t *row_json(const ls_row *w)
                                                num(s->memory.total_bytes)));
     json_object_set_new(o, "time_to_accuracy_s", num(w->pt.time_to_accuracy_s));
     json_object_set_new(o, "cost_usd", num(w->pt.total.usd));
+    json_t *comms = json_object();
+    for (int k = 0; k < LS_COMMS; k++) {
+        const ls_comm *c = &w->comm[k];
+        if (c->size > 1)
+            json_object_set_new(comms, layout_search_comm_name((ls_comm_kind)k),
+                                json_pack("{s:i,s:i,s:i,s:s?,s:o}", "size", c->size, "nodes", c->nodes, "nics",
+                                          c->nics, "node_link_class", c->node_link[0] ? c->node_link : NULL,
+                                          "ring_Bps", num(c->ring_Bps)));
+    }
+    json_object_set_new(o, "communicators", comms);
     return o;
 }
 

@@ -73,6 +73,31 @@ static int group_nics(const platform *p, int rpn, const int *members, int size)
     return n > 0 ? n : 1;
 }
 
+static int rank_node(const platform *p, int rank)
+{
+    int rpn = platform_ranks_per_node(p);
+    return rank / (rpn > 0 ? rpn : 1);
+}
+
+/* A ring over members at its slowest hop: the largest latency and the least
+ * rate of a hop, a hop between nodes at its group's NICs' rate (INFINITY
+ * when no hop has a rate). */
+static void ring_rate(const platform *p, const int *members, int size, double *lat_s, double *bw_Bps)
+{
+    int rpn = platform_ranks_per_node(p) > 0 ? platform_ranks_per_node(p) : 1;
+    int nics = group_nics(p, rpn, members, size);
+    *lat_s = 0;
+    *bw_Bps = INFINITY;
+    for (int r = 0; r < size; r++) {
+        double a = 0, b = 0;
+        int next = members[(r + 1) % size];
+        platform_path(p, members[r], next, &a, &b);
+        b *= rank_node(p, members[r]) != rank_node(p, next) ? nics : 1;
+        *lat_s = fmax(*lat_s, a);
+        *bw_Bps = b > 0 ? fmin(*bw_Bps, b) : *bw_Bps;
+    }
+}
+
 /* One ring over communicator 0 of each collective's dimensions at its
  * slowest hop (latency and bandwidth of platform_path, a hop between nodes
  * at its group's NICs' rate): the contention-free closed form of the ring
@@ -99,17 +124,8 @@ static int screen_timer(const scenario *sc, const layout *l, const platform *p, 
             k++;
         if (k == nseen) {
             layout_group(l, c[i].dims, 0, members);
-            double lat_s = 0, bw_Bps = INFINITY;
-            int rpn = platform_ranks_per_node(p) > 0 ? platform_ranks_per_node(p) : 1;
-            int nics = group_nics(p, rpn, members, size);
-            for (int r = 0; r < size; r++) {
-                double a = 0, b = 0;
-                int next = members[(r + 1) % size];
-                platform_path(p, members[r], next, &a, &b);
-                b *= members[r] / rpn != next / rpn ? nics : 1;
-                lat_s = fmax(lat_s, a);
-                bw_Bps = b > 0 ? fmin(bw_Bps, b) : bw_Bps;
-            }
+            double lat_s, bw_Bps;
+            ring_rate(p, members, size, &lat_s, &bw_Bps);
             if (nseen < (int)(sizeof seen / sizeof *seen)) {
                 seen[nseen] = c[i].dims;
                 lat_of[nseen] = lat_s;
@@ -542,6 +558,55 @@ static int simulate(search *s, layout_search_result *r, const by_time *order, tt
     return rc;
 }
 
+/* The links each communicator of w's layout crosses (ls_comm). */
+static int row_comms(const search *s, ls_row *w, tt_error *err)
+{
+    const platform *p = s->c.p;
+    int degree[LAYOUT_DIMS] = {0}, ranks = platform_ranks(p);
+    degree[LAYOUT_TENSOR] = w->l.tensor;
+    degree[LAYOUT_CONTEXT] = w->l.context;
+    degree[LAYOUT_EXPERT] = w->l.expert;
+    degree[LAYOUT_PIPELINE] = w->l.pipeline;
+    layout lay;
+    tt_error ignored = {0};
+    if (layout_make_experts(degree, s->sc->expert_tensor, s->sc->layout_order, ranks, "$.parallel", &lay, &ignored))
+        return TT_OK; /* the scenario's own layout when it could not run: no communicators to show */
+    int *members = malloc(sizeof *members * (size_t)ranks);
+    if (!members)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    const unsigned dims[LS_COMMS] = {LAYOUT_DIM(LAYOUT_TENSOR), LAYOUT_DIM(LAYOUT_CONTEXT), lay.expert_dims,
+                                     LAYOUT_DIM(LAYOUT_DATA) | LAYOUT_DIM(LAYOUT_CONTEXT), LAYOUT_DIM(LAYOUT_PIPELINE)};
+    int rpn = platform_ranks_per_node(p) > 0 ? platform_ranks_per_node(p) : 1;
+    for (int k = 0; k < LS_COMMS; k++) {
+        ls_comm *c = &w->comm[k];
+        memset(c, 0, sizeof *c);
+        c->size = dims[k] ? layout_group_size(&lay, dims[k]) : 1;
+        if (c->size <= 1) {
+            c->size = 1;
+            continue;
+        }
+        layout_group(&lay, dims[k], 0, members);
+        for (int i = 0; i < c->size; i++) {
+            int seen = 0;
+            for (int j = 0; j < i && !seen; j++)
+                seen = rank_node(p, members[j]) == rank_node(p, members[i]);
+            c->nodes += !seen;
+        }
+        c->nics = c->nodes > 1 ? group_nics(p, rpn, members, c->size) : 0;
+        for (int i = 1; i < c->size && !c->node_link[0]; i++) {
+            const char *cls = NULL;
+            if (rank_node(p, members[i]) == rank_node(p, members[0]) && platform_rank_links(p, members[0], members[i], &cls) > 0 &&
+                cls)
+                snprintf(c->node_link, sizeof c->node_link, "%s", cls);
+        }
+        double lat_s;
+        ring_rate(p, members, c->size, &lat_s, &c->ring_Bps);
+        c->ring_Bps = isfinite(c->ring_Bps) ? c->ring_Bps : 0;
+    }
+    free(members);
+    return TT_OK;
+}
+
 static void screen_error(layout_search_result *r)
 {
     double sum = 0, bias = 0;
@@ -592,6 +657,10 @@ int layout_search_run(const scenario *sc, const layout_search_options *opt, layo
         rc = simulate(&s, out, order, err);
     if (rc == TT_OK)
         screen_error(out);
+    for (size_t i = 0; rc == TT_OK && i < out->n_rows; i++)
+        rc = row_comms(&s, &out->rows[i], err);
+    if (rc == TT_OK)
+        rc = row_comms(&s, &out->own, err);
     free(order);
     free(s.cand);
     for (size_t k = 0; k < N_MICRO; k++)
@@ -607,6 +676,12 @@ void layout_search_free(layout_search_result *r)
 {
     free(r->rows);
     memset(r, 0, sizeof *r);
+}
+
+const char *layout_search_comm_name(ls_comm_kind k)
+{
+    static const char *const names[LS_COMMS] = {"tp", "cp", "ep", "dp", "pp"};
+    return k >= 0 && k < LS_COMMS ? names[k] : "?";
 }
 
 const char *layout_search_recompute_name(int recompute)

@@ -48,11 +48,29 @@ typedef enum {
     LS_REJECTS
 } ls_reject;
 
+/* A layout's communicators: tensor, context, expert, the dense gradients'
+ * data-parallel group (data x context) and the pipeline's stages. */
+typedef enum { LS_COMM_TP, LS_COMM_CP, LS_COMM_EP, LS_COMM_DP, LS_COMM_PP, LS_COMMS } ls_comm_kind;
+
+/* Which links a communicator's group crosses (its first group; the others
+ * are alike): the nodes it spans, the NICs a node's members leave it by, the
+ * class of the links between members of one node, and the rate of a ring
+ * over the group at its slowest hop, NCCL's channel per NIC counted (the
+ * screen's rate). */
+typedef struct ls_comm {
+    int size;          /* ranks in a group (1: the layout has none) */
+    int nodes;         /* nodes the group spans */
+    int nics;          /* NICs per node it leaves by (0: it stays in a node) */
+    char node_link[16]; /* class of the link between its members of a node ("nvlink4"; "" when one a node) */
+    double ring_Bps;   /* 0 for a group of one rank */
+} ls_comm;
+
 typedef struct ls_row {
     ls_layout l;
     size_t index;    /* in the enumeration (ties broken by it) */
     double screen_s; /* the screen's step time */
     run_point pt;    /* simulated: pt.error says why when it could not run */
+    ls_comm comm[LS_COMMS];
 } ls_row;
 
 typedef struct layout_search_options {
@@ -97,6 +115,9 @@ void layout_search_free(layout_search_result *r);
 /* The layout's scenario keys as `ttasim run --set` takes them, space-separated
  * "--set PATH=VALUE" words; returns the length written (truncated to len). */
 int layout_search_sets(const ls_layout *l, char *buf, size_t len);
+
+/* "tp", "cp", "ep", "dp", "pp". */
+const char *layout_search_comm_name(ls_comm_kind k);
 
 /* "none", "selective", "full". */
 const char *layout_search_recompute_name(int recompute);
