@@ -7,9 +7,7 @@ top_srcdir=${top_srcdir:-.}
 name=test-html-report
 . "$top_srcdir/tests/testlib.sh"
 
-chromium=$(command -v chromium || command -v chromium-browser) ||
-    { echo "skipped: chromium not found (README's set-up installs Debian's chromium)"; exit 77; }
-command -v python3 >/dev/null || { echo "skipped: python3 not found (it reads the rendered page)"; exit 77; }
+need_chromium
 
 q=$src/scenarios/quickstart.json
 # markup, quotes and an ampersand in a name are text; a sweep of two points

@@ -9,9 +9,7 @@ top_srcdir=${top_srcdir:-.}
 name=test-plot-text
 . "$top_srcdir/tests/testlib.sh"
 
-chromium=$(command -v chromium || command -v chromium-browser) ||
-    { echo "skipped: chromium not found (README's set-up installs Debian's chromium)"; exit 77; }
-command -v python3 >/dev/null || { echo "skipped: python3 not found (it reads the laid-out page)"; exit 77; }
+need_chromium
 
 scenario() { # file name bandwidth sweep
     cat >"$work/$1.json" <<JSON
