@@ -1,6 +1,6 @@
 #!/bin/sh
 # MPI: 'mpirun -n 3' shares tasks over the ranks (tests/test_mpi_tasks), and
-# 'mpirun -n 3 ttasim run|check' prints and writes the bytes a serial run does.
+# 'mpirun -n 3 ttasim run|check|plan' prints and writes the bytes a serial run does.
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 build=$(cd "$top_builddir" && pwd)
@@ -50,6 +50,25 @@ grep -q '4 of 4 scenarios passed' "$work/mpi-check.txt" || fail "mpirun check: $
 cmp -s "$work/serial-check.txt" "$work/mpi-check.txt" || fail "mpirun check: table differs from the serial one"
 sed -i 's/ time="[0-9.]*"//' "$work/serial.xml" "$work/mpi.xml" # wall seconds: the one part that may differ
 cmp -s "$work/serial.xml" "$work/mpi.xml" || fail "mpirun check: JUnit differs from the serial one"
+
+# plan: the layouts screened and simulated over the ranks, the same ranking and bytes as one process
+cat >"$work/plan.json" <<JSON
+{"version": 1, "name": "mpi-plan: GPT 1.3B on 16 A100 of 6 GB",
+ "platform": {"name": "dgx-a100", "nodes": 2, "accelerator": "a100-sxm4-40gb"},
+ "workload": {"model": {"family": "gpt", "layers": 24, "hidden": 2048, "heads": 16, "vocab": 51200},
+              "seq_len": 2048, "global_batch": 256, "micro_batch": 1, "precision": "bf16"},
+ "optimizer": "adamw", "devices": {"a100-sxm4-40gb": {"mem_bytes": "6G"}},
+ "parallel": {"tensor": 2, "pipeline": 2, "sequence_parallel": true, "zero": 1},
+ "convergence": {"steps": 1}}
+JSON
+for out in txt json; do
+    flag=$([ $out = json ] && echo --json)
+    "$ttasim" plan "$work/plan.json" -j 1 --quiet $flag >"$work/plan-serial.$out" || fail "serial plan exited $?"
+    "$mpirun" --oversubscribe -n 3 "$ttasim" plan "$work/plan.json" -j 1 --quiet $flag >"$work/plan-mpi.$out" \
+        2>"$work/err" || fail "mpirun ttasim plan exited $?: $(cat "$work/err")"
+    cmp -s "$work/plan-serial.$out" "$work/plan-mpi.$out" || fail "mpirun plan: its $out differs from the serial one"
+done
+grep -q 'top 5 by step time' "$work/plan-mpi.txt" || fail "mpirun plan printed no ranking: $(cat "$work/plan-mpi.txt")"
 
 # F15 (round 3): mpirun killed with -9 takes its ranks with it at once (they kept computing 1-5 s),
 # and their workers and simulations with them.
