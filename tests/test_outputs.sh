@@ -16,7 +16,7 @@ cat >"$work/scen/s.json" <<EOF
   "platform": {"name": "star", "nodes": 4},
   "workload": {"trace": "$src/tests/data/tiny-trace.json", "global_batch": 64},
   "convergence": {"steps": 100},
-  "outputs": {"csv": "o.csv", "svg": "o.svg", "json": "o.json"}
+  "outputs": {"csv": "o.csv", "svg": "o.svg", "json": "o.json", "html": "o.html"}
 }
 EOF
 cp "$work/scen/s.json" "$work/scen/orig.json"
@@ -24,14 +24,15 @@ cp "$work/scen/s.json" "$work/scen/orig.json"
 # 1. Relative outputs go next to the scenario, not into the current directory.
 cd "$work/cwd" || exit 99
 expect_rc 0 "$ttasim" run ../scen/s.json
-for f in o.csv o.svg o.json; do
+for f in o.csv o.svg o.json o.html; do
     [ -s "$work/scen/$f" ] || fail "$f not written next to the scenario"
     [ ! -e "$work/cwd/$f" ] || fail "$f written into the current directory"
 done
 grep -q '"step"' "$work/scen/o.json" || fail "o.json is not the run's JSON document"
+grep -q 'data-key="step.time_s"' "$work/scen/o.html" || fail "o.html is not the run's HTML page"
 # ... or under --out-dir.
 expect_rc 0 "$ttasim" run ../scen/s.json --out-dir "$work/dir"
-for f in o.csv o.svg o.json; do
+for f in o.csv o.svg o.json o.html; do
     [ -s "$work/dir/$f" ] || fail "$f not written under --out-dir"
 done
 

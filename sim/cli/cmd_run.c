@@ -94,7 +94,7 @@ static int plan_outputs(const scenario *sc, const char *csv, const char *svg, co
     o->json = resolve_output(sc, sc->out_json, out_dir, err, &rc);
     o->csv = csv ? strdup(csv) : resolve_output(sc, sc->out_csv, out_dir, err, &rc);
     o->svg = svg ? strdup(svg) : resolve_output(sc, sc->out_svg, out_dir, err, &rc);
-    o->html = html ? strdup(html) : NULL;
+    o->html = html ? strdup(html) : resolve_output(sc, sc->out_html, out_dir, err, &rc);
     if (rc)
         return rc;
     size_t cap = SCENARIO_MAX_PHASES + 3 + n_shards;
@@ -171,7 +171,7 @@ static int run_collective(const scenario *sc, const run_outputs *outs, const db_
     tt_error err = {0};
     if (outs->csv || outs->svg || outs->html) {
         tt_error_set(&err, TT_EINPUT, "%s: a collective scenario has no sweep to write as CSV, SVG or HTML; remove "
-                     "--csv/--svg/--html and outputs.csv/svg", sc->path);
+                     "--csv/--svg/--html and outputs.csv/svg/html", sc->path);
         return cli_report_error(err.code, err.msg);
     }
     coll_scenario_result r;

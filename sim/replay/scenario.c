@@ -340,18 +340,19 @@ static int load_cost(const jx_obj *r, scenario *s)
 static int load_rest(const jx_obj *r, scenario *s)
 {
     static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "examples", NULL};
-    static const char *const okeys[] = {"json", "csv", "svg", NULL};
+    static const char *const okeys[] = {"json", "csv", "svg", "html", NULL};
     static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source",
                                         "calibrated", "interruptions_per_day", NULL};
     jx_obj e, o, f;
-    const char *js = NULL, *csv = NULL, *svg = NULL, *src = NULL, *cal = NULL;
+    const char *js = NULL, *csv = NULL, *svg = NULL, *html = NULL, *src = NULL, *cal = NULL;
     int rc, opt = -1;
     if ((rc = jx_enum(r, "optimizer", 0, OPTIM_NAMES, &opt)) || (rc = scenario_load_collectives(r, s)) ||
         (rc = load_convergence(r, s)) || (rc = jx_child(r, "evaluation", 0, &e)) ||
         (e.obj && ((rc = jx_check_keys(&e, ekeys)) || (rc = load_evaluation(&e, s)))) ||
         (rc = load_sweep(r, s)) || (rc = jx_child(r, "outputs", 0, &o)) ||
         (o.obj && ((rc = jx_check_keys(&o, okeys)) || (rc = jx_string(&o, "json", 0, &js)) ||
-                   (rc = jx_string(&o, "csv", 0, &csv)) || (rc = jx_string(&o, "svg", 0, &svg)))) ||
+                   (rc = jx_string(&o, "csv", 0, &csv)) || (rc = jx_string(&o, "svg", 0, &svg)) ||
+                   (rc = jx_string(&o, "html", 0, &html)))) ||
         (rc = jx_child(r, "reference", 0, &f)) ||
         (f.obj && ((rc = jx_check_keys(&f, rkeys)) ||
                    (rc = jx_seconds(&f, "step_time_s", 0, 1e-9, 1e9, &s->ref_step_time_s)) ||
@@ -367,6 +368,7 @@ static int load_rest(const jx_obj *r, scenario *s)
     s->out_json = scenario_dup(js);
     s->out_csv = scenario_dup(csv);
     s->out_svg = scenario_dup(svg);
+    s->out_html = scenario_dup(html);
     s->ref_source = scenario_dup(src);
     s->ref_calibrated = scenario_dup(cal);
     return TT_OK;
@@ -518,7 +520,7 @@ void scenario_free(scenario *s)
     }
     char **strs[] = {&s->path, &s->name, &s->description, &s->platform, &s->accelerator, &s->mesh,
                      &s->precision, &s->gradient_precision, &s->allreduce,
-                     &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg,
+                     &s->alltoall, &s->profile_path, &s->out_json, &s->out_csv, &s->out_svg, &s->out_html,
                      &s->ref_source, &s->ref_calibrated, &s->target_dataset, &s->target_metric,
                      &s->table_precision, &s->layout_order};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)

@@ -167,7 +167,7 @@ typedef struct scenario {
     json_t *sweep_values[SCENARIO_MAX_SWEEP_PATHS];
 
     /* outputs written by 'ttasim run' besides stdout, as given (see scenario_output_path) */
-    char *out_json, *out_csv, *out_svg;
+    char *out_json, *out_csv, *out_svg, *out_html;
 
     /* reference: published figures echoed and compared (0: absent) */
     double ref_step_time_s, ref_time_s, ref_steps;
