@@ -113,20 +113,20 @@ static void print_row(FILE *f, int rank, const ls_row *w, int target)
  * (nvlink4), ring 450 GB/s; dp 16 over 2 nodes x 8 NICs, ring 400 GB/s"). */
 static void print_links(FILE *f, const ls_row *w)
 {
-    const char *sep = "        links  ";
+    int shown = 0;
     for (int k = 0; k < LS_COMMS; k++) {
         const ls_comm *c = &w->comm[k];
         if (c->size <= 1)
             continue;
-        fprintf(f, "%s%s %d ", sep, layout_search_comm_name((ls_comm_kind)k), c->size);
+        fprintf(f, "%s%s %d ", shown++ ? "; " : "        links  ", layout_search_comm_name((ls_comm_kind)k),
+                c->size);
         if (c->nodes <= 1)
             fprintf(f, "in a node (%s)", c->node_link[0] ? c->node_link : "its links");
         else
             fprintf(f, "over %d nodes x %d NIC%s", c->nodes, c->nics, c->nics == 1 ? "" : "s");
         fprintf(f, ", ring %.0f GB/s", c->ring_Bps / 1e9);
-        sep = "; ";
     }
-    if (strcmp(sep, "; ") == 0)
+    if (shown)
         fputc('\n', f);
 }
 

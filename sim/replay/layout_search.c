@@ -58,25 +58,25 @@ typedef struct search {
 /* The rings NCCL runs at once over a group's hops between nodes, a channel
  * per NIC: the distinct NICs its members of one node leave by (1 without
  * a node fabric). A group of a node's 8 GPUs crosses at 8 NICs' rate. */
-static int group_nics(const platform *p, int rpn, const int *members, int size)
-{
-    int node = members[0] / rpn, n = 0;
-    for (int i = 0; i < size; i++) {
-        const char *x = platform_rank_exit(p, members[i]);
-        if (!x)
-            return 1;
-        int seen = members[i] / rpn != node;
-        for (int j = 0; j < i && !seen; j++)
-            seen = members[j] / rpn == node && strcmp(platform_rank_exit(p, members[j]), x) == 0;
-        n += !seen;
-    }
-    return n > 0 ? n : 1;
-}
-
 static int rank_node(const platform *p, int rank)
 {
     int rpn = platform_ranks_per_node(p);
     return rank / (rpn > 0 ? rpn : 1);
+}
+
+static int group_nics(const platform *p, const int *members, int size)
+{
+    int node = rank_node(p, members[0]), n = 0;
+    for (int i = 0; i < size; i++) {
+        const char *x = platform_rank_exit(p, members[i]);
+        if (!x)
+            return 1;
+        int seen = rank_node(p, members[i]) != node;
+        for (int j = 0; j < i && !seen; j++)
+            seen = rank_node(p, members[j]) == node && strcmp(platform_rank_exit(p, members[j]), x) == 0;
+        n += !seen;
+    }
+    return n > 0 ? n : 1;
 }
 
 /* A ring over members at its slowest hop: the largest latency and the least
@@ -84,8 +84,7 @@ static int rank_node(const platform *p, int rank)
  * when no hop has a rate). */
 static void ring_rate(const platform *p, const int *members, int size, double *lat_s, double *bw_Bps)
 {
-    int rpn = platform_ranks_per_node(p) > 0 ? platform_ranks_per_node(p) : 1;
-    int nics = group_nics(p, rpn, members, size);
+    int nics = group_nics(p, members, size);
     *lat_s = 0;
     *bw_Bps = INFINITY;
     for (int r = 0; r < size; r++) {
@@ -571,28 +570,27 @@ static int row_comms(const search *s, ls_row *w, tt_error *err)
     tt_error ignored = {0};
     if (layout_make_experts(degree, s->sc->expert_tensor, s->sc->layout_order, ranks, "$.parallel", &lay, &ignored))
         return TT_OK; /* the scenario's own layout when it could not run: no communicators to show */
-    int *members = malloc(sizeof *members * (size_t)ranks);
-    if (!members)
+    int *members = malloc(sizeof *members * (size_t)ranks), *stamp = calloc((size_t)ranks, sizeof *stamp);
+    if (!members || !stamp) {
+        free(members);
+        free(stamp);
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    }
     const unsigned dims[LS_COMMS] = {LAYOUT_DIM(LAYOUT_TENSOR), LAYOUT_DIM(LAYOUT_CONTEXT), lay.expert_dims,
                                      LAYOUT_DIM(LAYOUT_DATA) | LAYOUT_DIM(LAYOUT_CONTEXT), LAYOUT_DIM(LAYOUT_PIPELINE)};
-    int rpn = platform_ranks_per_node(p) > 0 ? platform_ranks_per_node(p) : 1;
     for (int k = 0; k < LS_COMMS; k++) {
         ls_comm *c = &w->comm[k];
         memset(c, 0, sizeof *c);
         c->size = dims[k] ? layout_group_size(&lay, dims[k]) : 1;
-        if (c->size <= 1) {
-            c->size = 1;
+        if (c->size <= 1)
             continue;
-        }
         layout_group(&lay, dims[k], 0, members);
-        for (int i = 0; i < c->size; i++) {
-            int seen = 0;
-            for (int j = 0; j < i && !seen; j++)
-                seen = rank_node(p, members[j]) == rank_node(p, members[i]);
-            c->nodes += !seen;
+        for (int i = 0; i < c->size; i++) { /* stamp k + 1: a node counted for this communicator */
+            int *seen = &stamp[rank_node(p, members[i])];
+            c->nodes += *seen != k + 1;
+            *seen = k + 1;
         }
-        c->nics = c->nodes > 1 ? group_nics(p, rpn, members, c->size) : 0;
+        c->nics = c->nodes > 1 ? group_nics(p, members, c->size) : 0;
         for (int i = 1; i < c->size && !c->node_link[0]; i++) {
             const char *cls = NULL;
             if (rank_node(p, members[i]) == rank_node(p, members[0]) && platform_rank_links(p, members[0], members[i], &cls) > 0 &&
@@ -604,6 +602,7 @@ static int row_comms(const search *s, ls_row *w, tt_error *err)
         c->ring_Bps = isfinite(c->ring_Bps) ? c->ring_Bps : 0;
     }
     free(members);
+    free(stamp);
     return TT_OK;
 }
 

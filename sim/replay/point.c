@@ -416,9 +416,6 @@ static int model_parallel(const layout *l)
                l->degree[LAYOUT_EXPERT] > 1;
 }
 
-/* One micro-batch's activations from pipeline stage 0 to stage 1, every
- * rank of a stage sending its own at once, each on its route (rank 0's
- * stands for them): its latency and bytes at its bandwidth. */
 /* The scenario names a layout (a degree in "parallel"): its run reports the
  * layout, tokens and memory per rank as a model-parallel one does, also when
  * it is data parallel only and takes the data-parallel step. */
@@ -430,6 +427,9 @@ static int states_layout(const scenario *sc)
     return 0;
 }
 
+/* One micro-batch's activations from pipeline stage 0 to stage 1, every
+ * rank of a stage sending its own at once, each on its route (rank 0's
+ * stands for them): its latency and bytes at its bandwidth. */
 static double send_s(const platform *p, const workload *t, const phase_plan *pp)
 {
     const layout *l = pp->tf.layout;
