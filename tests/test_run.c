@@ -541,6 +541,18 @@ START_TEST(run_evaluation_from_workload)
     ck_assert(report_lookup(doc, "time_to_accuracy_s", &tta));
     ck_assert_double_eq_tol(tta, 1000 * t + eval, 1e-9 * tta);
     json_decref(doc);
+    /* every 640 examples: every 10 steps of 64, 100 evaluations */
+    char every[2048];
+    snprintf(every, sizeof every, "%s", text);
+    char *ep = strstr(every, "\"every_epochs\": 2,");
+    memmove(ep + 22, ep + 18, strlen(ep + 18) + 1);
+    memcpy(ep, "\"every_examples\": 640,", 22);
+    tu_write_temp(every, path, sizeof path);
+    doc = run_json(path, 0, out, sizeof out);
+    unlink(path);
+    ck_assert(report_lookup(doc, "evaluation_s", &eval));
+    ck_assert_double_eq_tol(eval, 100 * 16 * forward, 1e-9);
+    json_decref(doc);
     /* typed-in and workload evaluation together are refused, naming the path */
     char bad[2048];
     snprintf(bad, sizeof bad, "%s", text);

@@ -103,6 +103,9 @@ START_TEST(pipeline_by_hand)
     ck_assert_double_eq_tol(r.compute_s, 18, 1e-9);
     ck_assert_double_eq_tol(r.bubble_s, 8, 1e-9);
     ck_assert_double_eq_tol(r.tp_comm_s, 0, 1e-12);
+    /* an evaluation's forward: the first micro-batch 2 + 0.5 + 2 s, the rest every 2 s */
+    ck_assert_double_eq_tol(r.forward_fill_s, 4.5, 1e-9);
+    ck_assert_double_eq_tol(r.forward_beat_s, 2, 1e-9);
     /* stage 0 holds two micro-batches in flight: 2 x 2 blocks x 1 GB of activations */
     ck_assert_double_eq_tol(r.memory.activations_bytes, 4e9, 1);
     workload_free(&t);

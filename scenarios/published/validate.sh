@@ -25,7 +25,9 @@ row's `expect` bounds (step ratio within [0.6, 1.4]; part of `make check`).
 - A published step is total time / steps unless the description says otherwise: it includes
   evaluation and start-up, so it bounds the step from above.
 - Steps to target come from the convergence profiles (`../profiles/`), so the total-time ratio
-  mostly repeats the step ratio.
+  mostly repeats the step ratio; evaluation is added where the run evaluated (MLPerf's GPT-3
+  rows: forward passes of the validation set every 24,576 sequences). Each table's summary gives
+  the step ratios, then the total-time ratios where a total was published.
 - Role `calibration`: the row fed a device efficiency (`reference.calibrated` says which) and
   checks nothing; `validation` rows fed nothing. GPU compute is fitted to single-device figures
   only (`ttasim calibrate`, `platforms/calibration/`).

@@ -324,18 +324,45 @@ static void print_collectives_markdown(const outcome *o, char **files, size_t n)
 
 /* median and worst |predicted / published - 1| of the step over the rows
  * of a model ("" = every model) in one role; 0 rows prints nothing. */
-static void print_summary_row(const outcome *o, size_t n, const char *name, int calibration, double *dev)
+static void print_summary_row(const outcome *o, size_t n, const char *name, int calibration, int total, double *dev)
 {
     size_t k = 0;
-    for (size_t j = 0; j < n; j++)
-        if (!o[j].error && (!*name || strcmp(o[j].model, name) == 0) && o[j].ref_step_time_s > 0 &&
-            o[j].calibration == calibration)
-            dev[k++] = fabs(o[j].step_time_s / o[j].ref_step_time_s - 1);
+    for (size_t j = 0; j < n; j++) {
+        double ref = total ? o[j].ref_time_s : o[j].ref_step_time_s;
+        if (!o[j].error && (!*name || strcmp(o[j].model, name) == 0) && ref > 0 && o[j].calibration == calibration)
+            dev[k++] = fabs((total ? o[j].tta_s : o[j].step_time_s) / ref - 1);
+    }
     if (k == 0)
         return;
     double med = stats_median(dev, k);
     printf("| %s | %s | %zu | %.1f %% | %.1f %% |\n", *name ? name : "all of the above",
            calibration ? "calibration" : "validation", k, 100 * med, 100 * dev[k - 1]);
+}
+
+/* The median and worst per model and role, then over all the models, of the
+ * step ratios (total 0) or the total-time ratios (total 1, when any). */
+static void print_summary(const outcome *o, size_t n, int total)
+{
+    size_t rows = 0;
+    for (size_t i = 0; i < n; i++)
+        rows += !o[i].error && o[i].ref_time_s > 0;
+    if (total && !rows)
+        return;
+    printf("\n| model | role | rows with a published %s | median abs(ratio - 1) | worst abs(ratio - 1) |\n"
+           "|---|---|---|---|---|\n", total ? "total time" : "step time");
+    double *dev = calloc(n + 1, sizeof *dev);
+    /* per model, then all of them together (model "" = every one); validation rows first */
+    for (size_t i = 0; dev && i <= n; i++) {
+        const char *name = i < n ? o[i].model : "";
+        int first = 1;
+        for (size_t j = 0; i < n && j < i; j++)
+            first &= strcmp(o[j].model, name) != 0;
+        if (!first || (i < n && o[i].error))
+            continue;
+        print_summary_row(o, n, name, 0, total, dev);
+        print_summary_row(o, n, name, 1, total, dev);
+    }
+    free(dev);
 }
 
 /* The validation table: predicted against published per-step time, each row
@@ -372,21 +399,8 @@ static void print_markdown(const outcome *o, char **files, size_t n)
         else
             printf(" - | - |\n");
     }
-    printf("\n| model | role | rows with a published step time | median abs(ratio - 1) | worst abs(ratio - 1) |\n"
-           "|---|---|---|---|---|\n");
-    double *dev = calloc(n + 1, sizeof *dev);
-    /* per model, then all of them together (model "" = every one); validation rows first */
-    for (size_t i = 0; i <= n; i++) {
-        const char *name = i < n ? o[i].model : "";
-        int first = 1;
-        for (size_t j = 0; i < n && j < i; j++)
-            first &= strcmp(o[j].model, name) != 0;
-        if (!first || (i < n && o[i].error))
-            continue;
-        print_summary_row(o, n, name, 0, dev);
-        print_summary_row(o, n, name, 1, dev);
-    }
-    free(dev);
+    print_summary(o, n, 0);
+    print_summary(o, n, 1);
 }
 
 /* The JSON, Markdown or text summary and the JUnit file; TT_EINPUT when a

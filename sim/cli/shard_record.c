@@ -22,7 +22,7 @@ typedef struct field {
 _Static_assert(sizeof(sharding_kind) == sizeof(int), "plans are stored as int");
 /* A field added to a point must reach its shards too: add it below (and a
  * new SHARD_SCHEMA_VERSION), then the sizes here. */
-_Static_assert(sizeof(run_point) == 4264 && sizeof(step_result) == 168 && sizeof(resilience_result) == 232 &&
+_Static_assert(sizeof(run_point) == 4280 && sizeof(step_result) == 184 && sizeof(resilience_result) == 232 &&
                    sizeof(sharding_cost) == 168 &&
                    sizeof(cost_bill) == 336 && sizeof(host_emb_time) == 48,
                "run_point changed: sim/cli/shard_record.c's FIELDS must name every field");
@@ -48,7 +48,8 @@ static const field FIELDS[] = {
     D("step.time_s", pt.step.time_s), D("step.compute_s", pt.step.compute_s), D("step.comm_s", pt.step.comm_s),
     D("step.exposed_comm_s", pt.step.exposed_comm_s), D("step.tp_comm_s", pt.step.tp_comm_s),
     D("step.cp_comm_s", pt.step.cp_comm_s), D("step.ep_comm_s", pt.step.ep_comm_s),
-    D("step.bubble_s", pt.step.bubble_s), D("step.optimizer_s", pt.step.optimizer_s),
+    D("step.bubble_s", pt.step.bubble_s), D("step.forward_fill_s", pt.step.forward_fill_s),
+    D("step.forward_beat_s", pt.step.forward_beat_s), D("step.optimizer_s", pt.step.optimizer_s),
     I("parallel.tensor", pt.parallel[LAYOUT_TENSOR], 0, INT_MAX),
     I("parallel.context", pt.parallel[LAYOUT_CONTEXT], 0, INT_MAX),
     I("parallel.expert", pt.parallel[LAYOUT_EXPERT], 0, INT_MAX), I("parallel.data", pt.parallel[LAYOUT_DATA], 0, INT_MAX),

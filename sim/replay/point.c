@@ -271,19 +271,30 @@ static void combine_phases(const scenario *sc, const phase_plan *ph, double peak
 }
 
 /* Evaluation time over `steps` steps: typed in (every_steps x time_s), or from
- * the workload: `examples` forward passes split over the ranks at the first
- * phase's micro-batch, after every `every_epochs` epochs. */
+ * the workload: `examples` forward passes split over the data-parallel
+ * replicas at the first phase's micro-batch, after every `every_epochs` epochs
+ * or every `every_examples` examples (every ceil(every_examples / batch)
+ * steps, as MLPerf's language models evaluate). A pipeline's replica runs its
+ * micro-batches forward one after another: the first through every stage, the
+ * rest at its busiest stage's pace. */
 static double evaluation_s(const scenario *sc, const workload *t, const device_model *d, const phase_plan *ph,
                            const run_point *pt, double steps)
 {
     if (sc->eval_every_steps > 0)
         return floor(steps / sc->eval_every_steps) * sc->eval_time_s;
-    if (sc->eval_every_epochs <= 0)
+    double evals;
+    if (sc->eval_every_examples > 0)
+        evals = floor(steps / ceil(sc->eval_every_examples / pt->global_batch) + 1e-9);
+    else if (sc->eval_every_epochs > 0)
+        evals = floor(steps * pt->global_batch / sc->dataset_examples / sc->eval_every_epochs + 1e-9);
+    else
         return 0;
-    double epochs = steps * pt->global_batch / sc->dataset_examples;
-    double evals = floor(epochs / sc->eval_every_epochs + 1e-9);
-    double passes = ceil(ceil(sc->eval_examples / pt->ranks) / ph->o.micro_batch);
-    return evals * passes * step_forward_s(t, d, &ph->o);
+    const layout *l = ph->tf.layout;
+    if (!l)
+        return evals * ceil(ceil(sc->eval_examples / pt->ranks) / ph->o.micro_batch) * step_forward_s(t, d, &ph->o);
+    int replicas = pt->ranks / (l->degree[LAYOUT_TENSOR] * l->degree[LAYOUT_CONTEXT] * l->degree[LAYOUT_PIPELINE]);
+    double passes = ceil(ceil(sc->eval_examples / replicas) / ph->o.micro_batch);
+    return evals * (ph->r.forward_fill_s + (passes - 1) * ph->r.forward_beat_s);
 }
 
 /* Time, cost and energy of `steps` steps with eval_s of evaluation (busy time). */

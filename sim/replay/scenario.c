@@ -300,11 +300,12 @@ static int load_expect(const jx_obj *r, scenario *s)
 static int load_evaluation(const jx_obj *e, scenario *s)
 {
     int typed = jx_has(e, "every_steps") || jx_has(e, "time_s");
-    int modelled = jx_has(e, "every_epochs") || jx_has(e, "examples");
+    int modelled = jx_has(e, "every_epochs") || jx_has(e, "every_examples") || jx_has(e, "examples");
     if (typed == modelled)
-        return tt_error_set(e->err, TT_EINPUT, "%s: %s: expected either \"every_epochs\" and \"examples\" "
-                            "(forward passes timed by the model) or \"every_steps\" and \"time_s\" (a "
-                            "measured evaluation time), not %s", e->file, e->path, typed ? "both" : "neither");
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s: expected either \"every_epochs\" or \"every_examples\", "
+                            "and \"examples\" (forward passes timed by the model), or \"every_steps\" and "
+                            "\"time_s\" (a measured evaluation time), not %s", e->file, e->path,
+                            typed ? "both" : "neither");
     int rc;
     if (typed) {
         if ((rc = jx_number(e, "every_steps", 1, 1, 1e12, &s->eval_every_steps)) ||
@@ -312,10 +313,16 @@ static int load_evaluation(const jx_obj *e, scenario *s)
             return rc;
         return TT_OK;
     }
-    if ((rc = jx_number(e, "every_epochs", 1, 1e-3, 1e6, &s->eval_every_epochs)) ||
+    if (jx_has(e, "every_epochs") == jx_has(e, "every_examples"))
+        return tt_error_set(e->err, TT_EINPUT, "%s: %s: expected one of \"every_epochs\" (evaluation after so "
+                            "many passes over the dataset) and \"every_examples\" (after so many training "
+                            "examples, as MLPerf's language models count them), not %s", e->file, e->path,
+                            jx_has(e, "every_epochs") ? "both" : "neither");
+    if ((rc = jx_number(e, "every_epochs", 0, 1e-3, 1e6, &s->eval_every_epochs)) ||
+        (rc = jx_number(e, "every_examples", 0, 1, 1e15, &s->eval_every_examples)) ||
         (rc = jx_number(e, "examples", 1, 1, 1e12, &s->eval_examples)))
         return rc;
-    if (s->dataset_examples <= 0)
+    if (s->eval_every_epochs > 0 && s->dataset_examples <= 0)
         return tt_error_set(e->err, TT_EINPUT, "%s: %s.every_epochs: an epoch needs the dataset size; give "
                             "$.workload.dataset_examples", e->file, e->path);
     return TT_OK;
@@ -339,7 +346,7 @@ static int load_cost(const jx_obj *r, scenario *s)
 
 static int load_rest(const jx_obj *r, scenario *s)
 {
-    static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "examples", NULL};
+    static const char *const ekeys[] = {"every_steps", "time_s", "every_epochs", "every_examples", "examples", NULL};
     static const char *const okeys[] = {"json", "csv", "svg", "html", NULL};
     static const char *const rkeys[] = {"step_time_s", "time_s", "steps", "busbw_Bps", "op_time_s", "source",
                                         "calibrated", "interruptions_per_day", NULL};

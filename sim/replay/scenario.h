@@ -146,9 +146,10 @@ typedef struct scenario {
     int accept_mismatch; /* SCENARIO_ACCEPT_*: mismatches with the profile carried as assumptions */
 
     /* evaluation added to time-to-accuracy: typed in, or from the workload
-     * (every_epochs > 0: `examples` forward passes over all ranks) */
+     * (every_epochs or every_examples > 0: `examples` forward passes over the
+     * data-parallel replicas) */
     double eval_every_steps, eval_time_s;
-    double eval_every_epochs, eval_examples;
+    double eval_every_epochs, eval_every_examples, eval_examples;
 
     /* owning the cluster ("cost"; defaults in cost.h) */
     double lifetime_years, pue, usd_per_kwh;

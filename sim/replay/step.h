@@ -118,6 +118,8 @@ typedef struct step_result {
     double cp_comm_s;      /* context parallelism: the ring of keys and values beyond the attention it overlaps */
     double ep_comm_s;      /* expert parallelism: MoE layers' dispatch and combine alltoalls, blocking */
     double bubble_s;       /* the pipeline's: a stage waiting on the others */
+    double forward_fill_s; /* a pipeline's (step_transformer.h): one micro-batch's forward through every stage */
+    double forward_beat_s; /* and its busiest stage's forward of a micro-batch, the pace of the ones after */
     double optimizer_s;
     double host_embedding_s; /* compute stream waiting on embedding rows in host memory */
     double input_s;        /* the host input pipeline's time for the node's images of one step (0: none) */

@@ -681,6 +681,13 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
                 st[v].fsdp_backward_s;
         pieces[v] = st[v].buckets > 0 ? st[v].buckets : 1; /* ZeRO-3's: none, the backward whole */
     }
+    for (int v = 0; rc == TT_OK && v < vs; v++) { /* forward only, as an evaluation runs it */
+        double stage_s = 0;
+        for (int u = v % p; u < vs; u += p)
+            stage_s += fw[u];
+        out->forward_fill_s += fw[v] + (v > 0 ? send_s : 0);
+        out->forward_beat_s = fmax(out->forward_beat_s, stage_s);
+    }
     pipeline_shape sh = {p, x->chunks, x->micro_batches, fw, bw, send_s, pieces};
     if (rc == TT_OK && !(gen.pl = pipeline_build(gen.g, &sh, err)))
         rc = err->code;
