@@ -56,8 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *files[1];
     tt_error err = {0};
     shard_set *set = NULL;
+    const shard_origin origin = {"run", "", sc.path, NULL, 0};
     files[0] = (char *)fuzz_input_file(NULL, "shard.json", data, size);
-    if (shard_set_read(files, 1, sc.path, NULL, 0, n, recs, &set, &err) == TT_OK)
+    if (shard_set_read(files, 1, &origin, n, recs, &set, &err) == TT_OK)
         shard_set_free(set);
     if (size > 1 && data[size - 1] == '}') {
         char *text = malloc(size + 64);
@@ -65,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int len = snprintf(text + size - 1, 64, ",\"checksum\":\"%016llx\"}",
                            (unsigned long long)infile_fnv(INFILE_FNV_START, data, size - 1));
         files[0] = (char *)fuzz_input_file(NULL, "shard.json", (const uint8_t *)text, size - 1 + (size_t)len);
-        if (shard_set_read(files, 1, sc.path, NULL, 0, n, recs, &set, &err) == TT_OK)
+        if (shard_set_read(files, 1, &origin, n, recs, &set, &err) == TT_OK)
             shard_set_free(set);
         free(text);
     }
