@@ -311,7 +311,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
         return cli_usage_error(cmd, "missing the scenario file");
     if (merge ? optind + 1 == argc : optind + 1 != argc)
         return cli_usage_error(cmd, merge ? "give the scenario file, then its shard files" : "expected one scenario file");
-    if (opt.shards > 1 && (as_json || csv || svg || html || out_dir || db.path))
+    if (opt.shards > 0 && (as_json || csv || svg || html || out_dir || db.path))
         return cli_usage_error(cmd, "--shard prints the shard's document for 'ttasim merge', which writes the "
                                     "reports: drop --json, --csv, --svg, --html, --out-dir and --db");
     db.n_sets = n_sets;
@@ -322,7 +322,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
     if (rc)
         return cli_report_error(rc, err.msg);
     run_outputs outs = {0};
-    if (opt.shards <= 1 && (rc = plan_outputs(&sc, csv, svg, html, db.path, out_dir, merge ? argv + optind + 1 : NULL,
+    if (opt.shards == 0 && (rc = plan_outputs(&sc, csv, svg, html, db.path, out_dir, merge ? argv + optind + 1 : NULL,
                                               merge ? (size_t)(argc - optind - 1) : 0, &outs, &err))) {
         free_outputs(&outs);
         scenario_free(&sc);
@@ -347,7 +347,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
     json_t *doc = NULL;
     int failed = 0;
     char failures[2048];
-    if (rc == TT_OK && opt.shards > 1) {
+    if (rc == TT_OK && opt.shards > 0) {
         rc = shard_write(stdout, &origin, opt.shard, opt.shards, r.records, r.n_records, &err);
     } else if (rc == TT_OK) {
         doc = report_json(&sc, &r);
