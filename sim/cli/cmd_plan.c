@@ -79,21 +79,10 @@ static void plan_progress(int stage, size_t done, size_t total)
 
 /* ---- text ---- */
 
-static void layout_words(const ls_layout *l, char *buf, size_t n)
-{
-    int k = snprintf(buf, n, "tp %d%s pp %d", l->tensor, l->sequence_parallel ? " (sp)" : "", l->pipeline);
-    if (l->virtual_stages > 1)
-        k += snprintf(buf + k, n - (size_t)k, " x %d chunks", l->virtual_stages);
-    if (l->first_stage_layers)
-        k += snprintf(buf + k, n - (size_t)k, " (ends %d+%d)", l->first_stage_layers, l->last_stage_layers);
-    snprintf(buf + k, n - (size_t)k, " cp %d ep %d dp %d mb %d zero %d recompute %s", l->context, l->expert,
-             l->data, l->micro_batch, l->zero, layout_search_recompute_name(l->recompute));
-}
-
 static void print_row(FILE *f, int rank, const ls_row *w, int target)
 {
     char lw[256], d1[32], d2[32], u[32];
-    layout_words(&w->l, lw, sizeof lw);
+    layout_search_words(&w->l, lw, sizeof lw);
     if (w->pt.error[0]) {
         fprintf(f, "  %2d  %-86s  failed: %s\n", rank, lw, w->pt.error);
         return;
