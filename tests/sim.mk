@@ -106,6 +106,9 @@ EXTRA_DIST += tests/test_calibrate.sh
 # -j: sweep points and check's scenarios in forked workers, output identical to -j 1.
 TESTS += tests/test_parallel.sh
 EXTRA_DIST += tests/test_parallel.sh
+# plan --shard I/N and plan --merge: the unsharded plan's bytes, refusals, a search resumed.
+TESTS += tests/test_plan_shards.sh
+EXTRA_DIST += tests/test_plan_shards.sh
 
 # MPI: mpirun --oversubscribe -n 3 shares tasks over the ranks; rank 0 writes a serial run's bytes.
 check_PROGRAMS += tests/test_mpi_tasks

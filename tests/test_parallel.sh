@@ -85,6 +85,10 @@ done
 for ext in txt csv svg json; do
     cmp -s "$work/j1.$ext" "$work/m.$ext" || fail "merge: $ext differs from run"
 done
+# An array of one task: --shard 0/1 is a shard too.
+"$ttasim" run "$work/sweep.json" --shard 0/1 -j 1 >"$work/whole.json" 2>"$work/err" || fail "run --shard 0/1 exited $?"
+"$ttasim" merge "$work/sweep.json" "$work/whole.json" >"$work/m1.txt" 2>"$work/err" || fail "merge of 0/1 exited $?: $(cat "$work/err")"
+cmp -s "$work/j1.txt" "$work/m1.txt" || fail "merge of --shard 0/1: text differs from run"
 # A missing shard, a shard given twice, a changed scenario, a bad --shard: exit 2, saying what to do.
 expect2() { # expect2 PATTERN CMD...
     pat=$1

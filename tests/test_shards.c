@@ -192,7 +192,7 @@ START_TEST(merge_refuses_forged_shards)
         {forge_label, "$.records[0].label: expected a string shorter than its field"},
         {forge_renamed, "$.records[0].step.time_s: expected the field (missing)"},
         {forge_extra, "a field it does not know (another schema)"},
-        {forge_version, "$.version: shard schema 1, this ttasim reads schema 5"},
+        {forge_version, "$.version: shard schema 1, this ttasim reads schema 6"},
         {forge_build, "$.build: written by another ttasim build (0123456789abcdef"},
         {forge_other_point, "$.records[0].point: expected a point of shard 0 of 2"},
     };

@@ -14,6 +14,7 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/db_cli.h"
 #include "sim/cli/progress.h"
+#include "sim/cli/shard.h"
 #include "sim/replay/layout_search.h"
 #include "sim/replay/scenario.h"
 #include "sim/report/human.h"
@@ -54,12 +55,31 @@ static void plan_help(FILE *out)
             CLI_SET_HELP
             "  -j, --jobs N  layouts at a time (default: the processors this process may\n"
             "              use); the output is the same for any N\n"
+            "  --shard I/N   screen every layout, then simulate only the K + 1 simulations\n"
+            "              k (the screen's fastest, the scenario's own last) with k mod N\n"
+            "              = I (I from 0), and print them as a shard document on stdout\n"
+            "  --merge       SCENARIO.json is followed by the N shards' files: their\n"
+            "              simulations are taken instead of run, and the reports are\n"
+            "              those of the plan unsharded, byte for byte\n"
             DB_CLI_HELP
             "              (a point per simulated layout, as in \"layouts\" of --json)\n"
             "  --quiet       no progress on stderr\n"
             "  --help        this text\n\n"
             "Each row's \"set\" reproduces it: ttasim run SCENARIO.json followed by those\n"
-            "--set options. Exit status 2 when no layout fits.\n");
+            "--set options. Exit status 2 when no layout fits.\n\n"
+            "Shards split a long search over a batch job array, and make it resumable:\n"
+            "each shard is its own file, written by its own redirection, so a search\n"
+            "that was interrupted resumes by running again only the shards whose file is\n"
+            "missing or refused. The shards and their merge take the same search options\n"
+            "(--simulate or the --top it defaults from, --batch, --tensor-max,\n"
+            "--context-max, --zero, --recompute, --no-sequence-parallel, --set), --top\n"
+            "and the reports' options may differ. A simulation in no shard, a shard given\n"
+            "twice, one of other options, of another version of the scenario or ttasim\n"
+            "build, run on other files, or changed by a single byte is an input error\n"
+            "(exit 2) naming the file. Slurm, for example:\n"
+            "  sbatch --array=0-15 --wrap 'ttasim plan s.json --shard $SLURM_ARRAY_TASK_ID/16 \\\n"
+            "      > shard-$SLURM_ARRAY_TASK_ID.json'\n"
+            "  ttasim plan s.json --merge shard-*.json\n");
 }
 
 static const char *const STAGES[] = {"screen", "simulate"};
@@ -79,21 +99,10 @@ static void plan_progress(int stage, size_t done, size_t total)
 
 /* ---- text ---- */
 
-static void layout_words(const ls_layout *l, char *buf, size_t n)
-{
-    int k = snprintf(buf, n, "tp %d%s pp %d", l->tensor, l->sequence_parallel ? " (sp)" : "", l->pipeline);
-    if (l->virtual_stages > 1)
-        k += snprintf(buf + k, n - (size_t)k, " x %d chunks", l->virtual_stages);
-    if (l->first_stage_layers)
-        k += snprintf(buf + k, n - (size_t)k, " (ends %d+%d)", l->first_stage_layers, l->last_stage_layers);
-    snprintf(buf + k, n - (size_t)k, " cp %d ep %d dp %d mb %d zero %d recompute %s", l->context, l->expert,
-             l->data, l->micro_batch, l->zero, layout_search_recompute_name(l->recompute));
-}
-
 static void print_row(FILE *f, int rank, const ls_row *w, int target)
 {
     char lw[256], d1[32], d2[32], u[32];
-    layout_words(&w->l, lw, sizeof lw);
+    layout_search_words(&w->l, lw, sizeof lw);
     if (w->pt.error[0]) {
         fprintf(f, "  %2d  %-86s  failed: %s\n", rank, lw, w->pt.error);
         return;
@@ -352,6 +361,62 @@ static int parse_batches(const char *text, long *out, size_t *n)
     return rc;
 }
 
+/* The plan's reports: the CSV file, the database, the text or JSON on stdout. */
+static int plan_reports(const scenario *sc, const layout_search_result *r, int top, int as_json, const char *csv,
+                        const db_cli *db, tt_error *err)
+{
+    int rc = csv && parallel_is_writer() ? write_csv(csv, r, err) : TT_OK;
+    json_t *doc = rc == TT_OK && (as_json || db->path) ? plan_json(sc, r) : NULL;
+    if (rc == TT_OK && (as_json || db->path) && !doc)
+        rc = tt_error_set(err, TT_EINTERNAL, "out of memory");
+    if (rc == TT_OK)
+        rc = db_cli_append(db, &(resultsdb_report){sc->path, sc->name, doc, "layouts"}, 1, err);
+    if (rc == TT_OK && parallel_is_writer()) {
+        if (as_json)
+            cli_print_json(doc, PLAN_JSON_FLAGS);
+        else
+            print_text(stdout, sc, r, top);
+    }
+    json_decref(doc);
+    return rc;
+}
+
+/* The options that change the search, as words ("--simulate 15 --zero 1,2"):
+ * a plan's shards and their merge must agree on them. */
+static void search_words(const layout_search_options *o, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "--simulate %d", o->simulate);
+    for (size_t i = 0; i < o->n_batches && k < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%ld", i ? "," : " --batch ", o->batches[i]);
+    if (o->tensor_max && k < n)
+        k += (size_t)snprintf(buf + k, n - k, " --tensor-max %d", o->tensor_max);
+    if (o->context_max && k < n)
+        k += (size_t)snprintf(buf + k, n - k, " --context-max %d", o->context_max);
+    for (int z = 0, first = 1; z <= 3 && k < n; z++)
+        if (o->zero_mask >> z & 1)
+            k += (size_t)snprintf(buf + k, n - k, "%s%d", first ? " --zero " : ",", z), first = 0;
+    for (int r = 0, first = 1; r <= LS_RECOMPUTE_FULL && k < n; r++)
+        if (o->recompute_mask >> r & 1)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", first ? " --recompute " : ",",
+                                  layout_search_recompute_name(r)), first = 0;
+    if (o->no_sequence_parallel && k < n)
+        snprintf(buf + k, n - k, " --no-sequence-parallel");
+}
+
+/* A merge's shard files, read once the search knows its simulations. */
+typedef struct plan_merge {
+    char *const *files;
+    size_t n_files;
+    const shard_origin *origin;
+    shard_set *set;
+} plan_merge;
+
+static int read_shards(void *ctx, size_t n, point_outcome *records, tt_error *err)
+{
+    plan_merge *m = ctx;
+    return shard_set_read(m->files, m->n_files, m->origin, n, records, &m->set, err);
+}
+
 static int plan_main(int argc, char **argv)
 {
     static const struct option opts[] = {{"json", no_argument, NULL, 'J'},
@@ -368,11 +433,13 @@ static int plan_main(int argc, char **argv)
                                          {"no-sequence-parallel", no_argument, NULL, 'N'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"db", required_argument, NULL, 'D'},
+                                         {"shard", required_argument, NULL, 'H'},
+                                         {"merge", no_argument, NULL, 'M'},
                                          {NULL, 0, NULL, 0}};
     const cli_command *cmd = &cmd_plan;
     layout_search_options opt = {.top = 5, .jobs = parallel_jobs_default(), .progress = plan_progress};
     long batches[PLAN_MAX_BATCHES], v;
-    int as_json = 0, c;
+    int as_json = 0, merge = 0, c;
     char *sets[CLI_MAX_SETS];
     size_t n_sets = 0;
     const char *csv = NULL;
@@ -416,12 +483,23 @@ static int plan_main(int argc, char **argv)
             g_quiet = 1;
         } else if (c == 'D') {
             db.path = optarg;
+        } else if (c == 'H') {
+            if (shard_parse(optarg, &opt.shard, &opt.shards, &err))
+                return cli_usage_error(cmd, "%s", err.msg);
+        } else if (c == 'M') {
+            merge = 1;
         } else {
             return cli_bad_option(cmd, argv, optind, optopt, opts, c == ':');
         }
     }
-    if (optind + 1 != argc)
-        return cli_usage_error(cmd, optind == argc ? "missing the scenario file" : "expected one scenario file");
+    if (optind == argc)
+        return cli_usage_error(cmd, "missing the scenario file");
+    if (merge ? optind + 1 == argc : optind + 1 != argc)
+        return cli_usage_error(cmd, merge ? "--merge: give the scenario file, then its shard files"
+                                          : "expected one scenario file");
+    if (opt.shards > 0 && (merge || as_json || csv || db.path))
+        return cli_usage_error(cmd, "--shard prints the shard's document for --merge, which writes the reports: "
+                                    "drop --merge, --json, --csv and --db");
     if (opt.simulate == 0)
         opt.simulate = 3 * opt.top;
     if (opt.simulate < opt.top)
@@ -432,36 +510,33 @@ static int plan_main(int argc, char **argv)
     int rc = scenario_load_set(argv[optind], sets, n_sets, &sc, &err);
     if (rc)
         return cli_report_error(rc, err.msg);
-    if (db.path) { /* before the search, not after */
-        const char *inputs[SCENARIO_MAX_PHASES + 3], *what[SCENARIO_MAX_PHASES + 3];
-        size_t n = scenario_inputs(&sc, inputs, what, SCENARIO_MAX_PHASES + 3);
-        const char *outs[] = {csv, db.path};
-        if ((rc = outfile_check_distinct(outs, 2, inputs, what, n, &err)) ||
-            (rc = resultsdb_check_path(db.path, inputs, what, n, &err))) {
-            scenario_free(&sc);
-            return cli_report_error(rc, err.msg);
-        }
+    char *const *shards = argv + optind + 1;
+    size_t n_shards = (size_t)(argc - optind - 1);
+    const char *outs[] = {csv, db.path};
+    if ((rc = shard_check_outputs(&sc, shards, n_shards, outs, 2, db.path, &err))) { /* before the search */
+        scenario_free(&sc);
+        return cli_report_error(rc, err.msg);
+    }
+    char words[1024];
+    search_words(&opt, words, sizeof words);
+    shard_origin origin = {"plan", words, argv[optind], sets, n_sets};
+    plan_merge pm = {shards, n_shards, &origin, NULL};
+    if (merge) {
+        opt.take_records = read_shards;
+        opt.records_ctx = &pm;
     }
     snprintf(g_what, sizeof g_what, "plan %s", sc.name);
     layout_search_result r;
     rc = layout_search_run(&sc, &opt, &r, &err);
-    if (rc == TT_OK && csv && parallel_is_writer())
-        rc = write_csv(csv, &r, &err);
-    json_t *doc = rc == TT_OK && (as_json || db.path) ? plan_json(&sc, &r) : NULL;
-    if (rc == TT_OK && (as_json || db.path) && !doc)
-        rc = tt_error_set(&err, TT_EINTERNAL, "out of memory");
-    if (rc == TT_OK)
-        rc = db_cli_append(&db, &(resultsdb_report){sc.path, sc.name, doc, "layouts"}, 1, &err);
-    if (rc == TT_OK && parallel_is_writer()) {
-        if (as_json) {
-            cli_print_json(doc, PLAN_JSON_FLAGS);
-        } else {
-            print_text(stdout, &sc, &r, opt.top);
-        }
-    }
+    if (rc == TT_OK && pm.set) /* the shards ran on the files this merge read */
+        rc = shard_set_check_inputs(pm.set, &err);
+    shard_set_free(pm.set);
+    if (rc == TT_OK && r.records && parallel_is_writer()) /* a shard */
+        rc = shard_write(stdout, &origin, opt.shard, opt.shards, r.records, r.n_records, &err);
+    else if (rc == TT_OK && !r.records)
+        rc = plan_reports(&sc, &r, opt.top, as_json, csv, &db, &err);
     if (rc)
         cli_report_error(rc, err.msg);
-    json_decref(doc);
     layout_search_free(&r);
     scenario_free(&sc);
     return rc;
@@ -471,6 +546,6 @@ const cli_command cmd_plan = {
     "plan", "the fastest parallel layouts of a transformer scenario, searched",
     "plan SCENARIO.json [--top N] [--simulate K] [--batch B[,B...]] [--tensor-max N] [--context-max N]\n"
     "           [--zero Z[,Z...]] [--recompute R[,R...]] [--no-sequence-parallel] [--json] [--csv F]\n"
-    "           [--set PATH=VALUE]... [-j|--jobs N] [--db FILE] [--quiet]",
+    "           [--set PATH=VALUE]... [-j|--jobs N] [--shard I/N | --merge SHARD.json...] [--db FILE] [--quiet]",
     plan_main, plan_help,
 };

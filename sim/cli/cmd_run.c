@@ -97,25 +97,8 @@ static int plan_outputs(const scenario *sc, const char *csv, const char *svg, co
     o->html = html ? strdup(html) : resolve_output(sc, sc->out_html, out_dir, err, &rc);
     if (rc)
         return rc;
-    size_t cap = SCENARIO_MAX_PHASES + 3 + n_shards;
-    const char **inputs = calloc(cap, sizeof *inputs), **what = calloc(cap, sizeof *what);
-    if (!inputs || !what) {
-        free(inputs);
-        free(what);
-        return tt_error_set(err, TT_EINPUT, "%s: out of memory; free some memory", sc->path);
-    }
-    size_t n = scenario_inputs(sc, inputs, what, SCENARIO_MAX_PHASES + 3);
-    for (size_t i = 0; i < n_shards; i++, n++) {
-        inputs[n] = shards[i];
-        what[n] = "a shard";
-    }
     const char *outs[] = {o->json, o->csv, o->svg, o->html, db};
-    rc = outfile_check_distinct(outs, 5, inputs, what, n, err);
-    if (rc == TT_OK && db)
-        rc = resultsdb_check_path(db, inputs, what, n, err);
-    free(inputs);
-    free(what);
-    return rc;
+    return shard_check_outputs(sc, shards, n_shards, outs, 5, db, err);
 }
 
 static void free_outputs(run_outputs *o)
@@ -241,8 +224,8 @@ static int check_sweep_time(const scenario *sc, const run_options *opt, tt_error
 
 /* The scenario's points: run here (all, or a shard's, printed as a shard
  * document), or taken from shard files (merge). */
-static int run_points(const char *path, char *const *sets, size_t n_sets, const scenario *sc, run_options *opt,
-                      char *const *shard_files, size_t n_shards, run_result *r, tt_error *err)
+static int run_points(const shard_origin *origin, const scenario *sc, run_options *opt, char *const *shard_files,
+                      size_t n_shards, run_result *r, tt_error *err)
 {
     void *records = NULL;
     shard_set *shards = NULL;
@@ -250,8 +233,8 @@ static int run_points(const char *path, char *const *sets, size_t n_sets, const 
     if (shard_files) {
         size_t n = run_sweep_points(sc);
         records = calloc(n + 1, run_record_bytes());
-        rc = records ? shard_set_read(shard_files, n_shards, path, sets, n_sets, n, records, &shards, err)
-                     : tt_error_set(err, TT_EINPUT, "%s: out of memory for %zu points; free some memory", path, n);
+        rc = records ? shard_set_read(shard_files, n_shards, origin, n, records, &shards, err)
+                     : tt_error_set(err, TT_EINPUT, "%s: out of memory for %zu points; free some memory", sc->path, n);
         opt->records = records;
     }
     if (rc == TT_OK)
@@ -328,7 +311,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
         return cli_usage_error(cmd, "missing the scenario file");
     if (merge ? optind + 1 == argc : optind + 1 != argc)
         return cli_usage_error(cmd, merge ? "give the scenario file, then its shard files" : "expected one scenario file");
-    if (opt.shards > 1 && (as_json || csv || svg || html || out_dir || db.path))
+    if (opt.shards > 0 && (as_json || csv || svg || html || out_dir || db.path))
         return cli_usage_error(cmd, "--shard prints the shard's document for 'ttasim merge', which writes the "
                                     "reports: drop --json, --csv, --svg, --html, --out-dir and --db");
     db.n_sets = n_sets;
@@ -339,7 +322,7 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
     if (rc)
         return cli_report_error(rc, err.msg);
     run_outputs outs = {0};
-    if (opt.shards <= 1 && (rc = plan_outputs(&sc, csv, svg, html, db.path, out_dir, merge ? argv + optind + 1 : NULL,
+    if (opt.shards == 0 && (rc = plan_outputs(&sc, csv, svg, html, db.path, out_dir, merge ? argv + optind + 1 : NULL,
                                               merge ? (size_t)(argc - optind - 1) : 0, &outs, &err))) {
         free_outputs(&outs);
         scenario_free(&sc);
@@ -356,16 +339,16 @@ int run_command(const cli_command *cmd, int argc, char **argv, int merge)
     snprintf(what, sizeof what, "%s %s", cmd->name, sc.name);
     progress_start(what, "points", quiet || merge);
     rc = merge ? TT_OK : check_sweep_time(&sc, &opt, &err);
+    shard_origin origin = {"run", "", argv[optind], sets, n_sets};
     if (rc == TT_OK)
-        rc = run_points(argv[optind], sets, n_sets, &sc, &opt, merge ? argv + optind + 1 : NULL,
-                        (size_t)(argc - optind - 1), &r, &err);
+        rc = run_points(&origin, &sc, &opt, merge ? argv + optind + 1 : NULL, (size_t)(argc - optind - 1), &r, &err);
     else
         memset(&r, 0, sizeof r);
     json_t *doc = NULL;
     int failed = 0;
     char failures[2048];
-    if (rc == TT_OK && opt.shards > 1) {
-        rc = shard_write(stdout, argv[optind], sets, n_sets, &opt, &r, &err);
+    if (rc == TT_OK && opt.shards > 0) {
+        rc = shard_write(stdout, &origin, opt.shard, opt.shards, r.records, r.n_records, &err);
     } else if (rc == TT_OK) {
         doc = report_json(&sc, &r);
         rc = expect_check(&sc, doc, &failed, failures, sizeof failures, &err);

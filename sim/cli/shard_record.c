@@ -224,8 +224,8 @@ static int bad_field(const reader *r, const char *path, const char *expected, co
     char *text = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
     if (text && strlen(text) > 60)
         strcpy(text + 57, "...");
-    int rc = tt_error_set(r->err, TT_EINPUT, "%s: %s.%s: expected %s, found %s; the shard was changed after "
-                          "'ttasim run --shard' wrote it: run that shard again", r->file, r->where, path, expected,
+    int rc = tt_error_set(r->err, TT_EINPUT, "%s: %s.%s: expected %s, found %s; the shard was changed after ttasim "
+                          "wrote it: run that shard again", r->file, r->where, path, expected,
                           text ? text : "nothing");
     free(text);
     return rc;

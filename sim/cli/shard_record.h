@@ -11,7 +11,7 @@
 #include "common/error.h"
 #include "sim/replay/run.h"
 
-#define SHARD_SCHEMA_VERSION 5
+#define SHARD_SCHEMA_VERSION 6
 
 /* The record of point `index`: {"point": index, fields...}; NULL when out of memory. */
 json_t *shard_record_json(const point_outcome *o, size_t index);

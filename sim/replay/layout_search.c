@@ -334,24 +334,21 @@ static void screen_task(void *ctx, size_t i, void *result)
     free(pt);
 }
 
-typedef struct sim_out {
-    int rc;
-    tt_error err;
-    run_point pt;
-} sim_out;
-
-/* Task i < n_sim: the i-th screened layout, as `run` runs it; else the scenario's own. */
+/* Simulation i < n_pick: the i-th fastest screened layout, as `run` runs it;
+ * i == n_pick: the scenario's own. Task j runs simulation first + j * step
+ * (all of them, or a shard's share). */
 typedef struct sim_ctx {
     search *s;
     const size_t *pick;
-    size_t n_pick;
+    size_t n_pick, first, step;
 } sim_ctx;
 
-static void sim_task(void *ctx, size_t i, void *result)
+static void sim_task(void *ctx, size_t j, void *result)
 {
     sim_ctx *q = ctx;
     search *s = q->s;
-    sim_out *o = result;
+    point_outcome *o = result;
+    size_t i = q->first + j * q->step;
     scenario sc;
     run_ctx x;
     if (i < q->n_pick) {
@@ -364,6 +361,7 @@ static void sim_task(void *ctx, size_t i, void *result)
     }
     o->rc = batch_schedule_point(&x, &s->c, x.sc->global_batch, NULL, &o->pt, &o->err);
     o->rc = point_failed(o->rc, &o->pt, &o->err);
+    o->present = 1;
 }
 
 static void progress_cb(void *ctx, size_t done, size_t total)
@@ -512,45 +510,97 @@ static int screen_all(search *s, layout_search_result *r, by_time **order, tt_er
     return rc;
 }
 
-/* Simulates the fastest screened and the scenario's own layout into r's rows. */
+/* This process's simulations: all, or its shard's; `jobs` at a time. */
+static int run_simulations(sim_ctx *q, point_outcome *res, tt_error *err)
+{
+    size_t n = q->n_pick + 1, m = n > q->first ? (n - q->first + q->step - 1) / q->step : 0;
+    point_outcome *mine = calloc(m + 1, sizeof *mine);
+    if (!mine)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    q->s->stage = 1;
+    int rc = parallel_run(m, q->s->opt->jobs, sizeof *mine, sim_task, sim_progress, q, mine, err);
+    for (size_t j = 0; rc == TT_OK && j < m; j++)
+        res[q->first + j * q->step] = mine[j];
+    free(mine);
+    return rc;
+}
+
+/* A merge's records of every simulation: each must be in one of its shards. */
+static int take_records(const sim_ctx *q, point_outcome *res, tt_error *err)
+{
+    const layout_search_options *o = q->s->opt;
+    size_t n = q->n_pick + 1;
+    int rc = o->take_records(o->records_ctx, n, res, err);
+    for (size_t k = 0; rc == TT_OK && k < n; k++) {
+        if (res[k].present)
+            continue;
+        char what[256] = "the scenario's own layout";
+        if (k < q->n_pick)
+            layout_search_words(&q->s->cand[q->pick[k]], what, sizeof what);
+        rc = tt_error_set(err, TT_EINPUT, "%s: simulation %zu of %zu (%s) is in none of the shards given; run its "
+                          "shard (--shard I/N with I = %zu mod N, the same options) and merge every shard",
+                          q->s->sc->path, k, n, what, k);
+    }
+    return rc;
+}
+
+/* The simulations into r's rows and the scenario's own row. */
+static int fill_rows(const search *s, layout_search_result *r, const by_time *order, const sim_ctx *q,
+                     const point_outcome *res, tt_error *err)
+{
+    size_t n = q->n_pick;
+    r->rows = calloc(n + 1, sizeof *r->rows);
+    if (!r->rows)
+        return tt_error_set(err, TT_EINTERNAL, "out of memory");
+    for (size_t i = 0; i <= n; i++)
+        if (res[i].rc)
+            return tt_error_set(err, res[i].rc, "%s", res[i].err.msg);
+    for (size_t i = 0; i < n; i++)
+        r->rows[r->n_rows++] = (ls_row){.l = s->cand[q->pick[i]], .index = q->pick[i], .screen_s = order[i].t,
+                                        .pt = res[i].pt};
+    r->own.pt = res[n].pt;
+    r->own.l = own_layout(s, &res[n].pt);
+    r->own.screen_s = NAN;
+    r->own.index = (size_t)-1;
+    for (size_t i = 0; i < s->n_cand; i++)
+        if (same_layout(&s->cand[i], &r->own.l)) {
+            r->own_in_space = 1;
+            r->own.index = i;
+        }
+    for (size_t k = 0; k < r->feasible && r->own_in_space; k++)
+        if (order[k].i == r->own.index) {
+            r->own_screen_rank = (double)(k + 1);
+            r->own.screen_s = order[k].t;
+        }
+    qsort(r->rows, r->n_rows, sizeof *r->rows, row_cmp);
+    return TT_OK;
+}
+
+/* Simulates the fastest screened and the scenario's own layout into r's
+ * rows: here (all, or a shard's, whose records go to r->records), or taken
+ * from a merge's shards. */
 static int simulate(search *s, layout_search_result *r, const by_time *order, tt_error *err)
 {
-    size_t n = r->feasible < (size_t)s->opt->simulate ? r->feasible : (size_t)s->opt->simulate;
+    const layout_search_options *o = s->opt;
+    int sharded = o->shards > 0;
+    size_t n = r->feasible < (size_t)o->simulate ? r->feasible : (size_t)o->simulate;
     size_t *pick = calloc(n + 1, sizeof *pick);
-    sim_out *res = calloc(n + 1, sizeof *res);
-    r->rows = calloc(n + 1, sizeof *r->rows);
-    if (!pick || !res || !r->rows) {
+    point_outcome *res = calloc(n + 1, sizeof *res);
+    if (!pick || !res) {
         free(pick);
         free(res);
         return tt_error_set(err, TT_EINTERNAL, "out of memory");
     }
     for (size_t i = 0; i < n; i++)
         pick[i] = order[i].i;
-    sim_ctx q = {s, pick, n};
-    s->stage = 1;
-    int rc = parallel_run(n + 1, s->opt->jobs, sizeof *res, sim_task, sim_progress, &q, res, err);
-    for (size_t i = 0; rc == TT_OK && i <= n; i++)
-        if (res[i].rc)
-            rc = tt_error_set(err, res[i].rc, "%s", res[i].err.msg);
-    for (size_t i = 0; rc == TT_OK && i < n; i++)
-        r->rows[r->n_rows++] = (ls_row){.l = s->cand[pick[i]], .index = pick[i], .screen_s = order[i].t,
-                                        .pt = res[i].pt};
-    if (rc == TT_OK) {
-        r->own.pt = res[n].pt;
-        r->own.l = own_layout(s, &res[n].pt);
-        r->own.screen_s = NAN;
-        r->own.index = (size_t)-1;
-        for (size_t i = 0; i < s->n_cand; i++)
-            if (same_layout(&s->cand[i], &r->own.l)) {
-                r->own_in_space = 1;
-                r->own.index = i;
-            }
-        for (size_t k = 0; k < r->feasible && r->own_in_space; k++)
-            if (order[k].i == r->own.index) {
-                r->own_screen_rank = (double)(k + 1);
-                r->own.screen_s = order[k].t;
-            }
-        qsort(r->rows, r->n_rows, sizeof *r->rows, row_cmp);
+    sim_ctx q = {s, pick, n, sharded ? (size_t)o->shard : 0, sharded ? (size_t)o->shards : 1};
+    int rc = o->take_records ? take_records(&q, res, err) : run_simulations(&q, res, err);
+    if (rc == TT_OK && sharded) { /* a shard: its records go to the merge */
+        r->records = res;
+        r->n_records = n + 1;
+        res = NULL;
+    } else if (rc == TT_OK) {
+        rc = fill_rows(s, r, order, &q, res, err);
     }
     free(pick);
     free(res);
@@ -654,11 +704,12 @@ int layout_search_run(const scenario *sc, const layout_search_options *opt, layo
                           out->other[0] ? ": " : "", out->other);
     if (rc == TT_OK)
         rc = simulate(&s, out, order, err);
-    if (rc == TT_OK)
+    int rows = rc == TT_OK && !out->records; /* a shard has records, no rows */
+    if (rows)
         screen_error(out);
-    for (size_t i = 0; rc == TT_OK && i < out->n_rows; i++)
+    for (size_t i = 0; rows && rc == TT_OK && i < out->n_rows; i++)
         rc = row_comms(&s, &out->rows[i], err);
-    if (rc == TT_OK)
+    if (rows && rc == TT_OK)
         rc = row_comms(&s, &out->own, err);
     free(order);
     free(s.cand);
@@ -674,6 +725,7 @@ int layout_search_run(const scenario *sc, const layout_search_options *opt, layo
 void layout_search_free(layout_search_result *r)
 {
     free(r->rows);
+    free(r->records);
     memset(r, 0, sizeof *r);
 }
 
@@ -681,6 +733,17 @@ const char *layout_search_comm_name(ls_comm_kind k)
 {
     static const char *const names[LS_COMMS] = {"tp", "cp", "ep", "dp", "pp"};
     return k >= 0 && k < LS_COMMS ? names[k] : "?";
+}
+
+void layout_search_words(const ls_layout *l, char *buf, size_t n)
+{
+    int k = snprintf(buf, n, "tp %d%s pp %d", l->tensor, l->sequence_parallel ? " (sp)" : "", l->pipeline);
+    if (l->virtual_stages > 1)
+        k += snprintf(buf + k, n - (size_t)k, " x %d chunks", l->virtual_stages);
+    if (l->first_stage_layers)
+        k += snprintf(buf + k, n - (size_t)k, " (ends %d+%d)", l->first_stage_layers, l->last_stage_layers);
+    snprintf(buf + k, n - (size_t)k, " cp %d ep %d dp %d mb %d zero %d recompute %s", l->context, l->expert,
+             l->data, l->micro_batch, l->zero, layout_search_recompute_name(l->recompute));
 }
 
 const char *layout_search_recompute_name(int recompute)

@@ -9,7 +9,9 @@
  * slowest hop): a layout that does not fit in memory stops there, its reason
  * counted. The fastest screened are then simulated as `ttasim run` runs them
  * (collectives on SimGrid) and ranked by step time, the scenario's own layout
- * beside them. Same result for any number of jobs. */
+ * beside them. Same result for any number of jobs. The simulations (the
+ * expensive part) can be split into shards, each simulating its share after
+ * the whole screen, and merged back into the same result. */
 #ifndef TT_LAYOUT_SEARCH_H
 #define TT_LAYOUT_SEARCH_H
 
@@ -85,6 +87,12 @@ typedef struct layout_search_options {
     size_t n_batches; /* global batches searched (0: the scenario's) */
     const long *batches;
     void (*progress)(int stage, size_t done, size_t total); /* stage 0: screen, 1: simulation */
+    /* Simulation k is the k-th fastest screened layout, the last the scenario's own. shards > 0: run only
+     * those with k mod shards == shard, into the result's records. take_records (a merge): fill every
+     * simulation's record (n of them) from the shards instead of running them. */
+    int shard, shards;
+    int (*take_records)(void *ctx, size_t n, point_outcome *records, tt_error *err);
+    void *records_ctx;
 } layout_search_options;
 
 typedef struct layout_search_result {
@@ -104,6 +112,8 @@ typedef struct layout_search_result {
     size_t n_error;               /* rows the screen's error is taken over (simulated ones that ran) */
     double screen_err_mean, screen_err_max, screen_err_bias; /* |screen / simulated - 1|: mean and most; signed mean */
     int has_target;               /* the scenario has a convergence target (rows then have a time to it and a cost) */
+    size_t n_records;             /* a shard: every simulation (rows and own are not filled), its own present */
+    point_outcome *records;
 } layout_search_result;
 
 /* Searches sc's layouts on its platform at its node count. Fails (TT_EINPUT)
@@ -115,6 +125,9 @@ void layout_search_free(layout_search_result *r);
 /* The layout's scenario keys as `ttasim run --set` takes them, space-separated
  * "--set PATH=VALUE" words; returns the length written (truncated to len). */
 int layout_search_sets(const ls_layout *l, char *buf, size_t len);
+
+/* The layout in words: "tp 2 (sp) pp 4 x 2 chunks cp 1 ep 1 dp 2 mb 1 zero 1 recompute full". */
+void layout_search_words(const ls_layout *l, char *buf, size_t n);
 
 /* "tp", "cp", "ep", "dp", "pp". */
 const char *layout_search_comm_name(ls_comm_kind k);

@@ -92,7 +92,7 @@ typedef struct point_outcome {
 /* How run_scenario runs the sweep. */
 typedef struct run_options {
     int jobs;            /* points at a time in forked workers (<= 1: in this process) */
-    int shard, shards;   /* shards > 1: run only points i with i mod shards == shard, into records */
+    int shard, shards;   /* shards > 0 (--shard): run only points i with i mod shards == shard, into records */
     const void *records; /* merge: every point's record from the shards, instead of running them */
     void (*progress)(size_t done, size_t total);
     int links;           /* count the link loads of the scenario's own point (run_result.links) */

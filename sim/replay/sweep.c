@@ -335,7 +335,7 @@ int sweep_run(const run_ctx *x, const cluster *base, const run_options *opt, run
         opt->progress(0, m);
     if (rc == TT_OK)
         rc = opt->records ? take_records(opt, &s, o, n, err) : run_own_points(&s, o, m, opt, err);
-    if (rc == TT_OK && shards > 1) { /* a shard: its records go to merge */
+    if (rc == TT_OK && opt->shards > 0) { /* a shard: its records go to merge */
         out->records = o;
         out->n_records = n;
         o = NULL;

@@ -1,7 +1,8 @@
-/* Shard documents ('ttasim merge', sim/cli/shard.c): the bytes as a shard
- * file (checksum, header, records), and, with its checksum made right, the
- * records' fields (shard_record.c); a record accepted is printed as every
- * report does (report.c once read a forged plan index out of bounds). */
+/* Shard documents ('ttasim merge' and 'ttasim plan --merge', sim/cli/shard.c):
+ * the bytes as a shard file of either command (checksum, header, records),
+ * and, with its checksum made right, the records' fields (shard_record.c); a
+ * record accepted is printed as every report does (report.c once read a
+ * forged plan index out of bounds). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,19 @@
 
 static scenario sc;
 static int have_sc;
+
+/* A shard file read as run's and as plan's (run.sh's plan seed has these options). */
+static void read_as_each(char *const *files, size_t n, point_outcome *recs)
+{
+    const shard_origin origins[] = {{"run", "", sc.path, NULL, 0},
+                                    {"plan", "--simulate 3 --zero 3 --recompute selective", sc.path, NULL, 0}};
+    for (size_t i = 0; i < sizeof origins / sizeof *origins; i++) {
+        tt_error err = {0};
+        shard_set *set = NULL;
+        if (shard_set_read(files, 1, &origins[i], n, recs, &set, &err) == TT_OK)
+            shard_set_free(set);
+    }
+}
 
 /* A 4-point sweep on a star of the test trace, loaded once. */
 static void load_scenario(void)
@@ -55,18 +69,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     point_outcome *recs = calloc(n + 1, sizeof *recs);
     char *files[1];
     tt_error err = {0};
-    shard_set *set = NULL;
     files[0] = (char *)fuzz_input_file(NULL, "shard.json", data, size);
-    if (shard_set_read(files, 1, sc.path, NULL, 0, n, recs, &set, &err) == TT_OK)
-        shard_set_free(set);
+    read_as_each(files, n, recs);
     if (size > 1 && data[size - 1] == '}') {
         char *text = malloc(size + 64);
         memcpy(text, data, size - 1);
         int len = snprintf(text + size - 1, 64, ",\"checksum\":\"%016llx\"}",
                            (unsigned long long)infile_fnv(INFILE_FNV_START, data, size - 1));
         files[0] = (char *)fuzz_input_file(NULL, "shard.json", (const uint8_t *)text, size - 1 + (size_t)len);
-        if (shard_set_read(files, 1, sc.path, NULL, 0, n, recs, &set, &err) == TT_OK)
-            shard_set_free(set);
+        read_as_each(files, n, recs);
         free(text);
     }
     /* each record of the document, past the header's build and scenario checks */

@@ -58,6 +58,11 @@ printf '{"version": 1, "name": "f", "platform": {"name": "star", "nodes": 4}, "w
 for i in 0 1; do
   [ -x "$build/ttasim" ] && "$build/ttasim" run "$out/seeds/sweep.json" --quiet --shard $i/2 >"$out/seeds/shard/s$i.json" 2>/dev/null
 done
+# a plan's shard (fuzz_shard reads it as plan's too, with these options): layouts' records, a failed one's error
+printf '{"version": 1, "name": "p", "platform": {"name": "dgx-a100", "nodes": 2, "accelerator": "a100-sxm4-40gb"}, "workload": {"model": {"family": "gpt", "layers": 24, "hidden": 2048, "heads": 16, "vocab": 51200}, "seq_len": 2048, "global_batch": 256, "micro_batch": 1, "precision": "bf16"}, "optimizer": "adamw", "devices": {"a100-sxm4-40gb": {"mem_bytes": "6G"}}, "parallel": {"tensor": 2, "pipeline": 2, "zero": 1}, "convergence": {"steps": 1}}' \
+  >"$out/seeds/plan.json"
+[ -x "$build/ttasim" ] && "$build/ttasim" plan "$out/seeds/plan.json" --quiet --top 1 --zero 3 --recompute selective \
+  --shard 0/1 >"$out/seeds/shard/plan.json" 2>/dev/null
 printf '\000out.csv' >"$out/seeds/outpath/one"
 printf '\001a.csv\nb.svg' >"$out/seeds/outpath/batch"
 printf '\002link' >"$out/seeds/outpath/dropped"
