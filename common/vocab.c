@@ -36,9 +36,14 @@ const char *dtype_name(tt_dtype t)
     return DTYPE_NAMES[t];
 }
 
+tt_dtype dtype_stored(tt_dtype t)
+{
+    return t == DTYPE_FP8 ? DTYPE_BF16 : t;
+}
+
 int dtype_bytes(tt_dtype t)
 {
-    return t == DTYPE_FP32 ? 4 : 2; /* fp8 too: stored in bf16 */
+    return dtype_stored(t) == DTYPE_FP32 ? 4 : 2;
 }
 
 int dtype_parse(const char *s, tt_dtype *out, tt_error *err)

@@ -27,8 +27,9 @@ const char *opclass_name(op_class c);
 int opclass_parse(const char *s, op_class *out, tt_error *err);
 
 const char *dtype_name(tt_dtype t);
-/* Bytes per stored element: fp32 4, fp16 and bf16 2; fp8 2 (its tensors are
- * stored in bf16, see tt_dtype). */
+/* The type a recipe stores its tensors in: fp8's are bf16 (see tt_dtype). */
+tt_dtype dtype_stored(tt_dtype t);
+/* Bytes per stored element: fp32 4, fp16 and bf16 2 (fp8 too). */
 int dtype_bytes(tt_dtype t);
 /* As opclass_parse: "expected fp32, fp16, bf16 or fp8, found \"s\"". */
 int dtype_parse(const char *s, tt_dtype *out, tt_error *err);

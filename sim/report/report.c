@@ -5,6 +5,7 @@
 
 #include "common/jsonx.h"
 #include "common/outfile.h"
+#include "common/vocab.h"
 #include "sim/report/human.h"
 #include "sim/report/links.h"
 
@@ -20,11 +21,13 @@ static const char *plan_name(const run_point *p)
 }
 
 /* The precision gradients are kept and reduced in: fp8 runs (Transformer
- * Engine) keep them in bf16, as dtype_bytes counts them. */
+ * Engine) keep them in bf16 (dtype_stored). */
 static const char *gradient_name(const scenario *sc, const run_result *r)
 {
     const char *name = sc->gradient_precision ? sc->gradient_precision : r->precision;
-    return strcmp(name, "fp8") == 0 ? "bf16" : name;
+    tt_dtype t;
+    tt_error err = {0};
+    return dtype_parse(name, &t, &err) == TT_OK ? dtype_name(dtype_stored(t)) : name;
 }
 
 /* embedding.groups[]: each table group's plan, its tables and its share of
