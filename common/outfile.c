@@ -321,6 +321,19 @@ void outfile_discard(outfile *o)
         drop(o);
 }
 
+int outfile_probe(const char *path, const char *what, tt_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+        return TT_OK; /* opening it now would block on a FIFO or write to a device */
+    outfile *o;
+    FILE *f;
+    int rc = open_output(path, what, 0, &o, &f, err);
+    if (rc == TT_OK)
+        drop(o);
+    return rc;
+}
+
 void outfile_batch_begin(void)
 {
     batching = 1;
@@ -390,13 +403,13 @@ int outfile_check_distinct(const char *const *outputs, size_t n_outputs, const c
                 return err->code;
         }
         char ci[PATH_MAX + 256], cj[PATH_MAX + 256];
-        if (canonical(outputs[i], ci, sizeof ci) != 0)
-            continue; /* its directory does not exist: the write will say so */
-        for (size_t j = i + 1; j < n_outputs; j++)
+        for (size_t j = i + 1; canonical(outputs[i], ci, sizeof ci) == 0 && j < n_outputs; j++)
             if (outputs[j] && canonical(outputs[j], cj, sizeof cj) == 0 && strcmp(ci, cj) == 0)
                 return tt_error_set(err, TT_EINPUT,
                                     "%s and %s name the same file: give each output its own path", outputs[i],
                                     outputs[j]);
+        if (outfile_probe(outputs[i], "this output", err)) /* a missing directory said now, not after the run */
+            return err->code;
     }
     return TT_OK;
 }

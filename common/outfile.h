@@ -26,6 +26,11 @@ int outfile_open(const char *path, const char *what, outfile **out, FILE **f, tt
  * read it. */
 int outfile_open_update(const char *path, const char *what, outfile **out, FILE **f, tt_error *err);
 
+/* Whether path could be written as outfile_open would (its directory, its
+ * type, an input of the run), checked before a long run rather than after:
+ * nothing is created or changed. A FIFO or character device passes unopened. */
+int outfile_probe(const char *path, const char *what, tt_error *err);
+
 /* Flushes, syncs and renames over the target (in a batch: flushes and syncs,
  * the rename waits for outfile_batch_end); frees o. An error (with the
  * system's reason) removes the temporary file and leaves the target alone. */
@@ -47,7 +52,8 @@ void outfile_remove_pending(void);
 /* Refuses (TT_EINPUT) an output path that names an existing file among the
  * inputs (same device and inode, whatever the spelling), a file the run has
  * read, or another output of the same run: writing it would destroy what
- * the run reads. Entries may be NULL. input_what[i] names inputs[i]. */
+ * the run reads; or one outfile_probe refuses. Entries may be NULL.
+ * input_what[i] names inputs[i]. */
 int outfile_check_distinct(const char *const *outputs, size_t n_outputs, const char *const *inputs,
                            const char *const *input_what, size_t n_inputs, tt_error *err);
 

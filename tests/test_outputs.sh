@@ -3,7 +3,8 @@
 # the current directory; an output that is an input of the run is refused with
 # exit 2 and the input left as it was; a failed write (file size limit standing
 # in for a full disk) exits 2 with the system's reason, leaves the previous file
-# intact and no temporary file.
+# intact and no temporary file. An output in a missing directory is refused
+# before the run.
 top_srcdir=${top_srcdir:-.}
 name=test-outputs
 . "$top_srcdir/tests/testlib.sh"
@@ -49,6 +50,12 @@ cmp -s "$work/scen/self.json" "$work/scen/self.orig" || fail "outputs.json namin
 expect_rc 2 "$ttasim" run ../scen/s.json --csv x.csv --svg ./x.csv
 expect_rc 2 "$ttasim" check ../scen/s.json --junit ../scen/s.json
 cmp -s "$work/scen/s.json" "$work/scen/orig.json" || fail "--junit onto the scenario changed it"
+# An output in a missing directory is refused before the run, not after it.
+expect_rc 2 "$ttasim" run ../scen/s.json --set 'sweep.global_batch=[32,64]' --csv "$work/missing/o.csv"
+grep -q 'missing/o.csv: cannot write' "$work/err" || fail "missing directory not named: $(cat "$work/err")"
+! grep -q 'progress' "$work/err" || fail "the run ran before refusing its output: $(cat "$work/err")"
+expect_rc 2 "$ttasim" compare ../scen/s.json ../scen/s.json --set 'sweep.global_batch=[32,64]' --svg "$work/missing/c.svg"
+! grep -q 'progress' "$work/err" || fail "compare ran before refusing its output: $(cat "$work/err")"
 
 # 3. A write that fails (file size limit: SIGXFSZ ignored, so write() gets EFBIG)
 # exits 2 with the reason; the previous file stays whole; no temporary file is left.
