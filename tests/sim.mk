@@ -216,6 +216,11 @@ tests_test_pareto_SOURCES = tests/test_pareto.c
 tests_test_pareto_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_pareto_LDADD = $(TEST_LIBS)
 TESTS += tests/test_pareto
+check_PROGRAMS += tests/test_scaling
+tests_test_scaling_SOURCES = tests/test_scaling.c
+tests_test_scaling_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_scaling_LDADD = $(TEST_LIBS)
+TESTS += tests/test_scaling
 # Chakra traces out and back, and a hand-written one (tests/test_chakra.sh).
 TESTS += tests/test_chakra.sh
 EXTRA_DIST += tests/test_chakra.sh

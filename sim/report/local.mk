@@ -9,6 +9,7 @@ libsim_a_SOURCES += sim/report/human.c sim/report/human.h
 libsim_a_SOURCES += sim/report/plot.c sim/report/plot.h
 libsim_a_SOURCES += sim/report/compare.c sim/report/compare.h
 libsim_a_SOURCES += sim/report/links.c sim/report/links.h
+libsim_a_SOURCES += sim/report/scaling.c sim/report/scaling.h
 libsim_a_SOURCES += sim/report/resultsdb.c sim/report/resultsdb.h
 libsim_a_SOURCES += sim/report/pareto.c sim/report/pareto.h
 libsim_a_SOURCES += sim/report/html.c sim/report/html.h

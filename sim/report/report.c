@@ -8,6 +8,7 @@
 #include "common/vocab.h"
 #include "sim/report/human.h"
 #include "sim/report/links.h"
+#include "sim/report/scaling.h"
 
 static json_t *num(double x)
 {
@@ -256,6 +257,23 @@ json_t *report_json(const scenario *sc, const run_result *r)
             json_array_append_new(pts, point_json(&r->points[i]));
         json_object_set_new(doc, "sweep", pts);
     }
+    scaling_row rows[SCENARIO_MAX_SWEEP];
+    size_t n = scaling_rows(r, rows, SCENARIO_MAX_SWEEP);
+    json_t *scaling = n ? json_array() : NULL;
+    for (size_t k = 0; k < n; k++) {
+        const run_point *p = rows[k].best;
+        json_t *row = json_pack("{s:i, s:i, s:I, s:o}", "nodes", p->nodes, "ranks", p->ranks, "global_batch",
+                                (json_int_t)p->global_batch, "time_to_accuracy_s", num(p->time_to_accuracy_s));
+        if (k > 0)
+            json_object_update_new(row, json_pack("{s:o, s:o, s:o, s:o, s:s}", "speedup", num(rows[k].speedup),
+                                                  "efficiency", num(rows[k].efficiency), "tokens_ratio",
+                                                  num(rows[k].tokens_ratio), "rank_time_ratio",
+                                                  num(rows[k].rank_time_ratio), "limited_by",
+                                                  scaling_limit(&rows[k])));
+        json_array_append_new(scaling, row);
+    }
+    if (scaling)
+        json_object_set_new(doc, "scaling", scaling);
     return doc;
 }
 
@@ -367,6 +385,34 @@ static void report_tokens(FILE *out, const run_result *r)
     }
 }
 
+/* A sweep over node counts: the fastest point at each and what limits the
+ * speedup from one size to the next (scaling.h). */
+static void report_scaling(FILE *out, const run_result *r)
+{
+    scaling_row rows[SCENARIO_MAX_SWEEP];
+    size_t n = scaling_rows(r, rows, SCENARIO_MAX_SWEEP);
+    if (!n)
+        return;
+    fprintf(out, "\nscaling: the fastest batch at each size; against the size before, the speedup, its share of "
+                 "the ideal\n(the ranks' ratio) and what took the rest: more tokens to the target (data efficiency) "
+                 "or more\naccelerator time per sample (communication, bubbles, smaller work per rank)\n");
+    fprintf(out, "%5s %6s %7s %12s %8s %8s %8s %10s  %s\n", "nodes", "ranks", "batch", "TTA", "speedup", "of ideal",
+            "tokens", "rank time", "limited by");
+    for (size_t k = 0; k < n; k++) {
+        const run_point *p = rows[k].best;
+        char tta[24];
+        human_duration(p->time_to_accuracy_s, tta, sizeof tta);
+        if (k == 0) {
+            fprintf(out, "%5d %6d %7ld %12s %8s %8s %8s %10s  %s\n", p->nodes, p->ranks, p->global_batch, tta, "-",
+                    "-", "-", "-", "-");
+            continue;
+        }
+        fprintf(out, "%5d %6d %7ld %12s %7.2fx %7.0f%% %7.2fx %9.2fx  %s\n", p->nodes, p->ranks, p->global_batch,
+                tta, rows[k].speedup, 100 * rows[k].efficiency, rows[k].tokens_ratio, rows[k].rank_time_ratio,
+                scaling_limit(&rows[k]));
+    }
+}
+
 static void report_sweep(FILE *out, const run_result *r)
 {
     if (!r->n_points)
@@ -382,6 +428,7 @@ static void report_sweep(FILE *out, const run_result *r)
     if (extrapolated)
         fprintf(out, "%s", REPORT_EXTRAPOLATED_NOTE);
     report_tokens(out, r);
+    report_scaling(out, r);
 }
 
 /* Two lines: what interrupts the run and what it costs (resilience.h). */
