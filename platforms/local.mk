@@ -30,6 +30,9 @@ dist_platforms_DATA = platforms/README.md \
 	platforms/hgx-a100-4hdr.json \
 	platforms/polaris.json \
 	platforms/knl-cluster.json \
+	platforms/mi300x-8.json \
+	platforms/mi325x-8.json \
+	platforms/mi355x-8.json \
 	platforms/mn1-p100.json \
 	platforms/tencent-p40.json \
 	platforms/tpu-v2-pod.json \
