@@ -38,6 +38,10 @@ dist_platforms_DATA = platforms/README.md \
 	platforms/tpu-v2-pod.json \
 	platforms/tpu-v3-pod.json \
 	platforms/tpu-v4-pod.json \
+	platforms/tpu-v5e-pod.json \
+	platforms/tpu-v5p-pod.json \
+	platforms/tpu-v6e-pod.json \
+	platforms/tpu-v7-pod.json \
 	platforms/zion.json \
 	platforms/zionex.json
 
