@@ -96,9 +96,10 @@ static int clamp_channels(double c)
 static void search_ring_tree(const nccl_node *nd, int nodes, int tree, nccl_graph *out)
 {
     int g = nd->gpus > 0 ? nd->gpus : 1;
-    double nvl = nd->nvlinks * NVLINK_GBPS[nd->arch];
+    double link = nd->link_GBps > 0 ? nd->link_GBps : NVLINK_GBPS[nd->arch];
+    double nvl = nd->nvlinks * link;
     double gpu_total = nd->nvlinks ? nvl : nd->p2p_GBps;
-    double pair = nd->nvlinks ? (nd->nvswitch ? nvl : nd->pair_nvlinks * NVLINK_GBPS[nd->arch]) : nd->p2p_GBps;
+    double pair = nd->nvlinks ? (nd->nvswitch ? nvl : nd->pair_nvlinks * link) : nd->p2p_GBps;
     double relax = g > 1 && (tree || nodes > 1) ? (double)g / (g - 1) : 1.0;
     double s, ch;
     memset(out, 0, sizeof *out);

@@ -46,6 +46,8 @@ typedef struct nccl_node {
                               writes into the GPU, GB/s; 0: no such limit (a PCIe switch, or unknown) */
     int collnet;       /* the fabric's switches reduce (InfiniBand SHARP: NCCL's CollNet) */
     int cpu_amd;       /* NCCL caps LL lower and doubles network overhead behind AMD CPUs */
+    double link_GBps;  /* a direct GPU link as the library counts it (RCCL's xGMI figure); 0: NCCL's NVLink
+                          rate of arch */
 } nccl_node;
 
 /* What the search found for one algorithm (struct ncclTopoGraph). */

@@ -6,6 +6,7 @@
 #include "common/datapath.h"
 #include "common/jsonx.h"
 
+const char *const COLL_LIB_NAMES[] = {"none", "nccl", "rccl", NULL};
 const char *const DEVICE_KIND_NAMES[] = {"accelerator", "cpu", "nic", "switch", NULL};
 
 /* One dtype's table: {"default": x, "conv": y, ...}; "default" fills the rest. */
@@ -128,7 +129,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
                                  "tcp_rx_Bps", "bandwidth_Bps", "efficiency", "backward_efficiency", "mem_efficiency",
                                  "half_work_flops", "gemm_half_depth", "dispatch_s", "fusion", "derivation", "sources", "assumptions",
                                  "compute_capability", "switch_reduction", "vendor", "nccl_socket_Bps",
-                                 "p2p_write_Bps", NULL};
+                                 "p2p_write_Bps", "collective_library", "library_link_Bps", NULL};
     int rc, kind = 0;
     const char *desc = "", *vendor = "";
     long cores = 0;
@@ -173,11 +174,19 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_string(d, "vendor", 0, &vendor)) ||
         (rc = jx_rate(d, "nccl_socket_Bps", 0, 1e6, 1e13, &dev->nccl_socket_Bps)) ||
         (rc = jx_rate(d, "p2p_write_Bps", 0, 1e6, 1e13, &dev->p2p_write_Bps)) ||
+        (rc = jx_enum(d, "collective_library", 0, COLL_LIB_NAMES, &dev->collective_library)) ||
+        (rc = jx_rate(d, "library_link_Bps", 0, 1e6, 1e13, &dev->library_link_Bps)) ||
         (rc = load_efficiency(d, dev)) || (rc = load_backward(d, dev)) || (rc = load_half_work(d, dev)) || (rc = load_purchase(d, dev)) ||
         (rc = jx_seconds(d, "dispatch_s", 0, 0, 1, &dev->dispatch_s)) || (rc = jx_bool(d, "fusion", 0, &dev->fusion)) ||
         (rc = jx_number(d, "gemm_half_depth", 0, 0, 1e6, &dev->gemm_half_depth)))
         return rc;
     dev->cores = (int)cores;
+    /* An NVIDIA GPU names its generation, and NCCL is its library. */
+    if (dev->collective_library == COLL_LIB_NONE && dev->compute_capability > 0)
+        dev->collective_library = COLL_LIB_NCCL;
+    if (dev->collective_library == COLL_LIB_NCCL && dev->compute_capability <= 0)
+        return tt_error_set(d->err, TT_EINPUT, "%s: %s.collective_library: \"nccl\" needs the GPU's "
+                            "compute_capability (NCCL tunes by generation)", d->file, d->path);
     snprintf(dev->vendor, sizeof dev->vendor, "%s", vendor);
     return TT_OK;
 }

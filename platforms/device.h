@@ -12,6 +12,8 @@
 
 typedef enum { DEVICE_ACCELERATOR, DEVICE_CPU, DEVICE_NIC, DEVICE_SWITCH, DEVICE_KIND_COUNT } device_kind;
 
+enum { COLL_LIB_NONE, COLL_LIB_NCCL, COLL_LIB_RCCL };
+extern const char *const COLL_LIB_NAMES[]; /* "none", "nccl", "rccl" */
 extern const char *const DEVICE_KIND_NAMES[];    /* "accelerator", "cpu", "nic", "switch" */
 
 typedef struct device_info {
@@ -32,6 +34,14 @@ typedef struct device_info {
     double efficiency[DTYPE_COUNT][OPCLASS_COUNT];
     double mem_efficiency;
     double compute_capability; /* NVIDIA GPUs (7.0 = Volta): NCCL's tuning by generation; 0 = not a CUDA GPU */
+    /* The GPU's collective library: COLL_LIB_NCCL where compute_capability is
+     * given, COLL_LIB_RCCL for AMD Instinct GPUs ("collective_library":
+     * "rccl"): RCCL is NCCL's fork and keeps its ring and tree algorithms and
+     * its tuner; without either a platform runs ttasim's own schedules. */
+    int collective_library;
+    /* A direct GPU-to-GPU link's rate as the library's topology counts it, per
+     * direction (RCCL's ncclTopoXGMISpeed); 0 = NCCL's NVLink figure by generation. */
+    double library_link_Bps;
     int switch_reduction;      /* switches: reduce in the switch (NVLink SHARP, NVSwitch gen3) */
     char vendor[16];           /* CPUs: "amd", "intel" (NCCL's network overhead differs) */
     double nccl_socket_Bps;    /* CPUs: the link between two sockets as NCCL's topology rates it (0 = unknown) */

@@ -30,11 +30,18 @@ dist_platforms_DATA = platforms/README.md \
 	platforms/hgx-a100-4hdr.json \
 	platforms/polaris.json \
 	platforms/knl-cluster.json \
+	platforms/mi300x-8.json \
+	platforms/mi325x-8.json \
+	platforms/mi355x-8.json \
 	platforms/mn1-p100.json \
 	platforms/tencent-p40.json \
 	platforms/tpu-v2-pod.json \
 	platforms/tpu-v3-pod.json \
 	platforms/tpu-v4-pod.json \
+	platforms/tpu-v5e-pod.json \
+	platforms/tpu-v5p-pod.json \
+	platforms/tpu-v6e-pod.json \
+	platforms/tpu-v7-pod.json \
 	platforms/zion.json \
 	platforms/zionex.json
 

@@ -115,8 +115,11 @@ int platform_rail_relay(const platform *p, int a, int b);
  * (a switch) rank order rotated to enter at a rank of NIC j (so the rings
  * cross between nodes at every NIC, as NCCL's ring per NIC). Fills orders[j][0 .. ranks_per_node) for j < c
  * (c <= 8, ranks_per_node <= 16); returns how many rings use links of their
- * own (0 behind a switch). */
-int platform_ring_orders(const platform *p, int c, int orders[][16]);
+ * own (0 behind a switch). across: the channels cross between nodes; where
+ * each rank has a NIC of its own (AMD's 8-GPU platforms), a channel is then
+ * a chain from NIC j's rank to any other, which leaves by its own NIC, and
+ * takes no link back to its first rank. */
+int platform_ring_orders(const platform *p, int c, int across, int orders[][16]);
 
 /* What loading the platform into SimGrid will cost, estimated before it is
  * written from what its XML will declare and per-object costs measured on

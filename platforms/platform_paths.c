@@ -158,25 +158,41 @@ int platform_rank_links(const platform *p, int a, int b, const char **cls)
 }
 
 /* Depth-first search for a cycle through the g ranks over direct links with
- * a free unit in the direction used (cap[a][b]), widest links first. */
-static int ring_extend(int g, int cap[16][16], int *order, int len, int *used, unsigned last_ok)
+ * a free unit in the direction used (cap[a][b]), widest links first; open:
+ * a path, without the link from the last rank back to the first. */
+static int ring_extend(int g, int cap[16][16], int *order, int len, int *used, unsigned last_ok, int open)
 {
     int a = order[len - 1];
     if (len == g)
-        return cap[a][order[0]] > 0 && (last_ok >> a & 1);
+        return (open || cap[a][order[0]] > 0) && (last_ok >> a & 1);
     for (int want = 8; want >= 1; want--) /* widest first: doubled NVLinks before single */
         for (int r = 0; r < g; r++)
             if (!used[r] && cap[a][r] == want) {
                 used[r] = 1;
                 order[len] = r;
-                if (ring_extend(g, cap, order, len + 1, used, last_ok))
+                if (ring_extend(g, cap, order, len + 1, used, last_ok, open))
                     return 1;
                 used[r] = 0;
             }
     return 0;
 }
 
-int platform_ring_orders(const platform *p, int c, int orders[][16])
+/* The zigzag path start, start+1, start-1, start+2, ... (mod g), if its links
+ * are free: on g fully connected ranks (g even) the g paths, one from each
+ * rank, steps of +1, -2, +3, ... use every directed link exactly once and end
+ * at distinct ranks (start + g/2), which a search rank by rank does not find. */
+static int zigzag(int g, int cap[16][16], int start, unsigned last_ok, int *order)
+{
+    for (int k = 0; k < g; k++) {
+        int m = (k + 1) / 2, z = k % 2 ? m : -m;
+        order[k] = ((start + z) % g + g) % g;
+        if (k > 0 && cap[order[k - 1]][order[k]] < 1)
+            return 0;
+    }
+    return g % 2 == 0 && (last_ok >> order[g - 1] & 1);
+}
+
+int platform_ring_orders(const platform *p, int c, int across, int orders[][16])
 {
     int g = platform_ranks_per_node(p), cap[16][16];
     if (g > 16)
@@ -200,8 +216,9 @@ int platform_ring_orders(const platform *p, int c, int orders[][16])
             nic[nnic++] = x;
     }
     int rings = 0;
+    unsigned exits = 0; /* the ranks open chains leave by */
     for (int j = 0; j < c && j < 8; j++) {
-        int used[16] = {0}, *o = orders[j], found = 0;
+        int used[16] = {0}, *o = orders[j], found = 0, open = 0;
         unsigned mine = 0;
         for (int r = 0; r < g && nnic; r++)
             if (strcmp(platform_rank_exit(p, r), nic[j % nnic]) == 0)
@@ -213,16 +230,28 @@ int platform_ring_orders(const platform *p, int c, int orders[][16])
             memset(used, 0, sizeof used);
             used[start] = 1;
             o[0] = start;
-            found = ring_extend(g, cap, o, 1, used, nnic ? mine & ~(1u << start) : ~0u);
+            unsigned ends = nnic ? mine & ~(1u << start) : ~0u;
+            /* A NIC per rank, across nodes: the channel enters at NIC j's
+             * rank and leaves by its last rank's own NIC (a chain, not a
+             * cycle: its closing link stays free for other channels). */
+            if (across && !ends) { /* each NIC sends one channel, as it receives one */
+                ends = ~(1u << start) & ~exits;
+                open = 1;
+            }
+            found = open && zigzag(g, cap, start, ends, o);
+            if (!found)
+                found = ring_extend(g, cap, o, 1, used, ends, open);
+            if (found && open)
+                exits |= 1u << o[g - 1];
         }
         if (!found && g >= 3) {
             memset(used, 0, sizeof used);
             used[0] = 1;
             o[0] = 0;
-            found = ring_extend(g, cap, o, 1, used, ~0u);
+            found = ring_extend(g, cap, o, 1, used, ~0u, 0);
         }
         if (found) {
-            for (int k = 0; k < g; k++)
+            for (int k = 0; k < g - open; k++)
                 cap[o[k]][o[(k + 1) % g]]--;
             rings++;
         } else if (rings > 0) {

@@ -113,7 +113,9 @@ dist_collectives_DATA = scenarios/collectives/README.md \
 	scenarios/collectives/dgx1-cluster-allreduce.json \
 	scenarios/collectives/gb200-nvl72-2tray-allreduce-8g.json \
 	scenarios/collectives/hgx-a100-4hdr-3node-allreduce-128m.json \
-	scenarios/collectives/hgx-a100-80gb-allreduce-1g.json
+	scenarios/collectives/hgx-a100-80gb-allreduce-1g.json \
+	scenarios/collectives/mi300x-2n-allreduce-16g.json \
+	scenarios/collectives/mi300x-allreduce-8m.json
 
 EXTRA_DIST += scenarios/published/validate.sh scenarios/collectives/validate.sh \
 	scenarios/examples/dlrm-plan-table.sh scenarios/examples/dlrm-plans.md scenarios/generated.sh

@@ -58,7 +58,7 @@ int nccl_comm_of(const platform *p, const int *members, int ranks, int collnet, 
     int m0 = member(members, 0);
     const device_info *gpu = platform_device(p, m0);
     memset(out, 0, sizeof *out);
-    if (!gpu || gpu->compute_capability <= 0 || ranks < 1)
+    if (!gpu || gpu->collective_library == COLL_LIB_NONE || ranks < 1)
         return -1;
     int rpn = platform_ranks_per_node(p) > 0 ? platform_ranks_per_node(p) : 1;
     /* the members on the first member's node; the first member on another node */
@@ -80,12 +80,24 @@ int nccl_comm_of(const platform *p, const int *members, int ranks, int collnet, 
     double cc = gpu->compute_capability;
     nd.arch = cc >= 10 ? NCCL_BLACKWELL : cc >= 9 ? NCCL_HOPPER : cc >= 8 ? NCCL_AMPERE : NCCL_VOLTA;
     nd.sm = (int)lround(cc * 10);
+    if (gpu->collective_library == COLL_LIB_RCCL) {
+        /* RCCL (NCCL 2.2x's fork) keeps NCCL's search and tuner; its tables
+         * for AMD GPUs are its own: U, NCCL's Hopper speeds, caps and
+         * latencies stand in for them, and no sm: LL128 stays off by default
+         * (RCCL_LL128_FORCE_ENABLE turns it on); xGMI links count at the
+         * device's library_link_Bps (RCCL's ncclTopoXGMISpeed). */
+        nd.arch = NCCL_HOPPER;
+        nd.sm = 0;
+        nd.link_GBps = gpu->library_link_Bps / 1e9;
+    }
     /* Inside a node: NVLink to the next GPU through a switch (two hops) or
      * direct links to each neighbour; else PCIe. */
     const char *cls = NULL;
     int pair = m1 >= 0 ? platform_rank_links(p, m0, m1, &cls) : 0;
     double lat, bw = 0;
-    if (cls && strncmp(cls, "nvlink", 6) == 0) {
+    /* xGMI (AMD's Infinity Fabric between GPUs) is what RCCL's topology
+     * treats as NCCL treats NVLink. */
+    if (cls && (strncmp(cls, "nvlink", 6) == 0 || strncmp(cls, "xgmi", 4) == 0)) {
         nd.nvswitch = platform_hops(p, m0, m1) > 1;
         nd.pair_nvlinks = pair;
         nd.nvlinks = nd.nvswitch ? pair : 0;
@@ -194,9 +206,9 @@ int nccl_plan_make(const platform *p, const int *members, const coll_params *par
         if (nodes > 1) {
             q->channels = c->node.nics;
             if (whole)
-                platform_ring_orders(p, q->channels < 8 ? q->channels : 8, q->node_order);
+                platform_ring_orders(p, q->channels < 8 ? q->channels : 8, 1, q->node_order);
         } else { /* one node: as many rings as have links of their own (DGX-1: 6) */
-            int rings = whole ? platform_ring_orders(p, 8, q->node_order) : 0;
+            int rings = whole ? platform_ring_orders(p, 8, 0, q->node_order) : 0;
             q->channels = rings > 1 ? rings : 1;
         }
         lanes = 2 * ch;
@@ -210,7 +222,7 @@ int nccl_plan_make(const platform *p, const int *members, const coll_params *par
             if (q->channels > 16)
                 q->channels = 16;
             if (whole)
-                platform_ring_orders(p, q->channels < 8 ? q->channels : 8, q->node_order);
+                platform_ring_orders(p, q->channels < 8 ? q->channels : 8, nodes > 1, q->node_order);
             lanes = q->channels * (q->pipe_inter == PIPE_DTREE ? 2 : 1);
         } else {
             lanes = g * (q->pipe_inter == PIPE_DTREE ? 2 : 1);
