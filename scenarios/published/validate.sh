@@ -26,8 +26,9 @@ row's `expect` bounds (step ratio within [0.6, 1.4]; part of `make check`).
   evaluation and start-up, so it bounds the step from above.
 - Steps to target come from the convergence profiles (`../profiles/`), so the total-time ratio
   mostly repeats the step ratio; evaluation is added where the run evaluated (MLPerf's GPT-3
-  rows: forward passes of the validation set every 24,576 sequences). Each table's summary gives
-  the step ratios, then the total-time ratios where a total was published.
+  rows: forward passes of the validation set every 24,576 sequences; Llama 3.1 405B: 5,760
+  sequences every 46,080). Each table's summary gives the step ratios, then the total-time
+  ratios where a total was published.
 - Role `calibration`: the row fed a device efficiency (`reference.calibrated` says which) and
   checks nothing; `validation` rows fed nothing. GPU compute is fitted to single-device figures
   only (`ttasim calibrate`, `platforms/calibration/`).
@@ -45,13 +46,13 @@ printf '\n## DLRM across nodes (MLPerf, NVIDIA HugeCTR: 4 to 14 DGX nodes)\n\n'
 "$ttasim" check --markdown "$here"/dlrm-mlperf*-hugectr-[0-9]*x*.json 2>/dev/null || true
 printf '\n## Language models on A100 (Megatron-LM, SC21: tensor, pipeline and data parallelism)\n\n'
 "$ttasim" check --markdown "$here"/llm-*-a100.json 2>/dev/null || true
-printf '\n## Language models on H100 (NeMo, Megatron-Bridge and MLPerf GPT-3, FP8: 8 to 10,752 GPUs)\n\n'
+printf '\n## Language models on H100 (NeMo, Megatron-Bridge, MLPerf GPT-3 and Llama 3.1 405B, FP8: 8 to 10,752 GPUs)\n\n'
 "$ttasim" check --markdown "$here"/llm-*xh100.json 2>/dev/null || true
 printf '\n## Language models sharded by FSDP (MosaicML llm-foundry, PyTorch FULL_SHARD: `parallel.zero` 3, 16 to 128 GPUs)\n\n'
 "$ttasim" check --markdown "$here"/fsdp-*.json 2>/dev/null || true
 printf '\n## Mixture-of-experts language models on H100 (Megatron-Bridge presets and the Megatron-Core MoE model zoo: expert parallelism, alltoall and DeepEP dispatch)\n\n'
 "$ttasim" check --markdown "$here"/moe-*xh100.json 2>/dev/null || true
-printf '\n## Language models on Blackwell (NeMo 25.02/25.04 and Megatron-Bridge 25.11, FP8: DGX B200, GB200 NVL72)\n\n'
+printf '\n## Language models on Blackwell (NeMo 25.02/25.04, Megatron-Bridge 25.11 and MLPerf v5.0, FP8: DGX B200, GB200 NVL72)\n\n'
 "$ttasim" check --markdown "$here"/llm-*xb200.json "$here"/llm-*xgb200.json 2>/dev/null || true
 cat <<'FAILURES'
 
