@@ -25,14 +25,26 @@ int coll_algos_for(coll_op op, coll_algo *out, int max)
 
 /* Ranks per row of a 2D torus: the platform's row, else the divisor of n
  * nearest its square root. */
+int coll_torus_pods(const coll_params *p)
+{
+    return p->pods > 1 ? p->pods : 1;
+}
+
+/* The ranks of one pod (all of them without pods). */
+static int pod_ranks(const coll_params *p)
+{
+    return p->ranks / coll_torus_pods(p);
+}
+
 int coll_torus_dim_x(const coll_params *p)
 {
+    int n = pod_ranks(p);
     if (p->dim_x > 0)
         return p->dim_x;
-    if (p->dims[0] > 0 && p->ranks % p->dims[0] == 0)
+    if (p->dims[0] > 0 && n % p->dims[0] == 0)
         return p->dims[0];
-    int a = (int)sqrt((double)p->ranks);
-    while (a > 1 && p->ranks % a)
+    int a = (int)sqrt((double)n);
+    while (a > 1 && n % a)
         a--;
     return a < 1 ? 1 : a;
 }
@@ -47,7 +59,7 @@ int coll_torus_dims(const coll_params *p, int dims[3])
         }
     if (nd == 0) {
         dims[0] = coll_torus_dim_x(p);
-        dims[1] = p->ranks / dims[0];
+        dims[1] = pod_ranks(p) / dims[0];
         nd = 2;
     }
     for (int d = nd; d < 3; d++)
@@ -108,13 +120,22 @@ int coll_algo_applies(const coll_params *p, const char **why)
         *why = "recursive halving/doubling reduce-scatter and allgather need a power-of-two rank count";
         return 0;
     }
-    if (p->algo == ALGO_TORUS2D && n % coll_torus_dim_x(p)) {
+    int torus = p->algo == ALGO_TORUS2D || p->algo == ALGO_TORUS;
+    if (torus && (p->pods < 0 || n % coll_torus_pods(p))) {
+        *why = "the pods do not divide the rank count";
+        return 0;
+    }
+    if (p->algo == ALGO_TORUS2D && pod_ranks(p) % coll_torus_dim_x(p)) {
         *why = "the torus row length does not divide the rank count";
         return 0;
     }
     int dims[3];
-    if (p->algo == ALGO_TORUS && (coll_torus_dims(p, dims), dims[0] * dims[1] * dims[2] != n)) {
+    if (p->algo == ALGO_TORUS && (coll_torus_dims(p, dims), dims[0] * dims[1] * dims[2] * coll_torus_pods(p) != n)) {
         *why = "the torus grid does not hold the rank count (a torus platform sets the grid)";
+        return 0;
+    }
+    if (p->pods > 1 && !torus) {
+        *why = "pods are the torus algorithms' (their phase over the data-centre network)";
         return 0;
     }
     if (p->algo == ALGO_HIER && n % per_node(p)) {
@@ -291,10 +312,14 @@ static int build_channel_rings(schedule *s, const coll_params *pp, size_t count,
  * opposite directions, so both directions of every link of that dimension
  * work. Each phase works on the nested block the earlier ones left. The
  * rings are pipelined (TPU ICI collectives, Mikami's NCCL rings): a rank
- * reduces what arrives while the rest streams in. */
-static int build_torus(schedule *s, int n, size_t count, const int dims[3], int nd)
+ * reduces what arrives while the rest streams in. Pods (a multi-pod slice)
+ * are the last, slowest dimension: after the pod's own reduce-scatter, the
+ * ranks at one place of every pod allreduce their shard in rings over the
+ * pods (reduce-scatter then all-gather, over the data-centre network), and
+ * the pod's all-gathers follow: TPU multislice's hierarchical allreduce. */
+static int build_torus(schedule *s, int n, size_t count, const int dims[4], int nd)
 {
-    int act[3], na = 0;
+    int act[4], na = 0;
     for (int d = 0; d < nd; d++)
         if (dims[d] > 1)
             act[na++] = d;
@@ -416,7 +441,9 @@ static int build(schedule *s, const coll_params *pp, size_t count)
             return build_dbtree(s, n, count, c);
         case ALGO_TORUS2D:
         case ALGO_TORUS: {
-            int dims[3], nd = coll_torus_dims(pp, dims);
+            int dims[4] = {1, 1, 1, 1}, nd = coll_torus_dims(pp, dims);
+            if (coll_torus_pods(pp) > 1) /* the pods: one more dimension, the slowest */
+                dims[nd++] = coll_torus_pods(pp);
             return build_torus(s, n, count, dims, nd);
         }
         case ALGO_HIER:

@@ -46,7 +46,9 @@ double coll_closed_form_s(const coll_params *p, double a, double beta, double g)
         case ALGO_TORUS: {
             /* Two opposite rings per dimension, each on half the vector; a
              * dimension works on what the earlier ones left (M / their sizes). */
-            int dims[3], nd = coll_torus_dims(p, dims);
+            int dims[4] = {1, 1, 1, 1}, nd = coll_torus_dims(p, dims);
+            if (coll_torus_pods(p) > 1) /* the pods' rings, last */
+                dims[nd++] = coll_torus_pods(p);
             double t = 0, Md = M;
             for (int d = 0; d < nd; d++) {
                 double k = dims[d];

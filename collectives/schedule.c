@@ -182,7 +182,7 @@ size_t part_max_xfers(const sched_part *p)
  * (g counts the other dimensions, fastest first); coord receives all three. */
 static int torus_point(const sched_part *p, int g, int i, int *coord, int want)
 {
-    int c[3] = {0, 0, 0}, rank = 0, stride = 1;
+    int c[4] = {0, 0, 0, 0}, rank = 0, stride = 1;
     for (int d = 0; d < p->tnd; d++) {
         if (d == p->tdim)
             c[d] = i;
@@ -215,7 +215,7 @@ static int member(const sched_part *p, int g, int i)
 static void group_range(const sched_part *p, int g, size_t *off, size_t *len)
 {
     if (p->tnd) {
-        int coord[3];
+        int coord[4];
         torus_point(p, g, 0, coord, 1);
         *off = p->off;
         *len = p->len;

@@ -81,7 +81,11 @@ typedef struct coll_params {
     int ranks_per_node;  /* hier: ranks per node (0 = 1) */
     int nics_per_node;   /* hier allreduce: parallel inter-node rings per node (0 = ranks_per_node) */
     int dim_x;           /* torus2d: ranks per row (0 = dims[0], else the factor nearest sqrt(ranks)) */
-    int dims[3];         /* torus: the grid, dims[0] fastest in rank order (0 = torus2d's) */
+    int dims[3];         /* torus: the grid, dims[0] fastest in rank order (0 = torus2d's); with pods, one pod's */
+    int pods;            /* torus2d, torus: the ranks are this many pods of dims' grid, pod-major, joined by a
+                            slower network (TPU multislice over the data-centre network): each pod reduce-
+                            scatters over its grid, the pods' counterparts allreduce their shard in two
+                            opposite rings over the pods, each pod all-gathers (0 or 1: one pod) */
     int channels;        /* ring allreduce: parallel rings (NCCL's channels),
                             each on 1/channels of the vector and entering every node at another of its
                             ranks, so each leaves by another NIC (0 = 1) */
@@ -209,8 +213,11 @@ int coll_pipeline_lanes(const coll_params *params);
 int coll_pipeline_chunks(const coll_params *params, size_t count);
 /* torus2d: ranks per row. */
 int coll_torus_dim_x(const coll_params *params);
-/* The grid a torus algorithm runs on (dims[0] fastest): returns its dimensions. */
+/* The grid a torus algorithm runs on (dims[0] fastest): returns its dimensions.
+ * With pods, one pod's grid (ranks / pods chips). */
 int coll_torus_dims(const coll_params *params, int dims[3]);
+/* The pods a torus algorithm spans (params.pods, at least 1). */
+int coll_torus_pods(const coll_params *params);
 
 /* nccl-tests' bus bandwidth factor: busbw = algbw * factor. */
 double coll_busbw_factor(coll_op op, int ranks);

@@ -44,8 +44,9 @@ struct sched_part {
     int arity;      /* trees: children per node (1 = chain) */
     int mirror;     /* trees: positions counted from the last index (NCCL's second tree) */
     int chunks;     /* trees: pipeline chunks */
-    int tnd, tdim, tdims[3]; /* torus rings: the grid (tdims[0] fastest), the dimension the rings run along */
-    int tnest, torder[3];    /* torus rings: the dimensions reduced before this one, in order */
+    int tnd, tdim, tdims[4]; /* torus rings: the grid (tdims[0] fastest; a multi-pod's pods last), the
+                                dimension the rings run along */
+    int tnest, torder[4];    /* torus rings: the dimensions reduced before this one, in order */
     int node_size, rot;      /* channel rings: ranks per node and this ring's rotation inside each node */
     int order[16];           /* channel rings: a node's ranks in ring order */
     int sub, subs;  /* channel rings of reduce-scatter/allgather: each block's piece sub of subs */

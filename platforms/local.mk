@@ -35,6 +35,7 @@ dist_platforms_DATA = platforms/README.md \
 	platforms/mi355x-8.json \
 	platforms/mn1-p100.json \
 	platforms/tencent-p40.json \
+	platforms/trn2-16.json \
 	platforms/tpu-v2-pod.json \
 	platforms/tpu-v3-pod.json \
 	platforms/tpu-v4-pod.json \

@@ -24,6 +24,7 @@ platform *plat_alloc(const char *name, tt_error *err)
     p->notes = json_array();
     p->fab_eff = PLAT_NODE_EFFICIENCY;
     p->nodes = 1;
+    p->pods = 1;
     p->oversubscription = 1;
     return p;
 }
@@ -38,6 +39,7 @@ void platform_free(platform *p)
     json_decref(p->assumptions);
     json_decref(p->sources);
     json_decref(p->notes);
+    json_decref(p->dcn_assumptions);
     free(p->comp);
     free(p->link);
     free(p->acc);
@@ -234,6 +236,18 @@ static int torus_slice(platform *p, int members, const char *where, tt_error *er
     int total = 1;
     for (int d = 0; d < p->ndims; d++)
         total *= p->dims[d];
+    /* Whole pods joined by the data-centre network (multislice): each pod
+     * its own torus, the shape asked for or the pod's. */
+    int base = p->shape_forced ? total : p->pod_chips;
+    if (p->pod_chips && p->dcn_Bps > 0 && members > base && base > 0 && members % base == 0 &&
+        base % p->nacc == 0) {
+        p->pods = members / base;
+        size_t i;
+        json_t *a;
+        json_array_foreach(p->dcn_assumptions, i, a)
+            json_array_append(p->assumptions, a);
+        return TT_OK;
+    }
     if (p->shape_forced) {
         if (total != members)
             return tt_error_set(err, TT_EINPUT, "%s: the torus shape has %d chips but the slice has %d (nodes x "
@@ -242,9 +256,14 @@ static int torus_slice(platform *p, int members, const char *where, tt_error *er
     }
     if (total == members)
         return TT_OK;
+    if (p->pod_chips && members > p->pod_chips && p->dcn_Bps > 0)
+        return tt_error_set(err, TT_EINPUT, "%s: %d chips asked for, more than the pod's %d: a multi-pod slice is "
+                            "whole pods joined by the data-centre network; use a multiple of --nodes %d", where,
+                            members, p->pod_chips, p->pod_chips / p->nacc);
     if (p->pod_chips && members > p->pod_chips)
-        return tt_error_set(err, TT_EINPUT, "%s: %d chips asked for, but the pod has %d; multi-pod layouts are not "
-                            "modelled: use at most --nodes %d", where, members, p->pod_chips, p->pod_chips / p->nacc);
+        return tt_error_set(err, TT_EINPUT, "%s: %d chips asked for, but the pod has %d and the file gives no "
+                            "data-centre network between pods (fabric.dcn): use at most --nodes %d", where, members,
+                            p->pod_chips, p->pod_chips / p->nacc);
     for (int k = 0; k < p->nslices; k++) {
         int n = 1;
         for (int d = 0; d < p->ndims; d++)
@@ -408,6 +427,11 @@ int platform_torus_dims(const platform *p, int dims[3])
     for (int d = 0; d < 3; d++)
         dims[d] = d < nd ? p->dims[d] : 1;
     return nd;
+}
+
+int platform_pods(const platform *p)
+{
+    return p->fabric == FABRIC_TORUS && p->pods > 1 ? p->pods : 1;
 }
 
 int platform_fattree_shape(const platform *p, int *nodes_per_leaf, int *levels, int *oversubscription)

@@ -78,6 +78,20 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
 /* A torus's grid (dims[0] varies fastest in rank order): returns its
  * dimensions (0 for other fabrics) and fills dims[0..2] (unused 1). */
 int platform_torus_dims(const platform *p, int dims[3]);
+/* A multi-pod torus slice (platforms/README.md, "Multi-pod"): how many pods
+ * (1 for every other platform); platform_torus_dims gives one pod's grid and
+ * ranks are pod-major. Across pods a rank's traffic leaves by its node's
+ * data-centre NIC: platform_dcn_link's cables. */
+int platform_pods(const platform *p);
+/* The data-centre network's SimGrid links of a multi-pod platform, which the
+ * engine sets after loading (SimGrid's torus gives every dimension one
+ * rate): the k-th into name with its rate (per direction, at the network
+ * model's payload efficiency) and latency; 0 past the last (and on one pod).
+ * Each chip's cable to the next pod carries its share of its node's NIC:
+ * dcn_Bps / chips per node, halved when there are more than 2 pods (the
+ * two rings over the pods leave by both of its cables at once). */
+int platform_dcn_link(const platform *p, network_model net, long k, char *name, size_t name_bytes, double *bw_Bps,
+                      double *latency_s);
 /* A fat tree's shape (rails included): nodes per leaf, levels and the leaf's
  * oversubscription (down:up); returns 0 for other fabrics. */
 int platform_fattree_shape(const platform *p, int *nodes_per_leaf, int *levels, int *oversubscription);

@@ -86,6 +86,13 @@ struct platform {
     int pod_chips;                /* a pod file's torus: the chips it has (0: any size) */
     int nslices, slices[16][3];   /* published slice shapes of a pod */
     int slice_unit;               /* slice sizes per dimension: <= unit or a multiple (TPU v4: 4) */
+    /* Multi-pod (multislice): pods whole pods (dims each), pod-major ranks,
+     * joined by the data-centre network: each node's (TPU host's) NIC of
+     * dcn_Bps per direction, dcn_lat_s one way; dcn_Bps 0: the file has no
+     * "dcn" and a slice stays inside one pod. */
+    int pods;
+    double dcn_Bps, dcn_lat_s, dcn_eff;
+    json_t *dcn_assumptions; /* fabric.dcn.assumptions: listed only when the slice spans pods */
     int shape_forced;             /* dims come from platform_options.shape */
     int levels, down[PLAT_MAX_LEVELS], up[PLAT_MAX_LEVELS]; /* fat tree (SimGrid's PGFT) */
     int oversubscription;
@@ -120,6 +127,10 @@ int plat_apply_shape(platform *p, const int shape[3], const char *where, tt_erro
 
 /* Fabric distance between nodes (or flat ranks) in fabric links. */
 int plat_fabric_hops(const platform *p, int x, int y);
+/* A multi-pod's ring distance between pods x and y (0 on one pod), and the
+ * line rate of a chip's data-centre cable (platform_dcn_link). */
+int plat_pod_hops(const platform *p, int x, int y);
+double plat_dcn_cable_Bps(const platform *p);
 /* The bandwidth of one fabric link, per direction. */
 double plat_fabric_link_Bps(const platform *p);
 

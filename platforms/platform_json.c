@@ -292,12 +292,15 @@ static int load_slices(platform *p, const jx_obj *f)
     return TT_OK;
 }
 
+static int load_assumptions(platform *p, const jx_obj *o, const char *key);
+
 static int load_fabric(platform *p, const jx_obj *root, const platform_options *opt, const char **attach)
 {
     static const char *keys[] = {"topology", "nodes", "attach", "link", "class", "nodes_per_leaf",
                                  "levels", "oversubscription", "dims", "slices", "slice_unit",
-                                 "in_network_reduction", NULL};
+                                 "in_network_reduction", "dcn", NULL};
     static const char *lkeys[] = {"bandwidth_Bps", "latency_s", "payload_efficiency", NULL};
+    static const char *dkeys[] = {"bandwidth_Bps", "latency_s", "payload_efficiency", "assumptions", NULL};
     static const char *const REDUCTIONS[] = {"none", "sharp", NULL};
     jx_obj f, l;
     int topo = 0, rc;
@@ -367,6 +370,28 @@ static int load_fabric(platform *p, const jx_obj *root, const platform_options *
         p->pod_chips = p->dims[0] * (p->ndims > 1 ? p->dims[1] : 1) * (p->ndims > 2 ? p->dims[2] : 1);
         if ((rc = load_slices(p, &f)))
             return rc;
+        /* Pods joined by the data-centre network: each node's NIC (a TPU host's). */
+        jx_obj dcn;
+        if ((rc = jx_child(&f, "dcn", 0, &dcn)))
+            return rc;
+        p->dcn_eff = p->fab_eff;
+        if (dcn.obj && ((rc = jx_check_keys(&dcn, dkeys)) ||
+                        (rc = jx_rate(&dcn, "bandwidth_Bps", 1, 1e3, 1e15, &p->dcn_Bps)) ||
+                        (rc = jx_seconds(&dcn, "latency_s", 1, 0, 1, &p->dcn_lat_s)) ||
+                        (rc = jx_number(&dcn, "payload_efficiency", 0, 0.05, 1, &p->dcn_eff))))
+            return rc;
+        if (dcn.obj) { /* its assumptions apply to multi-pod slices only: set aside */
+            json_t *mine = p->assumptions;
+            p->assumptions = json_array();
+            rc = load_assumptions(p, &dcn, "assumptions");
+            p->dcn_assumptions = p->assumptions;
+            p->assumptions = mine;
+            if (rc)
+                return rc;
+        }
+    } else if (json_object_get(f.obj, "dcn")) {
+        return tt_error_set(f.err, TT_EINPUT, "%s: %s.dcn: a data-centre network joins the pods of a torus "
+                            "(\"topology\": \"torus2d\" or \"torus3d\"); other fabrics have none", f.file, f.path);
     }
     return opt ? plat_apply_shape(p, opt->shape, f.file, f.err) : TT_OK;
 }

@@ -4,6 +4,7 @@
 #include "platforms/platform.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "platforms/platform_impl.h"
@@ -35,10 +36,21 @@ int plat_fabric_hops(const platform *p, int x, int y)
             x /= p->dims[d];
             y /= p->dims[d];
         }
-        return h;
+        return h + plat_pod_hops(p, x, y);
     }
     }
     return 0;
+}
+
+int plat_pod_hops(const platform *p, int x, int y)
+{
+    int k = platform_pods(p), d = abs(x - y);
+    return k > 1 ? (d < k - d ? d : k - d) : 0;
+}
+
+double plat_dcn_cable_Bps(const platform *p)
+{
+    return p->dcn_Bps / p->nacc / (platform_pods(p) > 2 ? 2 : 1);
 }
 
 /* Fabric links between nodes carry a node's aggregate uplink; a torus's
@@ -73,9 +85,12 @@ int platform_path(const platform *p, int a, int b, double *latency_s, double *bw
         return p->user_hops;
     }
     if (p->flat) {
-        int hops = plat_fabric_hops(p, a, b);
-        *latency_s = hops * p->fab_lat_s;
+        int hops = plat_fabric_hops(p, a, b), pod = platform_ranks(p) / platform_pods(p);
+        int dcn = plat_pod_hops(p, a / pod, b / pod); /* SimGrid's torus routes the pods' dimension last */
+        *latency_s = (hops - dcn) * p->fab_lat_s + dcn * p->dcn_lat_s;
         *bw_Bps = plat_fabric_link_Bps(p) * (platform_torus_paired(p, a, b) ? 2 : 1);
+        if (dcn)
+            *bw_Bps = hops > dcn ? fmin(*bw_Bps, plat_dcn_cable_Bps(p)) : plat_dcn_cable_Bps(p);
         return hops;
     }
     int n = p->ncomp, ka = a / p->nacc, kb = b / p->nacc;

@@ -186,6 +186,13 @@ void platform_summarize(const platform *p, platform_summary *s)
     }
     if (!p->user_xml) /* unknown for a user's XML */
         s->bisection_Bps = p->nodes == 1 && !p->flat ? node_bisection_Bps(p) : fabric_bisection_Bps(p, members);
+    if (platform_pods(p) > 1) {
+        /* every node's data-centre NIC; halving the pods' ring cuts each chip's
+         * cables to its neighbouring pods: a pod's nodes' NICs */
+        add_class(s, "dcn", p->dcn_Bps, p->nodes);
+        double dcn = (double)p->nodes / platform_pods(p) * p->dcn_Bps;
+        s->bisection_Bps = fmin(fabric_bisection_Bps(p, members / platform_pods(p)), dcn);
+    }
     for (int b = 0; b < platform_ranks(p); b++) {
         int h = platform_hops(p, 0, b);
         for (int a = 1; a < p->nacc && a < platform_ranks(p); a++) {

@@ -44,6 +44,10 @@ static void cluster_topology(const platform *p, FILE *out)
                 fprintf(out, "%s%d", first ? "" : ",", p->dims[d]);
                 first = 0;
             }
+        /* Pods: the last dimension, whose cables the engine sets to the
+         * data-centre network's rate and latency (platform_dcn_link). */
+        if (platform_pods(p) > 1)
+            fprintf(out, ",%d", platform_pods(p));
         fprintf(out, "\"");
     } else if ((p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) && p->levels > 1) {
         write_fattree(p, 0, out);
@@ -344,7 +348,8 @@ void platform_link_describe(const platform *p, const char *sg_name, platform_lin
         snprintf(ends[0], sizeof ends[0], "%.*s", (int)(len - (down ? 5 : 3)), sg_name); /* SPLITDUPLEX */
         snprintf(ends[1], sizeof ends[1], "above");
     } else if (sscanf(sg_name, "fabric_link_from_%d_to_%d", &k, &i) == 2) {
-        snprintf(out->cls, sizeof out->cls, "%s", p->fab_cls[0] ? p->fab_cls : platform_fabric_name(p));
+        int pod = platform_ranks(p) / platform_pods(p);
+        snprintf(out->cls, sizeof out->cls, "%s", k / pod != i / pod ? "dcn" : p->fab_cls[0] ? p->fab_cls : platform_fabric_name(p));
         snprintf(ends[0], sizeof ends[0], "acc-%d", k);
         snprintf(ends[1], sizeof ends[1], "acc-%d", i);
     } else if (sscanf(sg_name, "fabric_link_%d", &k) == 1) {
@@ -435,6 +440,21 @@ int platform_paired_link(const platform *p, long k, char *name, size_t name_byte
     return 0;
 }
 
+int platform_dcn_link(const platform *p, network_model net, long k, char *name, size_t name_bytes, double *bw_Bps,
+                      double *latency_s)
+{
+    long members = platform_ranks(p), pod = members / platform_pods(p);
+    if (p->user_xml || !p->flat || platform_pods(p) < 2 || k < 0 || k >= 2 * members)
+        return 0;
+    /* chip x's cable along the pods' dimension: to its counterpart in the
+     * next pod (the last pod's wraps to the first), SimGrid's torus names */
+    long x = k / 2, to = x + pod < members ? x + pod : x + pod - members;
+    snprintf(name, name_bytes, "fabric_link_from_%ld_to_%ld_%s", x, to, k % 2 ? "DOWN" : "UP");
+    *bw_Bps = plat_dcn_cable_Bps(p) * (net == NETWORK_CALIBRATED ? p->dcn_eff : 1);
+    *latency_s = p->dcn_lat_s;
+    return 1;
+}
+
 /* The cluster of `members` as write_cluster declares it: a torus gives each
  * host a link per dimension; a fat tree adds its switches and their links. */
 static void count_cluster(const platform *p, long members, plat_xml_counts *c)
@@ -444,6 +464,8 @@ static void count_cluster(const platform *p, long members, plat_xml_counts *c)
     if (p->fabric == FABRIC_TORUS)
         for (int d = 0; d < p->ndims; d++)
             c->links += (double)members * (p->dims[d] > 1);
+    if (platform_pods(p) > 1)
+        c->links += (double)members;
     if ((p->fabric == FABRIC_FATTREE || p->fabric == FABRIC_RAIL) && p->levels > 1)
         for (int l = 1; l <= p->levels; l++) {
             double sw = 1;

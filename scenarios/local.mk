@@ -59,6 +59,7 @@ dist_published_DATA = scenarios/published/README.md \
 	scenarios/published/resnet50-he-2016.json \
 	scenarios/published/resnet50-jia-2018.json \
 	scenarios/published/resnet50-mikami-2018.json \
+	scenarios/published/resnet50-mlperf07-tpu-v3-4096.json \
 	scenarios/published/resnet50-smith-2017.json \
 	scenarios/published/resnet50-yamazaki-2019.json \
 	scenarios/published/resnet50-ying-2018.json \
@@ -83,6 +84,7 @@ dist_examples_DATA = \
 	scenarios/examples/purchase-fattree.json \
 	scenarios/examples/purchase-torus2d.json \
 	scenarios/examples/tpu-v3-batch-sweep.json \
+	scenarios/examples/tpu-v3-4096-multipod.json \
 	scenarios/examples/zion-dlrm-host.json \
 	scenarios/examples/zion-dlrm-plans-16gb.json \
 	scenarios/examples/zion-dlrm-plans.json \

@@ -79,6 +79,29 @@ START_TEST(functional_torus_grids)
             ck_assert_int_eq(s.nstages, phases);
             schedule_free(&s);
         }
+    /* Pods (a multi-pod slice): the pods' rings are one more, slowest dimension, a 4-D grid included. */
+    static const int PODS[][4] = {{2, 2, 1, 3}, {4, 3, 1, 2}, {2, 2, 2, 2}, {3, 1, 1, 4}};
+    for (size_t k = 0; k < sizeof PODS / sizeof PODS[0]; k++)
+        for (int algo = 0; algo < 2; algo++) {
+            int n = PODS[k][0] * PODS[k][1] * PODS[k][2] * PODS[k][3];
+            size_t count = (size_t)(5 * n + 3);
+            coll_params p = {.op = OP_ALLREDUCE, .algo = algo ? ALGO_TORUS : ALGO_TORUS2D, .ranks = n,
+                             .bytes = (double)count, .dims = {PODS[k][0], PODS[k][1], PODS[k][2]},
+                             .pods = PODS[k][3]};
+            schedule s;
+            tt_error err = {0};
+            ck_assert_msg(schedule_build(&p, count, 8, &s, &err) == TT_OK, "%s", err.msg);
+            char msg[256];
+            ck_assert_msg(schedule_verify(&s, msg, sizeof msg) == 0, "grid %dx%dx%d x %d pods: %s", PODS[k][0],
+                          PODS[k][1], PODS[k][2], PODS[k][3], msg);
+            int sides = (PODS[k][0] > 1) + (PODS[k][1] > 1) + (PODS[k][2] > 1);
+            if (algo) /* torus: one phase pair per side, and the pods' */
+                ck_assert_int_eq(s.nstages, 2 * (sides + 1));
+            schedule_free(&s);
+        }
+    coll_params podless = {.op = OP_ALLREDUCE, .algo = ALGO_RING, .ranks = 8, .bytes = 8, .pods = 2};
+    const char *why_pods;
+    ck_assert_int_eq(coll_algo_applies(&podless, &why_pods), 0);
     coll_params bad = {.op = OP_ALLREDUCE, .algo = ALGO_TORUS, .ranks = 30, .bytes = 300, .dims = {4, 4, 2}};
     const char *why;
     ck_assert_int_eq(coll_algo_applies(&bad, &why), 0);
@@ -590,6 +613,107 @@ START_TEST(cli_collective)
 }
 END_TEST
 
+/* A multi-pod slice worked by hand: pods of a 4 x 4 ICI torus (4 chips a
+ * node, ICI 1e10 B/s and 1 us a hop), joined by a data-centre NIC of 8e9 B/s
+ * per node, 5 us. On the ideal network, without reduction cost, the
+ * allreduce of M bytes is each pod's torus reduce-scatter and all-gather
+ * (per dimension of k: 2 (k - 1) steps of 1 us + (M_d / k) / (2 x 1e10),
+ * both rings on their own direction of the links), and between them the
+ * shards' rings over the pods: 2 (P - 1) steps of 5 us + (M / 16 / P) / S,
+ * S = 8e9 / 4 = 2e9 B/s a chip's share of its node's NIC. With 3 pods each
+ * ring's block (M / 16 / 2P) crosses its own cable at S / 2; with 2 pods
+ * both rings' blocks cross the one cable to the other pod at S. One pod is
+ * the torus alone, and the same as the file without its "dcn". */
+static const char *MULTIPOD_JSON =
+    "{\"format\": \"ttasim-platform\", \"version\": 1, \"name\": \"tiny-pods\", \"description\": \"test\",\n"
+    " \"sources\": [\"hand-made\"], \"assumptions\": [],\n"
+    " \"node\": {\"components\": [{\"name\": \"chip\", \"device\": \"generic-accelerator\", \"count\": 4}], \"links\": []},\n"
+    " \"fabric\": {\"topology\": \"torus2d\", \"nodes\": 4, \"class\": \"ici\",\n"
+    "   \"link\": {\"bandwidth_Bps\": 1e10, \"latency_s\": \"1us\"}, \"dims\": [4, 4]%s}}\n";
+static const char *MULTIPOD_DCN = ",\n \"dcn\": {\"bandwidth_Bps\": 8e9, \"latency_s\": \"5us\", \"assumptions\": "
+                                  "[{\"name\": \"dcn\", \"value\": \"8e9\", \"why\": \"U: test\"}]}";
+
+static platform *multipod_load(int pods, int with_dcn)
+{
+    char text[2048], path[256];
+    snprintf(text, sizeof text, MULTIPOD_JSON, with_dcn ? MULTIPOD_DCN : "");
+    platform_options o = {.nodes = 4 * pods};
+    tt_error err = {0};
+    platform *p = platform_load(tu_write_temp(text, path, sizeof path), &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    unlink(path);
+    return p;
+}
+
+static double multipod_allreduce_s(const platform *p, double bytes)
+{
+    coll_params asked = {.op = OP_ALLREDUCE, .algo = ALGO_TORUS2D, .bytes = bytes};
+    coll_request rq = coll_request_build(p, &asked);
+    rq.reduce_s_per_byte = 0;
+    coll_result r;
+    tt_error err = {0};
+    ck_assert_msg(coll_simulate(p, NETWORK_IDEAL, &rq, 1, &r, &err) == TT_OK, "%s", err.msg);
+    ck_assert_int_eq(rq.params.pods, platform_pods(p) > 1 ? platform_pods(p) : 0);
+    return r.time_s;
+}
+
+START_TEST(multipod_allreduce_by_hand)
+{
+    const double M = 1048576, ici = 1e10, ici_s = 1e-6, dcn_s = 5e-6;
+    double torus = 0, Md = M;
+    for (int d = 0; d < 2; d++) { /* 4 x 4 */
+        torus += 2 * 3 * (ici_s + Md / 4 / (2 * ici));
+        Md /= 4;
+    }
+    /* one pod: the torus alone, with or without a "dcn" */
+    platform *one = multipod_load(1, 1), *plain = multipod_load(1, 0);
+    ck_assert_int_eq(platform_pods(one), 1);
+    int plain_assumptions = platform_assumption_count(plain);
+    ck_assert_int_eq(platform_assumption_count(one), plain_assumptions); /* dcn's: multi-pod only */
+    double t1 = multipod_allreduce_s(one, M);
+    ck_assert_msg(fabs(t1 / torus - 1) < 1e-6, "one pod: simulated %.9g s, by hand %.9g s", t1, torus);
+    ck_assert_double_eq(t1, multipod_allreduce_s(plain, M));
+    platform_free(one);
+    platform_free(plain);
+    for (int pods = 2; pods <= 3; pods++) {
+        platform *p = multipod_load(pods, 1);
+        ck_assert_int_eq(platform_pods(p), pods);
+        ck_assert_int_eq(platform_ranks(p), 16 * pods);
+        ck_assert_int_eq(platform_assumption_count(p), plain_assumptions + 1);
+        double cable = 8e9 / 4 / (pods > 2 ? 2 : 1), lat, bw;
+        /* chip 5 of pod 0 to its counterpart in pod 1: one DCN hop */
+        ck_assert_int_eq(platform_path(p, 5, 16 + 5, &lat, &bw), 1);
+        ck_assert_double_eq_tol(lat, dcn_s, 1e-15);
+        ck_assert_double_eq(bw, cable);
+        /* to another chip of pod 1: the ICI hops in pod 0 first, then the DCN */
+        ck_assert_int_eq(platform_path(p, 0, 16 + 5, &lat, &bw), 3);
+        ck_assert_double_eq_tol(lat, 2 * ici_s + dcn_s, 1e-15);
+        ck_assert_double_eq(bw, cable);
+        double want = torus + 2 * (pods - 1) * (dcn_s + M / 16 / pods / (8e9 / 4));
+        double got = multipod_allreduce_s(p, M);
+        /* (1e-4: M / 48 is no whole number of bytes, the ring's blocks differ by one) */
+        ck_assert_msg(fabs(got / want - 1) < 1e-4, "%d pods: simulated %.9g s, by hand %.9g s", pods, got, want);
+        platform_summary s;
+        platform_summarize(p, &s);
+        ck_assert_double_eq(s.bisection_Bps, 4 * 8e9); /* a pod's 4 NICs */
+        platform_free(p);
+    }
+    /* 24 chips are not whole pods; 32 without a "dcn" are more than the pod */
+    char text[2048], path[256];
+    tt_error err = {0};
+    platform_options o = {.nodes = 6};
+    snprintf(text, sizeof text, MULTIPOD_JSON, MULTIPOD_DCN);
+    ck_assert_ptr_null(platform_load(tu_write_temp(text, path, sizeof path), &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "whole pods"));
+    unlink(path);
+    o.nodes = 8;
+    snprintf(text, sizeof text, MULTIPOD_JSON, "");
+    ck_assert_ptr_null(platform_load(tu_write_temp(text, path, sizeof path), &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "fabric.dcn"));
+    unlink(path);
+}
+END_TEST
+
 /* The torus schedule adds no per-step overhead on a torus: on 4 x 4,
  * 4 x 4 x 4 and 4 x 2 grids the ideal-network time is, per step, one link
  * latency plus a ring's block over one link (the two rings use both
@@ -1083,6 +1207,7 @@ static Suite *suite(void)
     tcase_add_test(t, estimate_refuses_past_max_time);
     tcase_add_test(t, concurrent_communicators_share_links);
     tcase_add_test(t, torus_schedule_matches_closed_form);
+    tcase_add_test(t, multipod_allreduce_by_hand);
     suite_add_tcase(s, t);
     return s;
 }

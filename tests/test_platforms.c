@@ -332,11 +332,25 @@ START_TEST(tpu_slices)
     ck_assert_int_eq(dims[0] + dims[1] + dims[2], 24);
     platform_free(p);
     tt_error err = {0};
+    /* More chips than the pod: whole pods over the data-centre network where the file gives one (v3) */
     platform_options o = {.nodes = 1024};
+    p = platform_load("tpu-v3-pod", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_int_eq(platform_pods(p), 4);
+    ck_assert_int_eq(platform_torus_dims(p, dims), 2);
+    ck_assert_int_eq(dims[0] * 100 + dims[1], 32 * 100 + 32);
+    ck_assert_int_eq(platform_hops(p, 7, 1024 + 7), 1);      /* the next pod: one DCN hop */
+    ck_assert_int_eq(platform_hops(p, 7, 2 * 1024 + 7), 2);  /* across the pods' ring */
+    platform_free(p);
+    o.nodes = 300;
     ck_assert_ptr_null(platform_load("tpu-v3-pod", &o, &err));
     ck_assert_int_eq(err.code, TT_EINPUT);
-    ck_assert_ptr_nonnull(strstr(err.msg, "4096 chips asked for, but the pod has 1024"));
-    ck_assert_ptr_nonnull(strstr(err.msg, "at most --nodes 256"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "1200 chips asked for, more than the pod's 1024"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "a multiple of --nodes 256"));
+    o.nodes = 2048; /* tpu-v4-pod gives no data-centre network */
+    ck_assert_ptr_null(platform_load("tpu-v4-pod", &o, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "8192 chips asked for, but the pod has 4096"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "at most --nodes 1024"));
     o = (platform_options){.nodes = 9}; /* 36 chips: not 9 x 2 x 2 (9 is neither <= 4 nor a multiple of 4) but 4 x 3 x 3 */
     p = platform_load("tpu-v4-pod", &o, &err);
     ck_assert_ptr_nonnull(p);

@@ -83,6 +83,7 @@ static json_t *summary_json(const platform *p, const platform_summary *s)
                      "link_classes", links, "bisection_Bps", s->bisection_Bps, "diameter_hops", s->diameter_hops,
                      "peak_flops", peak, "assumptions", assume, "sources", src);
     json_object_set_new(doc, "torus_dims", torus);
+    json_object_set_new(doc, "pods", json_integer(platform_pods(p)));
     json_object_set_new(doc, "notes", notes);
     /* rails: one per NIC of a node; pxn: a cross-rail transfer is relayed over NVLink (platform_rail_relay) */
     int rpn = platform_ranks_per_node(p);
@@ -116,6 +117,10 @@ static void print_summary(const platform *p, const platform_summary *s)
     if (nd > 0)
         printf("torus           %d%s%.0d%s%.0d (fastest-varying first, wrap-around)\n", dims[0], nd > 1 ? " x " : "",
                nd > 1 ? dims[1] : 0, nd > 2 ? " x " : "", nd > 2 ? dims[2] : 0);
+    if (platform_pods(p) > 1)
+        printf("pods            %d of that torus, pod-major ranks, joined by the data-centre network (link class "
+               "dcn: a NIC per node); collectives: reduce-scatter in each pod, rings over the pods, all-gather\n",
+               platform_pods(p));
     printf("accelerators    %d\ncpu_sockets     %d\nnics            %d\nswitches        %d\n\n", s->accelerators,
            s->cpu_sockets, s->nics, s->switches);
     printf("%-8s %-12s %-22s %s\n", "count", "kind", "device", "description");

@@ -38,6 +38,13 @@ coll_request coll_request_on(const platform *p, const coll_params *asked, const 
     /* tori: the slice's physical grid, so rings follow its links */
     if (!c->dims[0])
         platform_torus_dims(p, c->dims);
+    /* a multi-pod slice: the torus algorithms' last phase runs over the pods
+     * (a communicator of every rank in order; others keep to the grid's rules) */
+    int whole = c->ranks == platform_ranks(p);
+    for (int i = 0; whole && members && i < c->ranks; i++)
+        whole = members[i] == i;
+    if (!c->pods && whole && platform_pods(p) > 1)
+        c->pods = platform_pods(p);
     int nics = platform_node_components(p, DEVICE_NIC, NULL, NULL, 0);
     if (!c->nics_per_node && nics > 0 && c->ranks_per_node % nics == 0)
         c->nics_per_node = nics;

@@ -131,6 +131,21 @@ static void pair_torus_links(const platform *p)
     }
 }
 
+/* A multi-pod torus: the pods' dimension is the data-centre network, at its
+ * own rate and latency (platform_dcn_link). */
+static void set_dcn_links(const platform *p, network_model net)
+{
+    char name[96];
+    double bw, lat;
+    for (long k = 0; platform_dcn_link(p, net, k, name, sizeof name, &bw, &lat); k++) {
+        sg_link_t l = sg_link_by_name(name);
+        if (l) {
+            sg_link_set_bandwidth(l, bw);
+            sg_link_set_latency(l, lat);
+        }
+    }
+}
+
 /* Sends the parent a tt_error, then on success the result. The network
  * model's --cfg words come from platforms/network.c. */
 static void child_main(const sim_job *job, const char *xml_path, const char *xml_name, child_progress *pr, int fd)
@@ -149,6 +164,7 @@ static void child_main(const sim_job *job, const char *xml_path, const char *xml
     pr->stage = STAGE_LOAD;
     simgrid_load_platform(xml_path);
     pair_torus_links(job->platform);
+    set_dcn_links(job->platform, job->network);
     tt_error err = {0};
     char *buf = calloc(1, job->result_bytes ? job->result_bytes : 1);
     if (!buf)
