@@ -28,6 +28,9 @@ static void blank_point(run_point *p)
         p->mix.max_rows[g] = 1;
     p->scaling_efficiency = 1;
     p->samples_to_target = p->tokens_per_sample = 1; /* a language model's tokens to the target */
+    p->nodes = p->ranks = 1;
+    p->global_batch = 1;
+    p->time_to_accuracy_s = 1;
 }
 
 json_t *expect_outputs(const scenario *sc)
@@ -38,26 +41,31 @@ json_t *expect_outputs(const scenario *sc)
         return coll_report_json(sc, &c);
     }
     run_result *r = calloc(1, sizeof *r);
-    run_point *pt = calloc(1, sizeof *pt);
+    run_point *pt = calloc(2, sizeof *pt);
     json_t *doc = NULL;
     if (r && pt) {
         blank_point(&r->base);
-        blank_point(pt);
+        blank_point(&pt[0]);
+        blank_point(&pt[1]);
+        pt[1].nodes = pt[1].ranks = 2; /* a second size: the scaling table's rows (scaling.h) */
         /* failures and stragglers as the scenario asks */
-        r->base.res.on = pt->res.on = sc->resilience.failures;
-        r->base.res.straggler_s = pt->res.straggler_s = sc->resilience.straggler_cv;
+        r->base.res.on = pt[0].res.on = pt[1].res.on = sc->resilience.failures;
+        r->base.res.straggler_s = pt[0].res.straggler_s = pt[1].res.straggler_s = sc->resilience.straggler_cv;
         r->has_recipe = 1;
         r->links_shown = LINK_USAGE_MAX; /* --links N at its most */
         r->links.n = LINK_USAGE_MAX;
         r->links.n_classes = LINK_CLASSES_MAX;
         size_t n = run_sweep_points(sc);
-        r->n_points = n > 0;
+        r->n_points = n == 0 ? 0 : sc->n_sweep_nodes > 1 && sc->n_sweep_paths == 0 ? 2 : 1;
         r->points = pt;
         doc = report_json(sc, r);
         /* the sweep's points all have one point's keys: the first stands for every one */
         json_t *sweep = json_object_get(doc, "sweep");
-        for (size_t i = 1; sweep && i < n; i++)
+        for (size_t i = r->n_points; sweep && i < n; i++)
             json_array_append(sweep, json_array_get(sweep, 0));
+        json_t *scaling = json_object_get(doc, "scaling"); /* a row per node count, the second for the rest */
+        for (size_t i = 2; scaling && i < sc->n_sweep_nodes; i++)
+            json_array_append(scaling, json_array_get(scaling, 1));
     }
     free(pt);
     free(r);

@@ -264,12 +264,13 @@ json_t *report_json(const scenario *sc, const run_result *r)
         const run_point *p = rows[k].best;
         json_t *row = json_pack("{s:i, s:i, s:I, s:o}", "nodes", p->nodes, "ranks", p->ranks, "global_batch",
                                 (json_int_t)p->global_batch, "time_to_accuracy_s", num(p->time_to_accuracy_s));
-        if (k > 0)
-            json_object_update_new(row, json_pack("{s:o, s:o, s:o, s:o, s:s}", "speedup", num(rows[k].speedup),
-                                                  "efficiency", num(rows[k].efficiency), "tokens_ratio",
-                                                  num(rows[k].tokens_ratio), "rank_time_ratio",
-                                                  num(rows[k].rank_time_ratio), "limited_by",
-                                                  scaling_limit(&rows[k])));
+        /* the first size has no size before it: its ratios are null */
+        json_object_update_new(row, json_pack("{s:o, s:o, s:o, s:o, s:s}", "speedup",
+                                              k ? num(rows[k].speedup) : json_null(), "efficiency",
+                                              k ? num(rows[k].efficiency) : json_null(), "tokens_ratio",
+                                              k ? num(rows[k].tokens_ratio) : json_null(), "rank_time_ratio",
+                                              k ? num(rows[k].rank_time_ratio) : json_null(), "limited_by",
+                                              k ? scaling_limit(&rows[k]) : "-"));
         json_array_append_new(scaling, row);
     }
     if (scaling)
