@@ -305,7 +305,9 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
         lr.cooldown_steps = lround(o->cooldown_epochs * steps_per_epoch);
     r->peak_lr = lr_schedule_peak(&lr);
     r->warmup_steps = lr.warmup_steps;
-    r->eval_every = o->eval_every > 0 ? o->eval_every : lround(6000.0 / (double)o->batch);
+    /* a language stream's steps to target are few at large batches and its test set small: finer */
+    double eval_examples = data->kind == DP_DATA_MARKOV ? 512.0 : 6000.0;
+    r->eval_every = o->eval_every > 0 ? o->eval_every : lround(eval_examples / (double)o->batch);
     if (r->eval_every < 1)
         r->eval_every = 1;
 

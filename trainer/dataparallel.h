@@ -84,7 +84,7 @@ typedef struct dp_options {
     double target_loss[DP_MAX_TARGETS]; /* Markov stream: test loss <= optimal + x nats/token;
                                            the run goes on until every one is met */
     int ntarget_loss;
-    long eval_every;              /* steps; 0: auto (about every 6000 examples) */
+    long eval_every;              /* steps; 0: auto (about every 6000 examples; Markov 512) */
     double max_epochs;            /* budget; the smaller of the two applies (0: none) */
     long max_steps;
     uint64_t seed;                /* data order, augmentation (init: mo.seed) */

@@ -74,7 +74,8 @@ static void train_help(FILE *out)
             "                          (up to %d, e.g. 0.1,0.05; the run ends when all are met),\n"
             "                          L* = ((T-K+1) H + H_head) / T the least expected loss of\n"
             "                          T tokens, H_head the first positions' shorter contexts\n"
-            "  --eval-every N          steps between evaluations (about every 6000 examples)\n"
+            "  --eval-every N          steps between evaluations (about every 6000 examples;\n"
+            "                          markov: 512)\n"
             "  --max-epochs E (30)     --max-steps N: budget, the smaller applies\n"
             "  --seed N                initialisation, data order, augmentation (1)\n"
             "Batch sweep\n"
@@ -671,14 +672,16 @@ static int train_main(int argc, char **argv)
 }
 
 const cli_command cmd_train = {
-    "train", "real data-parallel training to a target accuracy; batch sweeps and profiles",
+    "train", "real data-parallel training to a target accuracy or loss; batch sweeps and profiles",
     "train [--model NAME] [--widths LIST] [--dataset NAME] [--data-dir DIR] [--augment MODE]\n"
+    "           [--markov-order K] [--markov-successors N] [--markov-floor F] [--layers N] [--hidden N]\n"
+    "           [--heads N] [--vocab N] [--seq-len N]\n"
     "           [--label-smoothing X] [--optimizer NAME] [--momentum X] [--beta1 X] [--beta2 X] [--eps X]\n"
     "           [--weight-decay X] [--trust-coef X] [--phi-clamp MIN,MAX] [--no-exclude] [--lr X]\n"
     "           [--ref-batch N] [--lr-scaling RULE] [--warmup-epochs E] [--warmup-steps N]\n"
     "           [--warmup-start F] [--decay KIND] [--poly-power P] [--end-lr X] [--step-every N]\n"
     "           [--step-gamma G] [--cooldown-epochs E] [--cooldown-steps N] [--batch N] [--workers K]\n"
-    "           [--micro-batch N] [--target X] [--eval-every N] [--max-epochs E] [--max-steps N]\n"
+    "           [--micro-batch N] [--target X] [--target-loss LIST] [--eval-every N] [--max-epochs E] [--max-steps N]\n"
     "           [--seed N] [--sweep-batch LIST] [--seeds LIST] [--out FILE] [--json]",
     train_main, train_help,
 };
