@@ -50,10 +50,9 @@ static void running_sum(const double *p, long n, double *cdf)
         cdf[i] = s += p[i];
 }
 
-int markov_init_probs(markov *m, int vocab, int order, const double *prob, uint64_t seed,
-                      tt_error *err)
+/* V^k contexts into *contexts, or an input error. */
+static int count_contexts(int vocab, int order, long *contexts, tt_error *err)
 {
-    memset(m, 0, sizeof *m);
     long C = 1;
     for (int i = 0; i < order && vocab >= 2 && C <= MARKOV_MAX_CONTEXTS; i++)
         C *= vocab;
@@ -62,6 +61,18 @@ int markov_init_probs(markov *m, int vocab, int order, const double *prob, uint6
                             "markov source: vocabulary %d and order %d give %ld contexts; need a "
                             "vocabulary of 2 or more, order 1 or more and at most %ld contexts",
                             vocab, order, C, MARKOV_MAX_CONTEXTS);
+    *contexts = C;
+    return TT_OK;
+}
+
+int markov_init_probs(markov *m, int vocab, int order, const double *prob, uint64_t seed,
+                      tt_error *err)
+{
+    memset(m, 0, sizeof *m);
+    long C;
+    int rc = count_contexts(vocab, order, &C, err);
+    if (rc)
+        return rc;
     m->vocab = vocab, m->order = order, m->contexts = C, m->seed = seed;
     size_t cv = (size_t)C * vocab;
     m->prob = malloc(cv * sizeof *m->prob);
@@ -120,11 +131,10 @@ int markov_init(markov *m, int vocab, int order, int successors, double floor, u
                             "markov source: %d successors of %d tokens with floor %g; need 1 to "
                             "vocabulary successors and a floor in (0, 1)",
                             successors, vocab, floor);
-    long C = 1;
-    for (int i = 0; i < order && C <= MARKOV_MAX_CONTEXTS; i++)
-        C *= vocab;
-    if (C > MARKOV_MAX_CONTEXTS || vocab < 2 || order < 1) /* markov_init_probs says why */
-        return markov_init_probs(m, vocab, order, NULL, seed, err);
+    long C;
+    int rc = count_contexts(vocab, order, &C, err);
+    if (rc)
+        return rc;
     double *prob = malloc((size_t)C * vocab * sizeof *prob);
     double *w = malloc((size_t)vocab * sizeof *w);
     if (!prob || !w) {
@@ -147,7 +157,7 @@ int markov_init(markov *m, int vocab, int order, int successors, double floor, u
         for (int v = 0; v < vocab; v++)
             p[v] = floor / vocab + (1 - floor) * w[v] / sum;
     }
-    int rc = markov_init_probs(m, vocab, order, prob, seed, err);
+    rc = markov_init_probs(m, vocab, order, prob, seed, err);
     free(prob);
     free(w);
     return rc;
