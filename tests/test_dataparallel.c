@@ -138,8 +138,8 @@ static void small_options(dp_options *o)
 START_TEST(trains_to_target_on_teacher)
 {
     ck_assert_int_eq(teacher_init(&TEACH, IN, 8, CLASSES, 3), 0);
-    dp_data data = {.kind = DP_DATA_TEACHER, .teacher = &TEACH, .teacher_epoch = 6400,
-                    .teacher_test = 2000};
+    dp_data data = {.kind = DP_DATA_TEACHER, .teacher = &TEACH, .stream_epoch = 6400,
+                    .stream_test = 2000};
     dp_options o;
     small_options(&o);
     o.warmup_epochs = 1; /* 100 steps, but at most the 10 steps set: the shorter */

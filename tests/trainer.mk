@@ -31,3 +31,9 @@ tests_test_llm_SOURCES = tests/test_llm.c
 tests_test_llm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_llm_LDADD = $(TEST_LIBS)
 TESTS += tests/test_llm
+
+check_PROGRAMS += tests/test_markov
+tests_test_markov_SOURCES = tests/test_markov.c
+tests_test_markov_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_markov_LDADD = $(TEST_LIBS)
+TESTS += tests/test_markov

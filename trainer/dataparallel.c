@@ -171,6 +171,10 @@ static void fill_train(void *ctx, uint64_t first, model_inputs *in)
         teacher_fill(s->data->teacher, first, in->batch, in->x, in->labels);
         return;
     }
+    if (s->data->kind == DP_DATA_MARKOV) {
+        markov_fill(s->data->markov, s->seed, first, in->batch, in->seq_len, in->tokens, in->labels);
+        return;
+    }
     const fmnist *d = s->data->train;
     for (int i = 0; i < in->batch; i++) {
         uint64_t p = first + (uint64_t)i;
@@ -183,13 +187,15 @@ static void fill_train(void *ctx, uint64_t first, model_inputs *in)
                           first + (uint64_t)i);
 }
 
-/* Test accuracy and mean loss of the master in eval mode, in micro-batch chunks. */
+/* Test accuracy (a Markov stream: of the next tokens) and mean loss of the
+ * master in eval mode, in micro-batch chunks. */
 static void evaluate(dp_trainer *dp, stream *s, double *accuracy, double *loss)
 {
     model *m = dp->w[0];
     model_inputs *in = model_get_inputs(m);
     const dp_data *d = s->data;
-    long n = d->kind == DP_DATA_TEACHER ? d->teacher_test : d->test->n;
+    long n = d->kind == DP_DATA_FMNIST ? d->test->n : d->stream_test;
+    int rows_per_sample = d->kind == DP_DATA_MARKOV ? in->seq_len : 1;
     long correct = 0;
     double loss_sum = 0;
     model_set_training(m, 0);
@@ -198,6 +204,9 @@ static void evaluate(dp_trainer *dp, stream *s, double *accuracy, double *loss)
         in->batch = b;
         if (d->kind == DP_DATA_TEACHER) {
             teacher_fill(d->teacher, TEACHER_TEST_BASE + (uint64_t)i, b, in->x, in->labels);
+        } else if (d->kind == DP_DATA_MARKOV) {
+            markov_fill(d->markov, DP_MARKOV_HELDOUT, (uint64_t)i, b, in->seq_len, in->tokens,
+                        in->labels);
         } else {
             for (int j = 0; j < b; j++)
                 s->idx[j] = (int)(i + j);
@@ -206,7 +215,7 @@ static void evaluate(dp_trainer *dp, stream *s, double *accuracy, double *loss)
         loss_sum += (double)model_forward(m) * b;
         int cols;
         const float *logits = model_logits(m, &cols);
-        for (int j = 0; j < b; j++) {
+        for (long j = 0; j < (long)b * rows_per_sample; j++) {
             const float *row = logits + (size_t)j * cols;
             int best = 0;
             for (int c = 1; c < cols; c++)
@@ -217,22 +226,50 @@ static void evaluate(dp_trainer *dp, stream *s, double *accuracy, double *loss)
     }
     model_set_training(m, 1);
     in->batch = (int)dp->micro;
-    *accuracy = (double)correct / (double)n;
+    *accuracy = (double)correct / ((double)n * rows_per_sample);
     *loss = loss_sum / (double)n;
+}
+
+/* The Markov stream feeds a decoder whose vocabulary is the source's and whose
+ * sequences hold a full context. */
+static int check_markov_model(const markov *mk, const model_inputs *in, const char *name,
+                              tt_error *err)
+{
+    if (!in->tokens || !in->next_token)
+        return tt_error_set(err, TT_EINPUT, "the Markov stream trains a decoder (gpt, llama, moe), "
+                            "not %s; choose one with --model", name);
+    if (in->vocab != mk->vocab || in->seq_len < mk->order)
+        return tt_error_set(err, TT_EINPUT, "%s reads %d tokens of a %d-token vocabulary; the "
+                            "Markov source has %d tokens and contexts of %d: set --vocab %d and "
+                            "--seq-len %d or more", name, in->seq_len, in->vocab, mk->vocab,
+                            mk->order, mk->vocab, mk->order);
+    return TT_OK;
 }
 
 static int check_options(const dp_options *o, const dp_data *data, long train_n, tt_error *err)
 {
-    if (!(o->target > 0 && o->target <= 1))
+    if (data->kind == DP_DATA_MARKOV) {
+        if (o->ntarget_loss < 1 || o->ntarget_loss > DP_MAX_TARGETS)
+            return tt_error_set(err, TT_EINPUT, "a Markov stream trains to 1 to %d target losses "
+                                "(nats/token above the optimum), not %d", DP_MAX_TARGETS,
+                                o->ntarget_loss);
+        for (int i = 0; i < o->ntarget_loss; i++)
+            if (!(o->target_loss[i] > 0))
+                return tt_error_set(err, TT_EINPUT, "target loss %g: give a positive number of "
+                                    "nats/token above the optimal loss", o->target_loss[i]);
+    } else if (o->ntarget_loss) {
+        return tt_error_set(err, TT_EINPUT, "target losses apply to the Markov stream; use a "
+                            "target accuracy for %s", data->kind == DP_DATA_TEACHER ? "the teacher" : "Fashion-MNIST");
+    } else if (!(o->target > 0 && o->target <= 1))
         return tt_error_set(err, TT_EINPUT, "target accuracy must be in (0, 1] (got %g); "
                             "write 85%% as 0.85", o->target);
     if (o->max_epochs <= 0 && o->max_steps <= 0)
         return tt_error_set(err, TT_EINPUT, "no budget: give a maximum number of epochs or steps");
     if (train_n <= 0)
         return tt_error_set(err, TT_EINPUT, "the training set is empty");
-    if (data->kind == DP_DATA_TEACHER && o->augment == 1)
+    if (data->kind != DP_DATA_FMNIST && o->augment == 1)
         return tt_error_set(err, TT_EINPUT,
-                            "augmentation applies to Fashion-MNIST images, not the teacher stream");
+                            "augmentation applies to Fashion-MNIST images, not a synthetic stream");
     return TT_OK;
 }
 
@@ -240,8 +277,11 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
 {
     memset(r, 0, sizeof *r);
     r->steps_to_target = -1;
+    for (int i = 0; i < DP_MAX_TARGETS; i++)
+        r->target_steps[i] = -1;
     r->noise_scale = NAN;
-    long train_n = data->kind == DP_DATA_TEACHER ? data->teacher_epoch : data->train->n;
+    r->optimal_loss = NAN;
+    long train_n = data->kind == DP_DATA_FMNIST ? data->train->n : data->stream_epoch;
     int rc = check_options(o, data, train_n, err);
     if (rc)
         return rc;
@@ -265,7 +305,9 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
         lr.cooldown_steps = lround(o->cooldown_epochs * steps_per_epoch);
     r->peak_lr = lr_schedule_peak(&lr);
     r->warmup_steps = lr.warmup_steps;
-    r->eval_every = o->eval_every > 0 ? o->eval_every : lround(6000.0 / (double)o->batch);
+    /* a language stream's steps to target are few at large batches and its test set small: finer */
+    double eval_examples = data->kind == DP_DATA_MARKOV ? 512.0 : 6000.0;
+    r->eval_every = o->eval_every > 0 ? o->eval_every : lround(eval_examples / (double)o->batch);
     if (r->eval_every < 1)
         r->eval_every = 1;
 
@@ -275,6 +317,13 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
         snprintf(r->data_note, sizeof r->data_note,
                  "synthetic teacher stream (%d inputs, %d hidden, %d classes; epoch = %ld examples)",
                  data->teacher->in_dim, data->teacher->hidden, data->teacher->classes, train_n);
+    } else if (data->kind == DP_DATA_MARKOV) {
+        const markov *mk = data->markov;
+        snprintf(r->data, sizeof r->data, "markov");
+        snprintf(r->data_note, sizeof r->data_note,
+                 "order-%d Markov source over %d tokens, entropy rate %.6f nats/token "
+                 "(epoch = %ld sequences, test %ld held-out sequences)",
+                 mk->order, mk->vocab, mk->entropy_rate, train_n, data->stream_test);
     } else {
         s.augment = o->augment == 1 || (o->augment < 0 && o->batch > train_n);
         snprintf(r->data, sizeof r->data, "%s", s.augment ? "fashion-mnist+augment" : "fashion-mnist");
@@ -289,6 +338,11 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
     if ((rc = dp_create(&dp, o->model, &o->mo, o->workers, o->batch, o->micro_max, err)))
         return rc;
     r->micro_batch = dp->micro;
+    if (data->kind == DP_DATA_MARKOV &&
+        (rc = check_markov_model(data->markov, model_get_inputs(dp->w[0]), o->model, err)))
+        goto done;
+    if (data->kind == DP_DATA_MARKOV)
+        r->optimal_loss = markov_optimal_loss(data->markov, model_get_inputs(dp->w[0])->seq_len);
     if (data->kind == DP_DATA_FMNIST &&
         ((rc = fmnist_check_input(data->train, model_get_inputs(dp->w[0]), o->model, err)) ||
          (rc = fmnist_check_input(data->test, model_get_inputs(dp->w[0]), o->model, err))))
@@ -344,7 +398,21 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
             r->diverged = 1;
             break;
         }
-        if (ev.test_accuracy >= o->target) {
+        if (data->kind == DP_DATA_MARKOV) {
+            int met = 0;
+            for (int i = 0; i < o->ntarget_loss; i++) {
+                if (r->target_steps[i] < 0 && ev.test_loss <= r->optimal_loss + o->target_loss[i])
+                    r->target_steps[i] = ev.step;
+                met += r->target_steps[i] >= 0;
+            }
+            if (met == o->ntarget_loss) {
+                r->reached = 1;
+                r->steps_to_target = ev.step;
+                r->epochs_to_target = ev.epoch;
+                r->examples_to_target = (double)ev.step * (double)o->batch;
+                break;
+            }
+        } else if (ev.test_accuracy >= o->target) {
             r->reached = 1;
             r->steps_to_target = ev.step;
             r->epochs_to_target = ev.epoch;

@@ -4,7 +4,8 @@
  * gradient accumulation; the shard means are averaged into worker 0's gradient
  * buffer (allreduce semantics), one optimizer step updates worker 0's
  * parameters and the others copy them (the broadcast). dp_train drives this to
- * a target test accuracy, evaluating on the test set. */
+ * a target test accuracy, or for a language stream to target test losses,
+ * evaluating on held-out data. */
 #ifndef TT_DATAPARALLEL_H
 #define TT_DATAPARALLEL_H
 
@@ -13,6 +14,7 @@
 #include "common/error.h"
 #include "trainer/fmnist.h"
 #include "trainer/lr_schedule.h"
+#include "trainer/markov.h"
 #include "trainer/model.h"
 #include "trainer/optimizer.h"
 #include "trainer/synth.h"
@@ -50,16 +52,23 @@ void dp_apply(dp_trainer *dp, optimizer *opt, double lr);
 
 /* ---- training to a target ---- */
 
-typedef enum { DP_DATA_FMNIST, DP_DATA_TEACHER } dp_data_kind;
+typedef enum { DP_DATA_FMNIST, DP_DATA_TEACHER, DP_DATA_MARKOV } dp_data_kind;
+
+#define DP_MAX_TARGETS 4
 
 /* The data a run reads (loaded once, shared by the runs of a sweep). */
 typedef struct dp_data {
     dp_data_kind kind;
     const fmnist *train, *test;   /* DP_DATA_FMNIST */
     const teacher *teacher;       /* DP_DATA_TEACHER: train stream from 0, test from TEST_BASE */
-    long teacher_epoch;           /* examples counted as one epoch (60000) */
-    long teacher_test;            /* test examples (10000) */
+    const markov *markov;         /* DP_DATA_MARKOV: the run's seed keys the training stream,
+                                     DP_MARKOV_HELDOUT the test sequences */
+    long stream_epoch;            /* synthetic streams: examples counted as one epoch (60000) */
+    long stream_test;             /* synthetic streams: test examples (teacher 10000) */
 } dp_data;
+
+/* The Markov test stream's key; run seeds are below 2^62, so never this. */
+#define DP_MARKOV_HELDOUT UINT64_MAX
 
 typedef struct dp_options {
     const char *model;
@@ -71,8 +80,11 @@ typedef struct dp_options {
     double warmup_epochs;         /* when lr.warmup_steps < 0; with both, the shorter applies */
     double cooldown_epochs;       /* used when lr.cooldown_steps < 0 */
     int augment;                  /* Fashion-MNIST: -1 auto (when batch > train set), 0 off, 1 on */
-    double target;                /* test accuracy in (0, 1] */
-    long eval_every;              /* steps; 0: auto (about every 6000 examples) */
+    double target;                /* test accuracy in (0, 1] (not for a Markov stream) */
+    double target_loss[DP_MAX_TARGETS]; /* Markov stream: test loss <= optimal + x nats/token;
+                                           the run goes on until every one is met */
+    int ntarget_loss;
+    long eval_every;              /* steps; 0: auto (about every 6000 examples; Markov 512) */
     double max_epochs;            /* budget; the smaller of the two applies (0: none) */
     long max_steps;
     uint64_t seed;                /* data order, augmentation (init: mo.seed) */
@@ -94,7 +106,9 @@ typedef struct dp_eval {
 
 typedef struct dp_result {
     int reached, diverged;
-    long steps_to_target;         /* -1 if not reached */
+    long steps_to_target;         /* -1 if not reached (loss targets: the last one met) */
+    long target_steps[DP_MAX_TARGETS]; /* loss targets: step each was met at, -1 if not */
+    double optimal_loss;          /* Markov stream: least expected test loss, nats/token */
     double epochs_to_target, examples_to_target;
     long steps_run;
     double epochs_run;
@@ -103,15 +117,15 @@ typedef struct dp_result {
     long warmup_steps, eval_every;
     long micro_batch;
     double noise_scale;           /* smoothed B_simple at the end, NAN if unmeasured */
-    char data[64];                /* "fashion-mnist", "fashion-mnist+augment", "teacher" */
-    char data_note[160];          /* what that means, for reports */
+    char data[64];                /* "fashion-mnist", "fashion-mnist+augment", "teacher", "markov" */
+    char data_note[256];          /* what that means, for reports */
     dp_eval *curve;
     int ncurve;
     double wall_s;
 } dp_result;
 
-/* Trains from fresh parameters until the test accuracy reaches the target or
- * the budget runs out. A non-finite loss ends the run with diverged = 1 (TT_OK:
+/* Trains from fresh parameters until the test accuracy reaches the target (a
+ * Markov stream: the test loss every target loss) or the budget runs out. A non-finite loss ends the run with diverged = 1 (TT_OK:
  * it is a result). Errors are input errors (bad options, model, memory). */
 int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *err);
 void dp_result_free(dp_result *r);

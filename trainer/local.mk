@@ -13,6 +13,7 @@ libtrainer_a_SOURCES += trainer/model.h trainer/model_internal.h trainer/graph.h
 libtrainer_a_SOURCES += trainer/graph.c trainer/plan.c trainer/model.c trainer/zoo.c trainer/model_opts.c
 libtrainer_a_SOURCES += trainer/fmnist.c trainer/fmnist.h
 libtrainer_a_SOURCES += trainer/synth.c trainer/synth.h
+libtrainer_a_SOURCES += trainer/markov.c trainer/markov.h
 libtrainer_a_SOURCES += trainer/trace.c trainer/trace.h
 libtrainer_a_SOURCES += trainer/optimizer.c trainer/optimizer.h
 libtrainer_a_SOURCES += trainer/sgd.c trainer/momentum.c trainer/adamw.c trainer/lars.c trainer/lamb.c

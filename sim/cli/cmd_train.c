@@ -18,16 +18,31 @@
 
 extern const cli_command cmd_train;
 
+/* --dataset markov: the vocabulary when --vocab is not given, the source's
+ * seed (its transition probabilities), and the held-out sequences */
+#define MARKOV_DEFAULT_VOCAB 16
+#define MARKOV_SOURCE_SEED UINT64_C(0x6d61726b6f76)
+#define MARKOV_TEST_SEQUENCES 2048
+
 static void train_help(FILE *out)
 {
     fprintf(out,
             "Trains a model of the zoo with K data-parallel workers until the test accuracy\n"
-            "reaches the target or the budget runs out. Exit 0 when reached, 1 when not\n"
-            "reached or diverged (a non-finite loss), 2 on bad options.\n\n"
+            "reaches the target (markov: the held-out loss every --target-loss) or the budget\n"
+            "runs out. Exit 0 when reached, 1 when not reached or diverged (a non-finite\n"
+            "loss), 2 on bad options.\n\n"
             "Model and data\n"
             "  --model NAME            model of the zoo (mlp)\n"
             "  --widths LIST           mlp widths, input..output (784,256,256,10)\n"
-            "  --dataset NAME          fashion-mnist | teacher (fashion-mnist)\n"
+            "  --dataset NAME          fashion-mnist | teacher | markov (fashion-mnist); markov:\n"
+            "                          an order-K Markov language generated on the fly, whose\n"
+            "                          entropy rate H is known exactly, for a decoder model\n"
+            "  --markov-order K        tokens of context of the markov source (2)\n"
+            "  --markov-successors N   likely next tokens per context (3)\n"
+            "  --markov-floor F        probability mass spread over every token (0.05)\n"
+            "  --layers N --hidden N --heads N --vocab N --seq-len N\n"
+            "                          decoder shape (gpt, llama, moe; default the model's);\n"
+            "                          markov: its vocabulary is --vocab (16)\n"
             "  --data-dir DIR          Fashion-MNIST IDX files (" FMNIST_DEFAULT_DIR ")\n"
             "  --augment MODE          auto | on | off: random crop (pad 2) + flip; auto = on\n"
             "                          when the global batch exceeds the 60,000 training images\n"
@@ -55,16 +70,23 @@ static void train_help(FILE *out)
             "                          gradient noise scale needs 2 or more)\n"
             "  --micro-batch N         largest forward pass per worker (4096)\n"
             "  --target X              test accuracy, 0.85 or 85%% (0.85)\n"
-            "  --eval-every N          steps between evaluations (about every 6000 examples)\n"
+            "  --target-loss LIST      markov: held-out loss <= L* + X nats/token for each X\n"
+            "                          (up to %d, e.g. 0.1,0.05; the run ends when all are met),\n"
+            "                          L* = ((T-K+1) H + H_head) / T the least expected loss of\n"
+            "                          T tokens, H_head the first positions' shorter contexts\n"
+            "  --eval-every N          steps between evaluations (about every 6000 examples;\n"
+            "                          markov: 512)\n"
             "  --max-epochs E (30)     --max-steps N: budget, the smaller applies\n"
             "  --seed N                initialisation, data order, augmentation (1)\n"
             "Batch sweep\n"
             "  --sweep-batch LIST      train once per batch size and seed, fit S = S_min (1 + B_noise/B)\n"
             "  --seeds LIST            seeds of a sweep's runs per batch (--seed); a point is their median\n"
             "  --out FILE              convergence profile to write and resume from\n"
-            "                          (DATASET-MODEL-OPTIMIZER.json)\n"
+            "                          (DATASET-MODEL-OPTIMIZER.json); with several target\n"
+            "                          losses one file per target, separated by ','\n"
             "Output\n"
-            "  --json                  one JSON document on stdout\n");
+            "  --json                  one JSON document on stdout\n",
+            DP_MAX_TARGETS);
 }
 
 enum {
@@ -72,7 +94,8 @@ enum {
     O_BETA2, O_EPS, O_WD, O_TRUST, O_PHI, O_NOEXCL, O_LR, O_REFB, O_SCALING, O_WUE, O_WUS,
     O_WUSTART, O_DECAY, O_POWER, O_ENDLR, O_STEPEVERY, O_STEPGAMMA, O_CDE, O_CDS, O_BATCH,
     O_WORKERS, O_MICRO, O_TARGET, O_EVAL, O_MAXE, O_MAXS, O_SEED, O_SEEDS, O_SWEEP, O_OUT,
-    O_JSON,
+    O_JSON, O_MK_ORDER, O_MK_SUCC, O_MK_FLOOR, O_TLOSS, O_LAYERS, O_HIDDEN, O_HEADS, O_VOCAB,
+    O_SEQLEN,
 };
 
 static const struct option OPTS[] = {
@@ -116,6 +139,15 @@ static const struct option OPTS[] = {
     {"sweep-batch", required_argument, NULL, O_SWEEP},
     {"out", required_argument, NULL, O_OUT},
     {"json", no_argument, NULL, O_JSON},
+    {"markov-order", required_argument, NULL, O_MK_ORDER},
+    {"markov-successors", required_argument, NULL, O_MK_SUCC},
+    {"markov-floor", required_argument, NULL, O_MK_FLOOR},
+    {"target-loss", required_argument, NULL, O_TLOSS},
+    {"layers", required_argument, NULL, O_LAYERS},
+    {"hidden", required_argument, NULL, O_HIDDEN},
+    {"heads", required_argument, NULL, O_HEADS},
+    {"vocab", required_argument, NULL, O_VOCAB},
+    {"seq-len", required_argument, NULL, O_SEQLEN},
     {NULL, 0, NULL, 0},
 };
 
@@ -161,13 +193,92 @@ static int parse_list(int code, const char *s, long lo, long hi, long *v, int ca
     return TT_OK;
 }
 
+/* --target-loss: 1 to DP_MAX_TARGETS positive numbers separated by ','. */
+static int parse_loss_list(const char *s, double *v, int *n)
+{
+    const char *p = s;
+    for (*n = 0;; p++) {
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p || !(x > 0 && x < 100) || *n == DP_MAX_TARGETS || (*end && *end != ','))
+            return cli_usage_error(&cmd_train, "--target-loss: expected 1 to %d numbers of nats/token "
+                                   "above the optimal loss, in (0, 100), separated by ',' (e.g. "
+                                   "0.1,0.05), found '%s'", DP_MAX_TARGETS, s);
+        v[(*n)++] = x;
+        if (!*end)
+            return TT_OK;
+        p = end;
+    }
+}
+
+/* The sweep's profile files: --out (with loss targets split at ',', one per
+ * target), or DATASET-MODEL-OPTIMIZER.json, with -lossX before .json per loss
+ * target. */
+static int sweep_outputs(train_cli *t)
+{
+    const dp_options *d = &t->dp;
+    int want = d->ntarget_loss ? d->ntarget_loss : 1;
+    t->nouts = 0;
+    if (t->out && !d->ntarget_loss) { /* an accuracy target: the file as given */
+        snprintf(t->outs[t->nouts++], sizeof t->outs[0], "%s", t->out);
+        return TT_OK;
+    }
+    if (t->out) {
+        const char *p = t->out;
+        for (;;) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            if (len == 0 || len >= sizeof t->outs[0] || t->nouts == want)
+                break;
+            snprintf(t->outs[t->nouts++], sizeof t->outs[0], "%.*s", (int)len, p);
+            if (!comma)
+                break;
+            p = comma + 1;
+        }
+        if (t->nouts != want || t->out[strlen(t->out) - 1] == ',')
+            return cli_usage_error(&cmd_train, "--out: expected %d profile file%s, one per "
+                                   "--target-loss value, separated by ',', found '%s'", want,
+                                   want > 1 ? "s" : "", t->out);
+        return TT_OK;
+    }
+    for (int i = 0; i < want; i++) {
+        char loss[32] = "";
+        if (d->ntarget_loss)
+            snprintf(loss, sizeof loss, "-loss%g", d->target_loss[i]);
+        snprintf(t->outs[t->nouts++], sizeof t->outs[0], "%s-%s-%s%s.json", t->dataset_name,
+                 d->model, optim_name(&d->opt), loss);
+    }
+    return TT_OK;
+}
+
+/* The markov source's options against the dataset and the target. */
+static int check_markov_args(train_cli *t)
+{
+    dp_options *d = &t->dp;
+    if (t->dataset != DP_DATA_MARKOV) {
+        if (d->ntarget_loss)
+            return cli_usage_error(&cmd_train, "--target-loss sets a loss target of --dataset "
+                                   "markov; use --target for a test accuracy");
+        if (t->markov_set)
+            return cli_usage_error(&cmd_train, "--markov-order, --markov-successors and "
+                                   "--markov-floor shape --dataset markov; add it or drop them");
+        return TT_OK;
+    }
+    if (!d->ntarget_loss)
+        return cli_usage_error(&cmd_train, "--dataset markov trains to a held-out loss: add "
+                               "--target-loss X (nats/token above the optimal loss, e.g. 0.05)");
+    if (!d->mo.vocab)
+        d->mo.vocab = MARKOV_DEFAULT_VOCAB;
+    return TT_OK;
+}
+
 static int parse_choice(int code, const char *s, const char *const *names, int *out)
 {
     char flag[48];
     return cli_choice(&cmd_train, opt_flag(code, flag, sizeof flag), s, names, out);
 }
 
-static const char *const DATASETS[] = {"fashion-mnist", "teacher", NULL};
+static const char *const DATASETS[] = {"fashion-mnist", "teacher", "markov", NULL};
 static const char *const AUGMENT_MODES[] = {"auto", "on", "off", NULL};
 
 /* Optimizer settings set before --optimizer survive it: parse the name first,
@@ -219,6 +330,9 @@ static int parse_args(int argc, char **argv, train_cli *t)
                           .poly_power = 2, .step_gamma = 0.1};
     t->lr = -1;
     t->scaling = -1;
+    t->markov_order = 2;
+    t->markov_successors = 3;
+    t->markov_floor = 0.05;
     for (int i = 0, n = 0; i < argc && n < (int)sizeof t->cmdline - 2; i++)
         n += snprintf(t->cmdline + n, sizeof t->cmdline - (size_t)n, "%s%s", i ? " " : "ttasim ",
                       argv[i]);
@@ -317,6 +431,27 @@ static int parse_args(int argc, char **argv, train_cli *t)
         case O_SWEEP: rc = parse_list(c, optarg, 1, 1L << 24, t->sweep, MAX_SWEEP, &t->nsweep); break;
         case O_OUT: t->out = optarg; break;
         case O_JSON: t->json = 1; break;
+        case O_MK_ORDER:
+            if (!(rc = parse_long(c, optarg, 1, 8, &l)))
+                t->markov_order = (int)l;
+            t->markov_set = 1;
+            break;
+        case O_MK_SUCC:
+            if (!(rc = parse_long(c, optarg, 1, 1 << 20, &l)))
+                t->markov_successors = (int)l;
+            t->markov_set = 1;
+            break;
+        case O_MK_FLOOR:
+            rc = parse_double(c, optarg, 1e-9, 0.999, &t->markov_floor);
+            t->markov_set = 1;
+            break;
+        case O_TLOSS: rc = parse_loss_list(optarg, d->target_loss, &d->ntarget_loss); break;
+        case O_LAYERS: case O_HIDDEN: case O_HEADS: case O_VOCAB: case O_SEQLEN: {
+            tt_error e = {0};
+            if (model_opts_set(&d->mo, opt_name(c), optarg, &e))
+                rc = cli_usage_error(&cmd_train, "%s", e.msg);
+            break;
+        }
         default: return cli_bad_option(&cmd_train, argv, optind, optopt, OPTS, c == ':');
         }
         if (rc)
@@ -324,14 +459,18 @@ static int parse_args(int argc, char **argv, train_cli *t)
     }
     if (optind != argc)
         return cli_usage_error(&cmd_train, "unexpected argument '%s'", argv[optind]);
+    if ((rc = check_markov_args(t)))
+        return rc;
     if (t->out && !t->nsweep)
         return cli_usage_error(&cmd_train, "--out writes a sweep's profile; add --sweep-batch");
+    t->dataset_name = DATASETS[t->dataset];
+    if (t->nsweep && (rc = sweep_outputs(t)))
+        return rc;
     if (t->nseeds && !t->nsweep)
         return cli_usage_error(&cmd_train, "--seeds sets a sweep's runs; add --sweep-batch, or use --seed for one run");
     if (!t->nseeds)
         t->seeds[t->nseeds++] = (long)d->seed;
     d->mo.seed = d->seed;
-    t->dataset_name = DATASETS[t->dataset];
     d->lr.base_lr = t->lr > 0 ? t->lr : default_lr(&d->opt);
     d->lr.scaling = t->scaling >= 0 ? (lr_scaling)t->scaling
                     : d->opt.kind == OPT_ADAMW || d->opt.kind == OPT_LAMB ? LR_SCALE_SQRT
@@ -367,7 +506,12 @@ static json_t *result_json(const train_cli *t, const dp_result *r)
     json_t *widths = json_array();
     for (int i = 0; i < d->mo.nwidths; i++)
         json_array_append_new(widths, json_integer(d->mo.widths[i]));
-    return json_pack(
+    json_t *losses = json_array();
+    for (int i = 0; i < d->ntarget_loss; i++)
+        json_array_append_new(losses, json_pack("{s:f, s:o}", "above_optimal", d->target_loss[i], "steps",
+                                                r->target_steps[i] >= 0 ? json_integer(r->target_steps[i])
+                                                                        : json_null()));
+    json_t *doc = json_pack(
         "{s:b, s:b, s:o, s:o, s:o, s:I, s:f, s:f, s:o, s:f, s:o,"
         " s:{s:s, s:o, s:s, s:s, s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I}}",
         "reached", r->reached, "diverged", r->diverged, "steps_to_target",
@@ -382,6 +526,13 @@ static json_t *result_json(const train_cli *t, const dp_result *r)
         (json_int_t)d->batch, "workers", (json_int_t)d->workers, "micro_batch",
         (json_int_t)r->micro_batch, "eval_every", (json_int_t)r->eval_every, "target", d->target,
         "label_smoothing", (double)d->mo.label_smoothing, "seed", (json_int_t)d->seed);
+    if (d->ntarget_loss) { /* a loss target: L* and the step each target was met at */
+        json_object_set_new(doc, "optimal_loss", json_real(r->optimal_loss));
+        json_object_set_new(doc, "target_losses", losses);
+    } else {
+        json_decref(losses);
+    }
+    return doc;
 }
 
 static void print_result(const train_cli *t, const dp_result *r)
@@ -404,11 +555,24 @@ static void print_result(const train_cli *t, const dp_result *r)
                e->train_loss, e->test_loss, e->test_accuracy, e->noise_scale);
     }
     printf("\n");
+    for (int i = 0; i < d->ntarget_loss; i++) {
+        double x = d->target_loss[i];
+        if (r->target_steps[i] >= 0)
+            printf("target loss    %.6f = L* %.6f + %g: met at step %ld\n", r->optimal_loss + x,
+                   r->optimal_loss, x, r->target_steps[i]);
+        else
+            printf("target loss    %.6f = L* %.6f + %g: not met\n", r->optimal_loss + x, r->optimal_loss, x);
+    }
     if (r->diverged)
         printf("result         diverged at step %ld (non-finite loss)\n", r->steps_run);
+    else if (r->reached && d->ntarget_loss)
+        printf("result         met every target loss at step %ld (%.0f examples)\n", r->steps_to_target,
+               r->examples_to_target);
     else if (r->reached)
         printf("result         reached test accuracy %.4f at step %ld (epoch %.3f, %.0f examples)\n",
                d->target, r->steps_to_target, r->epochs_to_target, r->examples_to_target);
+    else if (d->ntarget_loss)
+        printf("result         not reached after %ld steps (%.3f epochs)\n", r->steps_run, r->epochs_run);
     else
         printf("result         not reached: %.4f < %.4f after %ld steps (%.3f epochs)\n",
                r->final_test_accuracy, d->target, r->steps_run, r->epochs_run);
@@ -426,18 +590,26 @@ static void print_result(const train_cli *t, const dp_result *r)
 typedef struct loaded {
     fmnist train, test;
     teacher teach;
+    markov source;
     dp_data data;
 } loaded;
 
 static int load_data(const train_cli *t, loaded *ld, tt_error *err)
 {
     memset(ld, 0, sizeof *ld);
-    if (t->dataset == 1) {
+    if (t->dataset == DP_DATA_MARKOV) {
+        int rc = markov_init(&ld->source, t->dp.mo.vocab, t->markov_order, t->markov_successors,
+                             t->markov_floor, MARKOV_SOURCE_SEED, err);
+        ld->data = (dp_data){.kind = DP_DATA_MARKOV, .markov = &ld->source, .stream_epoch = 60000,
+                             .stream_test = MARKOV_TEST_SEQUENCES};
+        return rc;
+    }
+    if (t->dataset == DP_DATA_TEACHER) {
         int in_dim = t->dp.mo.nwidths ? t->dp.mo.widths[0] : 784;
         if (teacher_init(&ld->teach, in_dim, 64, 10, UINT64_C(0x7eac4e7)))
             return tt_error_set(err, TT_EINTERNAL, "out of memory for the teacher");
         ld->data = (dp_data){.kind = DP_DATA_TEACHER, .teacher = &ld->teach,
-                             .teacher_epoch = 60000, .teacher_test = 10000};
+                             .stream_epoch = 60000, .stream_test = 10000};
         return TT_OK;
     }
     int rc = fmnist_load(t->data_dir, "train", &ld->train, err);
@@ -452,6 +624,7 @@ static void free_data(loaded *ld)
     fmnist_free(&ld->train);
     fmnist_free(&ld->test);
     teacher_free(&ld->teach);
+    markov_free(&ld->source);
 }
 
 /* ---- sweep ---- */
@@ -499,14 +672,16 @@ static int train_main(int argc, char **argv)
 }
 
 const cli_command cmd_train = {
-    "train", "real data-parallel training to a target accuracy; batch sweeps and profiles",
+    "train", "real data-parallel training to a target accuracy or loss; batch sweeps and profiles",
     "train [--model NAME] [--widths LIST] [--dataset NAME] [--data-dir DIR] [--augment MODE]\n"
+    "           [--markov-order K] [--markov-successors N] [--markov-floor F] [--layers N] [--hidden N]\n"
+    "           [--heads N] [--vocab N] [--seq-len N]\n"
     "           [--label-smoothing X] [--optimizer NAME] [--momentum X] [--beta1 X] [--beta2 X] [--eps X]\n"
     "           [--weight-decay X] [--trust-coef X] [--phi-clamp MIN,MAX] [--no-exclude] [--lr X]\n"
     "           [--ref-batch N] [--lr-scaling RULE] [--warmup-epochs E] [--warmup-steps N]\n"
     "           [--warmup-start F] [--decay KIND] [--poly-power P] [--end-lr X] [--step-every N]\n"
     "           [--step-gamma G] [--cooldown-epochs E] [--cooldown-steps N] [--batch N] [--workers K]\n"
-    "           [--micro-batch N] [--target X] [--eval-every N] [--max-epochs E] [--max-steps N]\n"
+    "           [--micro-batch N] [--target X] [--target-loss LIST] [--eval-every N] [--max-epochs E] [--max-steps N]\n"
     "           [--seed N] [--sweep-batch LIST] [--seeds LIST] [--out FILE] [--json]",
     train_main, train_help,
 };

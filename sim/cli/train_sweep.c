@@ -20,6 +20,9 @@ static void describe_recipe(const train_cli *t, const char *data, profile_recipe
     char arch[128] = "";
     for (int i = 0; !strcmp(d->model, "mlp") && i < d->mo.nwidths; i++)
         snprintf(arch + strlen(arch), sizeof arch - strlen(arch), "%s%d", i ? "-" : "mlp ", d->mo.widths[i]);
+    if (d->mo.layers || d->mo.hidden || d->mo.heads || d->mo.vocab || d->mo.seq_len) /* a decoder's shape */
+        snprintf(arch, sizeof arch, "%s (layers %d, hidden %d, heads %d, vocab %d, seq-len %d; 0: the model's)",
+                 d->model, d->mo.layers, d->mo.hidden, d->mo.heads, d->mo.vocab, d->mo.seq_len);
     char opt[128];
     if (o->kind == OPT_ADAMW || o->kind == OPT_LAMB)
         snprintf(opt, sizeof opt, "betas %g/%g, eps %g", o->beta1, o->beta2, o->eps);
@@ -124,46 +127,72 @@ static json_t *profile_json(const conv_profile *p, const char *out)
                      jx_real_or_null(p->run_log_sd));
 }
 
-int train_sweep_run(const train_cli *t, const dp_data *data, int show_progress)
+/* A profile's metric for the sweep's target i. */
+static const char *target_metric(const train_cli *t, int i, double *value)
+{
+    if (t->dp.ntarget_loss) {
+        *value = t->dp.target_loss[i];
+        return "loss_above_optimal";
+    }
+    *value = t->dp.target;
+    return "test_accuracy";
+}
+
+/* The profile at path, or a new one; TT_EINPUT (reported) when it is another sweep's. */
+static int open_profile(const train_cli *t, const dp_data *data, int i, const char *path,
+                        conv_profile *p)
 {
     const char *dataset = t->dataset_name, *opt = optim_name(&t->dp.opt);
-    char out[512];
-    snprintf(out, sizeof out, "%s", t->out ? t->out : "");
-    if (!t->out)
-        snprintf(out, sizeof out, "%s-%s-%s.json", dataset, t->dp.model, opt);
-
+    double target;
+    const char *metric = target_metric(t, i, &target);
     tt_error err = {0};
-    conv_profile p;
-    if (access(out, F_OK) == 0) {
-        int rc = profile_load(out, &p, &err);
-        if (rc)
-            return cli_report_error(rc, err.msg);
-        if (strcmp(p.model, t->dp.model) || strcmp(p.dataset, dataset) || strcmp(p.recipe.optimizer, opt) ||
-            fabs(p.target - t->dp.target) > 1e-12) {
-            fprintf(stderr,
-                    "ttasim: %s holds a profile for %s on %s with %s to %g, not %s on %s with %s to %g; "
-                    "remove it or choose another --out\n",
-                    out, p.model, p.dataset, p.recipe.optimizer, p.target, t->dp.model, dataset, opt,
-                    t->dp.target);
-            profile_free(&p);
-            return TT_EINPUT;
-        }
-    } else {
-        profile_init(&p, t->dp.model, dataset, opt, "test_accuracy", t->dp.target);
-        p.dataset_examples = t->dataset == 1 ? (double)data->teacher_epoch : (double)data->train->n;
+    if (access(path, F_OK) != 0) {
+        profile_init(p, t->dp.model, dataset, opt, metric, target);
+        p->dataset_examples = t->dataset == DP_DATA_FMNIST ? (double)data->train->n
+                                                            : (double)data->stream_epoch;
+        return TT_OK;
     }
-    profile_add_source(&p, t->cmdline);
-    profile_add_source(&p, "fit: S = S_min (1 + B_noise/B), McCandlish et al. 2018 (arXiv 1812.06162)");
+    int rc = profile_load(path, p, &err);
+    if (rc)
+        return cli_report_error(rc, err.msg);
+    if (strcmp(p->model, t->dp.model) || strcmp(p->dataset, dataset) || strcmp(p->recipe.optimizer, opt) ||
+        strcmp(p->metric, metric) || fabs(p->target - target) > 1e-12) {
+        fprintf(stderr,
+                "ttasim: %s holds a profile for %s on %s with %s to %s %g, not %s on %s with %s to %s %g; "
+                "remove it or choose another --out\n",
+                path, p->model, p->dataset, p->recipe.optimizer, p->metric, p->target, t->dp.model, dataset,
+                opt, metric, target);
+        profile_free(p);
+        return TT_EINPUT;
+    }
+    return TT_OK;
+}
 
-    int rc = TT_OK;
+int train_sweep_run(const train_cli *t, const dp_data *data, int show_progress)
+{
+    conv_profile p[DP_MAX_TARGETS];
+    int np = 0, rc = TT_OK;
+    tt_error err = {0};
+    for (; np < t->nouts && !rc; np++)
+        rc = open_profile(t, data, np, t->outs[np], &p[np]);
+    if (rc)
+        np--; /* the failed one holds nothing */
+    for (int j = 0; j < np && !rc; j++) {
+        profile_add_source(&p[j], t->cmdline);
+        profile_add_source(&p[j], "fit: S = S_min (1 + B_noise/B), McCandlish et al. 2018 (arXiv 1812.06162)");
+    }
+
     for (int i = 0; i < t->nsweep && !rc; i++)
         for (int k = 0; k < t->nseeds && !rc; k++) {
             long b = t->sweep[i];
             uint64_t seed = (uint64_t)t->seeds[k];
-            if (has_seed(profile_find(&p, b), seed)) {
+            int done = 1;
+            for (int j = 0; j < np; j++)
+                done &= has_seed(profile_find(&p[j], b), seed);
+            if (done) {
                 if (!t->json)
                     fprintf(stderr, "batch %ld seed %llu: already in %s, skipped\n", b,
-                            (unsigned long long)seed, out);
+                            (unsigned long long)seed, t->outs[0]);
                 continue;
             }
             dp_options o = t->dp;
@@ -183,36 +212,44 @@ int train_sweep_run(const train_cli *t, const dp_data *data, int show_progress)
                                 .noise_scale = r.noise_scale};
             snprintf(pt.data, sizeof pt.data, "%s", r.data);
             const dp_eval *last = r.ncurve ? &r.curve[r.ncurve - 1] : NULL;
-            profile_run run = {.seed = seed, .reached = r.reached && !r.diverged,
-                               .steps = r.reached ? r.steps_to_target : r.steps_run,
-                               .final_accuracy = r.final_test_accuracy,
-                               .train_loss = last ? last->train_loss : NAN,
-                               .test_loss = last ? last->test_loss : NAN};
-            describe_recipe(t, r.data, &p.recipe);
-            dp_result_free(&r);
-            if ((rc = profile_add_run(&p, &pt, &run, &err))) {
-                rc = cli_report_error(rc, err.msg);
-                break;
+            for (int j = 0; j < np && !rc; j++) {
+                /* a loss target met on the way counts at its own step */
+                long at = t->dp.ntarget_loss ? r.target_steps[j] : r.reached ? r.steps_to_target : -1;
+                profile_run run = {.seed = seed, .reached = at >= 0 && !r.diverged,
+                                   .steps = at >= 0 ? at : r.steps_run,
+                                   .final_accuracy = r.final_test_accuracy,
+                                   .train_loss = last ? last->train_loss : NAN,
+                                   .test_loss = last ? last->test_loss : NAN};
+                describe_recipe(t, r.data, &p[j].recipe);
+                profile_add_source(&p[j], r.data_note);
+                if (has_seed(profile_find(&p[j], b), seed))
+                    continue;
+                if ((rc = profile_add_run(&p[j], &pt, &run, &err))) {
+                    rc = cli_report_error(rc, err.msg);
+                    break;
+                }
+                profile_refit(&p[j]);
+                if ((rc = profile_save(&p[j], t->outs[j], &err))) /* after every run: a resumable sweep */
+                    rc = cli_report_error(rc, err.msg);
             }
-            profile_refit(&p);
-            if ((rc = profile_save(&p, out, &err))) /* after every run: a resumable sweep */
-                rc = cli_report_error(rc, err.msg);
+            dp_result_free(&r);
         }
-    if (rc) {
-        profile_free(&p);
-        return rc;
-    }
     int any = 0;
-    for (int i = 0; i < p.npoints; i++)
-        any |= p.points[i].reached;
-    if (t->json) {
-        json_t *doc = profile_json(&p, out);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        fputc('\n', stdout);
-        json_decref(doc);
-    } else {
-        print_profile(&p, out);
+    for (int j = 0; j < np && !rc; j++) {
+        for (int i = 0; i < p[j].npoints; i++)
+            any |= p[j].points[i].reached;
+        if (t->json) {
+            json_t *doc = profile_json(&p[j], t->outs[j]);
+            json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+            fputc('\n', stdout);
+            json_decref(doc);
+        } else {
+            print_profile(&p[j], t->outs[j]);
+            if (j + 1 < np)
+                printf("\n");
+        }
     }
-    profile_free(&p);
-    return any ? TT_OK : TT_EFAIL;
+    for (int j = 0; j < np; j++)
+        profile_free(&p[j]);
+    return rc ? rc : any ? TT_OK : TT_EFAIL;
 }
