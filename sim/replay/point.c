@@ -292,7 +292,7 @@ static double evaluation_s(const scenario *sc, const workload *t, const device_m
     const layout *l = ph->tf.layout;
     if (!l)
         return evals * ceil(ceil(sc->eval_examples / pt->ranks) / ph->o.micro_batch) * step_forward_s(t, d, &ph->o);
-    int replicas = pt->ranks / (l->degree[LAYOUT_TENSOR] * l->degree[LAYOUT_CONTEXT] * l->degree[LAYOUT_PIPELINE]);
+    int replicas = layout_groups(l, LAYOUT_DIM(LAYOUT_TENSOR) | LAYOUT_DIM(LAYOUT_CONTEXT) | LAYOUT_DIM(LAYOUT_PIPELINE));
     double passes = ceil(ceil(sc->eval_examples / replicas) / ph->o.micro_batch);
     return evals * (ph->r.forward_fill_s + (passes - 1) * ph->r.forward_beat_s);
 }

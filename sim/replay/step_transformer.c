@@ -681,11 +681,14 @@ int tf_replay(const workload *t, const device_model *d, const step_options *o, c
                 st[v].fsdp_backward_s;
         pieces[v] = st[v].buckets > 0 ? st[v].buckets : 1; /* ZeRO-3's: none, the backward whole */
     }
-    for (int v = 0; rc == TT_OK && v < vs; v++) { /* forward only, as an evaluation runs it */
-        double stage_s = 0;
-        for (int u = v % p; u < vs; u += p)
-            stage_s += fw[u];
+    /* forward only, as an evaluation runs it: one micro-batch through every virtual stage, the
+     * rest at the pace of the stage whose chunks take longest */
+    for (int v = 0; rc == TT_OK && v < vs; v++)
         out->forward_fill_s += fw[v] + (v > 0 ? send_s : 0);
+    for (int s = 0; rc == TT_OK && s < p; s++) {
+        double stage_s = 0;
+        for (int v = s; v < vs; v += p)
+            stage_s += fw[v];
         out->forward_beat_s = fmax(out->forward_beat_s, stage_s);
     }
     pipeline_shape sh = {p, x->chunks, x->micro_batches, fw, bw, send_s, pieces};
