@@ -246,6 +246,18 @@ static int check_markov_model(const markov *mk, const model_inputs *in, const ch
     return TT_OK;
 }
 
+/* Marks the loss targets this evaluation meets for the first time; whether all are met. */
+static int losses_met(const dp_options *o, const dp_eval *ev, dp_result *r)
+{
+    int met = 0;
+    for (int i = 0; i < o->ntarget_loss; i++) {
+        if (r->target_steps[i] < 0 && ev->test_loss <= r->optimal_loss + o->target_loss[i])
+            r->target_steps[i] = ev->step;
+        met += r->target_steps[i] >= 0;
+    }
+    return met == o->ntarget_loss;
+}
+
 static int check_options(const dp_options *o, const dp_data *data, long train_n, tt_error *err)
 {
     if (data->kind == DP_DATA_MARKOV) {
@@ -398,21 +410,7 @@ int dp_train(const dp_options *o, const dp_data *data, dp_result *r, tt_error *e
             r->diverged = 1;
             break;
         }
-        if (data->kind == DP_DATA_MARKOV) {
-            int met = 0;
-            for (int i = 0; i < o->ntarget_loss; i++) {
-                if (r->target_steps[i] < 0 && ev.test_loss <= r->optimal_loss + o->target_loss[i])
-                    r->target_steps[i] = ev.step;
-                met += r->target_steps[i] >= 0;
-            }
-            if (met == o->ntarget_loss) {
-                r->reached = 1;
-                r->steps_to_target = ev.step;
-                r->epochs_to_target = ev.epoch;
-                r->examples_to_target = (double)ev.step * (double)o->batch;
-                break;
-            }
-        } else if (ev.test_accuracy >= o->target) {
+        if (data->kind == DP_DATA_MARKOV ? losses_met(o, &ev, r) : ev.test_accuracy >= o->target) {
             r->reached = 1;
             r->steps_to_target = ev.step;
             r->epochs_to_target = ev.epoch;

@@ -151,7 +151,7 @@ int markov_init(markov *m, int vocab, int order, int successors, double floor, u
             do /* distinct successors */
                 v = (int)rng_below(&r, (uint64_t)vocab);
             while (w[v] > 0);
-            w[v] = -log(1.0 - ((double)(rng_u64(&r) >> 11) + 0.5) / 9007199254740992.0);
+            w[v] = -log(1.0 - rng_open53(&r));
             sum += w[v];
         }
         for (int v = 0; v < vocab; v++)
@@ -177,8 +177,6 @@ static long draw(const double *cdf, long n, double u)
     return lo;
 }
 
-static double uniform53(rng *r) { return (double)(rng_u64(r) >> 11) / 9007199254740992.0; }
-
 void markov_fill(const markov *m, uint64_t stream, uint64_t first, int B, int T, int *tokens,
                  int *labels)
 {
@@ -187,7 +185,7 @@ void markov_fill(const markov *m, uint64_t stream, uint64_t first, int B, int T,
     for (int b = 0; b < B; b++) {
         rng r = rng_at(key, first + (uint64_t)b);
         int *tok = tokens + (long)b * T, *lab = labels + (long)b * T;
-        long c = draw(m->stationary_cdf, m->contexts, uniform53(&r));
+        long c = draw(m->stationary_cdf, m->contexts, rng_uniform53(&r));
         long div = m->contexts / V;
         for (int t = 0; t <= T; t++) {
             int v;
@@ -195,7 +193,7 @@ void markov_fill(const markov *m, uint64_t stream, uint64_t first, int B, int T,
                 v = (int)(c / div % V);
                 div /= V;
             } else {
-                v = (int)draw(m->cdf + c * V, V, uniform53(&r));
+                v = (int)draw(m->cdf + c * V, V, rng_uniform53(&r));
                 c = (c * V + v) % m->contexts;
             }
             if (t < T)

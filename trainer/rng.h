@@ -37,6 +37,18 @@ static inline float rng_uniform(rng *r)
     return (float)(rng_u64(r) >> 40) * (1.0f / 16777216.0f);
 }
 
+/* Uniform in [0, 1) with 53 random bits. */
+static inline double rng_uniform53(rng *r)
+{
+    return (double)(rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Uniform in (0, 1) with 53 random bits: never 0, for a logarithm. */
+static inline double rng_open53(rng *r)
+{
+    return ((double)(rng_u64(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
 /* Uniform integer in [0, n). */
 static inline uint64_t rng_below(rng *r, uint64_t n)
 {
@@ -46,8 +58,8 @@ static inline uint64_t rng_below(rng *r, uint64_t n)
 /* Standard normal by Box-Muller (one value per call; simple and exact enough). */
 static inline float rng_normal(rng *r)
 {
-    double u1 = ((double)(rng_u64(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-    double u2 = (double)(rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
+    double u1 = rng_open53(r);
+    double u2 = rng_uniform53(r);
     return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
 }
 
