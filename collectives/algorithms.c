@@ -23,8 +23,6 @@ int coll_algos_for(coll_op op, coll_algo *out, int max)
     return n;
 }
 
-/* Ranks per row of a 2D torus: the platform's row, else the divisor of n
- * nearest its square root. */
 int coll_torus_pods(const coll_params *p)
 {
     return p->pods > 1 ? p->pods : 1;
@@ -36,6 +34,8 @@ static int pod_ranks(const coll_params *p)
     return p->ranks / coll_torus_pods(p);
 }
 
+/* Ranks per row of a pod's 2D torus: the platform's row, else the divisor of
+ * the pod's ranks nearest their square root. */
 int coll_torus_dim_x(const coll_params *p)
 {
     int n = pod_ranks(p);
