@@ -259,6 +259,12 @@ START_TEST(lr_scaling_rules)
     NEAR(lr_schedule_at(&s, 99), 0.4);
     s.scaling = LR_SCALE_SQRT;
     NEAR(lr_schedule_peak(&s), 0.2);
+    s.max_lr = 0.15; /* the cap binds above it and not below */
+    NEAR(lr_schedule_peak(&s), 0.15);
+    NEAR(lr_schedule_at(&s, 50), 0.15);
+    s.batch = 256;
+    NEAR(lr_schedule_peak(&s), 0.1);
+    s.batch = 1024, s.max_lr = 0;
     s.scaling = LR_SCALE_NONE;
     NEAR(lr_schedule_peak(&s), 0.1);
     ck_assert_int_eq(lr_name_index(LR_SCALING_NAMES, "sqrt"), LR_SCALE_SQRT);

@@ -17,11 +17,10 @@ int lr_name_index(const char *const *names, const char *name)
 double lr_schedule_peak(const lr_schedule *s)
 {
     double k = s->ref_batch > 0 ? s->batch / s->ref_batch : 1.0;
-    switch (s->scaling) {
-    case LR_SCALE_LINEAR: return s->base_lr * k;
-    case LR_SCALE_SQRT: return s->base_lr * sqrt(k);
-    default: return s->base_lr;
-    }
+    double peak = s->scaling == LR_SCALE_LINEAR ? s->base_lr * k
+                  : s->scaling == LR_SCALE_SQRT ? s->base_lr * sqrt(k)
+                                                : s->base_lr;
+    return s->max_lr > 0 && peak > s->max_lr ? s->max_lr : peak;
 }
 
 /* The decayed rate at step (warm-up over), before any cool-down. */

@@ -13,6 +13,7 @@ typedef struct lr_schedule {
     double ref_batch;
     double batch;          /* global batch */
     lr_scaling scaling;
+    double max_lr;         /* > 0: the scaled peak is capped here (sqrt scaling overshoots past B_crit) */
     long warmup_steps;     /* 0: none */
     double warmup_start;   /* fraction of the peak at step 0 of warm-up (0: from zero) */
     lr_decay decay;
@@ -27,7 +28,8 @@ typedef struct lr_schedule {
 extern const char *const LR_SCALING_NAMES[]; /* "none", "linear", "sqrt" */
 extern const char *const LR_DECAY_NAMES[];   /* "constant", "poly", "cosine", "step" */
 
-/* base_lr scaled by the rule to batch: base * (batch/ref) or base * sqrt(batch/ref). */
+/* base_lr scaled by the rule to batch: base * (batch/ref) or base * sqrt(batch/ref),
+ * at most max_lr when it is set. */
 double lr_schedule_peak(const lr_schedule *s);
 
 /* The rate at step (0-based). Warm-up: peak * (f + (1 - f) (step+1)/W) for step < W,

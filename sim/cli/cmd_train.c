@@ -58,6 +58,7 @@ static void train_help(FILE *out)
             "                          nesterov 0.05, adamw 0.001, lars 0.3, lamb 0.002)\n"
             "  --ref-batch N           (256)\n"
             "  --lr-scaling RULE       linear | sqrt | none (linear; sqrt for adamw, lamb)\n"
+            "  --lr-max X              cap on the scaled peak rate (none)\n"
             "  --warmup-epochs E       linear warm-up (0); or --warmup-steps N; with both,\n"
             "                          the shorter (a sweep: E epochs, at most N steps)\n"
             "  --warmup-start F        warm-up starts at F x peak (0)\n"
@@ -91,7 +92,7 @@ static void train_help(FILE *out)
 
 enum {
     O_MODEL = 256, O_WIDTHS, O_DATASET, O_DATADIR, O_AUGMENT, O_SMOOTH, O_OPT, O_MOM, O_BETA1,
-    O_BETA2, O_EPS, O_WD, O_TRUST, O_PHI, O_NOEXCL, O_LR, O_REFB, O_SCALING, O_WUE, O_WUS,
+    O_BETA2, O_EPS, O_WD, O_TRUST, O_PHI, O_NOEXCL, O_LR, O_REFB, O_SCALING, O_LRMAX, O_WUE, O_WUS,
     O_WUSTART, O_DECAY, O_POWER, O_ENDLR, O_STEPEVERY, O_STEPGAMMA, O_CDE, O_CDS, O_BATCH,
     O_WORKERS, O_MICRO, O_TARGET, O_EVAL, O_MAXE, O_MAXS, O_SEED, O_SEEDS, O_SWEEP, O_OUT,
     O_JSON, O_MK_ORDER, O_MK_SUCC, O_MK_FLOOR, O_TLOSS, O_LAYERS, O_HIDDEN, O_HEADS, O_VOCAB,
@@ -117,6 +118,7 @@ static const struct option OPTS[] = {
     {"lr", required_argument, NULL, O_LR},
     {"ref-batch", required_argument, NULL, O_REFB},
     {"lr-scaling", required_argument, NULL, O_SCALING},
+    {"lr-max", required_argument, NULL, O_LRMAX},
     {"warmup-epochs", required_argument, NULL, O_WUE},
     {"warmup-steps", required_argument, NULL, O_WUS},
     {"warmup-start", required_argument, NULL, O_WUSTART},
@@ -388,6 +390,7 @@ static int parse_args(int argc, char **argv, train_cli *t)
         case O_LR: rc = parse_double(c, optarg, 1e-12, 1e4, &t->lr); break;
         case O_REFB: rc = parse_double(c, optarg, 1, 1e9, &d->lr.ref_batch); break;
         case O_SCALING: rc = parse_choice(c, optarg, LR_SCALING_NAMES, &t->scaling); break;
+        case O_LRMAX: rc = parse_double(c, optarg, 1e-12, 1e4, &d->lr.max_lr); break;
         case O_WUE: rc = parse_double(c, optarg, 0, 1e6, &d->warmup_epochs); break;
         case O_WUS: rc = parse_long(c, optarg, 0, 1L << 40, &d->lr.warmup_steps); break;
         case O_WUSTART: rc = parse_double(c, optarg, 0, 1, &d->lr.warmup_start); break;
@@ -542,9 +545,11 @@ static void print_result(const train_cli *t, const dp_result *r)
     for (int i = 0; d->mo.nwidths && !strcmp(d->model, "mlp") && i < d->mo.nwidths; i++)
         printf("%s%d", i ? "-" : " ", d->mo.widths[i]);
     printf("\ndata           %s\n", r->data_note);
-    printf("optimizer      %s, peak lr %.6g (%s scaling of %.6g at batch %g), warm-up %ld steps, decay %s\n",
-           optim_name(&d->opt), r->peak_lr, LR_SCALING_NAMES[d->lr.scaling], d->lr.base_lr,
-           d->lr.ref_batch, r->warmup_steps, LR_DECAY_NAMES[d->lr.decay]);
+    printf("optimizer      %s, peak lr %.6g (%s scaling of %.6g at batch %g", optim_name(&d->opt), r->peak_lr,
+           LR_SCALING_NAMES[d->lr.scaling], d->lr.base_lr, d->lr.ref_batch);
+    if (d->lr.max_lr > 0)
+        printf(", at most %.6g", d->lr.max_lr);
+    printf("), warm-up %ld steps, decay %s\n", r->warmup_steps, LR_DECAY_NAMES[d->lr.decay]);
     printf("batch          %ld = %d workers x %ld (micro-batch %ld)\n", d->batch, d->workers,
            d->batch / d->workers, r->micro_batch);
     printf("\n%8s %9s %11s %11s %10s %13s %12s\n", "step", "epoch", "lr", "train_loss",
@@ -627,9 +632,6 @@ static void free_data(loaded *ld)
     markov_free(&ld->source);
 }
 
-/* ---- sweep ---- */
-
-/* The recipe a sweep runs, stated in its profile. */
 static int train_main(int argc, char **argv)
 {
     train_cli t;
@@ -678,7 +680,7 @@ const cli_command cmd_train = {
     "           [--heads N] [--vocab N] [--seq-len N]\n"
     "           [--label-smoothing X] [--optimizer NAME] [--momentum X] [--beta1 X] [--beta2 X] [--eps X]\n"
     "           [--weight-decay X] [--trust-coef X] [--phi-clamp MIN,MAX] [--no-exclude] [--lr X]\n"
-    "           [--ref-batch N] [--lr-scaling RULE] [--warmup-epochs E] [--warmup-steps N]\n"
+    "           [--ref-batch N] [--lr-scaling RULE] [--lr-max X] [--warmup-epochs E] [--warmup-steps N]\n"
     "           [--warmup-start F] [--decay KIND] [--poly-power P] [--end-lr X] [--step-every N]\n"
     "           [--step-gamma G] [--cooldown-epochs E] [--cooldown-steps N] [--batch N] [--workers K]\n"
     "           [--micro-batch N] [--target X] [--target-loss LIST] [--eval-every N] [--max-epochs E] [--max-steps N]\n"

@@ -31,9 +31,12 @@ static void describe_recipe(const train_cli *t, const char *data, profile_recipe
     else
         snprintf(opt, sizeof opt, "momentum %g", o->momentum);
     snprintf(r->optimizer, sizeof r->optimizer, "%s", optim_name(o));
-    snprintf(r->hyperparameters, sizeof r->hyperparameters,
-             "%s; base rate %g at batch %g, %s scaling; %s; %d workers", arch[0] ? arch : d->model,
-             d->lr.base_lr, d->lr.ref_batch, LR_SCALING_NAMES[d->lr.scaling], opt, d->workers);
+    char scale[64];
+    int n = snprintf(scale, sizeof scale, "%s scaling", LR_SCALING_NAMES[d->lr.scaling]);
+    if (d->lr.max_lr > 0)
+        snprintf(scale + n, sizeof scale - (size_t)n, " to at most %g", d->lr.max_lr);
+    snprintf(r->hyperparameters, sizeof r->hyperparameters, "%s; base rate %g at batch %g, %s; %s; %d workers",
+             arch[0] ? arch : d->model, d->lr.base_lr, d->lr.ref_batch, scale, opt, d->workers);
     snprintf(r->schedule, sizeof r->schedule, "%s", LR_DECAY_NAMES[d->lr.decay]);
     if (d->lr.decay == LR_DECAY_POLY)
         snprintf(r->schedule, sizeof r->schedule, "poly, power %g, to %g over the budget", d->lr.poly_power,
