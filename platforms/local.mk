@@ -36,6 +36,7 @@ dist_platforms_DATA = platforms/README.md \
 	platforms/mn1-p100.json \
 	platforms/tencent-p40.json \
 	platforms/trn2-16.json \
+	platforms/trn2-ultra-64.json \
 	platforms/tpu-v2-pod.json \
 	platforms/tpu-v3-pod.json \
 	platforms/tpu-v4-pod.json \

@@ -300,8 +300,8 @@ static void scenario_done(void *arg, size_t done, size_t total)
     print_rows(arg, total);
 }
 
-/* The validation table: predicted against published per-step time, with the
- * median and worst |predicted / published - 1| per model. */
+/* The collective rows: predicted against published bandwidth or time, with
+ * their sources. */
 static void print_collectives_markdown(const outcome *o, char **files, size_t n)
 {
     int any = 0;
@@ -344,7 +344,7 @@ static void print_summary_row(const outcome *o, size_t n, const char *name, int 
 static void print_summary(const outcome *o, size_t n, int total)
 {
     size_t rows = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; total && i < n; i++)
         rows += !o[i].error && o[i].ref_time_s > 0;
     if (total && !rows)
         return;
