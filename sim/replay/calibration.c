@@ -573,18 +573,32 @@ static double generation_gap(const device_info *a, const device_info *b)
 
 enum { HAS_ANY, HAS_DTYPE, HAS_CLASS, HAS_BACKWARD };
 
+/* A group's attention kernels: bit 0 where a point carrying attention runs it
+ * unfused, bit 1 fused (FlashAttention-style); 0 where none carries it. */
+static unsigned attention_kinds(const cal_group *g)
+{
+    unsigned kinds = 0;
+    for (size_t i = 0; i < g->n_points; i++)
+        if (class_share(&g->points[i].tr, OPCLASS_ATTENTION) >= 0.05)
+            kinds |= 1u << (g->points[i].fused_attention != 0);
+    return kinds;
+}
+
 /* The fitted generation of the target's vendor nearest to it that fits the
- * parameter (what: HAS_*, at dt and class c); ties go to the older, as a new
- * device takes its predecessor's. NULL: none. */
-static const group_fit *nearest_fit(const fit_pass *p, size_t upto, const device_info *target, int what, int dt,
-                                    int c)
+ * parameter (what: HAS_*, at dt and class c); attention only from one that
+ * runs the same attention kernels (kinds, attention_kinds of the target's
+ * figures; 0: any). Ties go to the older, as a new device takes its
+ * predecessor's. NULL: none. */
+static const group_fit *nearest_fit(const fit_pass *p, size_t upto, const device_info *target, unsigned kinds,
+                                    int what, int dt, int c)
 {
     const group_fit *best = NULL;
     double best_gap = HUGE_VAL;
     for (size_t k = 0; k < upto; k++) {
         const group_fit *f = p->done[k];
         if (!f || (what == HAS_DTYPE && !f->used[dt]) || (what == HAS_CLASS && !f->fitted[dt][c]) ||
-            (what == HAS_BACKWARD && !f->backward_fitted[dt][c]))
+            (what == HAS_BACKWARD && !f->backward_fitted[dt][c]) ||
+            (what != HAS_DTYPE && c == OPCLASS_ATTENTION && kinds && !(attention_kinds(f->g) & kinds)))
             continue;
         double gap = generation_gap(target, &f->dev);
         if (gap < best_gap || (gap == best_gap && gap < HUGE_VAL &&
@@ -596,20 +610,52 @@ static const group_fit *nearest_fit(const fit_pass *p, size_t upto, const device
     return best;
 }
 
+/* Compute-unit cycles per second (0: a count or clock unknown). */
+static double unit_cycles(const device_info *d)
+{
+    return d->compute_units * d->clock_hz;
+}
+
+/* Convolutions (cuDNN's implicit GEMMs over ResNet's 64-512 channels) and
+ * fp16/bf16 attention (FlashAttention 2's Ampere MMA instructions) are bound
+ * by what an SM issues per cycle, not by the tensor cores' peak: they carry
+ * over as a rate per unit-cycle (fitted conv on V100, A100, H100: 0.36, 0.38,
+ * 0.40 TFLOP/s per SM-GHz; fused attention on A100 and H100: 1.44, 1.46).
+ * Other classes carry over as a fraction of peak. */
+static double transferred_efficiency(const group_fit *s, const device_info *t, int dt, int c)
+{
+    double e = s->dev.efficiency[dt][c];
+    int issue_bound = c == OPCLASS_CONV || (c == OPCLASS_ATTENTION && dt != DTYPE_FP8);
+    if (!issue_bound || unit_cycles(t) <= 0 || unit_cycles(&s->dev) <= 0 || !(t->peak_flops[dt] > 0))
+        return e;
+    return fmin(1, e * s->dev.peak_flops[dt] / unit_cycles(&s->dev) * unit_cycles(t) / t->peak_flops[dt]);
+}
+
+/* The tensor cores' FLOPs per unit-cycle (0: unknown). A GEMM tile's prologue
+ * and epilogue take fixed cycles while its K loop shortens with this rate, so
+ * the GEMM half depth scales with it. */
+static double tile_rate(const device_info *d)
+{
+    return unit_cycles(d) > 0 ? d->peak_flops[device_math_dtype(d, DTYPE_FP16)] / unit_cycles(d) : 0;
+}
+
 /* The per-op parameters of g's first device from the groups fitted before
  * upto, as a device with no figures of its own gets them: the software
- * stack's (dispatch time, GEMM half depth) from the nearest generation of
- * its vendor; per precision and class, the fractions of peak of the nearest
- * generation that fits them, and its half-work FLOPs scaled by the compute
- * units (the same kernels' wave of tiles over more SMs; by the peak where a
- * count is unknown). g's fusion is its figures' software, not fitted. */
+ * stack's dispatch time from the nearest generation of its vendor, the GEMM
+ * half depth (scaled by tile_rate) from the one its GEMM efficiency comes
+ * from; per precision and class, the efficiency
+ * of the nearest generation that fits it (transferred_efficiency) and its
+ * backward ratio, and its half-work FLOPs scaled by the compute units (the
+ * same kernels' wave of tiles over more SMs; by the peak where a count is
+ * unknown). g's fusion is its figures' software, not fitted. */
 static int transfer_fit(const fit_pass *p, size_t upto, const cal_group *g, group_fit *out, tt_error *err)
 {
     const device_info *target = device_table_find(p->lib, g->devices[0]);
     if (!target)
         return tt_error_set(err, TT_EINPUT, "%s: no device \"%s\" in the device library; use a name of 'ttasim "
                             "platform list' devices (platforms/devices.json)", p->cal->path, g->devices[0]);
-    const group_fit *sw = nearest_fit(p, upto, target, HAS_ANY, 0, 0);
+    unsigned kinds = attention_kinds(g);
+    const group_fit *sw = nearest_fit(p, upto, target, kinds, HAS_ANY, 0, 0);
     if (!sw)
         return tt_error_set(err, TT_EINPUT, "%s: \"%s\": no other generation of its vendor is fitted, so nothing "
                             "transfers to it; add a group of another generation", p->cal->path, g->devices[0]);
@@ -619,10 +665,17 @@ static int transfer_fit(const fit_pass *p, size_t upto, const cal_group *g, grou
     memset(out->fitted, 0, sizeof out->fitted);
     memset(out->backward_fitted, 0, sizeof out->backward_fitted);
     out->dev.dispatch_s = sw->dev.dispatch_s;
-    out->dev.gemm_half_depth = sw->dev.gemm_half_depth;
+    /* the half depth goes with the GEMM efficiency fitted beside it (the tensor cores' dtype) */
+    const group_fit *gemm = nearest_fit(p, upto, target, kinds, HAS_CLASS, device_math_dtype(target, DTYPE_FP16),
+                                        OPCLASS_GEMM);
+    out->dev.gemm_half_depth = 0;
+    if (gemm && tile_rate(target) > 0 && tile_rate(&gemm->dev) > 0)
+        out->dev.gemm_half_depth = round_sig(gemm->dev.gemm_half_depth * tile_rate(target) / tile_rate(&gemm->dev));
+    else if (gemm)
+        out->dev.gemm_half_depth = gemm->dev.gemm_half_depth;
     out->dev.fp8_attention = 0;
     for (int dt = 0; dt < DTYPE_COUNT; dt++) {
-        const group_fit *s = nearest_fit(p, upto, target, HAS_DTYPE, dt, 0);
+        const group_fit *s = nearest_fit(p, upto, target, kinds, HAS_DTYPE, dt, 0);
         if (s && target->peak_flops[dt] > 0) {
             double units = target->compute_units > 0 && s->dev.compute_units > 0
                                ? (double)target->compute_units / s->dev.compute_units
@@ -631,12 +684,12 @@ static int transfer_fit(const fit_pass *p, size_t upto, const cal_group *g, grou
             out->dev.half_work_flops[dt] = round_sig(s->dev.half_work_flops[dt] * units);
         }
         for (int c = 0; c < OPCLASS_COUNT; c++) {
-            if ((s = nearest_fit(p, upto, target, HAS_CLASS, dt, c))) {
+            if ((s = nearest_fit(p, upto, target, kinds, HAS_CLASS, dt, c))) {
                 out->fitted[dt][c] = 1;
-                out->dev.efficiency[dt][c] = s->dev.efficiency[dt][c];
+                out->dev.efficiency[dt][c] = round_sig(transferred_efficiency(s, target, dt, c));
                 out->dev.fp8_attention |= dt == DTYPE_FP8 && c == OPCLASS_ATTENTION;
             }
-            if ((s = nearest_fit(p, upto, target, HAS_BACKWARD, dt, c))) {
+            if ((s = nearest_fit(p, upto, target, kinds, HAS_BACKWARD, dt, c))) {
                 out->backward_fitted[dt][c] = 1;
                 out->dev.backward_efficiency[dt][c] = s->dev.backward_efficiency[dt][c];
             }
