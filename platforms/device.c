@@ -129,10 +129,10 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
                                  "tcp_rx_Bps", "bandwidth_Bps", "efficiency", "backward_efficiency", "mem_efficiency",
                                  "half_work_flops", "gemm_half_depth", "dispatch_s", "fusion", "derivation", "sources", "assumptions",
                                  "compute_capability", "switch_reduction", "vendor", "nccl_socket_Bps",
-                                 "p2p_write_Bps", "collective_library", "library_link_Bps", NULL};
+                                 "p2p_write_Bps", "collective_library", "library_link_Bps", "compute_units", "clock_hz", NULL};
     int rc, kind = 0;
     const char *desc = "", *vendor = "";
-    long cores = 0;
+    long cores = 0, units = 0;
     jx_obj pk;
     memset(dev, 0, sizeof *dev);
     if (strlen(name) >= sizeof dev->name)
@@ -170,6 +170,8 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_rate(d, "bandwidth_Bps", dev->kind == DEVICE_NIC, 1e3, 1e15, &dev->bandwidth_Bps)) ||
         (rc = jx_number(d, "mem_efficiency", 0, 1e-3, 1, &dev->mem_efficiency)) ||
         (rc = jx_number(d, "compute_capability", 0, 1, 20, &dev->compute_capability)) ||
+        (rc = jx_int(d, "compute_units", 0, 1, 1 << 20, &units)) ||
+        (rc = jx_number(d, "clock_hz", 0, 1e6, 1e11, &dev->clock_hz)) ||
         (rc = jx_bool(d, "switch_reduction", 0, &dev->switch_reduction)) ||
         (rc = jx_string(d, "vendor", 0, &vendor)) ||
         (rc = jx_rate(d, "nccl_socket_Bps", 0, 1e6, 1e13, &dev->nccl_socket_Bps)) ||
@@ -181,6 +183,7 @@ static int load_device(const jx_obj *d, const char *name, device_info *dev)
         (rc = jx_number(d, "gemm_half_depth", 0, 0, 1e6, &dev->gemm_half_depth)))
         return rc;
     dev->cores = (int)cores;
+    dev->compute_units = (int)units;
     /* An NVIDIA GPU names its generation, and NCCL is its library. */
     if (dev->collective_library == COLL_LIB_NONE && dev->compute_capability > 0)
         dev->collective_library = COLL_LIB_NCCL;

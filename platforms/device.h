@@ -34,6 +34,11 @@ typedef struct device_info {
     double efficiency[DTYPE_COUNT][OPCLASS_COUNT];
     double mem_efficiency;
     double compute_capability; /* NVIDIA GPUs (7.0 = Volta): NCCL's tuning by generation; 0 = not a CUDA GPU */
+    /* Streaming multiprocessors (compute units) and the clock its peaks are quoted at: a kernel's
+     * tiles fill the units in waves, and a kernel its loads bound issues at a rate per unit-cycle
+     * (the transfer rule, sim/replay/calibration.c); 0 = unknown. */
+    int compute_units;
+    double clock_hz;
     /* The GPU's collective library: COLL_LIB_NCCL where compute_capability is
      * given, COLL_LIB_RCCL for AMD Instinct GPUs ("collective_library":
      * "rccl"): RCCL is NCCL's fork and keeps its ring and tree algorithms and

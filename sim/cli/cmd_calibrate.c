@@ -23,7 +23,7 @@ extern const cli_command cmd_calibrate;
 static void calibrate_help(FILE *out)
 {
     fprintf(out,
-            "ttasim calibrate [SET.json] [--out F | --check F] [--json]\n\n"
+            "ttasim calibrate [SET.json] [--out F | --check F] [--leave-out] [--json]\n\n"
             "Fits the per-op cost parameters of every device group of a calibration set\n"
             "(single-device and single-node per-GPU throughputs with their sources; format\n"
             "in platforms/README.md):\n"
@@ -35,7 +35,13 @@ static void calibrate_help(FILE *out)
             "  SET.json   the calibration set (default: the built-in " DEFAULT_SET ")\n"
             "  --out F    write the fitted parameters to F (default: not written)\n"
             "  --check F  exit 1 unless F holds exactly what the fit writes\n"
+            "  --leave-out  then leave each generation (group) out in turn: refit the set\n"
+            "             without it and predict its points from its device's specification\n"
+            "             through the transfer rule a device with no figures takes (the nearest\n"
+            "             fitted generation of its vendor; platforms/README.md); prints per\n"
+            "             generation the points, median and worst |error|\n"
             "  --json     print the fitted document on stdout instead of the residual table\n"
+            "             (with --leave-out, the leave-out document)\n"
             "  --help     this text\n");
 }
 
@@ -64,6 +70,28 @@ static void print_residuals(const json_t *doc)
                    json_real_value(json_object_get(v, "predicted_samples_per_s")));
     }
     printf("%zu points, worst |error| %.1f %%\n", json_array_size(res), 100 * worst);
+}
+
+/* One line per generation left out: how well the others predict it. */
+static void print_leave_out(const json_t *doc)
+{
+    const json_t *rows = json_object_get(doc, "generations");
+    size_t i;
+    json_t *r;
+    printf("\nleave one generation out (its points predicted from its specification):\n");
+    printf("%-16s %6s %14s %14s  %s\n", "generation", "points", "median |error|", "worst |error|", "refitted");
+    json_array_foreach(rows, i, r) {
+        char refit[256] = "";
+        size_t k;
+        json_t *d;
+        json_array_foreach(json_object_get(r, "refitted"), k, d)
+            snprintf(refit + strlen(refit), sizeof refit - strlen(refit), "%s%s", k ? ", " : "",
+                     json_string_value(d));
+        printf("%-16s %6lld %13.1f%% %13.1f%%  %s\n", json_string_value(json_object_get(r, "device")),
+               json_integer_value(json_object_get(r, "points")),
+               100 * json_real_value(json_object_get(r, "median_abs_error")),
+               100 * json_real_value(json_object_get(r, "worst_abs_error")), *refit ? refit : "-");
+    }
 }
 
 /* Exit 1 (a result) when the file's bytes differ from the fit's. */
@@ -110,10 +138,11 @@ static int calibrate_main(int argc, char **argv)
     static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
                                          {"check", required_argument, NULL, 'c'},
                                          {"json", no_argument, NULL, 'j'},
+                                         {"leave-out", no_argument, NULL, 'l'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *out_path = NULL, *check_path = NULL;
-    int json = 0, c;
+    int json = 0, leave_out = 0, c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -121,6 +150,7 @@ static int calibrate_main(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 'c': check_path = optarg; break;
         case 'j': json = 1; break;
+        case 'l': leave_out = 1; break;
         case 'h': calibrate_help(stdout); return TT_OK;
         default: return cli_bad_option(&cmd_calibrate, argv, optind, optopt, opts, c == ':');
         }
@@ -138,12 +168,12 @@ static int calibrate_main(int argc, char **argv)
     tt_error err = {0};
     device_table lib = {0};
     calibration *cal = NULL;
-    json_t *doc = NULL;
+    json_t *doc = NULL, *table = NULL;
     int rc = device_table_load_uncalibrated(&lib, &err);
     if (rc == TT_OK)
         rc = calibration_load(set_path, &cal, &err);
     if (rc == TT_OK)
-        rc = calibration_fit(cal, &lib, &doc, &err);
+        rc = calibration_leave_out(cal, &lib, &doc, leave_out ? &table : NULL, &err);
     calibration_free(cal);
     device_table_free(&lib);
     if (rc)
@@ -154,11 +184,17 @@ static int calibrate_main(int argc, char **argv)
     memcpy(full, text, n);
     memcpy(full + n, "\n", 2);
     free(text);
-    if (json)
+    if (json && table) {
+        json_dumpf(table, stdout, DUMP_FLAGS);
+        fputc('\n', stdout);
+    } else if (json)
         fputs(full, stdout);
     else
         print_residuals(doc);
+    if (table && !json)
+        print_leave_out(table);
     json_decref(doc);
+    json_decref(table);
     if (out_path)
         rc = write_file(out_path, set_path, full);
     else if (check_path)
@@ -169,6 +205,6 @@ static int calibrate_main(int argc, char **argv)
 
 const cli_command cmd_calibrate = {
     "calibrate", "fit the devices' per-op cost parameters to a calibration set, print the residuals",
-    "calibrate [SET.json] [--out F | --check F] [--json]",
+    "calibrate [SET.json] [--out F | --check F] [--leave-out] [--json]",
     calibrate_main, calibrate_help,
 };

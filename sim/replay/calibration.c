@@ -386,32 +386,52 @@ static double mean_gemm_depth(const workload *t)
     return flops > 0 ? weighted / flops : 0;
 }
 
-/* The fit of an earlier group whose first device is name, or NULL. */
-static const group_fit *earlier_fit(const group_fit *fits, size_t gi, const char *name)
+/* One pass of the fit over the groups in their order: the whole set, or the
+ * set without one generation (left_out), whose first device then stands in
+ * with the transfer rule's parameters wherever a later group names it. */
+typedef struct fit_pass {
+    const calibration *cal;
+    const device_table *lib;
+    const group_fit **done; /* per group: its fit once fitted (NULL: not yet, or left out) */
+    long left_out;          /* a group's index, or -1 */
+    group_fit stand_in;     /* the left-out generation's transferred parameters, rebuilt per use */
+    size_t n_colls;         /* the most collectives of any point's trace */
+} fit_pass;
+
+static int transfer_fit(const fit_pass *p, size_t upto, const cal_group *g, group_fit *out, tt_error *err);
+
+/* The fit of the earlier group whose first device is name, or the left-out
+ * generation's transferred parameters when it is that generation's. */
+static int earlier_fit(fit_pass *p, size_t gi, const char *where, const char *name, const group_fit **src,
+                       tt_error *err)
 {
     for (size_t k = 0; k < gi; k++)
-        if (strcmp(fits[k].g->devices[0], name) == 0)
-            return &fits[k];
-    return NULL;
-}
-
-static int no_earlier_fit(const calibration *cal, const char *where, const char *name, tt_error *err)
-{
+        if (p->done[k] && strcmp(p->done[k]->g->devices[0], name) == 0) {
+            *src = p->done[k];
+            return TT_OK;
+        }
+    const cal_group *out = p->left_out >= 0 ? &p->cal->groups[p->left_out] : NULL;
+    if (out && (size_t)p->left_out < gi && strcmp(out->devices[0], name) == 0) {
+        *src = &p->stand_in;
+        return transfer_fit(p, gi, out, &p->stand_in, err);
+    }
     return tt_error_set(err, TT_EINPUT, "%s: %s: \"%s\" is not the first device of an earlier group; put the "
-                        "group that fits it before this one", cal->path, where, name);
+                        "group that fits it before this one", p->cal->path, where, name);
 }
 
 /* What this group's points do not determine comes from the group that fits
  * g->inherits: the host dispatch time, per precision the half-work FLOPs
  * times fill_ratio (the same kernels' tiles over more compute units), and
  * the efficiencies of the classes no point of this group carries. */
-static int inherit_unfitted(const calibration *cal, size_t gi, const group_fit *fits, group_fit *f, tt_error *err)
+static int inherit_unfitted(fit_pass *p, size_t gi, group_fit *f, tt_error *err)
 {
+    const calibration *cal = p->cal;
     char where[48];
     snprintf(where, sizeof where, "$.groups[%zu].inherits.device", gi);
-    const group_fit *src = earlier_fit(fits, gi, f->g->inherits);
-    if (!src)
-        return no_earlier_fit(cal, where, f->g->inherits, err);
+    const group_fit *src;
+    int rc = earlier_fit(p, gi, where, f->g->inherits, &src, err);
+    if (rc)
+        return rc;
     f->dev.dispatch_s = src->dev.dispatch_s;
     f->dev.gemm_half_depth = src->dev.gemm_half_depth;
     f->dev.fp8_attention |= src->dev.fp8_attention;
@@ -439,9 +459,10 @@ static int inherit_unfitted(const calibration *cal, size_t gi, const group_fit *
     return TT_OK;
 }
 
-static int setup_group(const calibration *cal, size_t gi, const device_table *lib, const group_fit *fits,
-                       group_fit *f, tt_error *err)
+static int setup_group(fit_pass *p, size_t gi, group_fit *f, tt_error *err)
 {
+    const calibration *cal = p->cal;
+    const device_table *lib = p->lib;
     const cal_group *g = &cal->groups[gi];
     memset(f, 0, sizeof *f);
     f->g = g;
@@ -454,12 +475,8 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
     int own = g->inherits == NULL;
     if (own)
         add_param(f, &f->dev.dispatch_s, DISPATCH_FLOOR_S, 1e-4, 1e-5);
-    size_t n_colls = 1;
-    for (size_t i = 0; i < g->n_points; i++)
-        if (step_collectives_max(&g->points[i].tr) > n_colls)
-            n_colls = step_collectives_max(&g->points[i].tr);
     f->versus_predicted = calloc(g->n_points, sizeof *f->versus_predicted);
-    f->no_collectives = calloc(n_colls, sizeof *f->no_collectives);
+    f->no_collectives = calloc(p->n_colls, sizeof *f->no_collectives);
     if (!f->versus_predicted || !f->no_collectives)
         return tt_error_set(err, TT_EINTERNAL, "%s: out of memory", cal->path);
     int passes[DTYPE_COUNT][OPCLASS_COUNT] = {{0}}; /* per class, a bit per pass kind carrying it */
@@ -477,9 +494,10 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
         if (pt->versus_device) {
             char where[64];
             snprintf(where, sizeof where, "$.groups[%zu].points[%zu].versus.device", gi, i);
-            const group_fit *v = earlier_fit(fits, gi, pt->versus_device);
-            if (!v)
-                return no_earlier_fit(cal, where, pt->versus_device, err);
+            const group_fit *v;
+            int rc = earlier_fit(p, gi, where, pt->versus_device, &v, err);
+            if (rc)
+                return rc;
             if (!v->used[m])
                 return tt_error_set(err, TT_EINPUT, "%s: %s: the group of \"%s\" fits no %s point; compare at a "
                                     "precision it fits", cal->path, where, pt->versus_device, DTYPE_NAMES[pt->dtype]);
@@ -523,7 +541,7 @@ static int setup_group(const calibration *cal, size_t gi, const device_table *li
                 add_param(f, &f->dev.backward_efficiency[dt][c], 0.25, 4.0, 1.0);
             }
         }
-    return own ? TT_OK : inherit_unfitted(cal, gi, fits, f, err);
+    return own ? TT_OK : inherit_unfitted(p, gi, f, err);
 }
 
 static void fit_group(group_fit *f)
@@ -539,6 +557,145 @@ static void fit_group(group_fit *f)
     }
     for (int i = 0; i < f->n_params; i++)
         *f->params[i].value = round_sig(*f->params[i].value);
+}
+
+/* ---- the transfer rule: a device with no figures of its own ---- */
+
+/* How far apart two devices' generations are (HUGE_VAL: other vendors, or
+ * a device no vendor's collective library names): NVIDIA GPUs by compute
+ * capability; AMD's have none, so their generations are all at 0. */
+static double generation_gap(const device_info *a, const device_info *b)
+{
+    if (a->collective_library == COLL_LIB_NONE || a->collective_library != b->collective_library)
+        return HUGE_VAL;
+    return fabs(a->compute_capability - b->compute_capability);
+}
+
+enum { HAS_ANY, HAS_DTYPE, HAS_CLASS, HAS_BACKWARD };
+
+/* A group's attention kernels: bit 0 where a point carrying attention runs it
+ * unfused, bit 1 fused (FlashAttention-style); 0 where none carries it. */
+static unsigned attention_kinds(const cal_group *g)
+{
+    unsigned kinds = 0;
+    for (size_t i = 0; i < g->n_points; i++)
+        if (class_share(&g->points[i].tr, OPCLASS_ATTENTION) >= 0.05)
+            kinds |= 1u << (g->points[i].fused_attention != 0);
+    return kinds;
+}
+
+/* The fitted generation of the target's vendor nearest to it that fits the
+ * parameter (what: HAS_*, at dt and class c); attention only from one that
+ * runs the same attention kernels (kinds, attention_kinds of the target's
+ * figures; 0: any). Ties go to the older, as a new device takes its
+ * predecessor's. NULL: none. */
+static const group_fit *nearest_fit(const fit_pass *p, size_t upto, const device_info *target, unsigned kinds,
+                                    int what, int dt, int c)
+{
+    const group_fit *best = NULL;
+    double best_gap = HUGE_VAL;
+    for (size_t k = 0; k < upto; k++) {
+        const group_fit *f = p->done[k];
+        if (!f || (what == HAS_DTYPE && !f->used[dt]) || (what == HAS_CLASS && !f->fitted[dt][c]) ||
+            (what == HAS_BACKWARD && !f->backward_fitted[dt][c]) ||
+            (what != HAS_DTYPE && c == OPCLASS_ATTENTION && kinds && !(attention_kinds(f->g) & kinds)))
+            continue;
+        double gap = generation_gap(target, &f->dev);
+        if (gap < best_gap || (gap == best_gap && gap < HUGE_VAL &&
+                               f->dev.compute_capability < best->dev.compute_capability)) {
+            best = f;
+            best_gap = gap;
+        }
+    }
+    return best;
+}
+
+/* Compute-unit cycles per second (0: a count or clock unknown). */
+static double unit_cycles(const device_info *d)
+{
+    return d->compute_units * d->clock_hz;
+}
+
+/* Convolutions (cuDNN's implicit GEMMs over ResNet's 64-512 channels) and
+ * fp16/bf16 attention (FlashAttention 2's Ampere MMA instructions) are bound
+ * by what an SM issues per cycle, not by the tensor cores' peak: they carry
+ * over as a rate per unit-cycle (fitted conv on V100, A100, H100: 0.36, 0.38,
+ * 0.40 TFLOP/s per SM-GHz; fused attention on A100 and H100: 1.44, 1.46).
+ * Other classes carry over as a fraction of peak. */
+static double transferred_efficiency(const group_fit *s, const device_info *t, int dt, int c)
+{
+    double e = s->dev.efficiency[dt][c];
+    int issue_bound = c == OPCLASS_CONV || (c == OPCLASS_ATTENTION && dt != DTYPE_FP8);
+    if (!issue_bound || unit_cycles(t) <= 0 || unit_cycles(&s->dev) <= 0 || !(t->peak_flops[dt] > 0))
+        return e;
+    return fmin(1, e * s->dev.peak_flops[dt] / unit_cycles(&s->dev) * unit_cycles(t) / t->peak_flops[dt]);
+}
+
+/* The tensor cores' FLOPs per unit-cycle (0: unknown). A GEMM tile's prologue
+ * and epilogue take fixed cycles while its K loop shortens with this rate, so
+ * the GEMM half depth scales with it. */
+static double tile_rate(const device_info *d)
+{
+    return unit_cycles(d) > 0 ? d->peak_flops[device_math_dtype(d, DTYPE_FP16)] / unit_cycles(d) : 0;
+}
+
+/* The per-op parameters of g's first device from the groups fitted before
+ * upto, as a device with no figures of its own gets them: the software
+ * stack's dispatch time from the nearest generation of its vendor, the GEMM
+ * half depth (scaled by tile_rate) from the one its GEMM efficiency comes
+ * from; per precision and class, the efficiency
+ * of the nearest generation that fits it (transferred_efficiency) and its
+ * backward ratio, and its half-work FLOPs scaled by the compute units (the
+ * same kernels' wave of tiles over more SMs; by the peak where a count is
+ * unknown). g's fusion is its figures' software, not fitted. */
+static int transfer_fit(const fit_pass *p, size_t upto, const cal_group *g, group_fit *out, tt_error *err)
+{
+    const device_info *target = device_table_find(p->lib, g->devices[0]);
+    if (!target)
+        return tt_error_set(err, TT_EINPUT, "%s: no device \"%s\" in the device library; use a name of 'ttasim "
+                            "platform list' devices (platforms/devices.json)", p->cal->path, g->devices[0]);
+    unsigned kinds = attention_kinds(g);
+    const group_fit *sw = nearest_fit(p, upto, target, kinds, HAS_ANY, 0, 0);
+    if (!sw)
+        return tt_error_set(err, TT_EINPUT, "%s: \"%s\": no other generation of its vendor is fitted, so nothing "
+                            "transfers to it; add a group of another generation", p->cal->path, g->devices[0]);
+    out->g = g;
+    out->dev = *target;
+    memset(out->used, 0, sizeof out->used);
+    memset(out->fitted, 0, sizeof out->fitted);
+    memset(out->backward_fitted, 0, sizeof out->backward_fitted);
+    out->dev.dispatch_s = sw->dev.dispatch_s;
+    /* the half depth goes with the GEMM efficiency fitted beside it (the tensor cores' dtype) */
+    const group_fit *gemm = nearest_fit(p, upto, target, kinds, HAS_CLASS, device_math_dtype(target, DTYPE_FP16),
+                                        OPCLASS_GEMM);
+    out->dev.gemm_half_depth = 0;
+    if (gemm && tile_rate(target) > 0 && tile_rate(&gemm->dev) > 0)
+        out->dev.gemm_half_depth = round_sig(gemm->dev.gemm_half_depth * tile_rate(target) / tile_rate(&gemm->dev));
+    else if (gemm)
+        out->dev.gemm_half_depth = gemm->dev.gemm_half_depth;
+    out->dev.fp8_attention = 0;
+    for (int dt = 0; dt < DTYPE_COUNT; dt++) {
+        const group_fit *s = nearest_fit(p, upto, target, kinds, HAS_DTYPE, dt, 0);
+        if (s && target->peak_flops[dt] > 0) {
+            double units = target->compute_units > 0 && s->dev.compute_units > 0
+                               ? (double)target->compute_units / s->dev.compute_units
+                               : target->peak_flops[dt] / s->dev.peak_flops[dt];
+            out->used[dt] = 1;
+            out->dev.half_work_flops[dt] = round_sig(s->dev.half_work_flops[dt] * units);
+        }
+        for (int c = 0; c < OPCLASS_COUNT; c++) {
+            if ((s = nearest_fit(p, upto, target, kinds, HAS_CLASS, dt, c))) {
+                out->fitted[dt][c] = 1;
+                out->dev.efficiency[dt][c] = round_sig(transferred_efficiency(s, target, dt, c));
+                out->dev.fp8_attention |= dt == DTYPE_FP8 && c == OPCLASS_ATTENTION;
+            }
+            if ((s = nearest_fit(p, upto, target, kinds, HAS_BACKWARD, dt, c))) {
+                out->backward_fitted[dt][c] = 1;
+                out->dev.backward_efficiency[dt][c] = s->dev.backward_efficiency[dt][c];
+            }
+        }
+    }
+    return TT_OK;
 }
 
 /* ---- the fitted document ---- */
@@ -609,39 +766,169 @@ static json_t *residual(const group_fit *f, size_t i)
     return o;
 }
 
-int calibration_fit(calibration *c, const device_table *lib, json_t **fitted, tt_error *err)
+/* A group names (inherits, versus) the first device of a group left out or
+ * refitted in this pass, so its own fit changes too. */
+static int names_changed(const fit_pass *p, const group_fit *full, size_t gi)
+{
+    const cal_group *g = &p->cal->groups[gi];
+    for (size_t k = 0; k < gi; k++) {
+        if (p->done[k] == &full[k])
+            continue;
+        const char *name = p->cal->groups[k].devices[0];
+        if (g->inherits && strcmp(g->inherits, name) == 0)
+            return 1;
+        for (size_t i = 0; i < g->n_points; i++)
+            if (g->points[i].versus_device && strcmp(g->points[i].versus_device, name) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* Fits the pass's groups in order into own; with a generation left out, a
+ * group that does not name it (or a group refitted because of it) keeps its
+ * fit of the whole set, full. */
+static int run_pass(fit_pass *p, const group_fit *full, group_fit *own, tt_error *err)
+{
+    for (size_t gi = 0; gi < p->cal->n_groups; gi++) {
+        if ((long)gi == p->left_out)
+            continue;
+        if (full && !names_changed(p, full, gi)) {
+            p->done[gi] = &full[gi];
+            continue;
+        }
+        int rc = setup_group(p, gi, &own[gi], err);
+        if (rc)
+            return rc;
+        fit_group(&own[gi]);
+        p->done[gi] = &own[gi];
+    }
+    return TT_OK;
+}
+
+static void free_fits(group_fit *fits, size_t n)
+{
+    for (size_t k = 0; fits && k < n; k++) {
+        free(fits[k].versus_predicted);
+        free(fits[k].no_collectives);
+    }
+    free(fits);
+}
+
+/* The fitted-parameters document of a pass over the whole set. */
+static json_t *fitted_document(const fit_pass *p)
 {
     json_t *doc = json_object(), *devices = json_object(), *residuals = json_array();
     json_object_set_new(doc, "format", json_string("ttasim-calibrated"));
     json_object_set_new(doc, "version", json_integer(1));
     json_object_set_new(doc, "devices", devices);
     json_object_set_new(doc, "residuals", residuals);
-    group_fit *fits = calloc(c->n_groups ? c->n_groups : 1, sizeof *fits);
-    if (!fits) {
-        json_decref(doc);
-        return tt_error_set(err, TT_EINTERNAL, "%s: out of memory", c->path);
-    }
-    int rc = TT_OK;
-    for (size_t gi = 0; rc == TT_OK && gi < c->n_groups; gi++) {
-        group_fit *f = &fits[gi];
-        if ((rc = setup_group(c, gi, lib, fits, f, err)))
-            break;
-        fit_group(f);
+    for (size_t gi = 0; gi < p->cal->n_groups; gi++) {
+        const group_fit *f = p->done[gi];
         for (size_t k = 0; k < f->g->n_devices; k++)
             json_object_set_new(devices, f->g->devices[k],
-                                device_params(f, device_table_find(lib, f->g->devices[k])));
+                                device_params(f, device_table_find(p->lib, f->g->devices[k])));
         for (size_t i = 0; i < f->g->n_points; i++)
             json_array_append_new(residuals, residual(f, i));
     }
-    for (size_t gi = 0; gi < c->n_groups; gi++) {
-        free(fits[gi].versus_predicted);
-        free(fits[gi].no_collectives);
+    return doc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Group gi left out: the set refitted without it, then its points predicted
+ * on its first device with the transfer rule's parameters. */
+static int leave_out_row(const calibration *c, const device_table *lib, const group_fit *full, size_t gi,
+                         size_t n_colls, json_t **row, tt_error *err)
+{
+    const group_fit **done = calloc(c->n_groups, sizeof *done);
+    group_fit *own = calloc(c->n_groups, sizeof *own);
+    group_fit t = {0};
+    const cal_group *g = &c->groups[gi];
+    double *abs_err = calloc(g->n_points, sizeof *abs_err);
+    fit_pass p = {c, lib, done, (long)gi, {0}, n_colls};
+    p.stand_in.no_collectives = calloc(n_colls, sizeof *p.stand_in.no_collectives);
+    t.versus_predicted = calloc(g->n_points, sizeof *t.versus_predicted);
+    t.no_collectives = calloc(n_colls, sizeof *t.no_collectives);
+    int rc = !done || !own || !abs_err || !p.stand_in.no_collectives || !t.versus_predicted || !t.no_collectives
+                 ? tt_error_set(err, TT_EINTERNAL, "%s: out of memory", c->path)
+                 : run_pass(&p, full, own, err);
+    if (rc == TT_OK)
+        rc = transfer_fit(&p, c->n_groups, g, &t, err);
+    for (size_t i = 0; rc == TT_OK && i < g->n_points; i++) {
+        const cal_point *pt = &g->points[i];
+        const group_fit *v;
+        char where[64];
+        snprintf(where, sizeof where, "$.groups[%zu].points[%zu].versus.device", gi, i);
+        if (pt->versus_device && (rc = earlier_fit(&p, gi, where, pt->versus_device, &v, err)) == TT_OK)
+            t.versus_predicted[i] = predicted_samples_per_s(v, pt);
     }
-    free(fits);
-    if (rc) {
-        json_decref(doc);
-        return rc;
+    if (rc == TT_OK) {
+        json_t *res = json_array(), *refitted = json_array();
+        for (size_t i = 0; i < g->n_points; i++) {
+            json_t *r = residual(&t, i);
+            abs_err[i] = fabs(json_real_value(json_object_get(r, "error")));
+            json_array_append_new(res, r);
+        }
+        for (size_t k = 0; k < c->n_groups; k++)
+            if (done[k] == &own[k])
+                json_array_append_new(refitted, json_string(c->groups[k].devices[0]));
+        qsort(abs_err, g->n_points, sizeof *abs_err, cmp_double);
+        size_t n = g->n_points;
+        double median = n % 2 ? abs_err[n / 2] : (abs_err[n / 2 - 1] + abs_err[n / 2]) / 2;
+        *row = json_pack("{s:s, s:i, s:f, s:f, s:o, s:o, s:o}", "device", g->devices[0], "points", (int)n,
+                         "median_abs_error", round_sig(median), "worst_abs_error", abs_err[n - 1], "refitted",
+                         refitted, "parameters", device_params(&t, &t.dev), "residuals", res);
     }
-    *fitted = doc;
-    return TT_OK;
+    free(abs_err);
+    free(done);
+    free_fits(own, c->n_groups);
+    free(p.stand_in.no_collectives);
+    free(t.versus_predicted);
+    free(t.no_collectives);
+    return rc;
+}
+
+/* The most collectives of any point's trace (at least 1): the size of the
+ * zeroed collective times every prediction replays with. */
+static size_t collectives_max(const calibration *c)
+{
+    size_t n = 1;
+    for (size_t gi = 0; gi < c->n_groups; gi++)
+        for (size_t i = 0; i < c->groups[gi].n_points; i++)
+            if (step_collectives_max(&c->groups[gi].points[i].tr) > n)
+                n = step_collectives_max(&c->groups[gi].points[i].tr);
+    return n;
+}
+
+int calibration_leave_out(calibration *c, const device_table *lib, json_t **fitted, json_t **table, tt_error *err)
+{
+    size_t n = c->n_groups ? c->n_groups : 1;
+    const group_fit **done = calloc(n, sizeof *done);
+    group_fit *fits = calloc(n, sizeof *fits);
+    fit_pass p = {c, lib, done, -1, {0}, collectives_max(c)};
+    int rc = !done || !fits ? tt_error_set(err, TT_EINTERNAL, "%s: out of memory", c->path) : run_pass(&p, NULL, fits, err);
+    json_t *rows = json_array();
+    for (size_t gi = 0; rc == TT_OK && table && gi < c->n_groups; gi++) {
+        json_t *row = NULL;
+        if ((rc = leave_out_row(c, lib, fits, gi, p.n_colls, &row, err)) == TT_OK)
+            json_array_append_new(rows, row);
+    }
+    if (rc == TT_OK) {
+        *fitted = fitted_document(&p);
+        if (table)
+            *table = json_pack("{s:s, s:i, s:O}", "format", "ttasim-leave-out", "version", 1, "generations", rows);
+    }
+    json_decref(rows);
+    free(done);
+    free_fits(fits, n);
+    return rc;
+}
+
+int calibration_fit(calibration *c, const device_table *lib, json_t **fitted, tt_error *err)
+{
+    return calibration_leave_out(c, lib, fitted, NULL, err);
 }

@@ -25,6 +25,15 @@ int calibration_load(const char *path, calibration **out, tt_error *err);
  * device the parameters, then every point's residual). */
 int calibration_fit(calibration *c, const device_table *lib, json_t **fitted, tt_error *err);
 
+/* As calibration_fit, then each generation (group) left out in turn: the set
+ * refitted without it (a group that names it inherits or compares with what
+ * the transfer rule gives its device), and its points predicted on its first
+ * device from the specification through the transfer rule, the parameters a
+ * device with no figures of its own takes (format "ttasim-leave-out": per
+ * generation the points, median and worst |error|, the transferred
+ * parameters and the residuals). table NULL: the fit alone. */
+int calibration_leave_out(calibration *c, const device_table *lib, json_t **fitted, json_t **table, tt_error *err);
+
 void calibration_free(calibration *c);
 
 #endif
