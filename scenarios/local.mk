@@ -54,6 +54,12 @@ dist_published_DATA = scenarios/published/README.md \
 	scenarios/published/dlrm-mlperf21-hugectr-4xdgxh100.json \
 	scenarios/published/dlrm-ngc-pytorch-amp-8xa100.json \
 	scenarios/published/dlrm-ngc-tf2-amp-8xa100.json \
+	scenarios/published/resnet50-mlperf07-dgx1-v100.json \
+	scenarios/published/resnet50-mlperf07-dgxa100.json \
+	scenarios/published/resnet50-mlperf30-dgxh100.json \
+	scenarios/published/resnet50-mlperf30-8xdgxh100.json \
+	scenarios/published/bert-mlperf07-dgxa100.json \
+	scenarios/published/dlrm-dcnv2-mlperf30-hugectr-dgxh100.json \
 	scenarios/published/resnet50-akiba-2017.json \
 	scenarios/published/resnet50-goyal-2017.json \
 	scenarios/published/resnet50-he-2016.json \
