@@ -54,6 +54,8 @@ dist_published_DATA = scenarios/published/README.md \
 	scenarios/published/dlrm-mlperf21-hugectr-4xdgxh100.json \
 	scenarios/published/dlrm-ngc-pytorch-amp-8xa100.json \
 	scenarios/published/dlrm-ngc-tf2-amp-8xa100.json \
+	scenarios/published/resnet50-mlperf07-tpu-v3-32.json \
+	scenarios/published/bert-mlperf07-tpu-v3-32.json \
 	scenarios/published/resnet50-mlperf07-dgx1-v100.json \
 	scenarios/published/resnet50-mlperf07-dgxa100.json \
 	scenarios/published/resnet50-mlperf30-dgxh100.json \
