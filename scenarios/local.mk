@@ -54,6 +54,11 @@ dist_published_DATA = scenarios/published/README.md \
 	scenarios/published/dlrm-mlperf21-hugectr-4xdgxh100.json \
 	scenarios/published/dlrm-ngc-pytorch-amp-8xa100.json \
 	scenarios/published/dlrm-ngc-tf2-amp-8xa100.json \
+	scenarios/published/bert-mlperf10-dgxa100.json \
+	scenarios/published/bert-mlperf31-xe9680-h100.json \
+	scenarios/published/bert-mlperf40-hgxh200.json \
+	scenarios/published/bert-mlperf31-8xdgxh100.json \
+	scenarios/published/dlrm-dcnv2-mlperf40-hugectr-hgxh200.json \
 	scenarios/published/resnet50-mlperf07-tpu-v3-32.json \
 	scenarios/published/bert-mlperf07-tpu-v3-32.json \
 	scenarios/published/resnet50-mlperf07-dgx1-v100.json \
