@@ -54,6 +54,8 @@ dist_published_DATA = scenarios/published/README.md \
 	scenarios/published/dlrm-mlperf21-hugectr-4xdgxh100.json \
 	scenarios/published/dlrm-ngc-pytorch-amp-8xa100.json \
 	scenarios/published/dlrm-ngc-tf2-amp-8xa100.json \
+	scenarios/published/resnet50-mlperf10-tpu-v4-128.json \
+	scenarios/published/bert-mlperf10-tpu-v4-128.json \
 	scenarios/published/bert-mlperf10-dgxa100.json \
 	scenarios/published/bert-mlperf31-xe9680-h100.json \
 	scenarios/published/bert-mlperf40-hgxh200.json \
