@@ -54,6 +54,9 @@ dist_published_DATA = scenarios/published/README.md \
 	scenarios/published/dlrm-mlperf21-hugectr-4xdgxh100.json \
 	scenarios/published/dlrm-ngc-pytorch-amp-8xa100.json \
 	scenarios/published/dlrm-ngc-tf2-amp-8xa100.json \
+	scenarios/published/bert-mlperf10-8xdgxa100.json \
+	scenarios/published/resnet50-mlperf10-8xdgxa100.json \
+	scenarios/published/dlrm-dcnv2-mlperf31-hugectr-xe9680-h100.json \
 	scenarios/published/resnet50-mlperf30-64xdgxh100.json \
 	scenarios/published/resnet50-mlperf10-tpu-v4-128.json \
 	scenarios/published/bert-mlperf10-tpu-v4-128.json \
