@@ -24,6 +24,11 @@ row's `expect` bounds (step ratio within [0.6, 1.4] unless the row's description
 
 - A published step is total time / steps unless the description says otherwise: it includes
   evaluation and start-up, so it bounds the step from above.
+- MLPerf Training rows (`*-mlperf*`) take the step from the submission's MLLOG: training time
+  between epoch, block or evaluation marks over its steps, evaluation outside unless the
+  description says. BERT rows run the work the code did: packed samples as their 512-token
+  packs, unpadded sequences as half as many 512-token rows (Krell et al. 2021: over half of
+  MLPerf BERT's tokens at 512 are padding).
 - Steps to target come from the convergence profiles (`../profiles/`), so the total-time ratio
   mostly repeats the step ratio; evaluation is added where the run evaluated (MLPerf's GPT-3
   rows: forward passes of the validation set every 24,576 sequences; Llama 3.1 405B: 5,760
