@@ -54,6 +54,25 @@ dist_published_DATA = scenarios/published/README.md \
 	scenarios/published/dlrm-mlperf21-hugectr-4xdgxh100.json \
 	scenarios/published/dlrm-ngc-pytorch-amp-8xa100.json \
 	scenarios/published/dlrm-ngc-tf2-amp-8xa100.json \
+	scenarios/published/bert-mlperf10-8xdgxa100.json \
+	scenarios/published/resnet50-mlperf10-8xdgxa100.json \
+	scenarios/published/dlrm-dcnv2-mlperf31-hugectr-xe9680-h100.json \
+	scenarios/published/resnet50-mlperf30-64xdgxh100.json \
+	scenarios/published/resnet50-mlperf10-tpu-v4-128.json \
+	scenarios/published/bert-mlperf10-tpu-v4-128.json \
+	scenarios/published/bert-mlperf10-dgxa100.json \
+	scenarios/published/bert-mlperf31-xe9680-h100.json \
+	scenarios/published/bert-mlperf40-hgxh200.json \
+	scenarios/published/bert-mlperf31-8xdgxh100.json \
+	scenarios/published/dlrm-dcnv2-mlperf40-hugectr-hgxh200.json \
+	scenarios/published/resnet50-mlperf07-tpu-v3-32.json \
+	scenarios/published/bert-mlperf07-tpu-v3-32.json \
+	scenarios/published/resnet50-mlperf07-dgx1-v100.json \
+	scenarios/published/resnet50-mlperf07-dgxa100.json \
+	scenarios/published/resnet50-mlperf30-dgxh100.json \
+	scenarios/published/resnet50-mlperf30-8xdgxh100.json \
+	scenarios/published/bert-mlperf07-dgxa100.json \
+	scenarios/published/dlrm-dcnv2-mlperf30-hugectr-dgxh100.json \
 	scenarios/published/resnet50-akiba-2017.json \
 	scenarios/published/resnet50-goyal-2017.json \
 	scenarios/published/resnet50-he-2016.json \
