@@ -186,9 +186,10 @@ static int ranks_used(const coll_request *rq)
  * routes and nothing else from SimGrid: a group of more ranks than
  * fluid_flows, no stage of identical steps outside a pipeline unless
  * `identical` (else those run as SimGrid rounds), no link count, message
- * executor, host staging or auto (whose screening runs SimGrid rounds). The
- * answer is the same as on the whole platform (tests/test_collectives.c,
- * fold_matches_full). *cpu_s receives what timing it will cost, from the
+ * executor or host staging; auto only with `identical`, its candidates'
+ * rings then screened by components too. The answer is the same as on the
+ * whole platform (tests/test_collectives.c, fold_matches_full,
+ * fold_auto_matches_full). *cpu_s receives what timing it will cost, from the
  * schedule it runs (auto's: the ring's, the cheapest it screens). */
 static int request_survey(const platform *p, const coll_request *rq, int fold_ranks, int identical, double *cpu_s)
 {
@@ -200,7 +201,7 @@ static int request_survey(const platform *p, const coll_request *rq, int fold_ra
     *cpu_s = 0;
     if (build_for(rq, rq->params.algo == ALGO_AUTO ? ALGO_RING : rq->params.algo, &s) != 0)
         return !rq->full_platform && fold_ranks > 0 && ranks_used(rq) <= fold_ranks;
-    int ok = fluid && rq->params.algo != ALGO_AUTO;
+    int ok = fluid && (rq->params.algo != ALGO_AUTO || identical || rq->fold_identical);
     for (int i = 0; i < s.nstages; i++) {
         int sg = s.stages[i].identical && !s.stages[i].pipelined && !identical && !rq->fold_identical;
         ok &= !sg; /* SimGrid's rounds */
