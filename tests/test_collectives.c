@@ -1171,6 +1171,50 @@ START_TEST(fold_auto_matches_full)
 }
 END_TEST
 
+/* --links on the folded platform: each folded link's bytes counted for the
+ * link of the whole platform it stands for, so the count equals the whole
+ * platform's (NCCL's allreduce on 320 ranks of 40 DGX H100 nodes, two
+ * leaves): the same links used, per class, and the same busiest links. */
+START_TEST(fold_links_match_full)
+{
+    platform_options o = {.nodes = 40};
+    tt_error err = {0};
+    platform *p = platform_load("dgx-h100", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    coll_params asked = {.op = OP_ALLREDUCE, .algo = ALGO_NCCL, .bytes = 25e6};
+    coll_result r[2];
+    for (int f = 0; f < 2; f++) {
+        coll_request rq = coll_request_build(p, &asked);
+        rq.fluid_flows = 1;
+        rq.links = 1;
+        rq.full_platform = f;
+        ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, &rq, 1, &r[f], &err) == TT_OK, "%s", err.msg);
+    }
+    const link_usage *a = &r[0].links, *b = &r[1].links;
+    ck_assert_msg(fabs(r[0].time_s / r[1].time_s - 1) < 1e-9, "folded %.12g s, whole %.12g s", r[0].time_s,
+                  r[1].time_s);
+    ck_assert_int_gt(a->links_used, 1000);
+    ck_assert_int_eq(a->links_used, b->links_used);
+    ck_assert_int_eq(a->n_classes, b->n_classes);
+    for (int j = 0; j < a->n_classes; j++) {
+        int k = 0;
+        while (k < b->n_classes && strcmp(a->classes[j].cls, b->classes[k].cls) != 0)
+            k++;
+        ck_assert_msg(k < b->n_classes, "class %s only folded", a->classes[j].cls);
+        ck_assert_int_eq(a->classes[j].links, b->classes[k].links);
+        ck_assert_msg(fabs(a->classes[j].bytes / b->classes[k].bytes - 1) < 1e-12, "%s: %.15g against %.15g bytes",
+                      a->classes[j].cls, a->classes[j].bytes, b->classes[k].bytes);
+    }
+    ck_assert_int_eq(a->n, b->n);
+    for (int i = 0; i < a->n; i++) {
+        ck_assert_str_eq(a->top[i].link.name, b->top[i].link.name);
+        ck_assert_msg(a->top[i].bytes == b->top[i].bytes, "%s: %.17g against %.17g bytes", a->top[i].link.name,
+                      a->top[i].bytes, b->top[i].bytes);
+    }
+    platform_free(p);
+}
+END_TEST
+
 /* Estimate first: NCCL's allreduce over 131,072 GPUs (16,384 DGX H100
  * nodes) loads a folded platform of 33 nodes, so only the estimate of its
  * rounds can stop it: past --max-time it is refused before anything
@@ -1227,6 +1271,7 @@ static Suite *suite(void)
     tcase_add_test(t, fold_matches_full);
     tcase_add_test(t, fold_identical_near_full);
     tcase_add_test(t, fold_auto_matches_full);
+    tcase_add_test(t, fold_links_match_full);
     tcase_add_test(t, estimate_refuses_past_max_time);
     tcase_add_test(t, concurrent_communicators_share_links);
     tcase_add_test(t, torus_schedule_matches_closed_form);

@@ -107,6 +107,8 @@ struct coll_fluid {
     int nids, ids_cap;
     xbt_dynar_t route;
     double cross; /* SimGrid's cross-traffic: a flow's share of its reverse route (CM02: 0.05), or 0 */
+    double *tally_bytes; /* --links: bytes per dense id (coll_fluid_tally), tally_len of them; NULL until asked */
+    int tally_len;
 };
 
 int coll_fluid_applies(const platform *p)
@@ -159,6 +161,7 @@ void coll_fluid_free(coll_fluid *s)
     free(s->memo_buf);
     free(s->cap_Bps);
     free(s->lat_s);
+    free(s->tally_bytes);
     xbt_dynar_free(&s->route);
     free(s);
 }
@@ -169,6 +172,17 @@ void coll_fluid_free(coll_fluid *s)
 static uint64_t link_key(sg_link_t l, long owner)
 {
     return ((uint64_t)(uintptr_t)l >> 3 << 18) | (uint64_t)(owner + 1);
+}
+
+/* link_key's link and owner back. */
+static sg_link_t key_link(uint64_t key)
+{
+    return (sg_link_t)(uintptr_t)(key >> 18 << 3);
+}
+
+static long key_owner(uint64_t key)
+{
+    return (long)(key & ((1u << 18) - 1)) - 1;
 }
 
 /* On a folded platform, the link of the whole platform that folded link l
@@ -637,4 +651,44 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
     for (int r = 0; r < n; r++)
         clock_s[r] = sched_step_end_s(streamed, ready_s[r], clock_s[r], reduce_bytes[r] * gamma);
     return 0;
+}
+
+int coll_fluid_tally(coll_fluid *s, const coll_flow *flows, size_t nf, double times)
+{
+    route_use rt[2];
+    for (size_t k = 0; k < nf; k++) {
+        if (flows[k].bytes <= 0)
+            continue;
+        if (route_pair(s, flows[k].src, flows[k].dst, rt))
+            return -1;
+        if (s->nids > s->tally_len) { /* routes met since hold new ids */
+            double *t = realloc(s->tally_bytes, sizeof *t * (size_t)s->ids_cap);
+            if (!t)
+                return -1;
+            memset(t + s->tally_len, 0, sizeof *t * (size_t)(s->ids_cap - s->tally_len));
+            s->tally_bytes = t;
+            s->tally_len = s->ids_cap;
+        }
+        for (size_t i = 0; i < rt[0].len; i++)
+            s->tally_bytes[s->links[rt[0].off + i]] += flows[k].bytes * times;
+    }
+    return 0;
+}
+
+int coll_fluid_tally_flush(coll_fluid *s, link_tally *t)
+{
+    uint64_t *key_of = malloc(sizeof *key_of * ((size_t)s->nids + 1));
+    if (!key_of)
+        return -1;
+    for (size_t i = 0; i < s->ids.cap; i++)
+        if (s->ids.slot[i].key)
+            key_of[s->ids.slot[i].val[0]] = s->ids.slot[i].key;
+    int rc = 0;
+    for (int id = 0; rc == 0 && id < s->tally_len && id < s->nids; id++) { /* in order of first use */
+        if (s->tally_bytes[id] > 0)
+            rc = link_tally_add_link(t, key_link(key_of[id]), key_owner(key_of[id]), s->tally_bytes[id]);
+        s->tally_bytes[id] = 0;
+    }
+    free(key_of);
+    return rc;
 }

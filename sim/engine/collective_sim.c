@@ -70,6 +70,8 @@ static coll_result run_timed(coll_group *g, const coll_request *rq, coll_algo al
     schedule_free(s);
     if (t >= 0)
         r = (coll_result){.time_s = t, .algo = algo};
+    if (g->tally && g->fluid && coll_fluid_tally_flush(g->fluid, g->tally))
+        t = -1;
     if (g->tally && link_tally_finish(g->tally, g->p, &r.links))
         t = -1;
     g->tally = NULL;
@@ -185,8 +187,8 @@ static int ranks_used(const coll_request *rq)
  * every round is solved by components (collective_fluid.c), which take
  * routes and nothing else from SimGrid: a group of more ranks than
  * fluid_flows, no stage of identical steps outside a pipeline unless
- * `identical` (else those run as SimGrid rounds), no link count, message
- * executor or host staging; auto only with `identical`, its candidates'
+ * `identical` (else those run as SimGrid rounds), no message executor or
+ * host staging (a link count adds the solver's routes); auto only with `identical`, its candidates'
  * rings then screened by components too. The answer is the same as on the
  * whole platform (tests/test_collectives.c, fold_matches_full,
  * fold_auto_matches_full). *cpu_s receives what timing it will cost, from the
@@ -195,7 +197,7 @@ static int request_survey(const platform *p, const coll_request *rq, int fold_ra
 {
     long n = (long)rq->params.ranks * (rq->replicas > 1 ? rq->replicas : 1);
     long flows = rq->fluid_flows ? rq->fluid_flows : COLL_FLUID_FLOWS;
-    int fluid = coll_fluid_applies(p) && flows >= 0 && n > flows && !rq->links && !rq->messages &&
+    int fluid = coll_fluid_applies(p) && flows >= 0 && n > flows && !rq->messages &&
                 rq->params.staging == STAGING_DEVICE;
     schedule s;
     *cpu_s = 0;
