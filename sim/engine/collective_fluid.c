@@ -19,6 +19,10 @@
  * route with this fraction of its rate (SimGrid's network_cm02.cpp). */
 #define CROSS_TRAFFIC 0.05
 
+/* Distinct covers kept per link; a link with more may couple (a switch's
+ * port fed by its 8 NICs has 8). */
+#define LINK_COVERS 8
+
 /* An open-addressing map from nonzero 64-bit keys to three words each (linear
  * probing, at most half full, a key and its words in one slot): links to
  * dense ids, folded links to their owners, rank pairs to their routes,
@@ -64,10 +68,12 @@ static void map_free(key_map *m)
 }
 
 /* A flow's route one way as a round uses it: its links in coll_fluid.links,
- * its latency and slowest link (copied from route_info: a round reads them
- * flow by flow, in component order). */
+ * the positions of those that may couple (may_len of them, after the links'
+ * covers), its latency and slowest link (copied from route_info: a round
+ * reads them flow by flow, in component order), its index in info. */
 typedef struct route_use {
-    size_t off, len;
+    size_t off;
+    unsigned len, may_len, info;
     double lat_s, cap_Bps;
 } route_use;
 
@@ -88,11 +94,14 @@ struct coll_fluid {
         } *e;
     } *rows;
     key_map pairs; /* src * n + dst + 1 -> fwd, rev */
-    int *links; /* every cached route: its dense link ids, then each position's cover (cover_of) or -1 */
+    /* every cached route: its dense link ids, then each position's cover (cover_of) or -1, then the
+     * positions whose link may couple (may_couple, as of may_epoch: a round's coupling loops visit those) */
+    int *links;
     struct route_info {
         double lat_s, cap_Bps; /* the route's latency, its slowest link */
         size_t off, len;       /* its links in `links` */
-    } *info;                   /* per cached route */
+        unsigned may_len, may_epoch;
+    } *info; /* per cached route */
     size_t nroutes, routes_cap;
     size_t links_len, links_cap;
     char *rt, *ws; /* a round's arrays, kept across rounds (no allocation per round) */
@@ -104,6 +113,14 @@ struct coll_fluid {
     size_t memo_len, memo_cap;
     key_map ids; /* link -> dense id */
     double *cap_Bps, *lat_s; /* per dense id */
+    /* Per dense id, the distinct covers of its uses on every cached route: a link whose covers together
+     * cannot overfill it never couples, in any round (note_cover), and mark_coupling skips its uses */
+    struct link_covers {
+        int id[LINK_COVERS], n;
+        double sum_Bps;
+    } *covers;
+    unsigned char *may_couple;
+    unsigned may_epoch; /* bumped whenever a link turns may_couple: routes' positions to refresh */
     int nids, ids_cap;
     xbt_dynar_t route;
     double cross; /* SimGrid's cross-traffic: a flow's share of its reverse route (CM02: 0.05), or 0 */
@@ -161,6 +178,8 @@ void coll_fluid_free(coll_fluid *s)
     free(s->memo_buf);
     free(s->cap_Bps);
     free(s->lat_s);
+    free(s->covers);
+    free(s->may_couple);
     free(s->tally_bytes);
     xbt_dynar_free(&s->route);
     free(s);
@@ -224,10 +243,19 @@ static int link_id(coll_fluid *s, sg_link_t l, long owner)
         double *t = realloc(s->lat_s, sizeof *t * (size_t)cap);
         if (t)
             s->lat_s = t;
-        if (!c || !t)
+        struct link_covers *v = realloc(s->covers, sizeof *v * (size_t)cap);
+        if (v)
+            s->covers = v;
+        unsigned char *m = realloc(s->may_couple, (size_t)cap);
+        if (m)
+            s->may_couple = m;
+        if (!c || !t || !v || !m)
             return -1;
         s->ids_cap = cap;
     }
+    s->covers[s->nids].n = 0;
+    s->covers[s->nids].sum_Bps = 0;
+    s->may_couple[s->nids] = 0;
     s->ids.slot[h].key = link_key(l, owner);
     s->ids.slot[h].val[0] = (size_t)s->nids;
     s->ids.len++;
@@ -255,6 +283,43 @@ static int cover_of(const coll_fluid *s, const int *r, size_t len, size_t i)
     return best;
 }
 
+/* Link l is used on a route whose cover (cover_of) is c: l may couple once
+ * its distinct covers can put more than its bandwidth on it (a margin below
+ * mark_coupling's test, so that its rounding never couples a link not
+ * marked), or one is missing, or it has more than LINK_COVERS. */
+static void note_cover(coll_fluid *s, int l, int c)
+{
+    struct link_covers *k = &s->covers[l];
+    if (s->may_couple[l])
+        return;
+    for (int j = 0; c >= 0 && j < k->n; j++)
+        if (k->id[j] == c)
+            return;
+    if (c >= 0 && k->n < LINK_COVERS) {
+        k->id[k->n++] = c;
+        k->sum_Bps += s->cap_Bps[c];
+    }
+    if (c < 0 || k->n == LINK_COVERS || k->sum_Bps > s->cap_Bps[l] * (1 + 1e-13)) {
+        s->may_couple[l] = 1;
+        s->may_epoch++;
+    }
+}
+
+/* Route f's positions whose link may couple, brought up to date. */
+static void route_refresh(coll_fluid *s, struct route_info *f)
+{
+    if (f->may_epoch == s->may_epoch)
+        return;
+    const int *r = s->links + f->off;
+    int *m = s->links + f->off + 2 * f->len;
+    unsigned k = 0;
+    for (size_t i = 0; i < f->len; i++)
+        if (s->may_couple[r[i]])
+            m[k++] = (int)i;
+    f->may_len = k;
+    f->may_epoch = s->may_epoch;
+}
+
 /* SimGrid's route from src to dst as dense link ids, appended to s->links
  * and s->info: its index in s->info, -1 when out of memory. */
 static long route_new(coll_fluid *s, int src, int dst)
@@ -266,8 +331,8 @@ static long route_new(coll_fluid *s, int src, int dst)
     else
         sg_host_get_route(s->hosts[src], s->hosts[dst], s->route);
     size_t len = xbt_dynar_length(s->route);
-    if (s->links_len + 2 * len > s->links_cap) {
-        size_t cap = 2 * (s->links_len + 2 * len) + 1024;
+    if (s->links_len + 3 * len > s->links_cap) {
+        size_t cap = 2 * (s->links_len + 3 * len) + 1024;
         int *t = realloc(s->links, sizeof *t * cap);
         if (!t)
             return -1;
@@ -293,11 +358,12 @@ static long route_new(coll_fluid *s, int src, int dst)
     double lat_s = 0, cap_Bps = INFINITY;
     for (size_t i = 0; i < len; i++) {
         r[len + i] = cover_of(s, r, len, i);
+        note_cover(s, r[i], r[len + i]);
         lat_s += s->lat_s[r[i]];
         cap_Bps = fmin(cap_Bps, s->cap_Bps[r[i]]);
     }
-    s->info[s->nroutes] = (struct route_info){lat_s, cap_Bps, s->links_len, len};
-    s->links_len += 2 * len;
+    s->info[s->nroutes] = (struct route_info){lat_s, cap_Bps, s->links_len, len, 0, s->may_epoch - 1};
+    s->links_len += 3 * len;
     return (long)s->nroutes++;
 }
 
@@ -348,9 +414,11 @@ static int route_pair(coll_fluid *s, int src, int dst, route_use *out)
             w->e[w->n++] = found;
         }
     }
-    const struct route_info *f = &s->info[e->fwd], *r = &s->info[e->rev];
-    out[0] = (route_use){f->off, f->len, f->lat_s, f->cap_Bps};
-    out[1] = (route_use){r->off, r->len, r->lat_s, r->cap_Bps};
+    struct route_info *f = &s->info[e->fwd], *r = &s->info[e->rev];
+    route_refresh(s, f);
+    route_refresh(s, r);
+    out[0] = (route_use){f->off, (unsigned)f->len, f->may_len, e->fwd, f->lat_s, f->cap_Bps};
+    out[1] = (route_use){r->off, (unsigned)r->len, r->may_len, e->rev, r->lat_s, r->cap_Bps};
     return 0;
 }
 
@@ -358,22 +426,26 @@ static int route_pair(coll_fluid *s, int src, int dst, route_use *out)
  * uses can put more on them than their bandwidth. Links that cannot (a
  * node's port fed by its NICs, a non-blocking fabric) couple nothing. The
  * uses are bucketed by link (off: nl + 1, cov: a use's cover) so that each
- * link's distinct covers are counted with a stamp per cover (last: nl). */
+ * link's distinct covers are counted with a stamp per cover (last: nl);
+ * those of links that never couple (may_couple) are left out: two thirds
+ * of a frontier round's uses. */
 static void mark_coupling(const coll_fluid *s, const route_use *rt, size_t nf, int nl, unsigned char *coupling,
                           size_t *off, int *cov, int *last, double *bound)
 {
     memset(off, 0, sizeof *off * ((size_t)nl + 1));
     for (size_t k = 0; k < 2 * nf; k++)
-        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k].len); i++)
-            off[s->links[rt[k].off + i] + 1]++;
+        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k].may_len); i++)
+            off[s->links[rt[k].off + (size_t)s->links[rt[k].off + 2 * rt[k].len + i]] + 1]++;
     for (int l = 0; l < nl; l++) {
         off[l + 1] += off[l];
         last[l] = -1;
         bound[l] = 0;
     }
     for (size_t k = 0; k < 2 * nf; k++)
-        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k].len); i++)
-            cov[off[s->links[rt[k].off + i]]++] = s->links[rt[k].off + rt[k].len + i];
+        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k].may_len); i++) {
+            size_t at = rt[k].off + (size_t)s->links[rt[k].off + 2 * rt[k].len + i];
+            cov[off[s->links[at]]++] = s->links[at + rt[k].len];
+        }
     for (int l = nl; l > 0; l--) /* back to each bucket's start */
         off[l] = off[l - 1];
     off[0] = 0;
@@ -521,13 +593,18 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
     }
     s->memo_len = 0;
     route_use *rt = (route_use *)s->rt; /* per flow: route, reverse route (route_pair) */
+    unsigned epoch = s->may_epoch;
     for (size_t k = 0; k < nf; k++)
         if (route_pair(s, flows[k].src, flows[k].dst, rt + 2 * k))
             return -1;
+    for (size_t k = 0; epoch != s->may_epoch && k < 2 * nf; k++) { /* links turned may_couple since */
+        route_refresh(s, &s->info[rt[k].info]);
+        rt[k].may_len = s->info[rt[k].info].may_len;
+    }
     int nl = s->nids, roles = s->cross > 0 ? 2 : 1;
     size_t nuse = 0, L = (size_t)nl + 1, F = nf + 1;
     for (size_t k = 0; k < 2 * nf; k += (size_t)(3 - roles))
-        nuse += rt[k].len;
+        nuse += rt[k].may_len;
     unsigned char *coupling = NULL;
     size_t *up = NULL, *first = NULL, *order = NULL, *start = NULL;
     int *loc = NULL, *links = NULL, *use_off = NULL, *use_c = NULL;
@@ -573,8 +650,8 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         loc[l] = -1;
     }
     for (size_t k = 0; k < 2 * nf; k += (size_t)(3 - roles))
-        for (size_t i = 0; i < rt[k].len; i++) {
-            int l = s->links[rt[k].off + i];
+        for (size_t i = 0; i < rt[k].may_len; i++) {
+            int l = s->links[rt[k].off + (size_t)s->links[rt[k].off + 2 * rt[k].len + i]];
             if (!coupling[l])
                 continue;
             if (first[l] == SIZE_MAX)
@@ -604,8 +681,9 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
             if (roles > 1)
                 bound[i] = fmin(bound[i], rt[2 * k + 1].cap_Bps / s->cross);
             for (int role = 0; role < roles; role++)
-                for (size_t j = 0; j < rt[2 * k + role].len; j++) {
-                    int l = s->links[rt[2 * k + role].off + j];
+                for (size_t j = 0; j < rt[2 * k + role].may_len; j++) {
+                    const route_use *ru = &rt[2 * k + role];
+                    int l = s->links[ru->off + (size_t)s->links[ru->off + 2 * ru->len + j]];
                     double per_Bps = role ? s->cross : 1.0; /* of the flow's rate */
                     if (!coupling[l])
                         continue;
