@@ -79,9 +79,11 @@ dist_examples_DATA = \
 	scenarios/examples/dgx-a100-dlrm-dcnv2.json \
 	scenarios/examples/dgx-a100-dlrm-plans.json \
 	scenarios/examples/dgx-h100-dlrm-dcnv2.json \
+	scenarios/examples/frontier-resnet50-131k-h100.json \
 	scenarios/examples/gpt3-175b-1k-a100.json \
 	scenarios/examples/llama3-8b-tta-h100.json \
 	scenarios/examples/purchase-fattree.json \
+	scenarios/examples/purchase-h100-rail.json \
 	scenarios/examples/purchase-torus2d.json \
 	scenarios/examples/tpu-v3-batch-sweep.json \
 	scenarios/examples/tpu-v3-4096-multipod.json \
