@@ -429,23 +429,21 @@ static int route_pair(coll_fluid *s, int src, int dst, route_use *out)
  * link's distinct covers are counted with a stamp per cover (last: nl);
  * those of links that never couple (may_couple) are left out: two thirds
  * of a frontier round's uses. */
-static void mark_coupling(const coll_fluid *s, const route_use *rt, size_t nf, int nl, unsigned char *coupling,
-                          size_t *off, int *cov, int *last, double *bound)
+static void mark_coupling(const coll_fluid *s, const size_t *cl_off, const int *cl_link, const int *cl_cov, size_t nf,
+                          int nl, unsigned char *coupling, size_t *off, int *cov, int *last, double *bound)
 {
     memset(off, 0, sizeof *off * ((size_t)nl + 1));
     for (size_t k = 0; k < 2 * nf; k++)
-        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k].may_len); i++)
-            off[s->links[rt[k].off + (size_t)s->links[rt[k].off + 2 * rt[k].len + i]] + 1]++;
+        for (size_t u = cl_off[k]; u < (k % 2 && !s->cross ? cl_off[k] : cl_off[k + 1]); u++)
+            off[cl_link[u] + 1]++;
     for (int l = 0; l < nl; l++) {
         off[l + 1] += off[l];
         last[l] = -1;
         bound[l] = 0;
     }
     for (size_t k = 0; k < 2 * nf; k++)
-        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k].may_len); i++) {
-            size_t at = rt[k].off + (size_t)s->links[rt[k].off + 2 * rt[k].len + i];
-            cov[off[s->links[at]]++] = s->links[at + rt[k].len];
-        }
+        for (size_t u = cl_off[k]; u < (k % 2 && !s->cross ? cl_off[k] : cl_off[k + 1]); u++)
+            cov[off[cl_link[u]]++] = cl_cov[u];
     for (int l = nl; l > 0; l--) /* back to each bucket's start */
         off[l] = off[l - 1];
     off[0] = 0;
@@ -602,12 +600,14 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         rt[k].may_len = s->info[rt[k].info].may_len;
     }
     int nl = s->nids, roles = s->cross > 0 ? 2 : 1;
-    size_t nuse = 0, L = (size_t)nl + 1, F = nf + 1;
-    for (size_t k = 0; k < 2 * nf; k += (size_t)(3 - roles))
-        nuse += rt[k].may_len;
+    size_t nuse = 0, ncl = 0, L = (size_t)nl + 1, F = nf + 1;
+    for (size_t k = 0; k < 2 * nf; k++) {
+        ncl += rt[k].may_len;
+        nuse += k % 2 && roles == 1 ? 0 : rt[k].may_len;
+    }
     unsigned char *coupling = NULL;
-    size_t *up = NULL, *first = NULL, *order = NULL, *start = NULL;
-    int *loc = NULL, *links = NULL, *use_off = NULL, *use_c = NULL;
+    size_t *up = NULL, *first = NULL, *order = NULL, *start = NULL, *cl_off = NULL;
+    int *loc = NULL, *links = NULL, *use_off = NULL, *use_c = NULL, *cl_link = NULL, *cl_cov = NULL;
     double *use_w = NULL, *cap = NULL, *done = NULL, *bytes = NULL, *lat = NULL, *bound = NULL, *pen = NULL,
            *ready_s = NULL;
     maxmin_work w;
@@ -624,6 +624,9 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         use_w = carve(&at, &used, sizeof *use_w * (nuse + 1));
         ready_s = carve(&at, &used, sizeof *ready_s * (size_t)n);
         w.con_f = carve(&at, &used, sizeof *w.con_f * (nuse + 1));
+        cl_off = carve(&at, &used, sizeof *cl_off * (2 * nf + 1));
+        cl_link = carve(&at, &used, sizeof *cl_link * (ncl + 1));
+        cl_cov = carve(&at, &used, sizeof *cl_cov * (ncl + 1));
         int **per_link[] = {&loc, &links, &w.users, &w.cons, &w.con_off, &w.con_seen},
             **per_flow[] = {&use_off, &w.pending, &w.sending, &w.unfixed, &w.fixed, &w.queue, &w.seen};
         for (size_t a = 0; a < sizeof per_link / sizeof *per_link; a++)
@@ -639,8 +642,19 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         if (!pass && buffer_reserve(&s->ws, &s->ws_bytes, used))
             return -1;
     }
+    /* each use's links that may couple and their covers, gathered once in flow order: the loops below
+     * read them three times, and the cached routes lie scattered in memory */
+    for (size_t k = 0, u = 0; k < 2 * nf; k++) {
+        const int *r = s->links + rt[k].off, *m = r + 2 * rt[k].len;
+        cl_off[k] = u;
+        for (unsigned i = 0; i < rt[k].may_len; i++, u++) {
+            cl_link[u] = r[m[i]];
+            cl_cov[u] = r[rt[k].len + (unsigned)m[i]];
+        }
+        cl_off[k + 1] = u;
+    }
     /* first, use_c, loc and left serve as mark_coupling's buckets, covers, stamps and bounds */
-    mark_coupling(s, rt, nf, nl, coupling, first, use_c, loc, w.left);
+    mark_coupling(s, cl_off, cl_link, cl_cov, nf, nl, coupling, first, use_c, loc, w.left);
     memset(start, 0, sizeof *start * (F + 1));
     /* components: flows joined by a coupling link they load */
     for (size_t k = 0; k < nf; k++)
@@ -650,8 +664,8 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         loc[l] = -1;
     }
     for (size_t k = 0; k < 2 * nf; k += (size_t)(3 - roles))
-        for (size_t i = 0; i < rt[k].may_len; i++) {
-            int l = s->links[rt[k].off + (size_t)s->links[rt[k].off + 2 * rt[k].len + i]];
+        for (size_t u = cl_off[k]; u < cl_off[k + 1]; u++) {
+            int l = cl_link[u];
             if (!coupling[l])
                 continue;
             if (first[l] == SIZE_MAX)
@@ -681,9 +695,8 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
             if (roles > 1)
                 bound[i] = fmin(bound[i], rt[2 * k + 1].cap_Bps / s->cross);
             for (int role = 0; role < roles; role++)
-                for (size_t j = 0; j < rt[2 * k + role].may_len; j++) {
-                    const route_use *ru = &rt[2 * k + role];
-                    int l = s->links[ru->off + (size_t)s->links[ru->off + 2 * ru->len + j]];
+                for (size_t j = cl_off[2 * k + role]; j < cl_off[2 * k + role + 1]; j++) {
+                    int l = cl_link[j];
                     double per_Bps = role ? s->cross : 1.0; /* of the flow's rate */
                     if (!coupling[l])
                         continue;
