@@ -122,7 +122,8 @@ dist_collectives_DATA = scenarios/collectives/README.md \
 	scenarios/collectives/mi300x-allreduce-8m.json
 
 EXTRA_DIST += scenarios/published/validate.sh scenarios/collectives/validate.sh \
-	scenarios/examples/dlrm-plan-table.sh scenarios/examples/dlrm-plans.md scenarios/generated.sh
+	scenarios/examples/dlrm-plan-table.sh scenarios/examples/dlrm-plans.md scenarios/generated.sh \
+	scenarios/examples/frontier-table.sh scenarios/examples/frontier-table.md
 
 # The generated tables: scenarios/published/README.md (and ../published-validation.json, its rows as data),
 # scenarios/collectives/README.md
