@@ -295,11 +295,12 @@ static void note_cover(coll_fluid *s, int l, int c)
     for (int j = 0; c >= 0 && j < k->n; j++)
         if (k->id[j] == c)
             return;
-    if (c >= 0 && k->n < LINK_COVERS) {
+    int more = c >= 0 && k->n == LINK_COVERS; /* a cover past those kept: not counted, so assume it may */
+    if (c >= 0 && !more) {
         k->id[k->n++] = c;
         k->sum_Bps += s->cap_Bps[c];
     }
-    if (c < 0 || k->n == LINK_COVERS || k->sum_Bps > s->cap_Bps[l] * (1 + 1e-13)) {
+    if (c < 0 || more || k->sum_Bps > s->cap_Bps[l] * (1 + 1e-13)) {
         s->may_couple[l] = 1;
         s->may_epoch++;
     }
