@@ -274,6 +274,10 @@ int platform_fold_rank(const platform *p, int from, int to);
 typedef enum { OWNER_NONE, OWNER_FROM_NODE, OWNER_TO_NODE, OWNER_FROM_LEAF, OWNER_TO_LEAF } platform_owner;
 platform_owner platform_link_owner(const platform *p, const char *sg_name, char *first, size_t first_bytes);
 long platform_owner_index(const platform *p, platform_owner owner, int from, int to);
+/* The name in p of the link `first` (a folded link's name on node or leaf 0)
+ * standing for owner number `owner` (platform_owner_index; -1: first itself):
+ * what a count of bytes per folded link reports. */
+void platform_owner_link_name(const platform *p, const char *first, long owner, char *name, size_t name_bytes);
 
 /* SimGrid --cfg words for a network model on p (sim/engine/engine.c passes them to
  * simgrid_init); returns how many were written to argv (at most max). */

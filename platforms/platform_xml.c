@@ -392,18 +392,20 @@ static long take_number(const char **s)
     return v;
 }
 
+/* The names of links a node (n), a leaf (g) or a leaf's spine uplink owns, before the owner's number. */
+static const char *const OWNED_PREFIX[] = {"n", "g", "spine_link_"};
+
 platform_owner platform_link_owner(const platform *p, const char *sg_name, char *first, size_t first_bytes)
 {
     (void)p;
-    static const char *const PREFIX[] = {"n", "g", "spine_link_"};
     for (int k = 0; k < 3; k++) {
-        size_t len = strlen(PREFIX[k]);
+        size_t len = strlen(OWNED_PREFIX[k]);
         const char *s = sg_name + len;
         long x;
-        if (strncmp(sg_name, PREFIX[k], len) != 0 || (x = take_number(&s)) < 0 || *s != (k == 2 ? '_' : '-') ||
+        if (strncmp(sg_name, OWNED_PREFIX[k], len) != 0 || (x = take_number(&s)) < 0 || *s != (k == 2 ? '_' : '-') ||
             (k == 1 && strcmp(s, "-up_UP") != 0 && strcmp(s, "-up_DOWN") != 0))
             continue;
-        snprintf(first, first_bytes, "%s0%s", PREFIX[k], s);
+        snprintf(first, first_bytes, "%s0%s", OWNED_PREFIX[k], s);
         return k == 0 ? (x == 0 ? OWNER_FROM_NODE : OWNER_TO_NODE) : x == 0 ? OWNER_FROM_LEAF : OWNER_TO_LEAF;
     }
     snprintf(first, first_bytes, "%s", sg_name);
@@ -416,6 +418,18 @@ long platform_owner_index(const platform *p, platform_owner owner, int from, int
     if (owner == OWNER_FROM_NODE || owner == OWNER_TO_NODE)
         return node;
     return owner == OWNER_NONE ? -1 : (long)p->nodes + node / plat_group_nodes(p);
+}
+
+void platform_owner_link_name(const platform *p, const char *first, long owner, char *name, size_t name_bytes)
+{
+    for (int k = 0; owner >= 0 && k < 3; k++) {
+        size_t len = strlen(OWNED_PREFIX[k]);
+        if (strncmp(first, OWNED_PREFIX[k], len) == 0 && first[len] == '0' && (first[len + 1] < '0' || first[len + 1] > '9')) {
+            snprintf(name, name_bytes, "%s%ld%s", OWNED_PREFIX[k], k == 0 ? owner : owner - p->nodes, first + len + 1);
+            return;
+        }
+    }
+    snprintf(name, name_bytes, "%s", first);
 }
 
 /* Along a side of 2, the nodes at coordinate 0 own the cables SimGrid routes

@@ -98,9 +98,11 @@ dist_examples_DATA = \
 	scenarios/examples/dgx-a100-dlrm-dcnv2.json \
 	scenarios/examples/dgx-a100-dlrm-plans.json \
 	scenarios/examples/dgx-h100-dlrm-dcnv2.json \
+	scenarios/examples/frontier-resnet50-131k-h100.json \
 	scenarios/examples/gpt3-175b-1k-a100.json \
 	scenarios/examples/llama3-8b-tta-h100.json \
 	scenarios/examples/purchase-fattree.json \
+	scenarios/examples/purchase-h100-rail.json \
 	scenarios/examples/purchase-torus2d.json \
 	scenarios/examples/tpu-v3-batch-sweep.json \
 	scenarios/examples/tpu-v3-4096-multipod.json \
@@ -139,7 +141,8 @@ dist_collectives_DATA = scenarios/collectives/README.md \
 	scenarios/collectives/mi300x-allreduce-8m.json
 
 EXTRA_DIST += scenarios/published/validate.sh scenarios/collectives/validate.sh \
-	scenarios/examples/dlrm-plan-table.sh scenarios/examples/dlrm-plans.md scenarios/generated.sh
+	scenarios/examples/dlrm-plan-table.sh scenarios/examples/dlrm-plans.md scenarios/generated.sh \
+	scenarios/examples/frontier-table.sh scenarios/examples/frontier-table.md
 
 # The generated tables: scenarios/published/README.md (and ../published-validation.json, its rows as data),
 # scenarios/collectives/README.md

@@ -1090,9 +1090,12 @@ static void fold_against_whole(const platform *p, const coll_op *ops, const coll
     }
     for (int f = 0; f < 2; f++)
         ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, rq[f], 3, r[f], &err) == TT_OK, "%s", err.msg);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
         ck_assert_msg(r[0][k].time_s > 0 && fabs(r[0][k].time_s / r[1][k].time_s - 1) < 1e-9,
                       "request %d: folded %.12g s, whole %.12g s", k, r[0][k].time_s, r[1][k].time_s);
+        ck_assert_msg(r[0][k].algo == r[1][k].algo, "request %d: folded ran %s, whole %s", k,
+                      coll_algo_name(r[0][k].algo), coll_algo_name(r[1][k].algo));
+    }
 }
 
 /* Issue 32: a platform of one leaf and one node more (platform_fold_nodes)
@@ -1145,6 +1148,69 @@ START_TEST(fold_identical_near_full)
     static const coll_op ops[3] = {OP_REDUCE_SCATTER, OP_ALLGATHER, OP_ALLREDUCE};
     static const coll_algo algos[3] = {ALGO_NCCL, ALGO_NCCL, ALGO_RING};
     fold_against_whole(p, ops, algos, 64e6, 1);
+    platform_free(p);
+}
+END_TEST
+
+/* auto on the folded platform where identical stages fold (at 4,096 DGX
+ * H100 nodes and more; forced here by fold_identical): every candidate it
+ * screens solved by components, so it picks the same algorithm, in the same
+ * time, as screening SimGrid's rounds on the whole platform (BERT-Large on
+ * 131,072 H100 no longer parses 16,384 nodes' XML): allreduce and
+ * reduce-scatter on 320 ranks, allreduce on two rails' communicators. */
+START_TEST(fold_auto_matches_full)
+{
+    platform_options o = {.nodes = 40};
+    tt_error err = {0};
+    platform *p = platform_load("dgx-h100", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    static const coll_op ops[3] = {OP_ALLREDUCE, OP_REDUCE_SCATTER, OP_ALLREDUCE};
+    static const coll_algo algos[3] = {ALGO_AUTO, ALGO_AUTO, ALGO_AUTO};
+    fold_against_whole(p, ops, algos, 64e6, 1);
+    platform_free(p);
+}
+END_TEST
+
+/* --links on the folded platform: each folded link's bytes counted for the
+ * link of the whole platform it stands for, so the count equals the whole
+ * platform's (NCCL's allreduce on 320 ranks of 40 DGX H100 nodes, two
+ * leaves): the same links used, per class, and the same busiest links. */
+START_TEST(fold_links_match_full)
+{
+    platform_options o = {.nodes = 40};
+    tt_error err = {0};
+    platform *p = platform_load("dgx-h100", &o, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    coll_params asked = {.op = OP_ALLREDUCE, .algo = ALGO_NCCL, .bytes = 25e6};
+    coll_result r[2];
+    for (int f = 0; f < 2; f++) {
+        coll_request rq = coll_request_build(p, &asked);
+        rq.fluid_flows = 1;
+        rq.links = 1;
+        rq.full_platform = f;
+        ck_assert_msg(coll_simulate(p, NETWORK_CALIBRATED, &rq, 1, &r[f], &err) == TT_OK, "%s", err.msg);
+    }
+    const link_usage *a = &r[0].links, *b = &r[1].links;
+    ck_assert_msg(fabs(r[0].time_s / r[1].time_s - 1) < 1e-9, "folded %.12g s, whole %.12g s", r[0].time_s,
+                  r[1].time_s);
+    ck_assert_int_gt(a->links_used, 1000);
+    ck_assert_int_eq(a->links_used, b->links_used);
+    ck_assert_int_eq(a->n_classes, b->n_classes);
+    for (int j = 0; j < a->n_classes; j++) {
+        int k = 0;
+        while (k < b->n_classes && strcmp(a->classes[j].cls, b->classes[k].cls) != 0)
+            k++;
+        ck_assert_msg(k < b->n_classes, "class %s only folded", a->classes[j].cls);
+        ck_assert_int_eq(a->classes[j].links, b->classes[k].links);
+        ck_assert_msg(fabs(a->classes[j].bytes / b->classes[k].bytes - 1) < 1e-12, "%s: %.15g against %.15g bytes",
+                      a->classes[j].cls, a->classes[j].bytes, b->classes[k].bytes);
+    }
+    ck_assert_int_eq(a->n, b->n);
+    for (int i = 0; i < a->n; i++) {
+        ck_assert_str_eq(a->top[i].link.name, b->top[i].link.name);
+        ck_assert_msg(a->top[i].bytes == b->top[i].bytes, "%s: %.17g against %.17g bytes", a->top[i].link.name,
+                      a->top[i].bytes, b->top[i].bytes);
+    }
     platform_free(p);
 }
 END_TEST
@@ -1204,6 +1270,8 @@ static Suite *suite(void)
     tcase_add_test(t, nccl_tree_rounds_match_messages);
     tcase_add_test(t, fold_matches_full);
     tcase_add_test(t, fold_identical_near_full);
+    tcase_add_test(t, fold_auto_matches_full);
+    tcase_add_test(t, fold_links_match_full);
     tcase_add_test(t, estimate_refuses_past_max_time);
     tcase_add_test(t, concurrent_communicators_share_links);
     tcase_add_test(t, torus_schedule_matches_closed_form);

@@ -1,7 +1,8 @@
 /* bench_scale.c: `ttasim bench sim --scale`: the scale issue's cases, each
  * this binary run again as a child: a 64-point sweep at -j 1 and -j 2,
  * alltoall at 1,024 and 4,096 ranks, auto at 4,096, ResNet-50 on 16,384
- * GPUs, a 65,536-GPU platform. Wall time from fork to exit; peak memory is
+ * GPUs, a 65,536-GPU platform, ResNet-50 and BERT-Large on 131,072 H100
+ * (issue 32). Wall time from fork to exit; peak memory is
  * the largest resident set of the child and its simulation processes. A case
  * past its stop time is killed and reported as stopped. */
 #include "sim/cli/bench_scale.h"
@@ -24,7 +25,8 @@
 
 typedef struct scale_case {
     const char *name;
-    const char *args[16]; /* after "ttasim"; "@SWEEP" and "@RUN" are the scenarios written here */
+    const char *args[16]; /* after "ttasim"; "@SWEEP" and "@RUN" are the scenarios written here,
+                           * "@scenarios/..." a shipped one (datapath_find) */
     double goal_s, goal_bytes, stop_s;
     int vs_pick; /* goal: at most twice the wall time of the case "OP PICK 4096" of auto's pick */
 } scale_case;
@@ -53,6 +55,12 @@ static const scale_case CASES[] = {
                              "auto", "--bytes", "100Mi", "--json"}, 0, 300e6, 240, 1},
     {"resnet50 on 16384 GPUs", {"run", "@RUN", "--json"}, 10, 1e9, 240, 0},
     {"platform of 65536 GPUs", {"platform", "check", "dgx-a100", "--nodes", "8192"}, 30, 4e9, 240, 0},
+    /* issue 32's frontier: 16,384 DGX H100 nodes, rail-optimised NDR (too slow for the pins of make check) */
+    {"resnet50 on 131072 H100", {"run", "@scenarios/examples/frontier-resnet50-131k-h100.json", "--json"}, 30, 4e9,
+     240, 0},
+    {"bert-large on 131072 H100", {"run", "@scenarios/examples/purchase-h100-rail.json", "--set", "platform.nodes=16384",
+                                   "--set", "sweep={}", "--set", "workload.global_batch=131072", "--json"}, 30, 4e9,
+     240, 0},
 };
 #define N_CASES (sizeof CASES / sizeof *CASES)
 
@@ -198,7 +206,7 @@ int bench_scale_run(int as_json, const char *only)
     if (!as_json && rc == TT_OK)
         printf("# %-24s %10s %10s %10s %10s  %s\n", "case", "wall(s)", "peak(MB)", "goal(s)", "goal(MB)", "verdict");
     for (size_t i = 0; rc == TT_OK && i < N_CASES; i++) {
-        char *argv[20], scen[2][4200];
+        char *argv[20], scen[2][4200], shipped[16][4200];
         pick[i] = -1;
         rows[i].skipped = only && !strstr(CASES[i].name, only);
         if (rows[i].skipped)
@@ -211,10 +219,19 @@ int bench_scale_run(int as_json, const char *only)
             if (which >= 0) {
                 snprintf(scen[which], sizeof scen[which], "%s/%s.json", dir, which ? "run" : "sweep");
                 a = scen[which];
+            } else if (a[0] == '@') {
+                if (datapath_find(a + 1, shipped[k], sizeof shipped[k])) {
+                    rc = tt_error_set(&err, TT_EINPUT, "%s is not under %s; set TTASIM_DATA_DIR", a + 1,
+                                      datapath_root());
+                    break;
+                }
+                a = shipped[k];
             }
             argv[n++] = (char *)a;
         }
         argv[n] = NULL;
+        if (rc)
+            break;
         snprintf(out[i], sizeof out[i], "%s/out%zu", dir, i);
         rc = run_case(argv, out[i], CASES[i].stop_s, &rows[i], &err);
         if (rc)

@@ -19,6 +19,10 @@
  * route with this fraction of its rate (SimGrid's network_cm02.cpp). */
 #define CROSS_TRAFFIC 0.05
 
+/* Distinct covers kept per link; a link with more may couple (a switch's
+ * port fed by its 8 NICs has 8). */
+#define LINK_COVERS 8
+
 /* An open-addressing map from nonzero 64-bit keys to three words each (linear
  * probing, at most half full, a key and its words in one slot): links to
  * dense ids, folded links to their owners, rank pairs to their routes,
@@ -64,10 +68,12 @@ static void map_free(key_map *m)
 }
 
 /* A flow's route one way as a round uses it: its links in coll_fluid.links,
- * its latency and slowest link (copied from route_info: a round reads them
- * flow by flow, in component order). */
+ * the positions of those that may couple (may_len of them, after the links'
+ * covers), its latency and slowest link (copied from route_info: a round
+ * reads them flow by flow, in component order), its index in info. */
 typedef struct route_use {
-    size_t off, len;
+    size_t off;
+    unsigned len, may_len, info;
     double lat_s, cap_Bps;
 } route_use;
 
@@ -88,11 +94,14 @@ struct coll_fluid {
         } *e;
     } *rows;
     key_map pairs; /* src * n + dst + 1 -> fwd, rev */
-    int *links; /* every cached route: its dense link ids, then each position's cover (cover_of) or -1 */
+    /* every cached route: its dense link ids, then each position's cover (cover_of) or -1, then the
+     * positions whose link may couple (may_couple, as of may_epoch: a round's coupling loops visit those) */
+    int *links;
     struct route_info {
         double lat_s, cap_Bps; /* the route's latency, its slowest link */
         size_t off, len;       /* its links in `links` */
-    } *info;                   /* per cached route */
+        unsigned may_len, may_epoch;
+    } *info; /* per cached route */
     size_t nroutes, routes_cap;
     size_t links_len, links_cap;
     char *rt, *ws; /* a round's arrays, kept across rounds (no allocation per round) */
@@ -104,9 +113,19 @@ struct coll_fluid {
     size_t memo_len, memo_cap;
     key_map ids; /* link -> dense id */
     double *cap_Bps, *lat_s; /* per dense id */
+    /* Per dense id, the distinct covers of its uses on every cached route: a link whose covers together
+     * cannot overfill it never couples, in any round (note_cover), and mark_coupling skips its uses */
+    struct link_covers {
+        int id[LINK_COVERS], n;
+        double sum_Bps;
+    } *covers;
+    unsigned char *may_couple;
+    unsigned may_epoch; /* bumped whenever a link turns may_couple: routes' positions to refresh */
     int nids, ids_cap;
     xbt_dynar_t route;
     double cross; /* SimGrid's cross-traffic: a flow's share of its reverse route (CM02: 0.05), or 0 */
+    double *tally_bytes; /* --links: bytes per dense id (coll_fluid_tally), tally_len of them; NULL until asked */
+    int tally_len;
 };
 
 int coll_fluid_applies(const platform *p)
@@ -159,6 +178,9 @@ void coll_fluid_free(coll_fluid *s)
     free(s->memo_buf);
     free(s->cap_Bps);
     free(s->lat_s);
+    free(s->covers);
+    free(s->may_couple);
+    free(s->tally_bytes);
     xbt_dynar_free(&s->route);
     free(s);
 }
@@ -169,6 +191,17 @@ void coll_fluid_free(coll_fluid *s)
 static uint64_t link_key(sg_link_t l, long owner)
 {
     return ((uint64_t)(uintptr_t)l >> 3 << 18) | (uint64_t)(owner + 1);
+}
+
+/* link_key's link and owner back. */
+static sg_link_t key_link(uint64_t key)
+{
+    return (sg_link_t)(uintptr_t)(key >> 18 << 3);
+}
+
+static long key_owner(uint64_t key)
+{
+    return (long)(key & ((1u << 18) - 1)) - 1;
 }
 
 /* On a folded platform, the link of the whole platform that folded link l
@@ -210,10 +243,19 @@ static int link_id(coll_fluid *s, sg_link_t l, long owner)
         double *t = realloc(s->lat_s, sizeof *t * (size_t)cap);
         if (t)
             s->lat_s = t;
-        if (!c || !t)
+        struct link_covers *v = realloc(s->covers, sizeof *v * (size_t)cap);
+        if (v)
+            s->covers = v;
+        unsigned char *m = realloc(s->may_couple, (size_t)cap);
+        if (m)
+            s->may_couple = m;
+        if (!c || !t || !v || !m)
             return -1;
         s->ids_cap = cap;
     }
+    s->covers[s->nids].n = 0;
+    s->covers[s->nids].sum_Bps = 0;
+    s->may_couple[s->nids] = 0;
     s->ids.slot[h].key = link_key(l, owner);
     s->ids.slot[h].val[0] = (size_t)s->nids;
     s->ids.len++;
@@ -241,6 +283,44 @@ static int cover_of(const coll_fluid *s, const int *r, size_t len, size_t i)
     return best;
 }
 
+/* Link l is used on a route whose cover (cover_of) is c: l may couple once
+ * its distinct covers can put more than its bandwidth on it (a margin below
+ * mark_coupling's test, so that its rounding never couples a link not
+ * marked), or one is missing, or it has more than LINK_COVERS. */
+static void note_cover(coll_fluid *s, int l, int c)
+{
+    struct link_covers *k = &s->covers[l];
+    if (s->may_couple[l])
+        return;
+    for (int j = 0; c >= 0 && j < k->n; j++)
+        if (k->id[j] == c)
+            return;
+    int more = c >= 0 && k->n == LINK_COVERS; /* a cover past those kept: not counted, so assume it may */
+    if (c >= 0 && !more) {
+        k->id[k->n++] = c;
+        k->sum_Bps += s->cap_Bps[c];
+    }
+    if (c < 0 || more || k->sum_Bps > s->cap_Bps[l] * (1 + 1e-13)) {
+        s->may_couple[l] = 1;
+        s->may_epoch++;
+    }
+}
+
+/* Route f's positions whose link may couple, brought up to date. */
+static void route_refresh(coll_fluid *s, struct route_info *f)
+{
+    if (f->may_epoch == s->may_epoch)
+        return;
+    const int *r = s->links + f->off;
+    int *m = s->links + f->off + 2 * f->len;
+    unsigned k = 0;
+    for (size_t i = 0; i < f->len; i++)
+        if (s->may_couple[r[i]])
+            m[k++] = (int)i;
+    f->may_len = k;
+    f->may_epoch = s->may_epoch;
+}
+
 /* SimGrid's route from src to dst as dense link ids, appended to s->links
  * and s->info: its index in s->info, -1 when out of memory. */
 static long route_new(coll_fluid *s, int src, int dst)
@@ -252,8 +332,8 @@ static long route_new(coll_fluid *s, int src, int dst)
     else
         sg_host_get_route(s->hosts[src], s->hosts[dst], s->route);
     size_t len = xbt_dynar_length(s->route);
-    if (s->links_len + 2 * len > s->links_cap) {
-        size_t cap = 2 * (s->links_len + 2 * len) + 1024;
+    if (s->links_len + 3 * len > s->links_cap) {
+        size_t cap = 2 * (s->links_len + 3 * len) + 1024;
         int *t = realloc(s->links, sizeof *t * cap);
         if (!t)
             return -1;
@@ -279,11 +359,12 @@ static long route_new(coll_fluid *s, int src, int dst)
     double lat_s = 0, cap_Bps = INFINITY;
     for (size_t i = 0; i < len; i++) {
         r[len + i] = cover_of(s, r, len, i);
+        note_cover(s, r[i], r[len + i]);
         lat_s += s->lat_s[r[i]];
         cap_Bps = fmin(cap_Bps, s->cap_Bps[r[i]]);
     }
-    s->info[s->nroutes] = (struct route_info){lat_s, cap_Bps, s->links_len, len};
-    s->links_len += 2 * len;
+    s->info[s->nroutes] = (struct route_info){lat_s, cap_Bps, s->links_len, len, 0, s->may_epoch - 1};
+    s->links_len += 3 * len;
     return (long)s->nroutes++;
 }
 
@@ -334,9 +415,11 @@ static int route_pair(coll_fluid *s, int src, int dst, route_use *out)
             w->e[w->n++] = found;
         }
     }
-    const struct route_info *f = &s->info[e->fwd], *r = &s->info[e->rev];
-    out[0] = (route_use){f->off, f->len, f->lat_s, f->cap_Bps};
-    out[1] = (route_use){r->off, r->len, r->lat_s, r->cap_Bps};
+    struct route_info *f = &s->info[e->fwd], *r = &s->info[e->rev];
+    route_refresh(s, f);
+    route_refresh(s, r);
+    out[0] = (route_use){f->off, (unsigned)f->len, f->may_len, e->fwd, f->lat_s, f->cap_Bps};
+    out[1] = (route_use){r->off, (unsigned)r->len, r->may_len, e->rev, r->lat_s, r->cap_Bps};
     return 0;
 }
 
@@ -344,22 +427,24 @@ static int route_pair(coll_fluid *s, int src, int dst, route_use *out)
  * uses can put more on them than their bandwidth. Links that cannot (a
  * node's port fed by its NICs, a non-blocking fabric) couple nothing. The
  * uses are bucketed by link (off: nl + 1, cov: a use's cover) so that each
- * link's distinct covers are counted with a stamp per cover (last: nl). */
-static void mark_coupling(const coll_fluid *s, const route_use *rt, size_t nf, int nl, unsigned char *coupling,
-                          size_t *off, int *cov, int *last, double *bound)
+ * link's distinct covers are counted with a stamp per cover (last: nl);
+ * those of links that never couple (may_couple) are left out: two thirds
+ * of a frontier round's uses. */
+static void mark_coupling(const coll_fluid *s, const size_t *cl_off, const int *cl_link, const int *cl_cov, size_t nf,
+                          int nl, unsigned char *coupling, size_t *off, int *cov, int *last, double *bound)
 {
     memset(off, 0, sizeof *off * ((size_t)nl + 1));
     for (size_t k = 0; k < 2 * nf; k++)
-        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k].len); i++)
-            off[s->links[rt[k].off + i] + 1]++;
+        for (size_t u = cl_off[k]; u < (k % 2 && !s->cross ? cl_off[k] : cl_off[k + 1]); u++)
+            off[cl_link[u] + 1]++;
     for (int l = 0; l < nl; l++) {
         off[l + 1] += off[l];
         last[l] = -1;
         bound[l] = 0;
     }
     for (size_t k = 0; k < 2 * nf; k++)
-        for (size_t i = 0; i < (k % 2 && !s->cross ? 0 : rt[k].len); i++)
-            cov[off[s->links[rt[k].off + i]]++] = s->links[rt[k].off + rt[k].len + i];
+        for (size_t u = cl_off[k]; u < (k % 2 && !s->cross ? cl_off[k] : cl_off[k + 1]); u++)
+            cov[off[cl_link[u]]++] = cl_cov[u];
     for (int l = nl; l > 0; l--) /* back to each bucket's start */
         off[l] = off[l - 1];
     off[0] = 0;
@@ -507,16 +592,23 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
     }
     s->memo_len = 0;
     route_use *rt = (route_use *)s->rt; /* per flow: route, reverse route (route_pair) */
+    unsigned epoch = s->may_epoch;
     for (size_t k = 0; k < nf; k++)
         if (route_pair(s, flows[k].src, flows[k].dst, rt + 2 * k))
             return -1;
+    for (size_t k = 0; epoch != s->may_epoch && k < 2 * nf; k++) { /* links turned may_couple since */
+        route_refresh(s, &s->info[rt[k].info]);
+        rt[k].may_len = s->info[rt[k].info].may_len;
+    }
     int nl = s->nids, roles = s->cross > 0 ? 2 : 1;
-    size_t nuse = 0, L = (size_t)nl + 1, F = nf + 1;
-    for (size_t k = 0; k < 2 * nf; k += (size_t)(3 - roles))
-        nuse += rt[k].len;
+    size_t nuse = 0, ncl = 0, L = (size_t)nl + 1, F = nf + 1;
+    for (size_t k = 0; k < 2 * nf; k++) {
+        ncl += rt[k].may_len;
+        nuse += k % 2 && roles == 1 ? 0 : rt[k].may_len;
+    }
     unsigned char *coupling = NULL;
-    size_t *up = NULL, *first = NULL, *order = NULL, *start = NULL;
-    int *loc = NULL, *links = NULL, *use_off = NULL, *use_c = NULL;
+    size_t *up = NULL, *first = NULL, *order = NULL, *start = NULL, *cl_off = NULL;
+    int *loc = NULL, *links = NULL, *use_off = NULL, *use_c = NULL, *cl_link = NULL, *cl_cov = NULL;
     double *use_w = NULL, *cap = NULL, *done = NULL, *bytes = NULL, *lat = NULL, *bound = NULL, *pen = NULL,
            *ready_s = NULL;
     maxmin_work w;
@@ -533,6 +625,9 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         use_w = carve(&at, &used, sizeof *use_w * (nuse + 1));
         ready_s = carve(&at, &used, sizeof *ready_s * (size_t)n);
         w.con_f = carve(&at, &used, sizeof *w.con_f * (nuse + 1));
+        cl_off = carve(&at, &used, sizeof *cl_off * (2 * nf + 1));
+        cl_link = carve(&at, &used, sizeof *cl_link * (ncl + 1));
+        cl_cov = carve(&at, &used, sizeof *cl_cov * (ncl + 1));
         int **per_link[] = {&loc, &links, &w.users, &w.cons, &w.con_off, &w.con_seen},
             **per_flow[] = {&use_off, &w.pending, &w.sending, &w.unfixed, &w.fixed, &w.queue, &w.seen};
         for (size_t a = 0; a < sizeof per_link / sizeof *per_link; a++)
@@ -548,8 +643,19 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         if (!pass && buffer_reserve(&s->ws, &s->ws_bytes, used))
             return -1;
     }
+    /* each use's links that may couple and their covers, gathered once in flow order: the loops below
+     * read them three times, and the cached routes lie scattered in memory */
+    for (size_t k = 0, u = 0; k < 2 * nf; k++) {
+        const int *r = s->links + rt[k].off, *m = r + 2 * rt[k].len;
+        cl_off[k] = u;
+        for (unsigned i = 0; i < rt[k].may_len; i++, u++) {
+            cl_link[u] = r[m[i]];
+            cl_cov[u] = r[rt[k].len + (unsigned)m[i]];
+        }
+        cl_off[k + 1] = u;
+    }
     /* first, use_c, loc and left serve as mark_coupling's buckets, covers, stamps and bounds */
-    mark_coupling(s, rt, nf, nl, coupling, first, use_c, loc, w.left);
+    mark_coupling(s, cl_off, cl_link, cl_cov, nf, nl, coupling, first, use_c, loc, w.left);
     memset(start, 0, sizeof *start * (F + 1));
     /* components: flows joined by a coupling link they load */
     for (size_t k = 0; k < nf; k++)
@@ -559,8 +665,8 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
         loc[l] = -1;
     }
     for (size_t k = 0; k < 2 * nf; k += (size_t)(3 - roles))
-        for (size_t i = 0; i < rt[k].len; i++) {
-            int l = s->links[rt[k].off + i];
+        for (size_t u = cl_off[k]; u < cl_off[k + 1]; u++) {
+            int l = cl_link[u];
             if (!coupling[l])
                 continue;
             if (first[l] == SIZE_MAX)
@@ -590,8 +696,8 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
             if (roles > 1)
                 bound[i] = fmin(bound[i], rt[2 * k + 1].cap_Bps / s->cross);
             for (int role = 0; role < roles; role++)
-                for (size_t j = 0; j < rt[2 * k + role].len; j++) {
-                    int l = s->links[rt[2 * k + role].off + j];
+                for (size_t j = cl_off[2 * k + role]; j < cl_off[2 * k + role + 1]; j++) {
+                    int l = cl_link[j];
                     double per_Bps = role ? s->cross : 1.0; /* of the flow's rate */
                     if (!coupling[l])
                         continue;
@@ -637,4 +743,44 @@ int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const dou
     for (int r = 0; r < n; r++)
         clock_s[r] = sched_step_end_s(streamed, ready_s[r], clock_s[r], reduce_bytes[r] * gamma);
     return 0;
+}
+
+int coll_fluid_tally(coll_fluid *s, const coll_flow *flows, size_t nf, double times)
+{
+    route_use rt[2];
+    for (size_t k = 0; k < nf; k++) {
+        if (flows[k].bytes <= 0)
+            continue;
+        if (route_pair(s, flows[k].src, flows[k].dst, rt))
+            return -1;
+        if (s->nids > s->tally_len) { /* routes met since hold new ids */
+            double *t = realloc(s->tally_bytes, sizeof *t * (size_t)s->ids_cap);
+            if (!t)
+                return -1;
+            memset(t + s->tally_len, 0, sizeof *t * (size_t)(s->ids_cap - s->tally_len));
+            s->tally_bytes = t;
+            s->tally_len = s->ids_cap;
+        }
+        for (size_t i = 0; i < rt[0].len; i++)
+            s->tally_bytes[s->links[rt[0].off + i]] += flows[k].bytes * times;
+    }
+    return 0;
+}
+
+int coll_fluid_tally_flush(coll_fluid *s, link_tally *t)
+{
+    uint64_t *key_of = malloc(sizeof *key_of * ((size_t)s->nids + 1));
+    if (!key_of)
+        return -1;
+    for (size_t i = 0; i < s->ids.cap; i++)
+        if (s->ids.slot[i].key)
+            key_of[s->ids.slot[i].val[0]] = s->ids.slot[i].key;
+    int rc = 0;
+    for (int id = 0; rc == 0 && id < s->tally_len && id < s->nids; id++) { /* in order of first use */
+        if (s->tally_bytes[id] > 0)
+            rc = link_tally_add_link(t, key_link(key_of[id]), key_owner(key_of[id]), s->tally_bytes[id]);
+        s->tally_bytes[id] = 0;
+    }
+    free(key_of);
+    return rc;
 }

@@ -20,6 +20,7 @@
 
 #include "collectives/schedule.h"
 #include "platforms/platform.h"
+#include "sim/engine/link_tally.h"
 
 typedef struct coll_fluid coll_fluid;
 
@@ -46,5 +47,14 @@ void coll_fluid_free(coll_fluid *s);
  * done (its ready time when idle). Returns -1 when out of memory. */
 int coll_fluid_round(coll_fluid *s, const coll_flow *flows, size_t nf, const double *reduce_bytes, double gamma,
                      int streamed, double *clock_s);
+
+/* --links: adds each flow's bytes, times over, to every link of its route
+ * (the cached routes: no SimGrid route lookup per flow); with fold, to the
+ * link of the whole platform each folded one stands for. -1 when out of
+ * memory. */
+int coll_fluid_tally(coll_fluid *s, const coll_flow *flows, size_t nf, double times);
+/* Moves the counts into t (link_tally_add_link), links in order of first
+ * use, and clears them. -1 when out of memory. */
+int coll_fluid_tally_flush(coll_fluid *s, link_tally *t);
 
 #endif

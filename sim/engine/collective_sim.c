@@ -70,6 +70,8 @@ static coll_result run_timed(coll_group *g, const coll_request *rq, coll_algo al
     schedule_free(s);
     if (t >= 0)
         r = (coll_result){.time_s = t, .algo = algo};
+    if (g->tally && g->fluid && coll_fluid_tally_flush(g->fluid, g->tally))
+        t = -1;
     if (g->tally && link_tally_finish(g->tally, g->p, &r.links))
         t = -1;
     g->tally = NULL;
@@ -185,22 +187,23 @@ static int ranks_used(const coll_request *rq)
  * every round is solved by components (collective_fluid.c), which take
  * routes and nothing else from SimGrid: a group of more ranks than
  * fluid_flows, no stage of identical steps outside a pipeline unless
- * `identical` (else those run as SimGrid rounds), no link count, message
- * executor, host staging or auto (whose screening runs SimGrid rounds). The
- * answer is the same as on the whole platform (tests/test_collectives.c,
- * fold_matches_full). *cpu_s receives what timing it will cost, from the
+ * `identical` (else those run as SimGrid rounds), no message executor or
+ * host staging (a link count adds the solver's routes); auto only with `identical`, its candidates'
+ * rings then screened by components too. The answer is the same as on the
+ * whole platform (tests/test_collectives.c, fold_matches_full,
+ * fold_auto_matches_full). *cpu_s receives what timing it will cost, from the
  * schedule it runs (auto's: the ring's, the cheapest it screens). */
 static int request_survey(const platform *p, const coll_request *rq, int fold_ranks, int identical, double *cpu_s)
 {
     long n = (long)rq->params.ranks * (rq->replicas > 1 ? rq->replicas : 1);
     long flows = rq->fluid_flows ? rq->fluid_flows : COLL_FLUID_FLOWS;
-    int fluid = coll_fluid_applies(p) && flows >= 0 && n > flows && !rq->links && !rq->messages &&
+    int fluid = coll_fluid_applies(p) && flows >= 0 && n > flows && !rq->messages &&
                 rq->params.staging == STAGING_DEVICE;
     schedule s;
     *cpu_s = 0;
     if (build_for(rq, rq->params.algo == ALGO_AUTO ? ALGO_RING : rq->params.algo, &s) != 0)
         return !rq->full_platform && fold_ranks > 0 && ranks_used(rq) <= fold_ranks;
-    int ok = fluid && rq->params.algo != ALGO_AUTO;
+    int ok = fluid && (rq->params.algo != ALGO_AUTO || identical || rq->fold_identical);
     for (int i = 0; i < s.nstages; i++) {
         int sg = s.stages[i].identical && !s.stages[i].pipelined && !identical && !rq->fold_identical;
         ok &= !sg; /* SimGrid's rounds */
