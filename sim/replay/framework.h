@@ -8,7 +8,15 @@
  * runs the embedding on a stream of its own beside the bottom MLP
  * (step_data.c). The pass and kernel counts are counted from the ops, not
  * fitted; the single-GPU DLRM rows of scenarios/published
- * (dlrm-ngc-*-1xa100-small.json) check them, and tests/test_dlrm.c the passes. */
+ * (dlrm-ngc-*-1xa100-small.json) check them, and tests/test_dlrm.c the passes.
+ * "mxnet" is NVIDIA's MLPerf MXNet ResNet-50 stack (mlcommons training_results
+ * v0.7-v3.1, NVIDIA/benchmarks/resnet/implementations/mxnet): NHWC, cuDNN's
+ * NormConv fusion (networks resnet-v1b-stats-fl, -dbar-fl, -normconv-fl,
+ * -mainloop-fl) and the step captured in CUDA graphs (config_*.sh:
+ * MXNET_EXPERIMENTAL_ENABLE_CUDA_GRAPH=1 in v0.7, MXNET_ENABLE_CUDA_GRAPHS=1
+ * later), the gradients in one allreduce after the backward. NVIDIA's
+ * DeepLearningExamples MXNet RN50v1.5 runs BN-ReLU and BN-add-ReLU as kernels
+ * of their own, the device's default fusion: "none". */
 #ifndef TT_FRAMEWORK_H
 #define TT_FRAMEWORK_H
 
@@ -19,7 +27,8 @@ typedef enum {
     FRAMEWORK_HUGECTR,
     FRAMEWORK_PYTORCH,
     FRAMEWORK_TENSORFLOW2,
-    FRAMEWORK_PYTORCH_APEX
+    FRAMEWORK_PYTORCH_APEX,
+    FRAMEWORK_MXNET
 } framework;
 
 /* The scenario spellings, index = enum value ("none" is today's model). */
@@ -39,6 +48,13 @@ int framework_epilogue_passes(framework f, int backward);
  * apex's one kernel per direction; eager charges a launch per pass. */
 int framework_epilogue_kernels(framework f, int backward);
 
+/* A norm layer whose output feeds a convolution costs no forward pass of its
+ * own: NormConv reduces its statistics in the producing convolution's
+ * epilogue and applies its scale, bias and ReLU as the next convolution loads
+ * its input. The BN-add-ReLU before a residual add, and every backward, stay
+ * kernels of their own (U: as the fused-producer model costs them). */
+int framework_norm_in_conv(framework f);
+
 /* HugeCTR's overlapped pipeline (solver.enable_overlap): the embedding's
  * collectives run on their own stream while the bottom MLP computes, forward
  * and backward (step_data.c). */
@@ -50,12 +66,14 @@ int framework_overlaps_embedding(framework f);
 int framework_loss_in_forward(framework f);
 
 /* HugeCTR allreduces the network's weight gradients in one buffer after the
- * backward (Model::exchange_wgrad), not in buckets during it. */
+ * backward (Model::exchange_wgrad), not in buckets during it; so does MLPerf's
+ * MXNet through Horovod in one group (MXNET_HOROVOD_NUM_GROUPS=1, 'Default is
+ * no NCCL and BWD overlap' in its v1.0+ configs; v0.7 ran 20 groups). */
 int framework_one_wgrad_allreduce(framework f);
 
 /* The least a small kernel of the framework's costs: HugeCTR replays the
- * step as one CUDA graph (solver.holistic_cuda_graph), so the device's
- * launch; PyTorch and TensorFlow 2 issue each op eagerly from Python through
+ * step as one CUDA graph (solver.holistic_cuda_graph), MLPerf's MXNet its
+ * forward and backward, so the device's launch; PyTorch and TensorFlow 2 issue each op eagerly from Python through
  * their dispatchers, at least FRAMEWORK_EAGER_OP_S of host time; the others
  * the device's own dispatch_s. */
 #define FRAMEWORK_EAGER_OP_S 15e-6
