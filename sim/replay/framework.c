@@ -18,11 +18,6 @@ int framework_epilogue_kernels(framework f, int backward)
     return f == FRAMEWORK_PYTORCH_APEX ? 1 : framework_epilogue_passes(f, backward);
 }
 
-int framework_norm_in_conv(framework f)
-{
-    return f == FRAMEWORK_MXNET;
-}
-
 int framework_overlaps_embedding(framework f)
 {
     return f == FRAMEWORK_HUGECTR;

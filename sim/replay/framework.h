@@ -9,14 +9,12 @@
  * (step_data.c). The pass and kernel counts are counted from the ops, not
  * fitted; the single-GPU DLRM rows of scenarios/published
  * (dlrm-ngc-*-1xa100-small.json) check them, and tests/test_dlrm.c the passes.
- * "mxnet" is NVIDIA's MLPerf MXNet ResNet-50 stack (mlcommons training_results
- * v0.7-v3.1, NVIDIA/benchmarks/resnet/implementations/mxnet): NHWC, cuDNN's
- * NormConv fusion (networks resnet-v1b-stats-fl, -dbar-fl, -normconv-fl,
- * -mainloop-fl) and the step captured in CUDA graphs (config_*.sh:
- * MXNET_EXPERIMENTAL_ENABLE_CUDA_GRAPH=1 in v0.7, MXNET_ENABLE_CUDA_GRAPHS=1
- * later), the gradients in one allreduce after the backward. NVIDIA's
- * DeepLearningExamples MXNet RN50v1.5 runs BN-ReLU and BN-add-ReLU as kernels
- * of their own, the device's default fusion: "none". */
+ * "mxnet" is NVIDIA's MLPerf MXNet ResNet-50 stack of v1.0 on (mlcommons
+ * training_results_v1.0 and v3.0, NVIDIA/benchmarks/resnet/implementations/
+ * mxnet): NHWC BatchNorm(act_type relu) and BatchNormAddRelu kernels
+ * (symbols/resnet-v1b-fl.py), the device's default fusion; the step captured
+ * in CUDA graphs (config_DGXA100_common.sh: MXNET_ENABLE_CUDA_GRAPHS=1); the
+ * gradients in one Horovod allreduce after the backward. */
 #ifndef TT_FRAMEWORK_H
 #define TT_FRAMEWORK_H
 
@@ -48,13 +46,6 @@ int framework_epilogue_passes(framework f, int backward);
  * apex's one kernel per direction; eager charges a launch per pass. */
 int framework_epilogue_kernels(framework f, int backward);
 
-/* A norm layer whose output feeds a convolution costs no forward pass of its
- * own: NormConv reduces its statistics in the producing convolution's
- * epilogue and applies its scale, bias and ReLU as the next convolution loads
- * its input. The BN-add-ReLU before a residual add, and every backward, stay
- * kernels of their own (U: as the fused-producer model costs them). */
-int framework_norm_in_conv(framework f);
-
 /* HugeCTR's overlapped pipeline (solver.enable_overlap): the embedding's
  * collectives run on their own stream while the bottom MLP computes, forward
  * and backward (step_data.c). */
@@ -67,8 +58,8 @@ int framework_loss_in_forward(framework f);
 
 /* HugeCTR allreduces the network's weight gradients in one buffer after the
  * backward (Model::exchange_wgrad), not in buckets during it; so does MLPerf's
- * MXNet through Horovod in one group (MXNET_HOROVOD_NUM_GROUPS=1, 'Default is
- * no NCCL and BWD overlap' in its v1.0+ configs; v0.7 ran 20 groups). */
+ * MXNet, Horovod in one group (config_*.sh: MXNET_HOROVOD_NUM_GROUPS=1, "Default
+ * is no NCCL and BWD overlap"). */
 int framework_one_wgrad_allreduce(framework f);
 
 /* The least a small kernel of the framework's costs: HugeCTR replays the

@@ -189,9 +189,6 @@ static int layer_work(const workload *t, size_t layer, const device_model *d, co
     if (!fused_into_producer(t, layer, d))
         return 0;
     *bytes = fmax(0.0, *bytes - l->activation_bytes * k.samples * k.dtype);
-    if (!backward && l->cls == OPCLASS_NORM && framework_norm_in_conv(o->framework) && layer + 1 < t->n_layers &&
-        t->layers[layer + 1].cls == OPCLASS_CONV)
-        *bytes = 0; /* NormConv: statistics in the producer's epilogue, the apply in the consumer's prologue */
     return 1;
 }
 
