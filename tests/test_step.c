@@ -522,6 +522,31 @@ START_TEST(perop_fusion)
 }
 END_TEST
 
+/* MLPerf's MXNet replays its step as CUDA graphs: a kernel costs the
+ * device's launch (4 us), not the host's 0.5 s dispatch, so the conv's
+ * forward is its 0.2 s on the device. Horovod in one group: tiny's two
+ * buckets (4e8 and 1e8 B) go in one allreduce after the backward. */
+START_TEST(perop_mxnet)
+{
+    workload t;
+    load_perop(&t);
+    device_model d = DEV;
+    d.dispatch_s = 0.5;
+    step_options o = opts(8);
+    o.framework = FRAMEWORK_MXNET;
+    ck_assert_double_eq_tol(step_layer_s(&t, 0, &d, &o, 0), 0.2, 1e-12);
+    ck_assert_double_eq_tol(step_layer_s(&t, 2, &d, &o, 0), 4e-6, 1e-15);
+    workload_free(&t);
+    load_tiny("", &t);
+    step_coll c[8];
+    ck_assert_uint_ge(sizeof c / sizeof c[0], step_collectives_max(&t));
+    step_collectives(&t, &o, c);
+    ck_assert_double_eq(c[0].bytes, 0);
+    ck_assert_double_eq_tol(c[1].bytes, 5e8, 1);
+    workload_free(&t);
+}
+END_TEST
+
 /* A forward-only pass is the forward layers alone: conv 0.2 s + batchnorm
  * 2 ms (memory) + loss 1 us (memory). */
 START_TEST(perop_forward_pass)
@@ -599,6 +624,7 @@ static Suite *suite(void)
     tcase_add_test(t, perop_dispatch);
     tcase_add_test(t, perop_gemm_depth);
     tcase_add_test(t, perop_fusion);
+    tcase_add_test(t, perop_mxnet);
     tcase_add_test(t, perop_forward_pass);
     tcase_add_test(t, recompute_costs_a_forward);
     tcase_add_test(t, bert_large_36x512_fits_v100_with_recompute);

@@ -2,7 +2,7 @@
 
 #include <math.h>
 
-const char *const FRAMEWORK_NAMES[] = {"none", "hugectr", "pytorch", "tensorflow2", "pytorch_apex", NULL};
+const char *const FRAMEWORK_NAMES[] = {"none", "hugectr", "pytorch", "tensorflow2", "pytorch_apex", "mxnet", NULL};
 
 int framework_epilogue_passes(framework f, int backward)
 {
@@ -30,7 +30,7 @@ int framework_loss_in_forward(framework f)
 
 int framework_one_wgrad_allreduce(framework f)
 {
-    return f == FRAMEWORK_HUGECTR;
+    return f == FRAMEWORK_HUGECTR || f == FRAMEWORK_MXNET;
 }
 
 /* A kernel replayed from a CUDA graph still pays its launch on the device
@@ -44,7 +44,7 @@ int framework_one_wgrad_allreduce(framework f)
  * per-layer costs summed), taken at the middle, 15 us (framework.h). */
 double framework_kernel_s(framework f, double dispatch_s)
 {
-    if (f == FRAMEWORK_HUGECTR)
+    if (f == FRAMEWORK_HUGECTR || f == FRAMEWORK_MXNET)
         return fmin(GRAPH_KERNEL_LAUNCH_S, dispatch_s);
     return framework_is_eager(f) ? fmax(FRAMEWORK_EAGER_OP_S, dispatch_s) : dispatch_s;
 }

@@ -8,7 +8,13 @@
  * runs the embedding on a stream of its own beside the bottom MLP
  * (step_data.c). The pass and kernel counts are counted from the ops, not
  * fitted; the single-GPU DLRM rows of scenarios/published
- * (dlrm-ngc-*-1xa100-small.json) check them, and tests/test_dlrm.c the passes. */
+ * (dlrm-ngc-*-1xa100-small.json) check them, and tests/test_dlrm.c the passes.
+ * "mxnet" is NVIDIA's MLPerf MXNet ResNet-50 stack of v1.0 on (mlcommons
+ * training_results_v1.0 and v3.0, NVIDIA/benchmarks/resnet/implementations/
+ * mxnet): NHWC BatchNorm(act_type relu) and BatchNormAddRelu kernels
+ * (symbols/resnet-v1b-fl.py), the device's default fusion; the step captured
+ * in CUDA graphs (config_DGXA100_common.sh: MXNET_ENABLE_CUDA_GRAPHS=1); the
+ * gradients in one Horovod allreduce after the backward. */
 #ifndef TT_FRAMEWORK_H
 #define TT_FRAMEWORK_H
 
@@ -19,7 +25,8 @@ typedef enum {
     FRAMEWORK_HUGECTR,
     FRAMEWORK_PYTORCH,
     FRAMEWORK_TENSORFLOW2,
-    FRAMEWORK_PYTORCH_APEX
+    FRAMEWORK_PYTORCH_APEX,
+    FRAMEWORK_MXNET
 } framework;
 
 /* The scenario spellings, index = enum value ("none" is today's model). */
@@ -50,12 +57,14 @@ int framework_overlaps_embedding(framework f);
 int framework_loss_in_forward(framework f);
 
 /* HugeCTR allreduces the network's weight gradients in one buffer after the
- * backward (Model::exchange_wgrad), not in buckets during it. */
+ * backward (Model::exchange_wgrad), not in buckets during it; so does MLPerf's
+ * MXNet, Horovod in one group (config_*.sh: MXNET_HOROVOD_NUM_GROUPS=1, "Default
+ * is no NCCL and BWD overlap"). */
 int framework_one_wgrad_allreduce(framework f);
 
 /* The least a small kernel of the framework's costs: HugeCTR replays the
- * step as one CUDA graph (solver.holistic_cuda_graph), so the device's
- * launch; PyTorch and TensorFlow 2 issue each op eagerly from Python through
+ * step as one CUDA graph (solver.holistic_cuda_graph), MLPerf's MXNet its
+ * forward and backward, so the device's launch; PyTorch and TensorFlow 2 issue each op eagerly from Python through
  * their dispatchers, at least FRAMEWORK_EAGER_OP_S of host time; the others
  * the device's own dispatch_s. */
 #define FRAMEWORK_EAGER_OP_S 15e-6
