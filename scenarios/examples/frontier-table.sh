@@ -38,10 +38,10 @@ echo
 echo "One run per row, on $(nproc) cores ($(uname -m)), load average $(cut -d' ' -f1-3 /proc/loadavg) when the table"
 echo 'started (the machine was shared: wall times vary with its load). Peak memory is the largest resident set'
 echo 'of ttasim and the simulation processes it waits for (GNU time %M). ResNet-50: one image per GPU,'
-echo 'NCCL'"'"'s allreduce; BERT-Large: global batch = GPUs, collectives `auto`; Llama 3.1 405B: TP 8 x PP 16,'
-echo 'data parallel over the rest, 16 sequences per data-parallel rank. Below 4,096 DGX H100 nodes rings and'
-echo 'auto'"'"'s screening run as SimGrid rounds on the whole platform, loaded node by node (sim/engine/README.md,'
-echo '"Folded platforms"): a mid-sized row can take longer than the largest.'
+echo 'NCCL'"'"'s allreduce; BERT-Large: global batch = GPUs, NCCL'"'"'s allreduce, two sequence lengths;'
+echo 'Llama 3.1 405B: TP 8 x PP 16, data parallel over the rest, 16 sequences per data-parallel rank. Below'
+echo '4,096 DGX H100 nodes rings run as SimGrid rounds on the whole platform, loaded node by node'
+echo '(sim/engine/README.md, "Folded platforms"): a mid-sized row can take longer than the largest.'
 echo
 echo '| model | H100 | command | wall (s) | peak (MB) | step.time_s | gradients'"'"' collective |'
 echo '|---|---|---|---|---|---|---|'
