@@ -12,6 +12,10 @@ if [ "${scenario_set:-all}" = small ]; then
         "$s/published/resnet50-he-2016.json" "$s/published/vit-b32-1gpu.json" \
         "$s/collectives/dgx-a100-allreduce-8g.json" "$s/collectives/dgx-a100-allreduce-32b-2gpu.json"
 else
-    set -- "$s"
+    # every folder, but frontier-*.json (131,072 accelerators, 30 s and more a run): benchmarks
+    # (`ttasim bench sim --scale`), as in tests/test_pinned.sh
+    set -- "$s/quickstart.json"
+    for d in "$s"/*/; do [ "$d" = "$s/examples/" ] || set -- "$@" "${d%/}"; done
+    for f in "$s"/examples/*.json; do case $f in */frontier-*) ;; *) set -- "$@" "$f" ;; esac; done
 fi
 exec "$top_builddir/ttasim" check --junit "$top_builddir/scenarios-junit.xml" "$@"
